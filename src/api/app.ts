@@ -1,0 +1,72 @@
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import { DomainError } from "../core/errors.js";
+import type { Core } from "../core/index.js";
+import { rateLimitKey, registerAuth } from "./auth.js";
+import { errorHandler } from "./errors.js";
+import { API_VERSION, infoRoutes } from "./routes/info.js";
+import { orderRoutes } from "./routes/orders.js";
+import { purchaseRoutes } from "./routes/purchases.js";
+
+export interface ApiOptions {
+  core: Core;
+  rateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  deliveryProvider: string;
+  logger: FastifyServerOptions["logger"];
+}
+
+/** Paths of request data that must never reach a log line. */
+export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
+
+/** The partner HTTP API over the core: routes translate HTTP to core calls and back, nothing more. */
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger, bodyLimit: options.bodyLimitBytes }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ success: false, error: `No such endpoint: ${request.method} ${request.url.split("?")[0]}` }),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Partner Purchase API", version: API_VERSION },
+      components: {
+        securitySchemes: {
+          apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+          bearer: { type: "http", scheme: "bearer" },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  registerAuth(app, options.core.accounts);
+  await app.register(rateLimit, {
+    max: options.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: rateLimitKey,
+    errorResponseBuilder: (_request, context) =>
+      new DomainError("rate_limited", `Rate limit of ${context.max} requests a minute exceeded: retry in ${context.after}`, {
+        retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+      }),
+  });
+
+  await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider });
+  await app.register(purchaseRoutes, { core: options.core });
+  await app.register(orderRoutes, { core: options.core });
+  app.get("/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

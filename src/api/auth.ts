@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Accounts, Caller } from "../core/accounts.js";
+import { DomainError } from "../core/errors.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller: Caller | null;
+    authError: DomainError | null;
+  }
+  interface FastifyContextConfig {
+    /** No key needed (health, the OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+/** The key from `X-API-Key` or `Authorization: Bearer`; one is enough. */
+function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers["x-api-key"];
+  const direct = Array.isArray(header) ? header[0] : header;
+  if (direct) return direct.trim();
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
+  return bearer?.[1];
+}
+
+/**
+ * Resolves the key in onRequest but rejects only in preParsing, so the per-key rate limit (a route-level
+ * onRequest hook, which runs after this global one) counts valid keys per account and failed attempts per IP.
+ */
+export function registerAuth(app: FastifyInstance, accounts: Accounts) {
+  app.decorateRequest("caller", null);
+  app.decorateRequest("authError", null);
+  app.addHook("onRequest", async (request) => {
+    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    try {
+      request.caller = await accounts.authenticate(presentedKey(request));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      request.authError = error;
+    }
+  });
+  app.addHook("preParsing", async (request) => {
+    if (request.authError) throw request.authError;
+  });
+}
+
+/** The authenticated caller of a keyed route. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new DomainError("unauthorized", "API key missing");
+  return request.caller;
+}
+
+export function rateLimitKey(request: FastifyRequest): string {
+  return request.caller ? `account:${request.caller.account.id}` : `ip:${request.ip}`;
+}

@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { DomainError, type ErrorCode } from "../core/errors.js";
+import { toUsdt } from "../core/money.js";
+
+/** The one place a core error becomes an HTTP status. */
+export const httpStatus: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  unauthorized: 401,
+  insufficient_funds: 402,
+  key_blocked: 403,
+  not_found: 404,
+  rate_limited: 429,
+  upstream_failed: 502,
+  unavailable: 503,
+};
+
+const contexts: Record<string, string> = { body: "body", querystring: "query", params: "path" };
+
+function validationMessage(error: FastifyError): string {
+  const where = contexts[error.validationContext ?? "body"] ?? "request";
+  return (error.validation ?? [])
+    .map((issue) => {
+      const path = issue.instancePath.replace(/^\//, "").replaceAll("/", ".");
+      if (path) return issue.message ?? `${path} is invalid`;
+      return where === "body" ? "the request body must be a JSON object" : `${where}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+export function sendDomainError(reply: FastifyReply, error: DomainError) {
+  const status = httpStatus[error.code];
+  if (error.code === "insufficient_funds") {
+    return reply.code(status).send({
+      success: false,
+      error: error.message,
+      required_usdt: toUsdt(error.details.requiredMicro ?? 0),
+      balance_usdt: toUsdt(error.details.balanceMicro ?? 0),
+    });
+  }
+  const body: Record<string, unknown> = { success: false, error: error.message };
+  if (error.code === "rate_limited") body.retry_after = error.details.retryAfterSeconds ?? null;
+  return reply.code(status).send(body);
+}
+
+/**
+ * Every error leaves as the contract's Error body: core errors by their code, request validation as 400,
+ * Fastify's own client errors (bad JSON, wrong content type, body too large) with their 4xx status, and
+ * anything else as a logged 500 that says nothing of the internals.
+ */
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof DomainError) return sendDomainError(reply, error);
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return reply.code(400).send({ success: false, error: validationMessage(error) });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return reply.code(status).send({ success: false, error: clientErrorMessage(error) });
+  }
+  request.log.error({ err: error }, "unhandled error");
+  return reply.code(500).send({ success: false, error: "Internal error: the request was not completed" });
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return "Content-Type must be application/json";
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return "The request body is too large";
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return "The request body is empty: send a JSON object";
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return "The request body is not valid JSON";
+    default:
+      return error.message;
+  }
+}

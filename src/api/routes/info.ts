@@ -1,0 +1,89 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Core } from "../../core/index.js";
+import { divideRounded, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
+import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/pricing.js";
+import { callerOf } from "../auth.js";
+import { balanceResponse, healthResponse, keyedErrors, pricingResponse, ratesResponse } from "../schemas.js";
+
+export const API_VERSION = "1.0.0";
+const PAYMENT_METHOD = "balance";
+
+export interface InfoOptions {
+  core: Core;
+  deliveryProvider: string;
+}
+
+/** Health, balance, pricing and rates: nothing here charges. */
+export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core, deliveryProvider }) => {
+  const { tariffs } = core.pricing;
+  const premiumUsdt = () => Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), toUsdt(tariffs.premiumMicro[m])]));
+
+  app.get(
+    "/v1/health",
+    { config: { public: true }, schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } } },
+    async () => {
+      const [dbReady, gatewayReady] = await Promise.all([core.databaseReady(), core.providers.gateway.ready()]);
+      return {
+        success: dbReady,
+        delivery_provider: deliveryProvider,
+        delivery_ready: gatewayReady,
+        gateway_ready: gatewayReady,
+        store_ready: false,
+        game_ready: false,
+        giftcard_ready: false,
+        db_ready: dbReady,
+        api_configured: core.providers.gateway.configured,
+        version: API_VERSION,
+      };
+    },
+  );
+
+  app.get("/v1/balance", { schema: { summary: "Spendable USDT balance of the key", response: { 200: balanceResponse, ...keyedErrors } } }, async (request) => {
+    const { account } = callerOf(request);
+    const funds = await core.accounts.balance(account);
+    return {
+      success: true as const,
+      balance_usdt: toUsdt(funds.availableMicro),
+      currency: "USDT" as const,
+      ...(funds.unlimited ? { unlimited: true as const } : {}),
+    };
+  });
+
+  app.get("/v1/pricing", { schema: { summary: "Stars and premium tariffs in USDT", response: { 200: pricingResponse, ...keyedErrors } } }, async () => ({
+    success: true as const,
+    stars: { min: STARS_MIN, max: STARS_MAX, usdt_per_star: toUsdt(tariffs.usdtPerStarMicro) },
+    premium: { months: [...PREMIUM_MONTHS], usdt: premiumUsdt() },
+    payment_method: PAYMENT_METHOD,
+  }));
+
+  app.get(
+    "/v1/rates",
+    { schema: { summary: "Tariffs with live TON and UZS equivalents", response: { 200: ratesResponse, ...keyedErrors } } },
+    async () => {
+      const tonUsd = await core.pricing.tonUsd();
+      // TON to 6 decimals, UZS to whole sums, by the service's one rounding rule.
+      const ton = (usdtMicro: number) => (tonUsd === null ? null : toUsdt(divideRounded(usdtMicro, tonUsd)));
+      const uzs = (usdtMicro: number) => divideRounded(usdtMicro * tariffs.uzsPerUsd, MICRO_PER_USDT);
+      return {
+        success: true as const,
+        base_currency: "USDT",
+        rates: { ton_usd: tonUsd, uzs_per_usd: tariffs.uzsPerUsd },
+        stars: {
+          min: STARS_MIN,
+          max: STARS_MAX,
+          usdt_per_star: toUsdt(tariffs.usdtPerStarMicro),
+          ton_per_star: ton(tariffs.usdtPerStarMicro),
+          uzs_per_star: uzs(tariffs.usdtPerStarMicro),
+        },
+        premium: {
+          months: [...PREMIUM_MONTHS],
+          usdt: premiumUsdt(),
+          ton: tonUsd === null ? null : Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), ton(tariffs.premiumMicro[m]) as number])),
+          uzs: Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), uzs(tariffs.premiumMicro[m])])),
+        },
+        payment_method: PAYMENT_METHOD,
+        updated_at: core.clock.now().toISOString(),
+      };
+    },
+  );
+};

@@ -1,0 +1,97 @@
+import { parseArgs } from "node:util";
+import { loadConfig, loadDotEnv } from "../config.js";
+import { type Admin, createAdmin, MARKUP_PRODUCTS, type MarkupProduct } from "../core/admin.js";
+import { createAccounts } from "../core/accounts.js";
+import { DomainError } from "../core/errors.js";
+import { formatUsdt, type Micro, parseUsdt } from "../core/money.js";
+import { systemClock } from "../core/ports.js";
+import { openDatabase } from "../db/database.js";
+import { migrateToLatest } from "../db/migrate.js";
+
+const USAGE = `usage: npm run admin -- <command>
+  key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
+  credit <telegram-id> <usdt> [note]                 add to the balance
+  debit <telegram-id> <usdt> [note]                  take from the balance
+  block <telegram-id> | unblock <telegram-id>        block or unblock the user's key
+  markup <telegram-id> <store|games|giftcards> <percent|default>
+  owner <telegram-id> [--daily-limit <usdt>] [--order-limit <usdt>]
+  wallet <usdt>                                      set the service wallet that owner keys spend`;
+
+const ACTOR = `cli:${process.env.USER ?? "admin"}`;
+
+class UsageError extends Error {}
+
+function telegramId(value: string | undefined): string {
+  if (!value || !/^\d{1,20}$/.test(value)) throw new UsageError(`a Telegram user id is a whole number, got ${value ?? "nothing"}`);
+  return value;
+}
+
+function usdt(value: string | undefined): Micro {
+  const micro = value === undefined ? null : parseUsdt(value);
+  if (micro === null) throw new UsageError(`an amount is a USDT number with at most 6 decimals, got ${value ?? "nothing"}`);
+  return micro;
+}
+
+/** Runs one command and returns what to print; the key command prints the key alone. */
+async function run(admin: Admin, argv: string[]): Promise<string> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { "daily-limit": { type: "string" }, "order-limit": { type: "string" } },
+  });
+  const [command, first, second, ...rest] = positionals;
+  switch (command) {
+    case "key":
+      return (await admin.issueKey(telegramId(first))).key;
+    case "credit":
+      return `balance of ${first}: ${formatUsdt(await admin.credit(telegramId(first), usdt(second), ACTOR, rest.join(" ") || undefined))} USDT`;
+    case "debit":
+      return `balance of ${first}: ${formatUsdt(await admin.debit(telegramId(first), usdt(second), ACTOR, rest.join(" ") || undefined))} USDT`;
+    case "block":
+    case "unblock":
+      await admin.setBlocked(telegramId(first), command === "block", ACTOR);
+      return `${first}: ${command === "block" ? "blocked" : "unblocked"}`;
+    case "markup": {
+      if (!MARKUP_PRODUCTS.includes(second as MarkupProduct)) throw new UsageError(`markup applies to ${MARKUP_PRODUCTS.join(", ")}`);
+      const [percent] = rest;
+      let basisPoints: number | null = null;
+      if (percent !== "default") {
+        if (!percent || !/^\d{1,3}(\.\d{1,2})?$/.test(percent)) throw new UsageError("a percent is a number such as 4 or 2.5, or 'default'");
+        basisPoints = Math.round(Number(percent) * 100);
+      }
+      await admin.setMarkup(telegramId(first), second as MarkupProduct, basisPoints, ACTOR);
+      return `${first}: ${second} markup ${basisPoints === null ? "back to the default" : `${percent}%`}`;
+    }
+    case "owner": {
+      const daily = values["daily-limit"] === undefined ? null : usdt(values["daily-limit"]);
+      const order = values["order-limit"] === undefined ? null : usdt(values["order-limit"]);
+      await admin.makeOwner(telegramId(first), { dailyLimitMicro: daily, orderLimitMicro: order }, ACTOR);
+      const limits = `daily limit ${daily === null ? "none" : formatUsdt(daily)}, per-order limit ${order === null ? "none" : formatUsdt(order)}`;
+      return `${first}: owner key spending the service wallet (${limits})`;
+    }
+    case "wallet":
+      return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;
+    default:
+      throw new UsageError(command ? `unknown command ${command}` : "no command given");
+  }
+}
+
+loadDotEnv();
+const config = loadConfig();
+const db = openDatabase(config.DATABASE_URL);
+try {
+  await migrateToLatest(db);
+  const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
+  console.log(await run(admin, process.argv.slice(2)));
+} catch (error) {
+  if (error instanceof UsageError || (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+  } else if (error instanceof DomainError) {
+    console.error(error.message);
+  } else {
+    throw error;
+  }
+  process.exitCode = 1;
+} finally {
+  await db.destroy();
+}

@@ -1,0 +1,77 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { fromUsdt } from "./core/money.js";
+
+const usdt = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => /^\d{1,9}(\.\d{1,6})?$/.test(v), "must be a USDT amount with at most 6 decimals")
+    .transform((v) => fromUsdt(Number(v)));
+
+const percent = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => /^\d{1,3}(\.\d{1,2})?$/.test(v) && Number(v) <= 100, "must be a percentage 0..100 with at most 2 decimals")
+    .transform((v) => Math.round(Number(v) * 100));
+
+const integer = (fallback: string, min: number, max: number) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, `must be a whole number ${min}..${max}`)
+    .transform(Number);
+
+const url = z.url({ protocol: /^https?$/ }).optional();
+
+/** Every setting of the service, read once from the environment. Amounts become micro-USDT, percentages basis points. */
+export const configSchema = z.object({
+  PORT: integer("8080", 0, 65535),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .default("./data/partner.db")
+    .refine((v) => !/^postgres(ql)?:\/\//.test(v), "postgres:// URLs are not supported yet: use a SQLite file path"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
+  UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
+  GATEWAY_URL: url,
+  RATES_URL: url,
+  UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
+  RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
+  BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
+  STARS_USDT_PER_STAR: usdt("0.015"),
+  PREMIUM_USDT_3: usdt("11.99"),
+  PREMIUM_USDT_6: usdt("15.99"),
+  PREMIUM_USDT_12: usdt("28.99"),
+  UZS_PER_USD: integer("12800", 1, 1_000_000),
+  TON_RATE_CACHE_SECONDS: integer("60", 0, 3600),
+  STORE_MARKUP_PERCENT: percent("3"),
+  GAMES_MARKUP_PERCENT: percent("5"),
+  GIFTCARDS_MARKUP_PERCENT: percent("5"),
+  /** How long an order may sit in `processing` before the reconciler asks the upstream about it. */
+  RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000),
+  RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
+  /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
+  SIMULATOR_PORT: integer("0", 0, 65535),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Loads `.env` from the working directory into process.env when present (real variables win). */
+export function loadDotEnv(path = ".env"): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}
+
+/** Parses the environment once; throws one error naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = configSchema.safeParse(present);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}

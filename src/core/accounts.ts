@@ -1,0 +1,140 @@
+import type { Db, Executor } from "../db/database.js";
+import type { Account } from "../db/schema.js";
+import { DomainError, notFound } from "./errors.js";
+import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
+import type { Micro } from "./money.js";
+import type { Clock } from "./ports.js";
+
+export interface Caller {
+  account: Account;
+  keyId: number;
+}
+
+export interface IssuedKey {
+  /** Shown once to its owner, never stored or logged. */
+  key: string;
+  displayPrefix: string;
+  account: Account;
+  created: boolean;
+}
+
+export async function getAccount(db: Executor, id: number): Promise<Account> {
+  const account = await db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!account) throw notFound(`account ${id} not found`);
+  return account;
+}
+
+export async function walletAccount(db: Executor): Promise<Account> {
+  return db.selectFrom("accounts").selectAll().where("kind", "=", "wallet").executeTakeFirstOrThrow();
+}
+
+export async function findByTelegramId(db: Executor, telegramId: string): Promise<Account | undefined> {
+  return db.selectFrom("accounts").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+}
+
+export function createAccounts(db: Db, clock: Clock) {
+  return {
+    /**
+     * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
+     * the same transaction, so it answers 401 from the next request on.
+     */
+    async issueKey(telegramId: string, username?: string | null): Promise<IssuedKey> {
+      const at = clock.now().toISOString();
+      const fresh = generateKey();
+      return db.transaction().execute(async (trx) => {
+        let account = await findByTelegramId(trx, telegramId);
+        const created = !account;
+        if (!account) {
+          account = await trx
+            .insertInto("accounts")
+            .values({ kind: "standard", telegram_id: telegramId, username: username ?? null, created_at: at })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        } else if (username && username !== account.username) {
+          await trx.updateTable("accounts").set({ username }).where("id", "=", account.id).execute();
+          account = { ...account, username };
+        }
+        await trx.updateTable("api_keys").set({ revoked_at: at }).where("account_id", "=", account.id).where("revoked_at", "is", null).execute();
+        await trx
+          .insertInto("api_keys")
+          .values({ account_id: account.id, key_hash: fresh.hash, display_prefix: fresh.displayPrefix, created_at: at })
+          .execute();
+        return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created };
+      });
+    },
+
+    /** Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. */
+    async authenticate(presented: string | undefined): Promise<Caller> {
+      if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
+      const wrong = new DomainError("unauthorized", "API key is not valid");
+      if (!looksLikeKey(presented)) throw wrong;
+      const hash = hashKey(presented);
+      const row = await db
+        .selectFrom("api_keys")
+        .select(["id", "account_id", "key_hash"])
+        .where("key_hash", "=", hash)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      if (!row || !sameDigest(row.key_hash, hash)) throw wrong;
+      const account = await getAccount(db, Number(row.account_id));
+      if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
+      return { account, keyId: Number(row.id) };
+    },
+
+    /** What the caller can spend now (see `spendable`). */
+    balance: (account: Account) => spendable(db, account, clock.now()),
+
+    async liveKeyPrefix(accountId: number): Promise<string | null> {
+      const row = await db
+        .selectFrom("api_keys")
+        .select("display_prefix")
+        .where("account_id", "=", accountId)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      return row?.display_prefix ?? null;
+    },
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+/** Start of the current UTC day, the window of an owner key's daily limit. */
+export function startOfUtcDay(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
+}
+
+export interface Spendable {
+  /** What the caller can spend now: its balance, or for an owner key the wallet within the daily limit. */
+  availableMicro: Micro;
+  unlimited: boolean;
+  fundingAccountId: number;
+  /** Owner keys only: the largest single order allowed. */
+  orderLimitMicro: Micro | null;
+}
+
+/** Where a caller's purchases are paid from and how much is available; call inside the purchase transaction. */
+export async function spendable(trx: Executor, account: Account, now: Date): Promise<Spendable> {
+  if (account.kind !== "owner") {
+    const fresh = await getAccount(trx, account.id);
+    return { availableMicro: Number(fresh.balance_micro), unlimited: false, fundingAccountId: fresh.id, orderLimitMicro: null };
+  }
+  const owner = await getAccount(trx, account.id);
+  const wallet = await walletAccount(trx);
+  let available = Number(wallet.balance_micro);
+  if (owner.daily_limit_micro !== null) {
+    const spent = await trx
+      .selectFrom("orders")
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("charge_micro"), eb.lit(0)).as("total"))
+      .where("account_id", "=", owner.id)
+      .where("status", "!=", "failed")
+      .where("created_at", ">=", startOfUtcDay(now))
+      .executeTakeFirstOrThrow();
+    available = Math.min(available, Math.max(0, Number(owner.daily_limit_micro) - Number(spent.total)));
+  }
+  return {
+    availableMicro: available,
+    unlimited: true,
+    fundingAccountId: wallet.id,
+    orderLimitMicro: owner.order_limit_micro === null ? null : Number(owner.order_limit_micro),
+  };
+}

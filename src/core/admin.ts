@@ -1,0 +1,119 @@
+import type { Db, Executor } from "../db/database.js";
+import type { Account } from "../db/schema.js";
+import { type Accounts, findByTelegramId, walletAccount } from "./accounts.js";
+import { invalid, notFound } from "./errors.js";
+import { post } from "./ledger.js";
+import type { Micro } from "./money.js";
+import type { Clock } from "./ports.js";
+
+export const MARKUP_PRODUCTS = ["store", "games", "giftcards"] as const;
+export type MarkupProduct = (typeof MARKUP_PRODUCTS)[number];
+
+const markupColumn = {
+  store: "markup_store_bp",
+  games: "markup_games_bp",
+  giftcards: "markup_giftcards_bp",
+} as const;
+
+export interface OwnerLimits {
+  dailyLimitMicro: Micro | null;
+  orderLimitMicro: Micro | null;
+}
+
+/**
+ * What administrators do, from the CLI and (later) the bot. `actor` names who did it; every balance change
+ * is a ledger entry and every other change an audit entry.
+ */
+export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
+  const audit = (trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
+    trx
+      .insertInto("audit_log")
+      .values({ actor, action, account_id: accountId, details: JSON.stringify(details), created_at: clock.now().toISOString() })
+      .execute();
+
+  async function target(trx: Executor, telegramId: string): Promise<Account> {
+    const account = await findByTelegramId(trx, telegramId);
+    if (!account) throw notFound(`No account for Telegram user ${telegramId}: issue a key first`);
+    return account;
+  }
+
+  function positive(amountMicro: Micro) {
+    if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0) throw invalid("The amount must be more than 0");
+  }
+
+  return {
+    issueKey: (telegramId: string, username?: string | null) => accounts.issueKey(telegramId, username),
+
+    /** Adds to a standard account's balance; returns the new balance. */
+    credit(telegramId: string, amountMicro: Micro, actor: string, note?: string): Promise<Micro> {
+      positive(amountMicro);
+      return db.transaction().execute(async (trx) => {
+        const account = await target(trx, telegramId);
+        return post(trx, { accountId: account.id, amountMicro, kind: "credit", actor, note, at: clock.now().toISOString() });
+      });
+    },
+
+    /** Takes from a balance; refuses to go below zero. */
+    debit(telegramId: string, amountMicro: Micro, actor: string, note?: string): Promise<Micro> {
+      positive(amountMicro);
+      return db.transaction().execute(async (trx) => {
+        const account = await target(trx, telegramId);
+        return post(trx, { accountId: account.id, amountMicro: -amountMicro, kind: "debit", actor, note, at: clock.now().toISOString() });
+      });
+    },
+
+    setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
+      return db.transaction().execute(async (trx) => {
+        const account = await target(trx, telegramId);
+        await trx.updateTable("accounts").set({ blocked: blocked ? 1 : 0 }).where("id", "=", account.id).execute();
+        await audit(trx, actor, blocked ? "block" : "unblock", account.id, {});
+        return { ...account, blocked: blocked ? 1 : 0 };
+      });
+    },
+
+    /** A personal markup in basis points, or null to return to the default. */
+    setMarkup(telegramId: string, product: MarkupProduct, basisPoints: number | null, actor: string): Promise<void> {
+      if (basisPoints !== null && (!Number.isInteger(basisPoints) || basisPoints < 0 || basisPoints > 10_000)) {
+        throw invalid("The markup must be a percentage from 0 to 100");
+      }
+      return db.transaction().execute(async (trx) => {
+        const account = await target(trx, telegramId);
+        await trx.updateTable("accounts").set({ [markupColumn[product]]: basisPoints }).where("id", "=", account.id).execute();
+        await audit(trx, actor, "markup", account.id, { product, basis_points: basisPoints });
+      });
+    },
+
+    /**
+     * Turns an account into an owner key that spends the service wallet, with optional limits. An account
+     * holding a balance is refused: that money would sit unused while the key spends the wallet.
+     */
+    makeOwner(telegramId: string, limits: OwnerLimits, actor: string): Promise<void> {
+      for (const limit of [limits.dailyLimitMicro, limits.orderLimitMicro]) if (limit !== null) positive(limit);
+      return db.transaction().execute(async (trx) => {
+        const account = await target(trx, telegramId);
+        if (account.kind !== "owner" && Number(account.balance_micro) > 0) {
+          throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`);
+        }
+        await trx
+          .updateTable("accounts")
+          .set({ kind: "owner", daily_limit_micro: limits.dailyLimitMicro, order_limit_micro: limits.orderLimitMicro })
+          .where("id", "=", account.id)
+          .execute();
+        await audit(trx, actor, "owner", account.id, { daily_limit_micro: limits.dailyLimitMicro, order_limit_micro: limits.orderLimitMicro });
+      });
+    },
+
+    /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
+    setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
+      if (!Number.isSafeInteger(amountMicro) || amountMicro < 0) throw invalid("The wallet amount must be 0 or more");
+      return db.transaction().execute(async (trx) => {
+        const wallet = await walletAccount(trx);
+        const difference = amountMicro - Number(wallet.balance_micro);
+        if (difference === 0) return amountMicro;
+        return post(trx, { accountId: wallet.id, amountMicro: difference, kind: "adjustment", actor, note: "wallet set", at: clock.now().toISOString() });
+      });
+    },
+  };
+}
+
+export type Admin = ReturnType<typeof createAdmin>;

@@ -1,0 +1,39 @@
+import type { Micro } from "./money.js";
+
+/**
+ * The closed set of failures the core reports. Faces map each code to their own medium in one place
+ * (HTTP status in src/api/errors.ts, a reply text in the bot).
+ */
+export type ErrorCode =
+  | "invalid_input"
+  | "unauthorized"
+  | "key_blocked"
+  | "not_found"
+  | "insufficient_funds"
+  | "rate_limited"
+  | "upstream_failed"
+  | "unavailable";
+
+export interface ErrorDetails {
+  /** Machine-readable reason where the contract has one (store `error_code`, gifts `recipient_refuses`). */
+  errorCode?: string;
+  requiredMicro?: Micro;
+  balanceMicro?: Micro;
+  retryAfterSeconds?: number;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}
+
+export const invalid = (message: string, errorCode?: string) =>
+  new DomainError("invalid_input", message, errorCode ? { errorCode } : {});
+export const notFound = (message: string) => new DomainError("not_found", message);
+export const unavailable = (message: string) => new DomainError("unavailable", message);

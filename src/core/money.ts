@@ -1,0 +1,65 @@
+/**
+ * Money inside the service is an integer count of micro-USDT (10^-6 USDT), held in a JS number.
+ * Safe integers reach 9e15 micro = 9e9 USDT, far beyond any balance here; every helper asserts it.
+ * Conversion to a JSON number happens only at the edges, through `toUsdt`.
+ *
+ * The one rounding rule: half away from zero, applied by `roundMicro` to a number of decimals.
+ */
+export type Micro = number;
+
+export const MICRO_PER_USDT = 1_000_000;
+
+function assertMicro(value: number): Micro {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not a whole micro-USDT amount: ${value}`);
+  return value;
+}
+
+/** numerator / denominator (denominator > 0) rounded to an integer, half away from zero: the service's one rounding rule. */
+export function divideRounded(numerator: number, denominator: number): number {
+  assertMicro(numerator);
+  const magnitude = Math.abs(numerator);
+  const whole = Math.floor(magnitude / denominator);
+  const rounded = (magnitude - whole * denominator) * 2 >= denominator ? whole + 1 : whole;
+  return numerator < 0 ? -rounded : rounded;
+}
+
+/** Rounds a micro amount to `decimals` USDT decimals (0..6). */
+export function roundMicro(micro: Micro, decimals: number): Micro {
+  const unit = 10 ** (6 - decimals);
+  return divideRounded(micro, unit) * unit;
+}
+
+/** A decimal USDT string such as "12.5" or "0.000001" to micro; null when it is not one (more than 6 decimals, sign, junk). */
+export function parseUsdt(text: string): Micro | null {
+  const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.trim());
+  if (!match) return null;
+  const [, whole, fraction = ""] = match;
+  return Number(whole) * MICRO_PER_USDT + Number(fraction.padEnd(6, "0"));
+}
+
+/**
+ * A JSON number of USDT (or USD) to micro. Only for values already validated to carry at most 6 decimals;
+ * Math.round absorbs the binary representation error (0.1 * 1e6 = 100000.00000000001).
+ */
+export function fromUsdt(value: number): Micro {
+  return assertMicro(Math.round(value * MICRO_PER_USDT));
+}
+
+/** Micro to a JSON number of USDT, exact to the micro. */
+export function toUsdt(micro: Micro): number {
+  return assertMicro(micro) / MICRO_PER_USDT;
+}
+
+/** A percentage of a micro amount, the percentage in basis points (1% = 100 bp), rounded to the micro. */
+export function percentOf(micro: Micro, basisPoints: number): Micro {
+  return divideRounded(micro * basisPoints, 10_000);
+}
+
+/** Formats micro as a plain USDT string with 2 to 6 decimals, for humans (CLI, bot). */
+export function formatUsdt(micro: Micro): string {
+  const sign = micro < 0 ? "-" : "";
+  const magnitude = Math.abs(assertMicro(micro));
+  const whole = Math.floor(magnitude / MICRO_PER_USDT);
+  const fraction = String(magnitude % MICRO_PER_USDT).padStart(6, "0").replace(/0{1,4}$/, "");
+  return `${sign}${whole}.${fraction.padEnd(2, "0")}`;
+}

@@ -1,0 +1,236 @@
+import { createHash, randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Db, Executor } from "../db/database.js";
+import type { Order } from "../db/schema.js";
+import { type Caller, spendable } from "./accounts.js";
+import { DomainError, notFound } from "./errors.js";
+import { post } from "./ledger.js";
+import type { Micro } from "./money.js";
+import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
+
+export interface OrderDraft {
+  productType: string;
+  recipient: string;
+  /** Product fields and the prices the charge was computed from; stored with the order. */
+  details: Record<string, unknown>;
+  chargeMicro: Micro;
+  idempotencyKey: string | null;
+  /** The spec's identifying fields for this product, normalised; with the key they decide a replay. */
+  identifying: unknown[];
+}
+
+export interface Placed {
+  order: Order;
+  replay: boolean;
+}
+
+/** Asks the upstream of one product type about an order by our reference. */
+export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
+
+export interface OrderSettings {
+  /** A `processing` order younger than this is left to its in-flight call; older ones are asked about. */
+  reconcileAfterMs: number;
+}
+
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+export function requestHash(productType: string, identifying: unknown[]): string {
+  return createHash("sha256").update(JSON.stringify([productType, ...identifying])).digest("hex");
+}
+
+export function orderDetails<T>(order: Order): T {
+  return JSON.parse(order.details) as T;
+}
+
+export function createOrders(db: Db, clock: Clock, settings: OrderSettings, lookups: Record<string, StatusLookup>) {
+  const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
+    exec
+      .selectFrom("orders")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("idempotency_key", "=", key)
+      .where("request_hash", "=", hash)
+      .executeTakeFirst();
+
+  const byId = (id: number) => db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  return {
+    /**
+     * The idempotency check, the debit and the order row in one transaction: the order row is the saved
+     * result, and a concurrent duplicate finds it (the unique index decides a race the check misses).
+     */
+    async place(caller: Caller, draft: OrderDraft): Promise<Placed> {
+      const now = clock.now();
+      const at = now.toISOString();
+      const hash = requestHash(draft.productType, draft.identifying);
+      const key = draft.idempotencyKey;
+      try {
+        return await db.transaction().execute(async (trx) => {
+          if (key) {
+            const earlier = await findReplay(trx, caller.account.id, key, hash);
+            if (earlier) return { order: earlier, replay: true };
+          }
+          const funds = await spendable(trx, caller.account, now);
+          if (funds.orderLimitMicro !== null && draft.chargeMicro > funds.orderLimitMicro) {
+            throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
+              requiredMicro: draft.chargeMicro,
+              balanceMicro: Math.min(funds.availableMicro, funds.orderLimitMicro),
+            });
+          }
+          if (draft.chargeMicro > funds.availableMicro) {
+            throw new DomainError("insufficient_funds", "Insufficient balance", {
+              requiredMicro: draft.chargeMicro,
+              balanceMicro: funds.availableMicro,
+            });
+          }
+          const order = await trx
+            .insertInto("orders")
+            .values({
+              account_id: caller.account.id,
+              funding_account_id: funds.fundingAccountId,
+              product_type: draft.productType,
+              status: "processing",
+              idempotency_key: key,
+              request_hash: hash,
+              recipient: draft.recipient,
+              details: JSON.stringify(draft.details),
+              charge_micro: draft.chargeMicro,
+              upstream_ref: randomUUID(),
+              check_after: new Date(now.getTime() + settings.reconcileAfterMs).toISOString(),
+              created_at: at,
+              updated_at: at,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await post(trx, {
+            accountId: funds.fundingAccountId,
+            amountMicro: -draft.chargeMicro,
+            kind: "charge",
+            orderId: order.id,
+            actor: `key:${caller.keyId}`,
+            at,
+          });
+          return { order, replay: false };
+        });
+      } catch (error) {
+        // A concurrent identical request committed first: return its order instead of failing.
+        const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
+        if (earlier) return { order: earlier, replay: true };
+        throw error;
+      }
+    },
+
+    /**
+     * Applies an upstream outcome. Only a `processing` order changes, so whichever path sees a failure
+     * first (client poll, reconciler, the purchase itself) refunds, and the others find it terminal.
+     */
+    async settle(orderId: number, outcome: UpstreamOutcome): Promise<Order> {
+      const now = clock.now();
+      const at = now.toISOString();
+      await db.transaction().execute(async (trx) => {
+        if (outcome.kind === "completed") {
+          await trx
+            .updateTable("orders")
+            .set({ status: "completed", transaction_id: outcome.transactionId, completed_at: at, updated_at: at, check_after: null })
+            .where("id", "=", orderId)
+            .where("status", "=", "processing")
+            .execute();
+        } else if (outcome.kind === "failed") {
+          const updated = await trx
+            .updateTable("orders")
+            .set({
+              status: "failed",
+              error: outcome.error,
+              error_code: outcome.errorCode ?? null,
+              refunded: 1,
+              completed_at: at,
+              updated_at: at,
+              check_after: null,
+            })
+            .where("id", "=", orderId)
+            .where("status", "=", "processing")
+            .returning(["funding_account_id", "charge_micro"])
+            .executeTakeFirst();
+          if (updated) {
+            await post(trx, {
+              accountId: Number(updated.funding_account_id),
+              amountMicro: Number(updated.charge_micro),
+              kind: "refund",
+              orderId,
+              actor: "system",
+              note: outcome.error,
+              at,
+            });
+          }
+        } else {
+          // Outcome not known yet: ask again later, further apart each time.
+          const order = await trx.selectFrom("orders").select("check_attempts").where("id", "=", orderId).executeTakeFirstOrThrow();
+          const delay = Math.min(settings.reconcileAfterMs * 2 ** Math.min(order.check_attempts, 10), MAX_BACKOFF_MS);
+          await trx
+            .updateTable("orders")
+            .set({
+              check_after: new Date(now.getTime() + delay).toISOString(),
+              check_attempts: sql<number>`check_attempts + 1`,
+              updated_at: at,
+            })
+            .where("id", "=", orderId)
+            .where("status", "=", "processing")
+            .execute();
+        }
+      });
+      return byId(orderId);
+    },
+
+    /**
+     * Brings a `processing` order up to date with its upstream. "No such order" counts as a failure only
+     * once the order is older than any in-flight call could be (check_after has passed).
+     */
+    async refresh(order: Order): Promise<Order> {
+      if (order.status !== "processing") return order;
+      const lookup = lookups[order.product_type];
+      if (!lookup) return order;
+      let status: UpstreamStatus;
+      try {
+        status = await lookup(order.upstream_ref);
+      } catch (error) {
+        status = { kind: "unknown", error: String(error) };
+      }
+      if (status.kind === "not_found") {
+        const due = order.check_after !== null && order.check_after <= clock.now().toISOString();
+        if (!due) return order;
+        status = { kind: "failed", error: "The provider never received the order" };
+      }
+      return this.settle(order.id, status);
+    },
+
+    /** One of the caller's own orders; someone else's is as unknown as a missing one. */
+    async get(accountId: number, orderId: number): Promise<Order> {
+      const order = await db
+        .selectFrom("orders")
+        .selectAll()
+        .where("id", "=", orderId)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      if (!order) throw notFound(`Order ${orderId} not found`);
+      return order;
+    },
+
+    async list(accountId: number, limit: number): Promise<Order[]> {
+      return db.selectFrom("orders").selectAll().where("account_id", "=", accountId).orderBy("id", "desc").limit(limit).execute();
+    },
+
+    /** `processing` orders whose next check is due, oldest first. */
+    async due(limit: number): Promise<Order[]> {
+      return db
+        .selectFrom("orders")
+        .selectAll()
+        .where("status", "=", "processing")
+        .where("check_after", "<=", clock.now().toISOString())
+        .orderBy("check_after")
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+
+export type Orders = ReturnType<typeof createOrders>;

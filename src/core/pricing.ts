@@ -1,0 +1,53 @@
+import { invalid } from "./errors.js";
+import type { Micro } from "./money.js";
+import type { Clock, RatesPort } from "./ports.js";
+
+export const STARS_MIN = 50;
+export const STARS_MAX = 10_000;
+export const PREMIUM_MONTHS = [3, 6, 12] as const;
+export type PremiumMonths = (typeof PREMIUM_MONTHS)[number];
+
+export interface Tariffs {
+  usdtPerStarMicro: Micro;
+  premiumMicro: Record<PremiumMonths, Micro>;
+  uzsPerUsd: number;
+  tonCacheMs: number;
+  /** How long a failed TON lookup is remembered, so a down source is not asked on every request. */
+  tonFailureCacheMs?: number;
+}
+
+export function createPricing(tariffs: Tariffs, rates: RatesPort, clock: Clock) {
+  let ton: { value: number | null; until: number } | undefined;
+
+  return {
+    tariffs,
+
+    starsPrice(stars: number): Micro {
+      if (!Number.isInteger(stars) || stars < STARS_MIN || stars > STARS_MAX) {
+        throw invalid(`stars must be a whole number from ${STARS_MIN} to ${STARS_MAX}`);
+      }
+      return stars * tariffs.usdtPerStarMicro;
+    },
+
+    premiumPrice(months: number): Micro {
+      const price = tariffs.premiumMicro[months as PremiumMonths];
+      if (price === undefined) throw invalid(`months must be one of ${PREMIUM_MONTHS.join(", ")}`);
+      return price;
+    },
+
+    /** USD per TON from the rates source, cached; null while the source is unavailable. */
+    async tonUsd(): Promise<number | null> {
+      const now = clock.now().getTime();
+      if (ton && now < ton.until) return ton.value;
+      try {
+        const value = rates.configured ? await rates.tonUsd() : null;
+        ton = { value, until: now + tariffs.tonCacheMs };
+      } catch {
+        ton = { value: null, until: now + (tariffs.tonFailureCacheMs ?? 5_000) };
+      }
+      return ton.value;
+    },
+  };
+}
+
+export type Pricing = ReturnType<typeof createPricing>;

@@ -1,0 +1,99 @@
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+
+/** Money columns are BIGINT micro-USDT; booleans are 0/1 integers so SQLite and PostgreSQL read the same. */
+export type Flag = 0 | 1;
+
+export interface AccountsTable {
+  id: Generated<number>;
+  /** `standard` spends its own balance; `owner` spends the service wallet; `wallet` is that one wallet. */
+  kind: "standard" | "owner" | "wallet";
+  telegram_id: string | null;
+  username: string | null;
+  balance_micro: ColumnType<number, number | undefined, number>;
+  blocked: ColumnType<Flag, Flag | undefined, Flag>;
+  daily_limit_micro: number | null;
+  order_limit_micro: number | null;
+  markup_store_bp: number | null;
+  markup_games_bp: number | null;
+  markup_giftcards_bp: number | null;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  display_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment";
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  account_id: number;
+  order_id: number | null;
+  kind: LedgerKind;
+  /** Signed: credits and refunds are positive, charges and debits negative. */
+  amount_micro: number;
+  balance_after_micro: number;
+  actor: string;
+  note: string | null;
+  created_at: string;
+}
+
+export type OrderStatus = "processing" | "completed" | "failed";
+
+export interface OrdersTable {
+  id: Generated<number>;
+  /** The account whose key placed the order. */
+  account_id: number;
+  /** The account whose balance paid: the same account, or the service wallet for an owner key. */
+  funding_account_id: number;
+  product_type: string;
+  status: OrderStatus;
+  idempotency_key: string | null;
+  /** SHA-256 of the product type and the identifying fields; with the idempotency key it decides a replay. */
+  request_hash: string;
+  recipient: string;
+  /** Product-specific fields and the prices the charge was computed from, as JSON. */
+  details: string;
+  charge_micro: number;
+  /** Our reference for the upstream call, generated and stored before the call. */
+  upstream_ref: string;
+  transaction_id: string | null;
+  error: string | null;
+  error_code: string | null;
+  refunded: ColumnType<Flag, Flag | undefined, Flag>;
+  /** When the reconciler may next ask the upstream about a `processing` order. */
+  check_after: string | null;
+  check_attempts: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor: string;
+  action: string;
+  account_id: number | null;
+  details: string;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  ledger_entries: LedgerEntriesTable;
+  orders: OrdersTable;
+  audit_log: AuditLogTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type Order = Selectable<OrdersTable>;
+export type NewOrder = Insertable<OrdersTable>;
+export type LedgerEntry = Selectable<LedgerEntriesTable>;
