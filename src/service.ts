@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
-import { buildApi, REDACTED_PATHS } from "./api/app.js";
+import { buildApi, REDACTED_PATHS, requestSerializer } from "./api/app.js";
 import type { Config } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import { type Clock, systemClock } from "./core/ports.js";
@@ -18,14 +18,16 @@ export interface Service {
 
 export interface ServiceOverrides {
   clock?: Clock;
-  /** Replaces the pino logger options (tests silence it). */
-  logger?: pino.LoggerOptions | false;
+  /** Where log lines go (stdout by default); tests capture them to prove no secret is logged. */
+  logDestination?: pino.DestinationStream;
 }
 
 /** The composition root: config in, a wired service out. Starts nothing listening; main.ts does. */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
-  const loggerOptions = overrides.logger ?? { level: config.LOG_LEVEL, redact: REDACTED_PATHS };
-  const log = pino(loggerOptions === false ? { level: "silent" } : loggerOptions);
+  const log = pino(
+    { level: config.LOG_LEVEL, redact: REDACTED_PATHS, serializers: { req: requestSerializer, err: pino.stdSerializers.err } },
+    overrides.logDestination ?? pino.destination(1),
+  );
   const db = openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
 
@@ -54,7 +56,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
-    logger: { ...(loggerOptions === false ? { level: "silent" } : loggerOptions) },
+    logger: log,
   });
   core.reconciler.start();
 

@@ -61,6 +61,12 @@ export function buildSimulator(options: SimulatorOptions = {}): FastifyInstance 
   const display = (username: string) => username.replace(/^(premium_|slow_|fail_)/, "").replace(/^./, (c) => c.toUpperCase());
 
   app.get("/health", async () => ({ ok: true, providers: Object.fromEntries(PROVIDERS.map((p) => [p, faults.get(p) ?? "ok"])) }));
+  for (const provider of PROVIDERS) {
+    app.get(`/${provider}/health`, async (_request, reply) => {
+      if (await faulted(provider, reply)) return reply;
+      return { ok: true };
+    });
+  }
 
   app.post("/gateway/search", async (request, reply) => {
     if (await faulted("gateway", reply)) return reply;

@@ -43,7 +43,7 @@ export function createGatewayAdapter(http: HttpClient | null): GatewayPort {
   }
   return {
     configured: true,
-    ready: () => http.ready(),
+    ready: () => http.ready("/gateway/health"),
 
     async search(query: string, product: SearchProduct): Promise<RecipientProfile | null> {
       try {

@@ -55,9 +55,10 @@ export function createHttpClient(baseUrl: string, timeoutMs: number) {
       if (!result.success) throw new NoAnswerError(`unexpected provider answer (HTTP ${response.status})`);
       return result.data;
     },
-    async ready(): Promise<boolean> {
+    /** True when the provider's health path answers 200. */
+    async ready(path: string): Promise<boolean> {
       try {
-        return (await call("GET", "/health")).status === 200;
+        return (await call("GET", path)).status === 200;
       } catch {
         return false;
       }

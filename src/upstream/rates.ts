@@ -8,7 +8,7 @@ const tonSchema = z.object({ ton_usd: z.number().positive() });
 export function createRatesAdapter(http: HttpClient | null): RatesPort {
   return {
     configured: http !== null,
-    ready: async () => (http ? http.ready() : false),
+    ready: async () => (http ? http.ready("/rates/health") : false),
     async tonUsd(): Promise<number> {
       if (!http) throw new UpstreamError("rates source not configured");
       try {

@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import { request } from "undici";
+import { loadConfig } from "../src/config.js";
+import { unbalancedAccounts } from "../src/core/ledger.js";
+import { fromUsdt } from "../src/core/money.js";
+import { createService, type Service } from "../src/service.js";
+import { startSimulator } from "../src/simulator/server.js";
+
+export interface Harness {
+  service: Service;
+  api: FastifyInstance;
+  simulatorUrl: string;
+  dbPath: string;
+  logs: string[];
+  /** Registers a Telegram user, issues a key and credits it. */
+  newKey(usdt?: number, telegramId?: string): Promise<{ key: string; telegramId: string }>;
+  call(method: "GET" | "POST", url: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{
+    status: number;
+    body: any;
+    headers: Record<string, string | string[] | number | undefined>;
+  }>;
+  balance(key: string): Promise<number>;
+  fault(provider: "gateway" | "rates", mode: "ok" | "down" | "timeout" | "fail_next"): Promise<void>;
+  /** The books hold: balances equal their entries, one charge per order, one refund per failed order and none otherwise. */
+  assertLedgerInvariant(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let nextTelegramId = 100_000;
+
+export async function startHarness(env: Record<string, string> = {}, options: { gateway?: boolean } = {}): Promise<Harness> {
+  const simulator = await startSimulator(0, { timeScale: 0.1 });
+  const dir = mkdtempSync(join(tmpdir(), "partner-test-"));
+  const dbPath = join(dir, "partner.db");
+  const config = loadConfig({
+    DATABASE_URL: dbPath,
+    UPSTREAM: "external",
+    GATEWAY_URL: options.gateway === false ? undefined : simulator.url,
+    RATES_URL: simulator.url,
+    RATE_LIMIT_PER_MINUTE: "100000",
+    UPSTREAM_TIMEOUT_MS: "1000",
+    RECONCILE_AFTER_MS: "1500",
+    RECONCILE_INTERVAL_MS: "200",
+    TON_RATE_CACHE_SECONDS: "0",
+    LOG_LEVEL: "info",
+    ...env,
+  });
+  const logs: string[] = [];
+  const logDestination = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const service = await createService(config, { logDestination });
+  const api = service.api;
+
+  const harness: Harness = {
+    service,
+    api,
+    simulatorUrl: simulator.url,
+    dbPath,
+    logs,
+    async newKey(usdt = 0, telegramId = String(nextTelegramId++)) {
+      const { key } = await service.core.admin.issueKey(telegramId);
+      if (usdt > 0) await service.core.admin.credit(telegramId, fromUsdt(usdt), "test");
+      return { key, telegramId };
+    },
+    async call(method, url, { key, body, headers = {} } = {}) {
+      const response = await api.inject({
+        method,
+        url,
+        headers: { ...(key ? { "x-api-key": key } : {}), ...headers },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+      let parsed: unknown = null;
+      try {
+        parsed = response.json();
+      } catch {
+        parsed = response.body;
+      }
+      return { status: response.statusCode, body: parsed, headers: response.headers };
+    },
+    async balance(key) {
+      const response = await harness.call("GET", "/v1/balance", { key });
+      if (response.status !== 200) throw new Error(`balance: HTTP ${response.status}`);
+      return response.body.balance_usdt;
+    },
+    async fault(provider, mode) {
+      const response = await request(`${simulator.url}/control/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ provider, mode }),
+      });
+      await response.body.dump();
+      if (response.statusCode !== 200) throw new Error(`fault: HTTP ${response.statusCode}`);
+    },
+    async assertLedgerInvariant() {
+      const db = service.core.db;
+      const unbalanced = await unbalancedAccounts(db);
+      if (unbalanced.length) throw new Error(`unbalanced accounts: ${JSON.stringify(unbalanced)}`);
+      const orders = await db.selectFrom("orders").select(["id", "status", "refunded", "charge_micro"]).execute();
+      const entries = await db.selectFrom("ledger_entries").select(["order_id", "kind", "amount_micro"]).where("order_id", "is not", null).execute();
+      for (const order of orders) {
+        const own = entries.filter((e) => Number(e.order_id) === Number(order.id));
+        const charges = own.filter((e) => e.kind === "charge");
+        const refunds = own.filter((e) => e.kind === "refund");
+        if (charges.length !== 1 || Number(charges[0].amount_micro) !== -Number(order.charge_micro)) {
+          throw new Error(`order ${order.id}: expected one charge of ${order.charge_micro}, found ${JSON.stringify(charges)}`);
+        }
+        const expectedRefunds = order.status === "failed" ? 1 : 0;
+        if (refunds.length !== expectedRefunds || (order.status === "failed") !== (order.refunded === 1)) {
+          throw new Error(`order ${order.id} (${order.status}): expected ${expectedRefunds} refund, found ${refunds.length}`);
+        }
+        if (refunds.length && Number(refunds[0].amount_micro) !== Number(order.charge_micro)) {
+          throw new Error(`order ${order.id}: refund ${refunds[0].amount_micro} differs from the charge ${order.charge_micro}`);
+        }
+      }
+    },
+    async close() {
+      await service.close();
+      await simulator.app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** Polls until `check` returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

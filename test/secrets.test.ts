@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashKey } from "../src/core/keys.js";
+import { type Harness, startHarness } from "./harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ LOG_LEVEL: "trace" });
+});
+afterAll(async () => h.close());
+
+describe("logs", () => {
+  it("never contain a key or a key hash, on any path", async () => {
+    const { key, telegramId } = await h.newKey(10);
+    const revoked = key;
+    const { key: live } = await h.service.core.admin.issueKey(telegramId);
+    await h.call("GET", "/v1/balance", { key: live });
+    await h.call("GET", "/v1/balance", { headers: { authorization: `Bearer ${live}` } });
+    await h.call("GET", "/v1/balance", { key: revoked });
+    await h.call("POST", "/v1/stars", { key: live, body: { username: "alice", stars: 100, idempotency_key: live } });
+    await h.call("POST", "/v1/stars", { key: live, body: { username: "fail_bob", stars: 100 } });
+    await h.call("POST", "/v1/stars", { key: live, body: { username: live, stars: 5 } });
+    await h.api.inject({ method: "POST", url: "/v1/stars", headers: { "x-api-key": live, "content-type": "application/json" }, payload: `{"k":"${live}"` });
+    await h.call("GET", `/v1/orders?limit=${live}`, { key: live });
+
+    const text = h.logs.join("");
+    expect(h.logs.length).toBeGreaterThan(10);
+    for (const secret of [live, revoked, hashKey(live), hashKey(revoked)]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(secret.slice(3, 30));
+    }
+  });
+});
