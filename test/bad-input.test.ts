@@ -119,6 +119,14 @@ describe("bad input never charges and never answers 5xx", () => {
     const noBody = await h.api.inject({ method: "POST", url: "/v1/stars", headers: { "x-api-key": key } });
     expect(noBody.statusCode).toBe(400);
     expect(noBody.json().error).toContain("JSON object");
+    const plain = await h.api.inject({
+      method: "POST",
+      url: "/v1/stars",
+      headers: { "x-api-key": key, "content-type": "text/plain" },
+      payload: '{"username":"alice","stars":100}',
+    });
+    expect(plain.statusCode).toBe(415);
+    expect(plain.json()).toEqual({ success: false, error: "Content-Type must be application/json" });
   });
 
   it("GET /v1/orders and /v1/orders/{id}: generated bad limits and ids are 400", async () => {

@@ -40,6 +40,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: options.logger, bodyLimit: options.bodyLimitBytes }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // JSON only: Fastify's default text/plain parser would let a plain-text body through to validation.
+  app.removeContentTypeParser("text/plain");
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ success: false, error: `No such endpoint: ${request.method} ${request.url.split("?")[0]}` }),

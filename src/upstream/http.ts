@@ -11,6 +11,9 @@ export class NotSentError extends Error {}
 /** The request may have reached the provider but no answer came in time: the outcome is unknown. */
 export class NoAnswerError extends Error {}
 
+/** Health probes answer fast or count as not ready; /v1/health must not hang on a stuck provider. */
+const READY_TIMEOUT_MS = 2_000;
+
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /** One keep-alive pool per provider, every call bounded by `timeoutMs` (undici's defaults are 300 s). */
@@ -21,14 +24,14 @@ export function createHttpClient(baseUrl: string, timeoutMs: number) {
     bodyTimeout: timeoutMs,
   });
 
-  async function call(method: "GET" | "POST", path: string, payload?: unknown): Promise<UpstreamResponse> {
+  async function call(method: "GET" | "POST", path: string, payload?: unknown, callTimeoutMs = timeoutMs): Promise<UpstreamResponse> {
     try {
       const response = await pool.request({
         method,
         path,
         headers: payload === undefined ? {} : { "content-type": "application/json" },
         body: payload === undefined ? undefined : JSON.stringify(payload),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(callTimeoutMs),
       });
       const text = await response.body.text();
       let body: unknown = null;
@@ -58,7 +61,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number) {
     /** True when the provider's health path answers 200. */
     async ready(path: string): Promise<boolean> {
       try {
-        return (await call("GET", path)).status === 200;
+        return (await call("GET", path, undefined, Math.min(timeoutMs, READY_TIMEOUT_MS))).status === 200;
       } catch {
         return false;
       }
