@@ -56,6 +56,9 @@ export const configSchema = z.object({
   RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
   /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
   SIMULATOR_PORT: integer("0", 0, 65535),
+}).refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
+  path: ["RECONCILE_AFTER_MS"],
+  message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
 });
 
 export type Config = z.infer<typeof configSchema>;

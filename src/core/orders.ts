@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from "node:crypto";
-import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.js";
 import type { Order } from "../db/schema.js";
 import { type Caller, spendable } from "./accounts.js";
@@ -125,6 +124,8 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
      * first (client poll, reconciler, the purchase itself) refunds, and the others find it terminal.
      */
     async settle(orderId: number, outcome: UpstreamOutcome): Promise<Order> {
+      // pending / unknown change nothing: the reconciler asks again when the order is due.
+      if (outcome.kind === "pending" || outcome.kind === "unknown") return byId(orderId);
       const now = clock.now();
       const at = now.toISOString();
       await db.transaction().execute(async (trx) => {
@@ -162,20 +163,6 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
               at,
             });
           }
-        } else {
-          // Outcome not known yet: ask again later, further apart each time.
-          const order = await trx.selectFrom("orders").select("check_attempts").where("id", "=", orderId).executeTakeFirstOrThrow();
-          const delay = Math.min(settings.reconcileAfterMs * 2 ** Math.min(order.check_attempts, 10), MAX_BACKOFF_MS);
-          await trx
-            .updateTable("orders")
-            .set({
-              check_after: new Date(now.getTime() + delay).toISOString(),
-              check_attempts: sql<number>`check_attempts + 1`,
-              updated_at: at,
-            })
-            .where("id", "=", orderId)
-            .where("status", "=", "processing")
-            .execute();
         }
       });
       return byId(orderId);
@@ -217,6 +204,18 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
 
     async list(accountId: number, limit: number): Promise<Order[]> {
       return db.selectFrom("orders").selectAll().where("account_id", "=", accountId).orderBy("id", "desc").limit(limit).execute();
+    },
+
+    /** Pushes a still-`processing` order's next check further out, each time twice as far (the reconciler's backoff). */
+    async reschedule(order: Order): Promise<void> {
+      const now = clock.now();
+      const delay = Math.min(settings.reconcileAfterMs * 2 ** Math.min(order.check_attempts, 10), MAX_BACKOFF_MS);
+      await db
+        .updateTable("orders")
+        .set({ check_after: new Date(now.getTime() + delay).toISOString(), check_attempts: order.check_attempts + 1, updated_at: now.toISOString() })
+        .where("id", "=", order.id)
+        .where("status", "=", "processing")
+        .execute();
     },
 
     /** `processing` orders whose next check is due, oldest first. */

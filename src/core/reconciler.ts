@@ -17,7 +17,8 @@ export function createReconciler(orders: Orders, intervalMs: number, log: Reconc
     for (const order of await orders.due(50)) {
       try {
         const after = await orders.refresh(order);
-        if (after.status !== "processing") settled += 1;
+        if (after.status === "processing") await orders.reschedule(after);
+        else settled += 1;
       } catch (error) {
         log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
       }

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+
+describe("configuration", () => {
+  it("runs on embedded defaults with no variables at all", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ PORT: 8080, HOST: "127.0.0.1", DATABASE_URL: "./data/partner.db", UPSTREAM: "simulator", RATE_LIMIT_PER_MINUTE: 60 });
+    expect(config.STARS_USDT_PER_STAR).toBe(15_000);
+    expect(config.STORE_MARKUP_PERCENT).toBe(300);
+  });
+
+  it("names every bad variable in one error", () => {
+    const message = (() => {
+      try {
+        loadConfig({ PORT: "eighty", STARS_USDT_PER_STAR: "-1", UPSTREAM: "magic", DATABASE_URL: "postgres://x/y" });
+        return "no error";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toMatch(/^invalid configuration:/);
+    for (const name of ["PORT", "STARS_USDT_PER_STAR", "UPSTREAM", "DATABASE_URL"]) expect(message).toContain(`${name}:`);
+  });
+
+  it("refuses a reconcile delay that an in-flight call could outlast", () => {
+    expect(() => loadConfig({ UPSTREAM_TIMEOUT_MS: "30000", RECONCILE_AFTER_MS: "20000" })).toThrow(/RECONCILE_AFTER_MS/);
+  });
+});
