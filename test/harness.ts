@@ -18,7 +18,11 @@ export interface Harness {
   logs: string[];
   /** Registers a Telegram user, issues a key and credits it. */
   newKey(usdt?: number, telegramId?: string): Promise<{ key: string; telegramId: string }>;
-  call(method: "GET" | "POST", url: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{
+  call(
+    method: "GET" | "POST",
+    url: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string>; remoteAddress?: string },
+  ): Promise<{
     status: number;
     body: any;
     headers: Record<string, string | string[] | number | undefined>;
@@ -70,10 +74,11 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
       if (usdt > 0) await service.core.admin.credit(telegramId, fromUsdt(usdt), "test");
       return { key, telegramId };
     },
-    async call(method, url, { key, body, headers = {} } = {}) {
+    async call(method, url, { key, body, headers = {}, remoteAddress } = {}) {
       const response = await api.inject({
         method,
         url,
+        ...(remoteAddress ? { remoteAddress } : {}),
         headers: { ...(key ? { "x-api-key": key } : {}), ...headers },
         ...(body === undefined ? {} : { payload: body as object }),
       });

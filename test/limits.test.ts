@@ -35,3 +35,50 @@ describe("rate limit", () => {
     expect(statuses.slice(5)).toEqual([429, 429]);
   });
 });
+
+/** Every keyed endpoint with a request that would otherwise succeed. */
+const KEYED: Array<{ method: "GET" | "POST"; url: string; body?: unknown }> = [
+  { method: "GET", url: "/v1/balance" },
+  { method: "GET", url: "/v1/pricing" },
+  { method: "GET", url: "/v1/rates" },
+  { method: "POST", url: "/v1/search", body: { product_type: "stars", query: "alice" } },
+  { method: "POST", url: "/v1/stars", body: { username: "alice", stars: 50 } },
+  { method: "POST", url: "/v1/premium", body: { username: "alice", months: 3 } },
+  { method: "GET", url: "/v1/orders" },
+  { method: "GET", url: "/v1/orders/1" },
+  { method: "POST", url: "/test/v1/stars", body: { username: "alice", stars: 50 } },
+  { method: "POST", url: "/test/v1/premium", body: { username: "alice", months: 3 } },
+];
+
+describe("every keyed endpoint", () => {
+  it("answers 401 without a key or with a wrong one, 403 when blocked, 429 past the limit, and charges nothing", async () => {
+    const matrix = await startHarness({ RATE_LIMIT_PER_MINUTE: "3" });
+    try {
+      for (const [index, endpoint] of KEYED.entries()) {
+        const { key, telegramId } = await matrix.newKey(100);
+        const label = `${endpoint.method} ${endpoint.url}`;
+        // Refused keys count per client address: give each endpoint its own.
+        const remoteAddress = `127.0.1.${index + 1}`;
+        const missing = await matrix.call(endpoint.method, endpoint.url, { body: endpoint.body, remoteAddress });
+        expect(missing.status, label).toBe(401);
+        expect(missing.body.success, label).toBe(false);
+        const wrong = await matrix.call(endpoint.method, endpoint.url, { key: `sj_${"x".repeat(43)}`, body: endpoint.body, remoteAddress });
+        expect(wrong.status, label).toBe(401);
+
+        await matrix.service.core.admin.setBlocked(telegramId, true, "test");
+        const blocked = await matrix.call(endpoint.method, endpoint.url, { key, body: endpoint.body, remoteAddress });
+        expect(blocked.status, label).toBe(403);
+        await matrix.service.core.admin.setBlocked(telegramId, false, "test");
+
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) statuses.push((await matrix.call(endpoint.method, endpoint.url, { key, body: endpoint.body })).status);
+        expect(statuses.slice(0, 3).every((s) => s !== 429), `${label}: ${statuses}`).toBe(true);
+        expect(statuses[3], label).toBe(429);
+      }
+      // Each purchase endpoint placed at most its three allowed orders; nothing was charged for a refusal.
+      await matrix.assertLedgerInvariant();
+    } finally {
+      await matrix.close();
+    }
+  });
+});
