@@ -83,16 +83,6 @@ export function createAccounts(db: Db, clock: Clock) {
 
     /** What the caller can spend now (see `spendable`). */
     balance: (account: Account) => spendable(db, account, clock.now()),
-
-    async liveKeyPrefix(accountId: number): Promise<string | null> {
-      const row = await db
-        .selectFrom("api_keys")
-        .select("display_prefix")
-        .where("account_id", "=", accountId)
-        .where("revoked_at", "is", null)
-        .executeTakeFirst();
-      return row?.display_prefix ?? null;
-    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 
 /** Money columns are BIGINT micro-USDT; booleans are 0/1 integers so SQLite and PostgreSQL read the same. */
 export type Flag = 0 | 1;
@@ -93,7 +93,4 @@ export interface Database {
 }
 
 export type Account = Selectable<AccountsTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type Order = Selectable<OrdersTable>;
-export type NewOrder = Insertable<OrdersTable>;
-export type LedgerEntry = Selectable<LedgerEntriesTable>;
