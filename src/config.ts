@@ -39,6 +39,17 @@ export const configSchema = z.object({
   UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
   GATEWAY_URL: url,
   RATES_URL: url,
+  STORE_URL: url,
+  GAMES_URL: url,
+  GIFTCARDS_URL: url,
+  GIFTS_URL: url,
+  /** `false` turns store top-ups off (503, error_code disabled) without removing the provider. */
+  STORE_ENABLED: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  /** Base64 of 32 bytes that seal gift card codes; when unset, a key file beside the database is made on first start. */
+  CODES_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes"),
   UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
   RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
   BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
@@ -56,6 +67,12 @@ export const configSchema = z.object({
   RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
   /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
   SIMULATOR_PORT: integer("0", 0, 65535),
+  /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
+  SIMULATOR_TIME_SCALE: z
+    .string()
+    .default("1")
+    .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 100, "must be a number above 0, at most 100")
+    .transform(Number),
 }).refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
   path: ["RECONCILE_AFTER_MS"],
   message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",

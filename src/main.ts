@@ -13,8 +13,17 @@ try {
 
 if (config.UPSTREAM === "simulator") {
   // The embedded default: every upstream is the bundled simulator on a loopback port.
-  const simulator = await startSimulator(config.SIMULATOR_PORT);
-  config = { ...config, GATEWAY_URL: config.GATEWAY_URL ?? simulator.url, RATES_URL: config.RATES_URL ?? simulator.url };
+  const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE });
+  const url = simulator.url;
+  config = {
+    ...config,
+    GATEWAY_URL: config.GATEWAY_URL ?? url,
+    RATES_URL: config.RATES_URL ?? url,
+    STORE_URL: config.STORE_URL ?? url,
+    GAMES_URL: config.GAMES_URL ?? url,
+    GIFTCARDS_URL: config.GIFTCARDS_URL ?? url,
+    GIFTS_URL: config.GIFTS_URL ?? url,
+  };
   console.log(`upstream simulator on ${simulator.url}`);
 }
 

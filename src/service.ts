@@ -9,6 +9,13 @@ import { migrateToLatest } from "./db/migrate.js";
 import { createGatewayAdapter } from "./upstream/gateway.js";
 import { createHttpClient } from "./upstream/http.js";
 import { createRatesAdapter } from "./upstream/rates.js";
+import { createGamesAdapter } from "./upstream/games.js";
+import { createGiftcardsAdapter } from "./upstream/giftcards.js";
+import { createGiftsAdapter } from "./upstream/gifts.js";
+import { createStoreAdapter } from "./upstream/store.js";
+import { createVault, newVaultKey } from "./core/vault.js";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 export interface Service {
   core: Core;
@@ -22,6 +29,22 @@ export interface ServiceOverrides {
   logDestination?: pino.DestinationStream;
 }
 
+/**
+ * The key that seals gift card codes: CODES_KEY when set, else `codes.key` beside the database, made on
+ * first start (readable by the owner only). Losing it makes stored codes unreadable, so back it up with the database.
+ */
+function codesKey(config: Config): Buffer {
+  if (config.CODES_KEY) return Buffer.from(config.CODES_KEY, "base64");
+  const file = join(dirname(config.DATABASE_URL), "codes.key");
+  try {
+    // "wx": of two processes starting at once, one writes and the other reads what it wrote.
+    writeFileSync(file, newVaultKey().toString("base64"), { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+  }
+  return Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+}
+
 /** The composition root: config in, a wired service out. Starts nothing listening; main.ts does. */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const log = pino(
@@ -30,22 +53,33 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   );
   const db = openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
+  const vault = createVault(codesKey(config));
 
-  const client = (url: string | undefined) => (url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS) : null);
-  const gatewayHttp = client(config.GATEWAY_URL);
-  const ratesHttp = client(config.RATES_URL);
+  const clients = [config.GATEWAY_URL, config.RATES_URL, config.STORE_URL, config.GAMES_URL, config.GIFTCARDS_URL, config.GIFTS_URL].map((url) =>
+    url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS) : null,
+  );
+  const [gatewayHttp, ratesHttp, storeHttp, gamesHttp, giftcardsHttp, giftsHttp] = clients;
 
   const core = createCore({
     db,
     clock: overrides.clock ?? systemClock,
-    gateway: createGatewayAdapter(gatewayHttp),
-    rates: createRatesAdapter(ratesHttp),
+    providers: {
+      gateway: createGatewayAdapter(gatewayHttp),
+      rates: createRatesAdapter(ratesHttp),
+      store: createStoreAdapter(storeHttp),
+      games: createGamesAdapter(gamesHttp),
+      giftcards: createGiftcardsAdapter(giftcardsHttp),
+      gifts: createGiftsAdapter(giftsHttp),
+    },
     tariffs: {
       usdtPerStarMicro: config.STARS_USDT_PER_STAR,
       premiumMicro: { 3: config.PREMIUM_USDT_3, 6: config.PREMIUM_USDT_6, 12: config.PREMIUM_USDT_12 },
       uzsPerUsd: config.UZS_PER_USD,
       tonCacheMs: config.TON_RATE_CACHE_SECONDS * 1000,
     },
+    markups: { store: config.STORE_MARKUP_PERCENT, games: config.GAMES_MARKUP_PERCENT, giftcards: config.GIFTCARDS_MARKUP_PERCENT },
+    storeEnabled: config.STORE_ENABLED,
+    vault,
     reconcileAfterMs: config.RECONCILE_AFTER_MS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     log,
@@ -66,7 +100,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     async close() {
       await core.reconciler.stop();
       await api.close();
-      await Promise.all([gatewayHttp?.close(), ratesHttp?.close()]);
+      await Promise.all(clients.map((client) => client?.close()));
       await db.destroy();
     },
   };

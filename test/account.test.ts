@@ -18,23 +18,27 @@ describe("health and the OpenAPI document", () => {
       delivery_provider: "gateway",
       delivery_ready: true,
       gateway_ready: true,
-      store_ready: false,
-      game_ready: false,
-      giftcard_ready: false,
+      store_ready: true,
+      game_ready: true,
+      giftcard_ready: true,
       db_ready: true,
       api_configured: true,
       version: "1.0.0",
     });
   });
 
-  it("reports the gateway not ready while it is down", async () => {
-    await h.fault("gateway", "down");
-    try {
-      const res = await h.call("GET", "/v1/health");
-      expect(res.body.gateway_ready).toBe(false);
-      expect(res.body.delivery_ready).toBe(false);
-    } finally {
-      await h.fault("gateway", "ok");
+  it("reports each provider not ready while it is down", async () => {
+    const flags = { gateway: ["gateway_ready", "delivery_ready"], store: ["store_ready"], games: ["game_ready"], giftcards: ["giftcard_ready"] } as const;
+    for (const [provider, names] of Object.entries(flags)) {
+      await h.fault(provider as keyof typeof flags, "down");
+      try {
+        const res = await h.call("GET", "/v1/health");
+        for (const name of names) expect(res.body[name], `${provider}: ${name}`).toBe(false);
+        const others = Object.values(flags).flat().filter((n) => !(names as readonly string[]).includes(n));
+        for (const name of others) expect(res.body[name], `${provider} down: ${name}`).toBe(true);
+      } finally {
+        await h.fault(provider as keyof typeof flags, "ok");
+      }
     }
   });
 

@@ -8,6 +8,7 @@ import { loadConfig } from "../src/config.js";
 import { unbalancedAccounts } from "../src/core/ledger.js";
 import { fromUsdt } from "../src/core/money.js";
 import { createService, type Service } from "../src/service.js";
+import type { Fault, ProviderName } from "../src/simulator/context.js";
 import { startSimulator } from "../src/simulator/server.js";
 
 export interface Harness {
@@ -28,7 +29,7 @@ export interface Harness {
     headers: Record<string, string | string[] | number | undefined>;
   }>;
   balance(key: string): Promise<number>;
-  fault(provider: "gateway" | "rates", mode: "ok" | "down" | "timeout" | "fail_next"): Promise<void>;
+  fault(provider: ProviderName, mode: Fault): Promise<void>;
   /** The books hold: balances equal their entries, one charge per order, one refund per failed order and none otherwise. */
   assertLedgerInvariant(): Promise<void>;
   close(): Promise<void>;
@@ -36,8 +37,8 @@ export interface Harness {
 
 let nextTelegramId = 100_000;
 
-export async function startHarness(env: Record<string, string> = {}, options: { gateway?: boolean } = {}): Promise<Harness> {
-  const simulator = await startSimulator(0, { timeScale: 0.1 });
+export async function startHarness(env: Record<string, string> = {}, options: { gateway?: boolean; timeScale?: number } = {}): Promise<Harness> {
+  const simulator = await startSimulator(0, { timeScale: options.timeScale ?? 0.01 });
   const dir = mkdtempSync(join(tmpdir(), "partner-test-"));
   const dbPath = join(dir, "partner.db");
   const config = loadConfig({
@@ -45,6 +46,10 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     UPSTREAM: "external",
     GATEWAY_URL: options.gateway === false ? undefined : simulator.url,
     RATES_URL: simulator.url,
+    STORE_URL: simulator.url,
+    GAMES_URL: simulator.url,
+    GIFTCARDS_URL: simulator.url,
+    GIFTS_URL: simulator.url,
     RATE_LIMIT_PER_MINUTE: "100000",
     UPSTREAM_TIMEOUT_MS: "1000",
     RECONCILE_AFTER_MS: "1500",

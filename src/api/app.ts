@@ -15,6 +15,10 @@ import { errorHandler } from "./errors.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
+import { gameRoutes } from "./routes/games.js";
+import { giftcardRoutes } from "./routes/giftcards.js";
+import { giftRoutes } from "./routes/gifts.js";
+import { storeRoutes } from "./routes/store.js";
 
 export interface ApiOptions {
   core: Core;
@@ -77,6 +81,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider });
   await app.register(purchaseRoutes, { core: options.core });
   await app.register(orderRoutes, { core: options.core });
+  await app.register(storeRoutes, { core: options.core });
+  await app.register(gameRoutes, { core: options.core });
+  await app.register(giftcardRoutes, { core: options.core });
+  await app.register(giftRoutes, { core: options.core });
   app.get("/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -10,6 +10,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** No key needed (health, the OpenAPI document). */
     public?: boolean;
+    /** error_code to send when request validation fails on a field. */
+    fieldErrorCodes?: Record<string, string>;
   }
 }
 

@@ -40,6 +40,7 @@ export function sendDomainError(reply: FastifyReply, error: DomainError) {
   }
   const body: Record<string, unknown> = { success: false, error: error.message };
   if (error.code === "rate_limited") body.retry_after = error.details.retryAfterSeconds ?? null;
+  if (error.details.errorCode) body.error_code = error.details.errorCode;
   return reply.code(status).send(body);
 }
 
@@ -51,7 +52,12 @@ export function sendDomainError(reply: FastifyReply, error: DomainError) {
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof DomainError) return sendDomainError(reply, error);
   if (hasZodFastifySchemaValidationErrors(error)) {
-    return reply.code(400).send({ success: false, error: validationMessage(error) });
+    const body: Record<string, unknown> = { success: false, error: validationMessage(error) };
+    // Routes whose contract has machine-readable reasons name them per field (store: login, amount_usd).
+    const codes = request.routeOptions.config?.fieldErrorCodes ?? {};
+    const field = error.validation?.map((issue) => issue.instancePath.split("/")[1]).find((name) => name && codes[name]);
+    if (field) body.error_code = codes[field];
+    return reply.code(400).send(body);
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {

@@ -11,9 +11,9 @@ const expect = (name: string, what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be ${what}`),
 });
 
-export const usernameField = z
-  .string(expect("username", "a string"))
-  .regex(/^@?[A-Za-z0-9_]{3,32}$/, "username must be 3 to 32 letters, digits or underscores, optionally after a leading @");
+const usernameOf = (name: string) =>
+  z.string(expect(name, "a string")).regex(/^@?[A-Za-z0-9_]{3,32}$/, `${name} must be 3 to 32 letters, digits or underscores, optionally after a leading @`);
+export const usernameField = usernameOf("username");
 
 export const idempotencyKeyField = z
   .string(expect("idempotency_key", "a string"))
@@ -70,6 +70,7 @@ export const errorBody = z
     success: z.literal(false),
     error: z.string(),
     retry_after: z.number().int().nullable().optional().describe("Only on 429: seconds until a retry is allowed"),
+    error_code: z.string().optional().describe("Machine-readable reason where the contract has one (store orders, gifts)"),
   })
   .meta({ id: "ErrorBody" });
 
@@ -78,6 +79,7 @@ export const insufficientFundsBody = z
   .meta({ id: "InsufficientFunds" });
 
 export const orderStatus = z.enum(["processing", "completed", "failed"]);
+export const PRODUCT_TYPES = ["stars", "premium", "store", "game", "giftcard", "gift"] as const;
 
 export const purchaseResponse = z
   .object({
@@ -104,9 +106,9 @@ export const sandboxResponse = purchaseResponse.extend({ test: z.literal(true) }
 export const orderSummary = z
   .object({
     order_id: z.number().int(),
-    product_type: z.string(),
-    username: z.string(),
-    amount: z.number(),
+    product_type: z.enum(PRODUCT_TYPES),
+    username: z.string().describe("Recipient: username, store login, player ID, or gift card brand"),
+    amount: z.number().describe("Stars count, premium months, store nominal in USD, gift card quantity, gift stars; 1 for a game order"),
     store_login: z.string().nullable(),
     store_amount_usd: z.number().nullable(),
     usdt_charged: z.number(),
@@ -182,3 +184,255 @@ export const healthResponse = z.object({
 
 /** The error statuses every keyed endpoint can answer. */
 export const keyedErrors = { 401: errorBody, 403: errorBody, 429: errorBody } as const;
+
+// ---- Store wallet top-ups -------------------------------------------------------------------------
+
+export const storeQuoteSchema = z
+  .object({
+    amount_usd: z.number(),
+    provider_fee_usd: z.number(),
+    cost_usd: z.number(),
+    markup_percent: z.number(),
+    markup_usdt: z.number(),
+    total_usdt: z.number(),
+  })
+  .meta({ id: "StoreQuote" });
+
+export const storePricingQuery = z.object({
+  amount_usd: z
+    .string()
+    .regex(/^\d{1,6}(\.\d{1,12})?$/, "amount_usd must be a number")
+    .transform(Number)
+    .optional(),
+});
+
+export const storePricingResponse = z.object({
+  success: z.literal(true),
+  currency: z.string(),
+  min_usd: z.number(),
+  max_usd: z.number(),
+  markup_percent: z.number(),
+  provider_fee_ratio: z.number(),
+  examples: z.array(storeQuoteSchema),
+  quote: storeQuoteSchema.nullable(),
+});
+
+export const storeBody = z.object({
+  login: z.string(expect("login", "a string")).min(1, "login must not be empty").max(200, "login must be at most 200 characters"),
+  amount_usd: z.number(expect("amount_usd", "a number")),
+  idempotency_key: idempotencyKeyField,
+});
+
+export const storeOrderResponse = z
+  .object({
+    success: z.boolean(),
+    order_id: z.number().int(),
+    idempotency_key: z.string().nullable(),
+    product_type: z.literal("store"),
+    store_login: z.string(),
+    store_amount_usd: z.number(),
+    store_markup_usdt: z.number(),
+    amount: z.number(),
+    usdt_charged: z.number(),
+    status: orderStatus,
+    transaction_id: z.string().nullable(),
+    error: z.string().nullable(),
+    balance_remaining_usdt: z.number(),
+    pending: z.boolean().nullable(),
+    refunded: z.boolean().nullable(),
+    error_code: z.string().nullable(),
+    created_at: dateTime,
+    completed_at: dateTime.nullable(),
+  })
+  .meta({ id: "StoreOrderResponse" });
+
+// ---- Games -----------------------------------------------------------------------------------------
+
+export const gameCodeParams = z.object({ code: z.string().min(1).max(64) });
+
+export const gameSchema = z
+  .object({
+    code: z.string(),
+    name: z.string(),
+    image_url: z.string().nullable(),
+    required_fields: z.array(z.string()),
+    needs_server: z.boolean(),
+    notes: z.string().nullable(),
+    servers: z.record(z.string(), z.string()).optional(),
+  })
+  .meta({ id: "Game" });
+
+export const gamesResponse = z.object({ success: z.literal(true), markup_percent: z.number(), games: z.array(gameSchema) });
+
+export const catalogueQuery = z.object({ eta: z.literal("1", { error: "eta takes only the value 1" }).optional() });
+
+export const gameCatalogueResponse = z.object({
+  success: z.literal(true),
+  currency: z.string(),
+  markup_percent: z.number(),
+  game: z.object({ code: z.string(), required_fields: z.array(z.string()), needs_server: z.boolean(), notes: z.string().nullable() }),
+  denominations: z.array(
+    z
+      .object({
+        name: z.string(),
+        price_usdt: z.number(),
+        eta: z.object({ label: z.string(), display: z.string(), median_seconds: z.number().int() }).nullable().optional(),
+      })
+      .meta({ id: "GameDenomination" }),
+  ),
+});
+
+const playerIdField = z.string(expect("player_id", "a string")).trim().min(1, "player_id must not be empty").max(64, "player_id must be at most 64 characters");
+const serverIdField = z.string(expect("server_id", "a string")).max(64, "server_id must be at most 64 characters").nullish();
+
+export const checkPlayerBody = z.object({ player_id: playerIdField, server_id: serverIdField });
+
+export const checkPlayerResponse = z.object({
+  success: z.literal(true),
+  valid: z.boolean(),
+  game_code: z.string(),
+  player_id: z.string(),
+  server_id: z.string().nullable(),
+  player_name: z.string(),
+});
+
+export const gameOrderBody = z.object({
+  denomination: z.string(expect("denomination", "a string")).min(1, "denomination must not be empty").max(200, "denomination must be at most 200 characters"),
+  player_id: playerIdField,
+  server_id: serverIdField,
+  idempotency_key: idempotencyKeyField,
+});
+
+export const gameOrderResponse = z
+  .object({
+    success: z.boolean(),
+    order_id: z.number().int(),
+    idempotency_key: z.string().nullable(),
+    product_type: z.literal("game"),
+    game_code: z.string(),
+    denomination: z.string(),
+    player_id: z.string(),
+    server_id: z.string().nullable(),
+    player_name: z.string().nullable(),
+    usdt_charged: z.number(),
+    balance_after: z.number().nullable(),
+    status: orderStatus,
+    provider_order_id: z.number().int().nullable(),
+    provider_status: z.string().nullable(),
+    refunded: z.boolean().optional().describe("Only on failed"),
+    error: z.string().nullable(),
+    poll: z.boolean().optional().describe("Only on processing: true"),
+    created_at: dateTime,
+    completed_at: dateTime.nullable(),
+  })
+  .meta({ id: "GameOrderResponse" });
+
+// ---- Gift cards ------------------------------------------------------------------------------------
+
+export const categoryParams = z.object({ category_id: z.string().min(1).max(64) });
+
+export const giftcardsResponse = z.object({
+  success: z.literal(true),
+  markup_percent: z.number(),
+  giftcards: z.array(z.object({ category_id: z.string(), name: z.string(), notes: z.string().nullable() }).meta({ id: "GiftcardBrand" })),
+});
+
+export const giftcardCatalogueResponse = z.object({
+  success: z.literal(true),
+  currency: z.string(),
+  category_id: z.string(),
+  markup_percent: z.number(),
+  denominations: z.array(
+    z
+      .object({
+        card_id: z.string(),
+        name: z.string(),
+        price_usdt: z.number(),
+        stock: z.number().int(),
+        min_quantity: z.number().int(),
+        max_quantity: z.number().int(),
+      })
+      .meta({ id: "GiftcardDenomination" }),
+  ),
+});
+
+export const giftcardOrderBody = z.object({
+  card_id: z.string(expect("card_id", "a string")).min(1, "card_id must not be empty").max(128, "card_id must be at most 128 characters"),
+  quantity: z
+    .number(expect("quantity", "a whole number"))
+    .int("quantity must be a whole number")
+    .min(1, "quantity must be at least 1")
+    .max(1000, "quantity must be at most 1000")
+    .optional()
+    .describe("Defaults to 1"),
+  idempotency_key: idempotencyKeyField,
+});
+
+export const giftcardOrderResponse = z
+  .object({
+    success: z.boolean(),
+    order_id: z.number().int(),
+    idempotency_key: z.string().nullable(),
+    product_type: z.literal("giftcard"),
+    category_id: z.string(),
+    card_id: z.string(),
+    denomination: z.string(),
+    quantity: z.number().int(),
+    usdt_charged: z.number(),
+    balance_after: z.number(),
+    status: orderStatus,
+    codes_count: z.number().int(),
+    codes: z.array(z.string()).optional().describe("Only from GET /v1/giftcards/orders/{order_id}, filled when completed"),
+    provider_order_id: z.string().nullable(),
+    provider_status: z.string().nullable(),
+    refunded: z.boolean().optional().describe("Only on failed"),
+    error: z.string().nullable(),
+    poll: z.boolean().optional().describe("Only on processing: true"),
+    created_at: dateTime,
+    completed_at: dateTime.nullable(),
+  })
+  .meta({ id: "GiftcardOrderResponse" });
+
+// ---- Gifts -----------------------------------------------------------------------------------------
+
+const giftIdField = z.string(expect("gift_id", "a string of digits")).regex(/^\d{1,20}$/, "gift_id must be a string of digits (a 64-bit id: never send it as a number)");
+
+export const giftsResponse = z.object({
+  success: z.literal(true),
+  count: z.number().int(),
+  stars_range: z.object({ min: z.number().int(), max: z.number().int() }),
+  gifts: z.array(
+    z
+      .object({ gift_id: z.string(), stars: z.number().int(), price_usdt: z.number(), emoji: z.string(), limited: z.boolean() })
+      .meta({ id: "GiftCatalogueItem" }),
+  ),
+});
+
+export const giftBody = z.object({
+  recipient: usernameOf("recipient"),
+  gift_id: giftIdField,
+  hide_name: z.boolean(expect("hide_name", "true or false")).optional(),
+  message: z.string(expect("message", "a string")).max(255, "message must be at most 255 characters").optional(),
+  idempotency_key: idempotencyKeyField,
+});
+
+export const giftIdParams = z.object({ gift_id: z.string().regex(/^\d{1,20}$/, "gift_id must be a string of digits") });
+
+export const giftOrderResponse = z
+  .object({
+    success: z.boolean(),
+    order_id: z.number().int(),
+    status: orderStatus,
+    recipient: z.string(),
+    gift_id: z.string(),
+    stars: z.number().int(),
+    emoji: z.string(),
+    hide_name: z.boolean(),
+    message: z.string(),
+    usdt_charged: z.number(),
+    error: z.string().nullable(),
+    error_code: z.string().nullable(),
+    refunded: z.boolean(),
+    created_at: dateTime,
+  })
+  .meta({ id: "GiftOrder" });

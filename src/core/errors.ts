@@ -1,3 +1,4 @@
+import { UpstreamError } from "./ports.js";
 import type { Micro } from "./money.js";
 
 /**
@@ -37,3 +38,13 @@ export const invalid = (message: string, errorCode?: string) =>
   new DomainError("invalid_input", message, errorCode ? { errorCode } : {});
 export const notFound = (message: string) => new DomainError("not_found", message);
 export const unavailable = (message: string) => new DomainError("unavailable", message);
+
+/** Runs a provider read; a provider that cannot answer becomes `unavailable` (503) with the message, never a 500. */
+export async function providerRead<T>(read: () => Promise<T>, message: string): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof UpstreamError) throw unavailable(message);
+    throw error;
+  }
+}

@@ -2,10 +2,11 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Db, Executor } from "../db/database.js";
 import type { Order } from "../db/schema.js";
 import { type Caller, spendable } from "./accounts.js";
-import { DomainError, notFound } from "./errors.js";
+import { DomainError } from "./errors.js";
 import { post } from "./ledger.js";
 import type { Micro } from "./money.js";
 import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
+import type { Vault } from "./vault.js";
 
 export interface OrderDraft {
   productType: string;
@@ -41,7 +42,8 @@ export function orderDetails<T>(order: Order): T {
   return JSON.parse(order.details) as T;
 }
 
-export function createOrders(db: Db, clock: Clock, settings: OrderSettings, lookups: Record<string, StatusLookup>) {
+export function createOrders(db: Db, clock: Clock, settings: OrderSettings, lookups: Record<string, StatusLookup>, vault: Vault) {
+  const listeners: Array<(order: Order) => void> = [];
   const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
     exec
       .selectFrom("orders")
@@ -54,6 +56,14 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
   const byId = (id: number) => db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   return {
+    /**
+     * The earlier order for the same key and identifying fields, if any. Checked before anything that
+     * needs a provider, so a replay answers even while the provider is down.
+     */
+    async replay(caller: Caller, productType: string, identifying: unknown[], key: string | null): Promise<Order | undefined> {
+      return key ? findReplay(db, caller.account.id, key, requestHash(productType, identifying)) : undefined;
+    },
+
     /**
      * The idempotency check, the debit and the order row in one transaction: the order row is the saved
      * result, and a concurrent duplicate finds it (the unique index decides a race the check misses).
@@ -124,48 +134,66 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
      * first (client poll, reconciler, the purchase itself) refunds, and the others find it terminal.
      */
     async settle(orderId: number, outcome: UpstreamOutcome): Promise<Order> {
-      // pending / unknown change nothing: the reconciler asks again when the order is due.
-      if (outcome.kind === "pending" || outcome.kind === "unknown") return byId(orderId);
-      const now = clock.now();
-      const at = now.toISOString();
-      await db.transaction().execute(async (trx) => {
+      if (outcome.kind === "unknown") return byId(orderId);
+      const at = clock.now().toISOString();
+      const provider = {
+        ...(outcome.providerOrderId === undefined ? {} : { provider_order_id: outcome.providerOrderId }),
+        ...(outcome.providerStatus === undefined ? {} : { provider_status: outcome.providerStatus }),
+      };
+      const finished = await db.transaction().execute(async (trx) => {
+        const processing = trx.updateTable("orders").where("id", "=", orderId).where("status", "=", "processing");
+        if (outcome.kind === "pending") {
+          // Still under way: only the provider's identifiers are new.
+          if (Object.keys(provider).length) await processing.set({ ...provider, updated_at: at }).execute();
+          return false;
+        }
         if (outcome.kind === "completed") {
-          await trx
-            .updateTable("orders")
-            .set({ status: "completed", transaction_id: outcome.transactionId, completed_at: at, updated_at: at, check_after: null })
-            .where("id", "=", orderId)
-            .where("status", "=", "processing")
-            .execute();
-        } else if (outcome.kind === "failed") {
-          const updated = await trx
-            .updateTable("orders")
+          const updated = await processing
             .set({
-              status: "failed",
-              error: outcome.error,
-              error_code: outcome.errorCode ?? null,
-              refunded: 1,
+              ...provider,
+              status: "completed",
+              transaction_id: outcome.transactionId ?? null,
+              sealed_codes: outcome.codes ? vault.seal(outcome.codes) : null,
               completed_at: at,
               updated_at: at,
               check_after: null,
             })
-            .where("id", "=", orderId)
-            .where("status", "=", "processing")
-            .returning(["funding_account_id", "charge_micro"])
             .executeTakeFirst();
-          if (updated) {
-            await post(trx, {
-              accountId: Number(updated.funding_account_id),
-              amountMicro: Number(updated.charge_micro),
-              kind: "refund",
-              orderId,
-              actor: "system",
-              note: outcome.error,
-              at,
-            });
-          }
+          return updated.numUpdatedRows > 0n;
         }
+        const failed = await processing
+          .set({
+            ...provider,
+            status: "failed",
+            error: outcome.error,
+            error_code: outcome.errorCode ?? null,
+            refunded: 1,
+            completed_at: at,
+            updated_at: at,
+            check_after: null,
+          })
+          .returning(["funding_account_id", "charge_micro"])
+          .executeTakeFirst();
+        if (!failed) return false;
+        await post(trx, {
+          accountId: Number(failed.funding_account_id),
+          amountMicro: Number(failed.charge_micro),
+          kind: "refund",
+          orderId,
+          actor: "system",
+          note: outcome.error,
+          at,
+        });
+        return true;
       });
-      return byId(orderId);
+      const order = await byId(orderId);
+      if (finished) for (const listener of listeners) listener(order);
+      return order;
+    },
+
+    /** Called once per order when it reaches `completed` or `failed` (the bot's notifications). */
+    onSettled(listener: (order: Order) => void) {
+      listeners.push(listener);
     },
 
     /**
@@ -190,15 +218,17 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
       return this.settle(order.id, status);
     },
 
-    /** One of the caller's own orders; someone else's is as unknown as a missing one. */
-    async get(accountId: number, orderId: number): Promise<Order> {
+    /** One of the caller's own orders, of the given product types if named; anything else is as unknown as a missing one. */
+    async get(accountId: number, orderId: number, productTypes?: string[]): Promise<Order> {
       const order = await db
         .selectFrom("orders")
         .selectAll()
         .where("id", "=", orderId)
         .where("account_id", "=", accountId)
         .executeTakeFirst();
-      if (!order) throw notFound(`Order ${orderId} not found`);
+      if (!order || (productTypes && !productTypes.includes(order.product_type))) {
+        throw new DomainError("not_found", `Order ${orderId} not found`, { errorCode: "order_not_found" });
+      }
       return order;
     },
 

@@ -1,13 +1,21 @@
+import type { Micro } from "./money.js";
+
 /**
  * What the core needs from the outside world. src/upstream implements these over HTTP; the core never
  * sees a URL, a status code or a socket.
  */
 
-/** What an upstream said about a delivery. `unknown` (timeout, ambiguous answer) is not a failure. */
+/** Provider-side identifiers an answer may carry, kept on the order. */
+export interface ProviderFields {
+  providerOrderId?: string;
+  providerStatus?: string;
+}
+
+/** What an upstream said about an order. `unknown` (timeout, ambiguous answer) is not a failure. */
 export type UpstreamOutcome =
-  | { kind: "completed"; transactionId: string }
-  | { kind: "failed"; error: string; errorCode?: string }
-  | { kind: "pending" }
+  | ({ kind: "completed"; transactionId?: string; codes?: string[] } & ProviderFields)
+  | ({ kind: "failed"; error: string; errorCode?: string } & ProviderFields)
+  | ({ kind: "pending" } & ProviderFields)
   | { kind: "unknown"; error: string };
 
 /** An upstream's answer to "what happened to the order with this reference?". */
@@ -39,6 +47,89 @@ export interface GatewayPort extends Provider {
 export interface RatesPort extends Provider {
   /** USD per TON. Throws UpstreamError when the source cannot answer. */
   tonUsd(): Promise<number>;
+}
+
+/** Every asynchronous provider answers "what happened to the order with this reference?" the same way. */
+export interface OrderStatusSource {
+  status(reference: string): Promise<UpstreamStatus>;
+}
+
+export interface StoreLimits {
+  minMicro: Micro;
+  maxMicro: Micro;
+  /** Provider fee as parts per million of the nominal (0.03 = 30000). */
+  feePpm: number;
+}
+
+export interface StorePort extends Provider, OrderStatusSource {
+  /** Live limits and fee. Throws UpstreamError when the provider cannot answer. */
+  limits(): Promise<StoreLimits>;
+  order(order: { reference: string; login: string; amountMicro: Micro }): Promise<UpstreamOutcome>;
+}
+
+export interface GameInfo {
+  code: string;
+  name: string;
+  imageUrl: string | null;
+  requiredFields: string[];
+  notes: string | null;
+  servers: Record<string, string> | null;
+}
+
+export interface GameDenomination {
+  name: string;
+  costMicro: Micro;
+  etaSeconds: number;
+}
+
+export type PlayerCheck = { valid: true; playerName: string } | { valid: false; reason: string };
+
+export interface GamesPort extends Provider, OrderStatusSource {
+  list(): Promise<GameInfo[]>;
+  /** Null when the provider does not know the game. */
+  catalogue(code: string): Promise<GameDenomination[] | null>;
+  checkPlayer(code: string, playerId: string, serverId: string | null): Promise<PlayerCheck>;
+  order(order: { reference: string; gameCode: string; denomination: string; playerId: string; serverId: string | null }): Promise<UpstreamOutcome>;
+}
+
+export interface GiftcardBrand {
+  categoryId: string;
+  name: string;
+  notes: string | null;
+}
+
+export interface GiftcardDenomination {
+  cardId: string;
+  name: string;
+  costMicro: Micro;
+  stock: number;
+  minQuantity: number;
+  maxQuantity: number;
+}
+
+export interface GiftcardsPort extends Provider, OrderStatusSource {
+  brands(): Promise<GiftcardBrand[]>;
+  /** Null when the provider does not know the brand. */
+  catalogue(categoryId: string): Promise<GiftcardDenomination[] | null>;
+  order(order: { reference: string; categoryId: string; cardId: string; quantity: number }): Promise<UpstreamOutcome>;
+}
+
+export interface GiftItem {
+  /** A 64-bit number, always a string. */
+  giftId: string;
+  stars: number;
+  emoji: string;
+  limited: boolean;
+  /** Null when unlimited; 0 when sold out. */
+  remaining: number | null;
+}
+
+export interface GiftsPort extends Provider, OrderStatusSource {
+  catalogue(): Promise<GiftItem[]>;
+  checkRecipient(recipient: string): Promise<{ exists: boolean; acceptsGifts: boolean }>;
+  send(order: { reference: string; recipient: string; giftId: string; hideName: boolean; message: string }): Promise<UpstreamOutcome>;
+  /** The Lottie animation, or null when there is none. */
+  sticker(giftId: string): Promise<unknown | null>;
 }
 
 export class UpstreamError extends Error {

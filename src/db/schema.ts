@@ -64,6 +64,10 @@ export interface OrdersTable {
   /** Our reference for the upstream call, generated and stored before the call. */
   upstream_ref: string;
   transaction_id: string | null;
+  provider_order_id: string | null;
+  provider_status: string | null;
+  /** Gift card codes, encrypted (see core/vault.ts); never logged, never in a list. */
+  sealed_codes: string | null;
   error: string | null;
   error_code: string | null;
   refunded: ColumnType<Flag, Flag | undefined, Flag>;

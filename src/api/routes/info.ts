@@ -22,15 +22,22 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
     "/v1/health",
     { config: { public: true }, schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } } },
     async () => {
-      const [dbReady, gatewayReady] = await Promise.all([core.databaseReady(), core.providers.gateway.ready()]);
+      const { gateway, store, games, giftcards } = core.providers;
+      const [dbReady, gatewayReady, storeReady, gameReady, giftcardReady] = await Promise.all([
+        core.databaseReady(),
+        gateway.ready(),
+        store.ready(),
+        games.ready(),
+        giftcards.ready(),
+      ]);
       return {
         success: dbReady,
         delivery_provider: deliveryProvider,
         delivery_ready: gatewayReady,
         gateway_ready: gatewayReady,
-        store_ready: false,
-        game_ready: false,
-        giftcard_ready: false,
+        store_ready: storeReady && core.store.enabled,
+        game_ready: gameReady,
+        giftcard_ready: giftcardReady,
         db_ready: dbReady,
         api_configured: core.providers.gateway.configured,
         version: API_VERSION,

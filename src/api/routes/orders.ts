@@ -1,8 +1,20 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../auth.js";
-import { purchaseView, summaryView } from "../present.js";
-import { errorBody, keyedErrors, orderIdParams, ordersQuery, ordersResponse, purchaseResponse } from "../schemas.js";
+import { z } from "zod";
+import { anyOrderView, summaryView } from "../present.js";
+import {
+  errorBody,
+  gameOrderResponse,
+  giftcardOrderResponse,
+  giftOrderResponse,
+  keyedErrors,
+  orderIdParams,
+  ordersQuery,
+  ordersResponse,
+  purchaseResponse,
+  storeOrderResponse,
+} from "../schemas.js";
 
 /** The caller's own orders; someone else's order is a 404. */
 export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -19,16 +31,21 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     "/v1/orders/:order_id",
     {
       schema: {
-        summary: "One stars or premium order; a processing order is refreshed from the provider",
+        summary: "One order: stars and premium in the PurchaseResponse shape, other products in their own; refreshed while processing",
         params: orderIdParams,
-        response: { 200: purchaseResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+        response: {
+          200: z.union([purchaseResponse, storeOrderResponse, gameOrderResponse, giftcardOrderResponse, giftOrderResponse]),
+          400: errorBody,
+          404: errorBody,
+          ...keyedErrors,
+        },
       },
     },
     async (request) => {
       const { account } = callerOf(request);
       const order = await core.orders.refresh(await core.orders.get(account.id, request.params.order_id));
       const funds = await core.accounts.balance(account);
-      return purchaseView(order, funds.availableMicro);
+      return anyOrderView(order, funds.availableMicro);
     },
   );
 };

@@ -1,0 +1,69 @@
+import { gzipSync } from "node:zlib";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Core } from "../../core/index.js";
+import { notFound } from "../../core/errors.js";
+import { toUsdt } from "../../core/money.js";
+import { callerOf } from "../auth.js";
+import { giftView } from "../present.js";
+import { errorBody, giftBody, giftIdParams, giftOrderResponse, giftsResponse, insufficientFundsBody, keyedErrors } from "../schemas.js";
+
+/** Messaging-platform gifts: the live catalogue, synchronous sends (201), and Lottie stickers. */
+export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  app.get("/v1/gifts", { schema: { summary: "Gifts on sale now (read it each time)", response: { 200: giftsResponse, 503: errorBody, ...keyedErrors } } }, async (req) => {
+    callerOf(req);
+    const items = await core.gifts.catalogue();
+    const stars = items.map((g) => g.stars);
+    return {
+      success: true as const,
+      count: items.length,
+      stars_range: { min: stars.length ? Math.min(...stars) : 0, max: stars.length ? Math.max(...stars) : 0 },
+      gifts: items.map((g) => ({ gift_id: g.giftId, stars: g.stars, price_usdt: toUsdt(g.priceMicro), emoji: g.emoji, limited: g.limited })),
+    };
+  });
+
+  app.post(
+    "/v1/gifts",
+    {
+      schema: {
+        summary: "Send a gift: 201 sent, 200 replay, 400 recipient_refuses (nothing charged), 502 refunded",
+        body: giftBody,
+        response: { 200: giftOrderResponse, 201: giftOrderResponse, 502: giftOrderResponse, 400: errorBody, 402: insufficientFundsBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (req, reply) => {
+      const { order, replay } = await core.gifts.send(callerOf(req), {
+        recipient: req.body.recipient,
+        giftId: req.body.gift_id,
+        hideName: req.body.hide_name ?? false,
+        message: req.body.message ?? "",
+        idempotencyKey: req.body.idempotency_key ?? null,
+      });
+      if (replay) return reply.code(200).send(giftView(order));
+      if (order.status === "failed" && order.error_code === "recipient_refuses") {
+        // The refusal came with the send itself: refunded, and reported as the recipient's choice.
+        return reply.code(400).send({ success: false as const, error: `${order.error} (refunded)`, error_code: "recipient_refuses" });
+      }
+      return reply.code(order.status === "failed" ? 502 : 201).send(giftView(order));
+    },
+  );
+
+  app.get(
+    "/v1/gifts/:gift_id/sticker",
+    {
+      schema: {
+        summary: "The gift's Lottie animation, gzip-compressed (Content-Encoding: gzip)",
+        params: giftIdParams,
+        response: { 200: z.unknown().describe("Lottie JSON"), 400: errorBody, 404: errorBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (req, reply) => {
+      const sticker = await core.gifts.sticker(req.params.gift_id);
+      if (sticker === null) throw notFound(`No sticker for gift ${req.params.gift_id}`);
+      return reply
+        .header("content-type", "application/json; charset=utf-8")
+        .header("content-encoding", "gzip")
+        .send(gzipSync(JSON.stringify(sticker)));
+    },
+  );
+};

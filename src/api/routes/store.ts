@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Caller } from "../../core/accounts.js";
+import type { Core } from "../../core/index.js";
+import { percentNumber } from "../../core/markup.js";
+import { toUsdt } from "../../core/money.js";
+import { callerOf } from "../auth.js";
+import { quoteView, storeView } from "../present.js";
+import { errorBody, insufficientFundsBody, keyedErrors, orderIdParams, storeBody, storeOrderResponse, storePricingQuery, storePricingResponse } from "../schemas.js";
+
+const STORE_FIELD_CODES = { login: "login_not_supported", amount_usd: "invalid_amount" };
+
+/** Game-store wallet top-ups: pricing, orders (200 completed, 202 processing, 502 refunded) and their status. */
+export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  const view = async (caller: Caller, order: Parameters<typeof storeView>[0]) => storeView(order, (await core.accounts.balance(caller.account)).availableMicro);
+  const request = (body: { login: string; amount_usd: number; idempotency_key?: string | null }) => ({
+    login: body.login,
+    amountUsd: body.amount_usd,
+    idempotencyKey: body.idempotency_key ?? null,
+  });
+
+  app.get(
+    "/v1/store/pricing",
+    {
+      config: { fieldErrorCodes: STORE_FIELD_CODES },
+      schema: { summary: "Live limits, the key's markup, and a quote", querystring: storePricingQuery, response: { 200: storePricingResponse, 400: errorBody, 503: errorBody, ...keyedErrors } },
+    },
+    async (req) => {
+      const { limits, markupBp, examples, quote } = await core.store.pricing(callerOf(req), req.query.amount_usd);
+      return {
+        success: true as const,
+        currency: "USDT",
+        min_usd: toUsdt(limits.minMicro),
+        max_usd: toUsdt(limits.maxMicro),
+        markup_percent: percentNumber(markupBp),
+        provider_fee_ratio: limits.feePpm / 1_000_000,
+        examples: examples.map(quoteView),
+        quote: quote && quoteView(quote),
+      };
+    },
+  );
+
+  const orderErrors = { 400: errorBody, 402: insufficientFundsBody, 503: errorBody, ...keyedErrors };
+  app.post(
+    "/v1/store",
+    {
+      config: { fieldErrorCodes: STORE_FIELD_CODES },
+      schema: {
+        summary: "Top up a store wallet; may answer 202 processing, then poll GET /v1/store/{order_id}",
+        body: storeBody,
+        response: { 200: storeOrderResponse, 202: storeOrderResponse, 502: storeOrderResponse, ...orderErrors },
+      },
+    },
+    async (req, reply) => {
+      const caller = callerOf(req);
+      const { order, replay } = await core.store.buy(caller, request(req.body));
+      const status = replay ? 200 : order.status === "processing" ? 202 : order.status === "failed" ? 502 : 200;
+      return reply.code(status).send(await view(caller, order));
+    },
+  );
+
+  app.get(
+    "/v1/store/:order_id",
+    {
+      schema: {
+        summary: "A store order, refreshed from the provider while processing",
+        params: orderIdParams,
+        response: { 200: storeOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (req) => {
+      const caller = callerOf(req);
+      return view(caller, await core.orders.refresh(await core.orders.get(caller.account.id, req.params.order_id, ["store"])));
+    },
+  );
+
+  app.post(
+    "/test/v1/store",
+    {
+      config: { fieldErrorCodes: STORE_FIELD_CODES },
+      schema: { summary: "Sandbox: a validated store order, completed at once, nothing charged", body: storeBody, response: { 200: storeOrderResponse, 400: errorBody, 503: errorBody, ...keyedErrors } },
+    },
+    async (req) => {
+      const caller = callerOf(req);
+      const { login, quote } = await core.store.quote(caller, request(req.body));
+      const funds = await core.accounts.balance(caller.account);
+      const now = core.clock.now().toISOString();
+      return {
+        success: true,
+        order_id: 0,
+        idempotency_key: req.body.idempotency_key ?? null,
+        product_type: "store" as const,
+        store_login: login,
+        store_amount_usd: toUsdt(quote.amountMicro),
+        store_markup_usdt: toUsdt(quote.markupMicro),
+        amount: toUsdt(quote.amountMicro),
+        usdt_charged: toUsdt(quote.totalMicro),
+        status: "completed" as const,
+        transaction_id: `test_${randomUUID()}`,
+        error: null,
+        balance_remaining_usdt: toUsdt(funds.availableMicro),
+        pending: null,
+        refunded: null,
+        error_code: null,
+        created_at: now,
+        completed_at: now,
+      };
+    },
+  );
+};

@@ -1,0 +1,142 @@
+import type { Caller } from "./accounts.js";
+import { invalid, providerRead, unavailable } from "./errors.js";
+import { catalogPrice, type MarkupDefaults, markupOf } from "./markup.js";
+import type { Micro } from "./money.js";
+import type { Orders, Placed } from "./orders.js";
+import { type GameDenomination, type GameInfo, type GamesPort } from "./ports.js";
+
+export interface GameOrderRequest {
+  code: string;
+  denomination: string;
+  playerId: string;
+  serverId: string | null;
+  idempotencyKey: string | null;
+}
+
+export interface GameDetails {
+  game_code: string;
+  denomination: string;
+  player_id: string;
+  server_id: string | null;
+  player_name: string;
+  cost_micro: Micro;
+  markup_bp: number;
+}
+
+export interface PricedDenomination extends GameDenomination {
+  priceMicro: Micro;
+}
+
+export const needsServer = (game: GameInfo) => game.requiredFields.includes("serverid");
+
+
+const live = <T>(read: () => Promise<T>) => providerRead(read, "The game top-up provider is unavailable: retry later");
+
+export function createGames(games: GamesPort, orders: Orders, markups: MarkupDefaults) {
+  function requireProvider() {
+    if (!games.configured) throw unavailable("Game top-ups are not configured");
+  }
+
+  async function game(code: string): Promise<GameInfo> {
+    requireProvider();
+    const found = (await live(() => games.list())).find((g) => g.code === code);
+    if (!found) throw invalid(`Game ${code} is not supported: read GET /v1/games`);
+    return found;
+  }
+
+  /** The server rules, before anything is charged: credit sent to a wrong account cannot be reversed. */
+  function server(info: GameInfo, serverId: string | null): string | null {
+    const given = serverId === null || serverId === "" ? null : serverId;
+    if (!needsServer(info)) {
+      if (given !== null) throw invalid(`${info.name} takes no server_id`);
+      return null;
+    }
+    if (given === null) throw invalid(`server_id is required for ${info.name}`);
+    if (info.servers && !Object.values(info.servers).includes(given)) {
+      throw invalid(`server_id must be exactly one of: ${Object.values(info.servers).join(", ")} (case-sensitive)`);
+    }
+    return given;
+  }
+
+  async function priced(caller: Caller, info: GameInfo): Promise<{ markupBp: number; denominations: PricedDenomination[] }> {
+    const markupBp = markupOf(caller.account, "games", markups);
+    const denominations = await live(() => games.catalogue(info.code));
+    if (!denominations) throw invalid(`Game ${info.code} is not supported: read GET /v1/games`);
+    return { markupBp, denominations: denominations.map((d) => ({ ...d, priceMicro: catalogPrice(d.costMicro, markupBp) })) };
+  }
+
+  async function checkPlayer(info: GameInfo, playerId: string, serverId: string | null) {
+    const result = await live(() => games.checkPlayer(info.code, playerId, serverId));
+    if (!result.valid) throw invalid(`player_id ${playerId} is not valid for ${info.name}: ${result.reason}`);
+    return result.playerName;
+  }
+
+  const identifying = (r: { code: string; denomination: string; playerId: string }, serverId: string | null) => [r.code, r.denomination, r.playerId, serverId];
+
+  return {
+    async list(caller: Caller) {
+      requireProvider();
+      return { markupBp: markupOf(caller.account, "games", markups), games: await live(() => games.list()) };
+    },
+
+    async catalogue(caller: Caller, code: string) {
+      const info = await game(code);
+      return { game: info, ...(await priced(caller, info)) };
+    },
+
+    async checkPlayer(code: string, playerId: string, serverId: string | null) {
+      const info = await game(code);
+      const checkedServer = server(info, serverId);
+      return { serverId: checkedServer, playerName: await checkPlayer(info, playerId, checkedServer) };
+    },
+
+    /**
+     * Validates everything the provider can tell before the charge (game, server, exact denomination,
+     * player), charges the fresh catalogue price, then places the order with the provider.
+     */
+    async buy(caller: Caller, request: GameOrderRequest): Promise<Placed> {
+      const serverGiven = request.serverId === "" ? null : request.serverId;
+      const earlier = await orders.replay(caller, "game", identifying(request, serverGiven), request.idempotencyKey);
+      if (earlier) return { order: earlier, replay: true };
+
+      const info = await game(request.code);
+      const serverId = server(info, request.serverId);
+      const { markupBp, denominations } = await priced(caller, info);
+      // Exact match only: names such as "60" and "60 + Royale Pass" sit side by side.
+      const denomination = denominations.find((d) => d.name === request.denomination);
+      if (!denomination) throw invalid(`denomination must be exactly one of the catalogue names of ${info.code}`);
+      const playerName = await checkPlayer(info, request.playerId, serverId);
+
+      const details: GameDetails = {
+        game_code: info.code,
+        denomination: denomination.name,
+        player_id: request.playerId,
+        server_id: serverId,
+        player_name: playerName,
+        cost_micro: denomination.costMicro,
+        markup_bp: markupBp,
+      };
+      const placed = await orders.place(caller, {
+        productType: "game",
+        recipient: request.playerId,
+        details: { ...details },
+        chargeMicro: denomination.priceMicro,
+        idempotencyKey: request.idempotencyKey,
+        identifying: identifying(request, serverId),
+      });
+      if (placed.replay) return placed;
+      const outcome = await games.order({ reference: placed.order.upstream_ref, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId });
+      return { order: await orders.settle(placed.order.id, outcome), replay: false };
+    },
+  };
+}
+
+export type Games = ReturnType<typeof createGames>;
+
+/** Delivery estimate for the catalogue's eta=1. */
+export function etaOf(seconds: number) {
+  const label = seconds <= 60 ? "fast" : seconds <= 180 ? "normal" : "slow";
+  const display = seconds < 60 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`;
+  return { label, display, median_seconds: seconds };
+}
+

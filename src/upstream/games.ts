@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { fromUsdt } from "../core/money.js";
+import type { GamesPort, UpstreamOutcome } from "../core/ports.js";
+import type { HttpClient, UpstreamResponse } from "./http.js";
+import { lookup, missing, notConfigured, read, readAlways, submit } from "./provider.js";
+
+const gamesSchema = z.object({
+  games: z.array(
+    z.object({
+      code: z.string().min(1),
+      name: z.string(),
+      image_url: z.string().nullable(),
+      required_fields: z.array(z.string()),
+      notes: z.string().nullable(),
+      servers: z.record(z.string(), z.string()).optional(),
+    }),
+  ),
+});
+const catalogueSchema = z.object({
+  denominations: z.array(z.object({ name: z.string().min(1), cost_usd: z.number().positive(), eta_seconds: z.number().int().min(0) })),
+});
+const checkSchema = z.union([z.object({ valid: z.literal(true), player_name: z.string() }), z.object({ valid: z.literal(false), reason: z.string() })]);
+const orderSchema = z.object({
+  status: z.enum(["completed", "failed", "processing"]),
+  provider_order_id: z.number().int().optional(),
+  provider_status: z.string().optional(),
+  error: z.string().optional(),
+});
+
+/** The game top-up provider over HTTP. */
+export function createGamesAdapter(http: HttpClient | null): GamesPort {
+  if (!http) return { ...notConfigured, list: missing, catalogue: missing, checkPlayer: missing, order: missing, status: missing };
+  const map = (response: UpstreamResponse): UpstreamOutcome => {
+    const answer = http.parse(orderSchema, response);
+    const provider = {
+      providerOrderId: answer.provider_order_id === undefined ? undefined : String(answer.provider_order_id),
+      providerStatus: answer.provider_status,
+    };
+    if (answer.status === "completed") return { kind: "completed", ...provider };
+    if (answer.status === "failed") return { kind: "failed", error: answer.error ?? "The provider rejected the order", ...provider };
+    return { kind: "pending", ...provider };
+  };
+  const path = (code: string) => `/games/${encodeURIComponent(code)}`;
+  return {
+    configured: true,
+    ready: () => http.ready("/games/health"),
+    async list() {
+      const { games } = await readAlways(http, "/games", gamesSchema);
+      return games.map((g) => ({ code: g.code, name: g.name, imageUrl: g.image_url, requiredFields: g.required_fields, notes: g.notes, servers: g.servers ?? null }));
+    },
+    async catalogue(code) {
+      const catalogue = await read(http, `${path(code)}/catalogue`, catalogueSchema);
+      return catalogue && catalogue.denominations.map((d) => ({ name: d.name, costMicro: fromUsdt(d.cost_usd), etaSeconds: d.eta_seconds }));
+    },
+    async checkPlayer(code, playerId, serverId) {
+      const answer = await readAlways(http, `${path(code)}/check-player`, checkSchema, { player_id: playerId, server_id: serverId });
+      return answer.valid ? { valid: true, playerName: answer.player_name } : { valid: false, reason: answer.reason };
+    },
+    order: (order) =>
+      submit(
+        http,
+        "/games/orders",
+        { reference: order.reference, game_code: order.gameCode, denomination: order.denomination, player_id: order.playerId, server_id: order.serverId },
+        map,
+      ),
+    status: (reference) => lookup(http, `/games/orders/${encodeURIComponent(reference)}`, map),
+  };
+}

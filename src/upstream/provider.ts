@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import { UpstreamError, type UpstreamOutcome, type UpstreamStatus } from "../core/ports.js";
+import { type HttpClient, NotSentError, type UpstreamResponse } from "./http.js";
+
+/**
+ * The transport rules every provider adapter shares: an order request that never left is a definite
+ * failure; a timeout, a 5xx or an answer of the wrong shape is an unknown outcome; reads throw UpstreamError.
+ */
+export async function submit(
+  http: HttpClient,
+  path: string,
+  payload: unknown,
+  map: (response: UpstreamResponse) => UpstreamOutcome,
+): Promise<UpstreamOutcome> {
+  try {
+    const response = await http.call("POST", path, payload);
+    if (response.status >= 500) return { kind: "unknown", error: `provider answered HTTP ${response.status}` };
+    return map(response);
+  } catch (error) {
+    if (error instanceof NotSentError) return { kind: "failed", error: "The provider is unreachable", errorCode: "provider_unavailable" };
+    return { kind: "unknown", error: (error as Error).message };
+  }
+}
+
+/** Asks for an order by our reference; 404 means the provider never received it. */
+export async function lookup(http: HttpClient, path: string, map: (response: UpstreamResponse) => UpstreamOutcome): Promise<UpstreamStatus> {
+  try {
+    const response = await http.call("GET", path);
+    if (response.status === 404) return { kind: "not_found" };
+    if (response.status !== 200) return { kind: "unknown", error: `provider answered HTTP ${response.status}` };
+    return map(response);
+  } catch (error) {
+    return { kind: "unknown", error: (error as Error).message };
+  }
+}
+
+/** Reads a resource; null on 404; UpstreamError when the provider cannot answer properly. */
+export async function read<T>(http: HttpClient, path: string, schema: z.ZodType<T>, payload?: unknown): Promise<T | null> {
+  try {
+    const response = await http.call(payload === undefined ? "GET" : "POST", path, payload);
+    if (response.status === 404) return null;
+    if (response.status !== 200) throw new UpstreamError(`HTTP ${response.status}`);
+    return http.parse(schema, response);
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    throw new UpstreamError((error as Error).message, error);
+  }
+}
+
+/** Like read, for resources that always exist. */
+export async function readAlways<T>(http: HttpClient, path: string, schema: z.ZodType<T>, payload?: unknown): Promise<T> {
+  const value = await read(http, path, schema, payload);
+  if (value === null) throw new UpstreamError(`${path}: not found`);
+  return value;
+}
+
+/** An adapter for a provider the deployment has no address for: every product of it answers 503. */
+export const notConfigured = {
+  configured: false,
+  ready: async () => false,
+} as const;
+
+export const missing = (): never => {
+  throw new UpstreamError("not configured");
+};
