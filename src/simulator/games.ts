@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { displayName, type SimContext } from "./context.js";
+import type { SimContext } from "./context.js";
 
 /**
  * In-game credit by player ID. Player IDs starting with 999 are in a restricted region (the order is taken,
@@ -93,7 +93,7 @@ function checkPlayer(game: GameData, playerId: string, serverId: string | null |
     if (game.servers && !Object.values(game.servers).includes(serverId)) return { valid: false, reason: "unknown server" };
     if (!game.servers && !/^\d{1,6}$/.test(serverId)) return { valid: false, reason: "unknown server" };
   }
-  return { valid: true, name: displayName(`player_${playerId.slice(-4)}`) };
+  return { valid: true, name: `Player${playerId.slice(-4)}` };
 }
 
 interface GameOrder {
