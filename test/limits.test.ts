@@ -48,6 +48,22 @@ const KEYED: Array<{ method: "GET" | "POST"; url: string; body?: unknown }> = [
   { method: "GET", url: "/v1/orders/1" },
   { method: "POST", url: "/test/v1/stars", body: { username: "alice", stars: 50 } },
   { method: "POST", url: "/test/v1/premium", body: { username: "alice", months: 3 } },
+  { method: "GET", url: "/v1/store/pricing" },
+  { method: "POST", url: "/v1/store", body: { login: "gabe", amount_usd: 1 } },
+  { method: "GET", url: "/v1/store/1" },
+  { method: "POST", url: "/test/v1/store", body: { login: "gabe", amount_usd: 1 } },
+  { method: "GET", url: "/v1/games" },
+  { method: "GET", url: "/v1/games/pubgm/catalogue" },
+  { method: "POST", url: "/v1/games/pubgm/check-player", body: { player_id: "512345678" } },
+  { method: "POST", url: "/v1/games/pubgm/order", body: { denomination: "60", player_id: "512345678" } },
+  { method: "GET", url: "/v1/games/orders/1" },
+  { method: "GET", url: "/v1/giftcards" },
+  { method: "GET", url: "/v1/giftcards/psn-us/catalogue" },
+  { method: "POST", url: "/v1/giftcards/psn-us/order", body: { card_id: "psn-us-10" } },
+  { method: "GET", url: "/v1/giftcards/orders/1" },
+  { method: "GET", url: "/v1/gifts" },
+  { method: "POST", url: "/v1/gifts", body: { recipient: "alice", gift_id: "5170145012310081615" } },
+  { method: "GET", url: "/v1/gifts/5170145012310081615/sticker" },
 ];
 
 describe("every keyed endpoint", () => {
@@ -58,7 +74,7 @@ describe("every keyed endpoint", () => {
         const { key, telegramId } = await matrix.newKey(100);
         const label = `${endpoint.method} ${endpoint.url}`;
         // Refused keys count per client address: give each endpoint its own.
-        const remoteAddress = `127.0.1.${index + 1}`;
+        const remoteAddress = `127.0.${Math.floor(index / 200) + 1}.${(index % 200) + 1}`;
         const missing = await matrix.call(endpoint.method, endpoint.url, { body: endpoint.body, remoteAddress });
         expect(missing.status, label).toBe(401);
         expect(missing.body.success, label).toBe(false);

@@ -6,10 +6,11 @@ export const PROVIDERS = ["gateway", "rates", "store", "games", "giftcards", "gi
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /**
- * down: 503 on every call; timeout: no answer until the simulator closes, and nothing is done;
- * fail_next: the next order fails; hang_after_accept: the next order is taken, then no answer comes.
+ * down: 503 on every call; timeout: no call is answered (until the simulator closes) and nothing is done;
+ * fail_next: the next order fails; drop_next: the next order request is never taken nor answered;
+ * hang_after_accept: the next order is taken, then no answer comes.
  */
-export const FAULTS = ["ok", "down", "timeout", "fail_next", "hang_after_accept"] as const;
+export const FAULTS = ["ok", "down", "timeout", "fail_next", "drop_next", "hang_after_accept"] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export interface SimContext {
@@ -17,8 +18,11 @@ export interface SimContext {
   scale: number;
   /** Applies a down or timeout fault; true when the reply has been sent and the handler must stop. */
   blocked(provider: ProviderName, reply: FastifyReply): Promise<boolean>;
-  /** Takes a one-shot order fault (fail_next, hang_after_accept) of the provider, if one is set. */
-  takeOrderFault(provider: ProviderName): "fail_next" | "hang_after_accept" | null;
+  /**
+   * Takes the provider's one-shot order fault. drop_next is handled here (the reply never comes and the
+   * order is not taken: "dropped", the handler must stop); fail_next and hang_after_accept are the caller's.
+   */
+  orderFault(provider: ProviderName, reply: FastifyReply): Promise<"dropped" | "fail_next" | "hang_after_accept" | null>;
   /** Holds a reply until the simulator closes. */
   hang(): Promise<void>;
   invalid(reply: FastifyReply, error: z.ZodError): FastifyReply;
@@ -45,11 +49,14 @@ export function createContext(scale: number) {
       }
       return false;
     },
-    takeOrderFault(provider) {
+    async orderFault(provider, reply) {
       const fault = faults.get(provider);
-      if (fault !== "fail_next" && fault !== "hang_after_accept") return null;
+      if (fault !== "fail_next" && fault !== "hang_after_accept" && fault !== "drop_next") return null;
       faults.delete(provider);
-      return fault;
+      if (fault !== "drop_next") return fault;
+      await hang();
+      await reply.code(504).send({ error: `${provider} dropped the order (simulated)` });
+      return "dropped";
     },
     hang,
     invalid: (reply, error) => reply.code(400).send({ error: z.prettifyError(error) }),

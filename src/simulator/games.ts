@@ -153,7 +153,8 @@ export function gameRoutes(app: FastifyInstance, sim: SimContext) {
     if (!game || !checked.valid || !game.denominations.some((d) => d.name === body.denomination)) {
       return reply.code(422).send({ status: "failed", error: checked.valid ? "unknown denomination" : checked.reason });
     }
-    const fault = sim.takeOrderFault("games");
+    const fault = await sim.orderFault("games", reply);
+    if (fault === "dropped") return reply;
     const order: GameOrder = {
       provider_order_id: nextId++,
       player_name: checked.name,

@@ -44,7 +44,8 @@ export function gatewayRoutes(app: FastifyInstance, sim: SimContext) {
     // Idempotent by reference, as a real provider's order reference is: a resend never delivers twice.
     const known = deliveries.get(reference);
     if (known) return known;
-    const fault = sim.takeOrderFault("gateway");
+    const fault = await sim.orderFault("gateway", reply);
+    if (fault === "dropped") return reply;
     const lower = username.toLowerCase();
     if (fault === "fail_next" || lower.startsWith("fail_")) {
       const failed: Delivery = { status: "failed", error: `Delivery to @${username} failed at the provider` };

@@ -85,7 +85,8 @@ export function giftcardRoutes(app: FastifyInstance, sim: SimContext) {
       return reply.code(422).send({ status: "failed", error: "quantity not available" });
     }
     card.stock -= body.quantity;
-    const fault = sim.takeOrderFault("giftcards");
+    const fault = await sim.orderFault("giftcards", reply);
+    if (fault === "dropped") return reply;
     const order: CardOrder = {
       provider_order_id: `GC-${String(next++).padStart(6, "0")}`,
       ready_at: Date.now() + READY_MS * sim.scale,

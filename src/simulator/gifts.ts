@@ -80,7 +80,8 @@ export function giftRoutes(app: FastifyInstance, sim: SimContext) {
     if (known) return reply.code(known.status === "completed" ? 200 : 422).send(known);
     const gift = gifts.find((g) => g.id === body.gift_id);
     if (!gift) return reply.code(422).send({ status: "failed", code: "gift_not_found", error: "no such gift" });
-    const fault = sim.takeOrderFault("gifts");
+    const fault = await sim.orderFault("gifts", reply);
+    if (fault === "dropped") return reply;
     const lower = body.recipient.replace(/^@/, "").toLowerCase();
     let send: Send;
     if (lower.startsWith("refuse_")) send = { status: "failed", code: "recipient_refuses", error: "The recipient does not accept gifts" };

@@ -42,7 +42,8 @@ export function storeRoutes(app: FastifyInstance, sim: SimContext) {
     const known = orders.get(reference);
     if (known) return reply.code(Date.now() < known.ready_at ? 202 : 200).send(view(known));
 
-    const fault = sim.takeOrderFault("store");
+    const fault = await sim.orderFault("store", reply);
+    if (fault === "dropped") return reply;
     const lower = login.toLowerCase();
     const order_uuid = randomUUID();
     const later = Date.now() + PENDING_MS * sim.scale;

@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createAccounts } from "../src/core/accounts.js";
+import { createAdmin } from "../src/core/admin.js";
+import { unbalancedAccounts } from "../src/core/ledger.js";
+import { fromUsdt } from "../src/core/money.js";
+import { systemClock } from "../src/core/ports.js";
+import { openDatabase } from "../src/db/database.js";
+import { migrateToLatest } from "../src/db/migrate.js";
+import { startSimulator } from "../src/simulator/server.js";
+import { eventually, type Harness, startHarness } from "./harness.js";
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function http(method: "GET" | "POST", url: string, key?: string, body?: unknown) {
+  const response = await request(url, {
+    method,
+    headers: { ...(key ? { "x-api-key": key } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.statusCode, body: (await response.body.json()) as any };
+}
+
+describe("a crash between the charge and the provider's answer", () => {
+  let simulator: Awaited<ReturnType<typeof startSimulator>>;
+  let dir: string;
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    simulator = await startSimulator(0, { timeScale: 0.02 });
+  });
+  afterEach(() => {
+    child?.kill("SIGKILL");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  afterAll(async () => simulator.app.close());
+
+  /** Runs the real service as its own process, as `npm start` would, against the test's simulator. */
+  async function startService(dbPath: string, port: number): Promise<ChildProcess> {
+    const url = simulator.url;
+    const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATABASE_URL: dbPath,
+        UPSTREAM: "external",
+        GATEWAY_URL: url,
+        RATES_URL: url,
+        STORE_URL: url,
+        GAMES_URL: url,
+        GIFTCARDS_URL: url,
+        GIFTS_URL: url,
+        UPSTREAM_TIMEOUT_MS: "3000",
+        RECONCILE_AFTER_MS: "3500",
+        RECONCILE_INTERVAL_MS: "200",
+        LOG_LEVEL: "warn",
+        RATE_LIMIT_PER_MINUTE: "100000",
+      },
+      stdio: "ignore",
+    });
+    await eventually(async () => {
+      try {
+        return (await http("GET", `http://127.0.0.1:${port}/v1/health`)).status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 20_000);
+    return proc;
+  }
+
+  async function scenario(fault: "drop_next" | "hang_after_accept") {
+    dir = mkdtempSync(join(tmpdir(), "partner-crash-"));
+    const dbPath = join(dir, "partner.db");
+    const db = openDatabase(dbPath);
+    await migrateToLatest(db);
+    const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
+    const { key } = await admin.issueKey("424242");
+    await admin.credit("424242", fromUsdt(10), "test");
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    child = await startService(dbPath, port);
+    await http("POST", `${simulator.url}/control/faults`, undefined, { provider: "games", mode: fault });
+    // The order call hangs at the provider; the charge is already committed.
+    const pending = http("POST", `${base}/v1/games/pubgm/order`, key, { denomination: "325", player_id: "512345678" }).catch(() => null);
+    const order = await eventually(async () => {
+      const list = await http("GET", `${base}/v1/orders`, key);
+      return list.body.orders[0];
+    });
+    expect(order.status).toBe("processing");
+    expect((await http("GET", `${base}/v1/balance`, key)).body.balance_usdt).toBe(4.7605);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child!.once("exit", resolve));
+    await pending;
+    await http("POST", `${simulator.url}/control/faults`, undefined, { provider: "games", mode: "ok" });
+
+    child = await startService(dbPath, port);
+    // Nobody polls: the restarted service's reconciler settles the order by asking the provider by our reference.
+    const settled = await eventually(async () => {
+      const row = await db.selectFrom("orders").selectAll().where("id", "=", order.order_id).executeTakeFirstOrThrow();
+      return row.status === "processing" ? undefined : row;
+    }, 20_000);
+    const entries = await db.selectFrom("ledger_entries").select(["kind", "amount_micro"]).where("order_id", "=", order.order_id).execute();
+    expect(await unbalancedAccounts(db)).toEqual([]);
+    const balance = (await http("GET", `${base}/v1/balance`, key)).body.balance_usdt;
+    const providerSide = await http("GET", `${simulator.url}/games/orders/${settled.upstream_ref}`);
+    await db.destroy();
+    return { settled, entries, balance, providerSide };
+  }
+
+  it("refunds once when the provider never received the order", async () => {
+    const { settled, entries, balance, providerSide } = await scenario("drop_next");
+    expect(settled).toMatchObject({ status: "failed", refunded: 1 });
+    expect(entries.map((e) => e.kind).sort()).toEqual(["charge", "refund"]);
+    expect(balance).toBe(10);
+    expect(providerSide.status).toBe(404);
+  });
+
+  it("completes without a second delivery or a refund when the provider had taken it", async () => {
+    const { settled, entries, balance, providerSide } = await scenario("hang_after_accept");
+    expect(settled).toMatchObject({ status: "completed", refunded: 0 });
+    expect(entries.map((e) => e.kind)).toEqual(["charge"]);
+    expect(balance).toBe(4.7605);
+    expect(providerSide.body.provider_order_id).toBe(Number(settled.provider_order_id));
+  });
+});
+
+describe("in the running service", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => h.assertLedgerInvariant());
+  afterAll(async () => h.close());
+
+  it("refunds a failure exactly once however many client polls and reconciler passes see it at once", async () => {
+    const { key } = await h.newKey(50);
+    const placed = await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_race", amount_usd: 10 } });
+    expect(placed.status).toBe(202);
+    const stale = await h.service.core.orders.get((await h.service.core.accounts.authenticate(key)).account.id, placed.body.order_id);
+    // Let the provider decide the failure, then race every path that can see it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const results = await Promise.all([
+      ...Array.from({ length: 8 }, () => h.call("GET", `/v1/store/${placed.body.order_id}`, { key })),
+      ...Array.from({ length: 8 }, () => h.service.core.orders.refresh(stale)),
+      h.service.core.reconciler.runOnce(),
+    ]);
+    for (const result of results.slice(0, 8)) expect((result as { body: { status: string } }).body.status).toBe("failed");
+    const refunds = await h.service.core.db.selectFrom("ledger_entries").selectAll().where("order_id", "=", placed.body.order_id).where("kind", "=", "refund").execute();
+    expect(refunds).toHaveLength(1);
+    expect(await h.balance(key)).toBe(50);
+  });
+
+  it("drives orders nobody polls to their final state, and tells listeners once each", async () => {
+    const heard: Array<{ id: number; status: string }> = [];
+    h.service.core.orders.onSettled((order) => heard.push({ id: Number(order.id), status: order.status }));
+    const { key } = await h.newKey(100);
+    const store = await h.call("POST", "/v1/store", { key, body: { login: "pending_quiet", amount_usd: 10 } });
+    const failing = await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_quiet", amount_usd: 10 } });
+    const cards = await h.call("POST", "/v1/giftcards/psn-us/order", { key, body: { card_id: "psn-us-10", quantity: 2 } });
+    const game = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "60", player_id: "999000111" } });
+    const ids = [store, failing, cards, game].map((r) => r.body.order_id);
+    const rows = await eventually(async () => {
+      const found = await h.service.core.db.selectFrom("orders").select(["id", "status"]).where("id", "in", ids).execute();
+      return found.every((r) => r.status !== "processing") ? found : undefined;
+    });
+    expect(Object.fromEntries(rows.map((r) => [Number(r.id), r.status]))).toEqual({ [ids[0]]: "completed", [ids[1]]: "failed", [ids[2]]: "completed", [ids[3]]: "failed" });
+    expect(heard.filter((e) => ids.includes(e.id)).sort((a, b) => a.id - b.id)).toEqual(rows.map((r) => ({ id: Number(r.id), status: r.status })).sort((a, b) => a.id - b.id));
+    const codes = await h.call("GET", `/v1/giftcards/orders/${ids[2]}`, { key });
+    expect(codes.body.codes).toHaveLength(2);
+  });
+});
