@@ -21,8 +21,8 @@ export interface StoreDetails {
 }
 
 const EXAMPLE_AMOUNTS_USD = [5, 10, 25, 50, 100];
-const LOGIN = /^[A-Za-z0-9_.-]{2,64}$/;
-const CUSTOM_ID_LINK = /^(?:https?:\/\/)?[A-Za-z0-9.-]+\/id\/([A-Za-z0-9_.-]{2,64})\/?$/;
+const LOGIN = /^[A-Za-z0-9_.-]{3,64}$/;
+const CUSTOM_ID_LINK = /^(?:https?:\/\/)?[A-Za-z0-9.-]+\/id\/([A-Za-z0-9_.-]{3,64})\/?$/;
 const NUMERIC_ID_LINK = /\/profiles\/\d+\/?$/;
 
 /** A plain login or a custom-id profile link becomes the login; e-mail addresses and numeric-id links are refused. */
