@@ -73,12 +73,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addCheckConstraint("orders_charge_non_negative", sql`charge_micro >= 0`)
     .execute();
   // The unique index decides a race between identical requests; NULL keys never collide.
-  await db.schema
-    .createIndex("orders_idempotency")
-    .on("orders")
-    .columns(["account_id", "idempotency_key", "request_hash"])
-    .unique()
-    .execute();
+  await db.schema.createIndex("orders_idempotency").on("orders").columns(["account_id", "idempotency_key", "request_hash"]).unique().execute();
   await db.schema.createIndex("orders_account_newest").on("orders").columns(["account_id", "id"]).execute();
   await db.schema.createIndex("orders_status_check").on("orders").columns(["status", "check_after"]).execute();
 

@@ -26,57 +26,62 @@ const integer = (fallback: string, min: number, max: number) =>
 const url = z.url({ protocol: /^https?$/ }).optional();
 
 /** Every setting of the service, read once from the environment. Amounts become micro-USDT, percentages basis points. */
-export const configSchema = z.object({
-  PORT: integer("8080", 0, 65535),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  DATABASE_URL: z
-    .string()
-    .min(1)
-    .default("./data/partner.db")
-    .refine((v) => !/^postgres(ql)?:\/\//.test(v), "postgres:// URLs are not supported yet: use a SQLite file path"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
-  UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
-  GATEWAY_URL: url,
-  RATES_URL: url,
-  STORE_URL: url,
-  GAMES_URL: url,
-  GIFTCARDS_URL: url,
-  GIFTS_URL: url,
-  /** `false` turns store top-ups off (503, error_code disabled) without removing the provider. */
-  STORE_ENABLED: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
-  /** Base64 of 32 bytes that seal gift card codes; when unset, a key file beside the database is made on first start. */
-  CODES_KEY: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes"),
-  UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
-  RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
-  BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
-  STARS_USDT_PER_STAR: usdt("0.015"),
-  PREMIUM_USDT_3: usdt("11.99"),
-  PREMIUM_USDT_6: usdt("15.99"),
-  PREMIUM_USDT_12: usdt("28.99"),
-  UZS_PER_USD: integer("12800", 1, 1_000_000),
-  TON_RATE_CACHE_SECONDS: integer("60", 0, 3600),
-  STORE_MARKUP_PERCENT: percent("3"),
-  GAMES_MARKUP_PERCENT: percent("5"),
-  GIFTCARDS_MARKUP_PERCENT: percent("5"),
-  /** How long an order may sit in `processing` before the reconciler asks the upstream about it. */
-  RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000),
-  RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
-  /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
-  SIMULATOR_PORT: integer("0", 0, 65535),
-  /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
-  SIMULATOR_TIME_SCALE: z
-    .string()
-    .default("1")
-    .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 100, "must be a number above 0, at most 100")
-    .transform(Number),
-}).refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
-  path: ["RECONCILE_AFTER_MS"],
-  message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
-});
+export const configSchema = z
+  .object({
+    PORT: integer("8080", 0, 65535),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    DATABASE_URL: z
+      .string()
+      .min(1)
+      .default("./data/partner.db")
+      .refine((v) => !/^postgres(ql)?:\/\//.test(v), "postgres:// URLs are not supported yet: use a SQLite file path"),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
+    UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
+    GATEWAY_URL: url,
+    RATES_URL: url,
+    STORE_URL: url,
+    GAMES_URL: url,
+    GIFTCARDS_URL: url,
+    GIFTS_URL: url,
+    /** `false` turns store top-ups off (503, error_code disabled) without removing the provider. */
+    STORE_ENABLED: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((v) => v === "true"),
+    /** Base64 of 32 bytes that seal gift card codes; when unset, a key file beside the database is made on first start. */
+    CODES_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes"),
+    UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
+    RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
+    BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
+    STARS_USDT_PER_STAR: usdt("0.015"),
+    PREMIUM_USDT_3: usdt("11.99"),
+    PREMIUM_USDT_6: usdt("15.99"),
+    PREMIUM_USDT_12: usdt("28.99"),
+    UZS_PER_USD: integer("12800", 1, 1_000_000),
+    TON_RATE_CACHE_SECONDS: integer("60", 0, 3600),
+    STORE_MARKUP_PERCENT: percent("3"),
+    GAMES_MARKUP_PERCENT: percent("5"),
+    GIFTCARDS_MARKUP_PERCENT: percent("5"),
+    /** How long an order may sit in `processing` before the reconciler asks the upstream about it. */
+    RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000),
+    RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
+    /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
+    SIMULATOR_PORT: integer("0", 0, 65535),
+    /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
+    SIMULATOR_TIME_SCALE: z
+      .string()
+      .default("1")
+      .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 100, "must be a number above 0, at most 100")
+      .transform(Number),
+  })
+  .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
+    path: ["RECONCILE_AFTER_MS"],
+    message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
+  });
 
 export type Config = z.infer<typeof configSchema>;
 

@@ -28,13 +28,20 @@ describe("health and the OpenAPI document", () => {
   });
 
   it("reports each provider not ready while it is down", async () => {
-    const flags = { gateway: ["gateway_ready", "delivery_ready"], store: ["store_ready"], games: ["game_ready"], giftcards: ["giftcard_ready"] } as const;
+    const flags = {
+      gateway: ["gateway_ready", "delivery_ready"],
+      store: ["store_ready"],
+      games: ["game_ready"],
+      giftcards: ["giftcard_ready"],
+    } as const;
     for (const [provider, names] of Object.entries(flags)) {
       await h.fault(provider as keyof typeof flags, "down");
       try {
         const res = await h.call("GET", "/v1/health");
         for (const name of names) expect(res.body[name], `${provider}: ${name}`).toBe(false);
-        const others = Object.values(flags).flat().filter((n) => !(names as readonly string[]).includes(n));
+        const others = Object.values(flags)
+          .flat()
+          .filter((n) => !(names as readonly string[]).includes(n));
         for (const name of others) expect(res.body[name], `${provider} down: ${name}`).toBe(true);
       } finally {
         await h.fault(provider as keyof typeof flags, "ok");
@@ -46,7 +53,19 @@ describe("health and the OpenAPI document", () => {
     const res = await h.call("GET", "/openapi.json");
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
-    for (const path of ["/v1/health", "/v1/balance", "/v1/pricing", "/v1/rates", "/v1/search", "/v1/stars", "/v1/premium", "/v1/orders", "/v1/orders/{order_id}", "/test/v1/stars", "/test/v1/premium"]) {
+    for (const path of [
+      "/v1/health",
+      "/v1/balance",
+      "/v1/pricing",
+      "/v1/rates",
+      "/v1/search",
+      "/v1/stars",
+      "/v1/premium",
+      "/v1/orders",
+      "/v1/orders/{order_id}",
+      "/test/v1/stars",
+      "/test/v1/premium",
+    ]) {
       expect(res.body.paths, path).toHaveProperty([path]);
     }
     const stars = res.body.paths["/v1/stars"].post;

@@ -30,7 +30,13 @@ const badUsername = fc.oneof(
   fc.constant(null),
   fc.array(fc.string(), { maxLength: 2 }),
 );
-const badIdempotencyKey = fc.oneof(fc.string({ minLength: 129, maxLength: 400 }), fc.constant(""), fc.integer(), fc.boolean(), fc.object({ maxDepth: 1 }));
+const badIdempotencyKey = fc.oneof(
+  fc.string({ minLength: 129, maxLength: 400 }),
+  fc.constant(""),
+  fc.integer(),
+  fc.boolean(),
+  fc.object({ maxDepth: 1 }),
+);
 
 /** A valid body with exactly one field broken, or one of its required fields (those in `valid`) removed. */
 function broken(valid: Record<string, unknown>, fields: Record<string, fc.Arbitrary<unknown>>) {
@@ -48,65 +54,137 @@ function broken(valid: Record<string, unknown>, fields: Record<string, fc.Arbitr
 const bodies: Record<string, fc.Arbitrary<unknown>> = {
   "/v1/stars": broken({ username: "alice", stars: 100 }, { username: badUsername, stars: badNumber, idempotency_key: badIdempotencyKey }),
   "/test/v1/stars": broken({ username: "alice", stars: 100 }, { username: badUsername, stars: badNumber, idempotency_key: badIdempotencyKey }),
-  "/v1/premium": broken({ username: "alice", months: 3 }, {
-    username: badUsername,
-    months: fc.oneof(badNumber, fc.integer().filter((n) => ![3, 6, 12].includes(n)), fc.constantFrom("3", 3.0001)),
-    idempotency_key: badIdempotencyKey,
-  }),
+  "/v1/premium": broken(
+    { username: "alice", months: 3 },
+    {
+      username: badUsername,
+      months: fc.oneof(
+        badNumber,
+        fc.integer().filter((n) => ![3, 6, 12].includes(n)),
+        fc.constantFrom("3", 3.0001),
+      ),
+      idempotency_key: badIdempotencyKey,
+    },
+  ),
   "/test/v1/premium": broken({ username: "alice", months: 3 }, { username: badUsername, months: badNumber, idempotency_key: badIdempotencyKey }),
-  "/v1/store": broken({ login: "gabe", amount_usd: 10 }, {
-    login: fc.oneof(
-      fc.string({ maxLength: 2 }),
-      fc.string({ minLength: 201, maxLength: 300 }),
-      fc.string().map((s) => `${s}@${s}`),
-      fc.string().map((s) => `a b${s}`),
-      fc.constantFrom("a@b.c", "https://x.test/profiles/123", "x", "https://x.test/id/a"),
-      fc.integer(),
-      fc.constant(null),
-    ),
-    amount_usd: fc.oneof(fc.constantFrom(0, -1, 0.5, 400.01, 10.001, 1e300), fc.string(), fc.constant(null), fc.boolean()),
-    idempotency_key: badIdempotencyKey,
-  }),
-  "/test/v1/store": broken({ login: "gabe", amount_usd: 10 }, { login: fc.constantFrom("a@b.c", "", "x"), amount_usd: fc.constantFrom(0, 500, 1.234, "5") }),
-  "/v1/games/pubgm/order": broken({ denomination: "60", player_id: "512345678" }, {
-    denomination: fc.oneof(fc.constantFrom("6", "60 ", "600", "", "60 + royale pass"), fc.integer(), fc.constant(null), fc.string({ minLength: 201, maxLength: 300 })),
-    player_id: fc.oneof(fc.constantFrom("", "000000", "abc", "   "), fc.integer(), fc.string({ minLength: 65, maxLength: 100 })),
-    server_id: fc.oneof(fc.constantFrom("os_euro", "x"), fc.integer(), fc.boolean()),
-    idempotency_key: badIdempotencyKey,
-  }),
-  "/v1/games/genshin/check-player": broken({ player_id: "512345678", server_id: "os_euro" }, {
-    player_id: fc.oneof(fc.constantFrom("", "000000", "12ab"), fc.integer(), fc.constant(null)),
-    server_id: fc.oneof(fc.constantFrom("OS_EURO", "Europe", "", "os_mars"), fc.integer(), fc.constant(null)),
-  }),
-  "/v1/giftcards/psn-us/order": broken({ card_id: "psn-us-10" }, {
-    card_id: fc.oneof(fc.constantFrom("", "psn-us-50", "PSN-US-10", "apple-us-5"), fc.integer(), fc.constant(null)),
-    quantity: fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 11 }), fc.double({ noNaN: true }).filter((n) => !Number.isInteger(n)), fc.string(), fc.constant(null)),
-    idempotency_key: badIdempotencyKey,
-  }),
-  "/v1/gifts": broken({ recipient: "alice", gift_id: "5170145012310081615" }, {
-    recipient: fc.oneof(badUsername, fc.constant("refuse_bob")),
-    gift_id: fc.oneof(fc.constantFrom("", "abc", "1.5", "-1", "123", "5999277561060787166"), fc.integer(), fc.constant(5170145012310081615), fc.constant(null)),
-    hide_name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
-    message: fc.oneof(fc.string({ minLength: 256, maxLength: 400 }), fc.integer(), fc.constant(null)),
-    idempotency_key: badIdempotencyKey,
-  }),
-  "/v1/search": broken({ product_type: "stars", query: "alice" }, {
-    product_type: fc.oneof(fc.string().filter((s) => !["stars", "premium", "ads"].includes(s)), fc.integer(), fc.constant(null)),
-    query: fc.oneof(fc.constant(""), fc.constant("   "), fc.string({ minLength: 65, maxLength: 200 }).filter((s) => s.trim().length > 64), fc.integer(), fc.constant(null)),
-    quantity: fc.oneof(fc.constantFrom("-1", "1.5", "abc", "1e3"), fc.double({ noNaN: true }).filter((n) => !Number.isInteger(n))),
-  }),
+  "/v1/store": broken(
+    { login: "gabe", amount_usd: 10 },
+    {
+      login: fc.oneof(
+        fc.string({ maxLength: 2 }),
+        fc.string({ minLength: 201, maxLength: 300 }),
+        fc.string().map((s) => `${s}@${s}`),
+        fc.string().map((s) => `a b${s}`),
+        fc.constantFrom("a@b.c", "https://x.test/profiles/123", "x", "https://x.test/id/a"),
+        fc.integer(),
+        fc.constant(null),
+      ),
+      amount_usd: fc.oneof(fc.constantFrom(0, -1, 0.5, 400.01, 10.001, 1e300), fc.string(), fc.constant(null), fc.boolean()),
+      idempotency_key: badIdempotencyKey,
+    },
+  ),
+  "/test/v1/store": broken(
+    { login: "gabe", amount_usd: 10 },
+    { login: fc.constantFrom("a@b.c", "", "x"), amount_usd: fc.constantFrom(0, 500, 1.234, "5") },
+  ),
+  "/v1/games/pubgm/order": broken(
+    { denomination: "60", player_id: "512345678" },
+    {
+      denomination: fc.oneof(
+        fc.constantFrom("6", "60 ", "600", "", "60 + royale pass"),
+        fc.integer(),
+        fc.constant(null),
+        fc.string({ minLength: 201, maxLength: 300 }),
+      ),
+      player_id: fc.oneof(fc.constantFrom("", "000000", "abc", "   "), fc.integer(), fc.string({ minLength: 65, maxLength: 100 })),
+      server_id: fc.oneof(fc.constantFrom("os_euro", "x"), fc.integer(), fc.boolean()),
+      idempotency_key: badIdempotencyKey,
+    },
+  ),
+  "/v1/games/genshin/check-player": broken(
+    { player_id: "512345678", server_id: "os_euro" },
+    {
+      player_id: fc.oneof(fc.constantFrom("", "000000", "12ab"), fc.integer(), fc.constant(null)),
+      server_id: fc.oneof(fc.constantFrom("OS_EURO", "Europe", "", "os_mars"), fc.integer(), fc.constant(null)),
+    },
+  ),
+  "/v1/giftcards/psn-us/order": broken(
+    { card_id: "psn-us-10" },
+    {
+      card_id: fc.oneof(fc.constantFrom("", "psn-us-50", "PSN-US-10", "apple-us-5"), fc.integer(), fc.constant(null)),
+      quantity: fc.oneof(
+        fc.integer({ max: 0 }),
+        fc.integer({ min: 11 }),
+        fc.double({ noNaN: true }).filter((n) => !Number.isInteger(n)),
+        fc.string(),
+        fc.constant(null),
+      ),
+      idempotency_key: badIdempotencyKey,
+    },
+  ),
+  "/v1/gifts": broken(
+    { recipient: "alice", gift_id: "5170145012310081615" },
+    {
+      recipient: fc.oneof(badUsername, fc.constant("refuse_bob")),
+      gift_id: fc.oneof(
+        fc.constantFrom("", "abc", "1.5", "-1", "123", "5999277561060787166"),
+        fc.integer(),
+        fc.constant(5170145012310081615),
+        fc.constant(null),
+      ),
+      hide_name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+      message: fc.oneof(fc.string({ minLength: 256, maxLength: 400 }), fc.integer(), fc.constant(null)),
+      idempotency_key: badIdempotencyKey,
+    },
+  ),
+  "/v1/search": broken(
+    { product_type: "stars", query: "alice" },
+    {
+      product_type: fc.oneof(
+        fc.string().filter((s) => !["stars", "premium", "ads"].includes(s)),
+        fc.integer(),
+        fc.constant(null),
+      ),
+      query: fc.oneof(
+        fc.constant(""),
+        fc.constant("   "),
+        fc.string({ minLength: 65, maxLength: 200 }).filter((s) => s.trim().length > 64),
+        fc.integer(),
+        fc.constant(null),
+      ),
+      quantity: fc.oneof(
+        fc.constantFrom("-1", "1.5", "abc", "1e3"),
+        fc.double({ noNaN: true }).filter((n) => !Number.isInteger(n)),
+      ),
+    },
+  ),
 };
 
 /** Payloads that are not a JSON object at all. */
 const rawPayloads = fc.oneof(
-  fc.record({ type: fc.constant("application/json"), payload: fc.constantFrom("{", "{\"stars\":", "nul", "[1,2", "{'a':1}", "\u0000", "") }),
-  fc.record({ type: fc.constant("application/json"), payload: fc.jsonValue().filter((v) => typeof v !== "object" || v === null || Array.isArray(v)).map((v) => JSON.stringify(v)) }),
-  fc.record({ type: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml"), payload: fc.constant('{"username":"alice","stars":100}') }),
-  fc.record({ type: fc.constant("application/json"), payload: fc.constant(JSON.stringify({ username: "alice", stars: 100, pad: "x".repeat(40_000) })) }),
+  fc.record({ type: fc.constant("application/json"), payload: fc.constantFrom("{", '{"stars":', "nul", "[1,2", "{'a':1}", "\u0000", "") }),
+  fc.record({
+    type: fc.constant("application/json"),
+    payload: fc
+      .jsonValue()
+      .filter((v) => typeof v !== "object" || v === null || Array.isArray(v))
+      .map((v) => JSON.stringify(v)),
+  }),
+  fc.record({
+    type: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml"),
+    payload: fc.constant('{"username":"alice","stars":100}'),
+  }),
+  fc.record({
+    type: fc.constant("application/json"),
+    payload: fc.constant(JSON.stringify({ username: "alice", stars: 100, pad: "x".repeat(40_000) })),
+  }),
 );
 
 async function snapshot() {
-  const orders = await h.service.core.db.selectFrom("orders").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const orders = await h.service.core.db
+    .selectFrom("orders")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
   return { balance: await h.balance(key), orders: Number(orders.n) };
 }
 
@@ -172,7 +250,10 @@ describe("bad input never charges and never answers 5xx", () => {
     const bad = fc.oneof(
       fc.integer({ max: 0 }).map(String),
       fc.integer({ min: 101 }).map(String),
-      fc.double({ noNaN: true }).filter((n) => !Number.isInteger(n)).map(String),
+      fc
+        .double({ noNaN: true })
+        .filter((n) => !Number.isInteger(n))
+        .map(String),
       fc.string({ minLength: 1 }).filter((s) => !/^\d+$/.test(s)),
     );
     await fc.assert(

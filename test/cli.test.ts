@@ -48,7 +48,11 @@ describe("admin CLI against a running service", () => {
     expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
     expect(await h.balance(rotated)).toBe(8.5);
 
-    const credits = await h.service.core.db.selectFrom("ledger_entries").select(["kind", "amount_micro", "actor", "note"]).where("kind", "in", ["credit", "debit"]).execute();
+    const credits = await h.service.core.db
+      .selectFrom("ledger_entries")
+      .select(["kind", "amount_micro", "actor", "note"])
+      .where("kind", "in", ["credit", "debit"])
+      .execute();
     expect(credits).toEqual([
       { kind: "credit", amount_micro: 12_500_000, actor: expect.stringMatching(/^cli:/), note: "first top-up" },
       { kind: "debit", amount_micro: -2_500_000, actor: expect.stringMatching(/^cli:/), note: null },
@@ -59,7 +63,9 @@ describe("admin CLI against a running service", () => {
   it("sets markups, owner limits and the wallet, with an audit entry for each", async () => {
     await admin("key", "555002");
     expect((await admin("markup", "555002", "store", "2.5")).stdout.trim()).toBe("555002: store markup 2.5%");
-    expect((await admin("owner", "555002", "--daily-limit", "50", "--order-limit", "5")).stdout.trim()).toContain("daily limit 50.00, per-order limit 5.00");
+    expect((await admin("owner", "555002", "--daily-limit", "50", "--order-limit", "5")).stdout.trim()).toContain(
+      "daily limit 50.00, per-order limit 5.00",
+    );
     expect((await admin("wallet", "300")).stdout.trim()).toBe("service wallet: 300.00 USDT");
     const account = await h.service.core.db.selectFrom("accounts").selectAll().where("telegram_id", "=", "555002").executeTakeFirstOrThrow();
     expect(account).toMatchObject({ kind: "owner", markup_store_bp: 250, daily_limit_micro: 50_000_000, order_limit_micro: 5_000_000 });
@@ -69,7 +75,14 @@ describe("admin CLI against a running service", () => {
   });
 
   it("refuses bad arguments with a usage line and changes nothing", async () => {
-    for (const args of [["credit", "555001", "-5"], ["credit", "555001", "1.1234567"], ["credit", "abc", "5"], ["markup", "555001", "stars", "5"], ["frobnicate"], []]) {
+    for (const args of [
+      ["credit", "555001", "-5"],
+      ["credit", "555001", "1.1234567"],
+      ["credit", "abc", "5"],
+      ["markup", "555001", "stars", "5"],
+      ["frobnicate"],
+      [],
+    ]) {
       const result = await admin(...args);
       expect(result.code, args.join(" ")).toBe(1);
       expect(result.stderr, args.join(" ")).toContain("usage: npm run admin");

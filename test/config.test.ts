@@ -4,7 +4,13 @@ import { loadConfig } from "../src/config.js";
 describe("configuration", () => {
   it("runs on embedded defaults with no variables at all", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ PORT: 8080, HOST: "127.0.0.1", DATABASE_URL: "./data/partner.db", UPSTREAM: "simulator", RATE_LIMIT_PER_MINUTE: 60 });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: "127.0.0.1",
+      DATABASE_URL: "./data/partner.db",
+      UPSTREAM: "simulator",
+      RATE_LIMIT_PER_MINUTE: 60,
+    });
     expect(config.STARS_USDT_PER_STAR).toBe(15_000);
     expect(config.STORE_MARKUP_PERCENT).toBe(300);
   });

@@ -8,7 +8,15 @@ beforeAll(async () => {
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
-const ordersCount = async () => Number((await h.service.core.db.selectFrom("orders").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+const ordersCount = async () =>
+  Number(
+    (
+      await h.service.core.db
+        .selectFrom("orders")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const poll = (key: string, id: number) =>
   eventually(async () => {
     const res = await h.call("GET", `/v1/games/orders/${id}`, { key });
@@ -44,7 +52,11 @@ describe("GET /v1/games and catalogues", () => {
     expect(res.body.markup_percent).toBe(12.34);
     expect(res.body.game).toEqual({ code: "pubgm", required_fields: ["userid"], needs_server: false, notes: expect.any(String) });
     // 0.99 x 1.1234 = 1.112166 -> 1.1122; 10.49 x 1.1234 = 11.784466 -> 11.7845
-    expect(res.body.denominations[0]).toEqual({ name: "60", price_usdt: 1.1122, eta: { label: "fast", display: expect.any(String), median_seconds: expect.any(Number) } });
+    expect(res.body.denominations[0]).toEqual({
+      name: "60",
+      price_usdt: 1.1122,
+      eta: { label: "fast", display: expect.any(String), median_seconds: expect.any(Number) },
+    });
     expect(res.body.denominations[1]).toMatchObject({ name: "60 + Royale Pass", price_usdt: 11.7845 });
     const plain = await h.call("GET", "/v1/games/pubgm/catalogue", { key });
     expect(plain.body.denominations[0]).toEqual({ name: "60", price_usdt: 1.1122 });
@@ -70,10 +82,21 @@ describe("POST /v1/games/{code}/check-player", () => {
     const { key } = await h.newKey();
     const ok = await h.call("POST", "/v1/games/genshin/check-player", { key, body: { player_id: "700123456", server_id: "os_euro" } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ success: true, valid: true, game_code: "genshin", player_id: "700123456", server_id: "os_euro", player_name: "Player3456" });
+    expect(ok.body).toEqual({
+      success: true,
+      valid: true,
+      game_code: "genshin",
+      player_id: "700123456",
+      server_id: "os_euro",
+      player_name: "Player3456",
+    });
     expect((await h.call("POST", "/v1/games/pubgm/check-player", { key, body: { player_id: "000000" } })).status).toBe(400);
-    expect((await h.call("POST", "/v1/games/genshin/check-player", { key, body: { player_id: "700123456" } })).body.error).toContain("server_id is required");
-    expect((await h.call("POST", "/v1/games/genshin/check-player", { key, body: { player_id: "700123456", server_id: "OS_EURO" } })).status).toBe(400);
+    expect((await h.call("POST", "/v1/games/genshin/check-player", { key, body: { player_id: "700123456" } })).body.error).toContain(
+      "server_id is required",
+    );
+    expect((await h.call("POST", "/v1/games/genshin/check-player", { key, body: { player_id: "700123456", server_id: "OS_EURO" } })).status).toBe(
+      400,
+    );
   });
 });
 
@@ -106,7 +129,10 @@ describe("POST /v1/games/{code}/order", () => {
     expect(done.body).toMatchObject({ status: "completed", provider_status: "delivered", success: true });
     expect(done.body).not.toHaveProperty("poll");
     expect(done.body).not.toHaveProperty("refunded");
-    const replay = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "60", player_id: "512345678", idempotency_key: "g-1" } });
+    const replay = await h.call("POST", "/v1/games/pubgm/order", {
+      key,
+      body: { denomination: "60", player_id: "512345678", idempotency_key: "g-1" },
+    });
     expect(replay.status).toBe(200);
     expect(replay.body.order_id).toBe(res.body.order_id);
     expect(await h.balance(key)).toBe(18.9605);
@@ -146,7 +172,10 @@ describe("POST /v1/games/{code}/order", () => {
     }
     expect(await ordersCount()).toBe(before);
     expect(await h.balance(key)).toBe(100);
-    const ios = await h.call("POST", "/v1/games/eafc/order", { key, body: { denomination: "100 FC Points", player_id: "512345678", server_id: "ios" } });
+    const ios = await h.call("POST", "/v1/games/eafc/order", {
+      key,
+      body: { denomination: "100 FC Points", player_id: "512345678", server_id: "ios" },
+    });
     expect(ios.status).toBe(202);
     expect(ios.body.server_id).toBe("ios");
   });

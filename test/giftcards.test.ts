@@ -23,7 +23,14 @@ describe("gift card brands and catalogues", () => {
     expect(brands.body.giftcards).toContainEqual({ category_id: "psn-us", name: "PlayStation Store (US)", notes: expect.stringContaining("US") });
     const catalogue = await h.call("GET", "/v1/giftcards/psn-us/catalogue", { key });
     expect(catalogue.body).toMatchObject({ success: true, currency: "USDT", category_id: "psn-us", markup_percent: 5 });
-    expect(catalogue.body.denominations).toContainEqual({ card_id: "psn-us-10", name: "$10", price_usdt: 10.5, stock: expect.any(Number), min_quantity: 1, max_quantity: 10 });
+    expect(catalogue.body.denominations).toContainEqual({
+      card_id: "psn-us-10",
+      name: "$10",
+      price_usdt: 10.5,
+      stock: expect.any(Number),
+      min_quantity: 1,
+      max_quantity: 10,
+    });
     expect(catalogue.body.denominations).toContainEqual(expect.objectContaining({ card_id: "psn-us-50", stock: 0 }));
     // Names can repeat: the card_id tells them apart.
     expect(catalogue.body.denominations.filter((d: { name: string }) => d.name === "$10")).toHaveLength(2);
@@ -36,7 +43,15 @@ describe("POST /v1/giftcards/{category_id}/order", () => {
     const { key } = await h.newKey(100);
     const res = await order(key, "psn-us", { card_id: "psn-us-10", quantity: 3, idempotency_key: "gc-1" });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ product_type: "giftcard", quantity: 3, usdt_charged: 31.5, balance_after: 68.5, status: "processing", codes_count: 0, poll: true });
+    expect(res.body).toMatchObject({
+      product_type: "giftcard",
+      quantity: 3,
+      usdt_charged: 31.5,
+      balance_after: 68.5,
+      status: "processing",
+      codes_count: 0,
+      poll: true,
+    });
     expect(res.body).not.toHaveProperty("codes");
 
     const done = await poll(key, res.body.order_id);

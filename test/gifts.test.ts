@@ -12,7 +12,15 @@ afterAll(async () => h.close());
 const HEART = "5170145012310081615"; // above 2^53: a number would lose its last digits
 const TREE = "5782984811920491178"; // limited, 3 left
 const PUMPKIN = "5999277561060787166"; // sold out
-const ordersCount = async () => Number((await h.service.core.db.selectFrom("orders").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+const ordersCount = async () =>
+  Number(
+    (
+      await h.service.core.db
+        .selectFrom("orders")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe("GET /v1/gifts", () => {
   it("lists the gifts on sale with string ids, prices at the stars tariff and the stars range; sold-out items are left out", async () => {
@@ -97,7 +105,8 @@ describe("POST /v1/gifts", () => {
 
   it("sells a limited gift until it runs out, then answers 503", async () => {
     const { key } = await h.newKey(10);
-    for (let i = 0; i < 3; i++) expect((await h.call("POST", "/v1/gifts", { key, body: { recipient: `erin${i}x`, gift_id: TREE } })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await h.call("POST", "/v1/gifts", { key, body: { recipient: `erin${i}x`, gift_id: TREE } })).status).toBe(201);
     const gone = await h.call("POST", "/v1/gifts", { key, body: { recipient: "erin9x", gift_id: TREE } });
     expect(gone.status).toBe(503);
     expect((await h.call("GET", "/v1/gifts", { key })).body.gifts.map((g: { gift_id: string }) => g.gift_id)).not.toContain(TREE);

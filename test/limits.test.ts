@@ -88,7 +88,10 @@ describe("every keyed endpoint", () => {
 
         const statuses: number[] = [];
         for (let i = 0; i < 4; i++) statuses.push((await matrix.call(endpoint.method, endpoint.url, { key, body: endpoint.body })).status);
-        expect(statuses.slice(0, 3).every((s) => s !== 429), `${label}: ${statuses}`).toBe(true);
+        expect(
+          statuses.slice(0, 3).every((s) => s !== 429),
+          `${label}: ${statuses}`,
+        ).toBe(true);
         expect(statuses[3], label).toBe(429);
       }
       // Each purchase endpoint placed at most its three allowed orders; nothing was charged for a refusal.

@@ -31,7 +31,14 @@ describe("GET /v1/orders across every product", () => {
     expect(byType.gift).toMatchObject({ username: "bob", amount: 25, usdt_charged: 0.375, status: "completed" });
     for (const order of list.body.orders) expect(Object.keys(order)).not.toContain("codes");
 
-    const shapes: Record<string, string> = { stars: "stars", premium: "months", store: "store_login", game: "game_code", giftcard: "card_id", gift: "gift_id" };
+    const shapes: Record<string, string> = {
+      stars: "stars",
+      premium: "months",
+      store: "store_login",
+      game: "game_code",
+      giftcard: "card_id",
+      gift: "gift_id",
+    };
     for (const [type, res] of Object.entries(placed)) {
       const one = await h.call("GET", `/v1/orders/${res.body.order_id}`, { key });
       expect(one.status, type).toBe(200);

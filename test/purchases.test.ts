@@ -8,7 +8,13 @@ beforeAll(async () => {
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
-const orderCount = async () => (await h.service.core.db.selectFrom("orders").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n;
+const orderCount = async () =>
+  (
+    await h.service.core.db
+      .selectFrom("orders")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow()
+  ).n;
 
 describe("POST /v1/stars", () => {
   it("charges the balance, delivers, and answers the completed order", async () => {
@@ -168,7 +174,12 @@ describe("an outcome the provider has not told", () => {
       idempotencyKey: null,
       identifying: ["judy", 50],
     });
-    const delivered = await h.service.core.providers.gateway.deliver({ reference: placed.order.upstream_ref, product: "stars", username: "judy", amount: 50 });
+    const delivered = await h.service.core.providers.gateway.deliver({
+      reference: placed.order.upstream_ref,
+      product: "stars",
+      username: "judy",
+      amount: 50,
+    });
     expect(delivered.kind).toBe("completed");
     const res = await h.call("GET", `/v1/orders/${placed.order.id}`, { key });
     expect(res.body).toMatchObject({ status: "completed", success: true, transaction_id: expect.stringMatching(/^sim_/) });
@@ -194,7 +205,16 @@ describe("POST /v1/premium", () => {
     const { key } = await h.newKey(20);
     const res = await h.call("POST", "/v1/premium", { key, body: { username: "liam", months: 6 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, product_type: "premium", amount: 6, months: 6, stars: null, usdt_charged: 15.99, status: "completed", balance_remaining_usdt: 4.01 });
+    expect(res.body).toMatchObject({
+      success: true,
+      product_type: "premium",
+      amount: 6,
+      months: 6,
+      stars: null,
+      usdt_charged: 15.99,
+      status: "completed",
+      balance_remaining_usdt: 4.01,
+    });
   });
 
   it("answers 502 with an error body naming the refunded order when delivery fails", async () => {
@@ -219,7 +239,14 @@ describe("the sandbox", () => {
     const before = await orderCount();
     const stars = await h.call("POST", "/test/v1/stars", { key, body: { username: "olivia", stars: 1000, idempotency_key: "t" } });
     expect(stars.status).toBe(200);
-    expect(stars.body).toMatchObject({ test: true, status: "completed", usdt_charged: 15, balance_remaining_usdt: 1, idempotency_key: "t", transaction_id: expect.stringMatching(/^test_/) });
+    expect(stars.body).toMatchObject({
+      test: true,
+      status: "completed",
+      usdt_charged: 15,
+      balance_remaining_usdt: 1,
+      idempotency_key: "t",
+      transaction_id: expect.stringMatching(/^test_/),
+    });
     const premium = await h.call("POST", "/test/v1/premium", { key, body: { username: "olivia", months: 12 } });
     expect(premium.body).toMatchObject({ test: true, months: 12, usdt_charged: 28.99 });
     expect((await h.call("POST", "/test/v1/stars", { key, body: { username: "olivia", stars: 49 } })).status).toBe(400);
@@ -236,7 +263,10 @@ describe("POST /v1/search", () => {
     const { key: fresh } = await h.service.core.accounts.issueKey(telegramId, "paul");
     const other = await h.call("POST", "/v1/search", { key: fresh, body: { product_type: "stars", query: "@quinn", quantity: "100" } });
     expect(other.status).toBe(200);
-    expect(other.body).toEqual({ success: true, found: { myself: false, name: "Quinn", photo: expect.stringMatching(/^https:\/\//), recipient: "quinn", premium: null } });
+    expect(other.body).toEqual({
+      success: true,
+      found: { myself: false, name: "Quinn", photo: expect.stringMatching(/^https:\/\//), recipient: "quinn", premium: null },
+    });
     const self = await h.call("POST", "/v1/search", { key: fresh, body: { product_type: "stars", query: "Paul" } });
     expect(self.body.found.myself).toBe(true);
     expect(await h.balance(fresh)).toBe(1);

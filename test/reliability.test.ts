@@ -157,7 +157,12 @@ describe("in the running service", () => {
       h.service.core.reconciler.runOnce(),
     ]);
     for (const result of results.slice(0, 8)) expect((result as { body: { status: string } }).body.status).toBe("failed");
-    const refunds = await h.service.core.db.selectFrom("ledger_entries").selectAll().where("order_id", "=", placed.body.order_id).where("kind", "=", "refund").execute();
+    const refunds = await h.service.core.db
+      .selectFrom("ledger_entries")
+      .selectAll()
+      .where("order_id", "=", placed.body.order_id)
+      .where("kind", "=", "refund")
+      .execute();
     expect(refunds).toHaveLength(1);
     expect(await h.balance(key)).toBe(50);
   });
@@ -175,8 +180,15 @@ describe("in the running service", () => {
       const found = await h.service.core.db.selectFrom("orders").select(["id", "status"]).where("id", "in", ids).execute();
       return found.every((r) => r.status !== "processing") ? found : undefined;
     });
-    expect(Object.fromEntries(rows.map((r) => [Number(r.id), r.status]))).toEqual({ [ids[0]]: "completed", [ids[1]]: "failed", [ids[2]]: "completed", [ids[3]]: "failed" });
-    expect(heard.filter((e) => ids.includes(e.id)).sort((a, b) => a.id - b.id)).toEqual(rows.map((r) => ({ id: Number(r.id), status: r.status })).sort((a, b) => a.id - b.id));
+    expect(Object.fromEntries(rows.map((r) => [Number(r.id), r.status]))).toEqual({
+      [ids[0]]: "completed",
+      [ids[1]]: "failed",
+      [ids[2]]: "completed",
+      [ids[3]]: "failed",
+    });
+    expect(heard.filter((e) => ids.includes(e.id)).sort((a, b) => a.id - b.id)).toEqual(
+      rows.map((r) => ({ id: Number(r.id), status: r.status })).sort((a, b) => a.id - b.id),
+    );
     const codes = await h.call("GET", `/v1/giftcards/orders/${ids[2]}`, { key });
     expect(codes.body.codes).toHaveLength(2);
   });

@@ -19,7 +19,12 @@ describe("logs", () => {
     await h.call("POST", "/v1/stars", { key: live, body: { username: "alice", stars: 100, idempotency_key: live } });
     await h.call("POST", "/v1/stars", { key: live, body: { username: "fail_bob", stars: 100 } });
     await h.call("POST", "/v1/stars", { key: live, body: { username: live, stars: 5 } });
-    await h.api.inject({ method: "POST", url: "/v1/stars", headers: { "x-api-key": live, "content-type": "application/json" }, payload: `{"k":"${live}"` });
+    await h.api.inject({
+      method: "POST",
+      url: "/v1/stars",
+      headers: { "x-api-key": live, "content-type": "application/json" },
+      payload: `{"k":"${live}"`,
+    });
     await h.call("GET", `/v1/orders?limit=${live}`, { key: live });
 
     const text = h.logs.join("");

@@ -30,8 +30,23 @@ describe("GET /v1/store/pricing", () => {
     const { key } = await h.newKey();
     const res = await h.call("GET", "/v1/store/pricing", { key });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, currency: "USDT", min_usd: 1, max_usd: 400, markup_percent: 3, provider_fee_ratio: 0.03, quote: null });
-    expect(res.body.examples[1]).toEqual({ amount_usd: 10, provider_fee_usd: 0.3, cost_usd: 10.3, markup_percent: 3, markup_usdt: 0.309, total_usdt: 10.61 });
+    expect(res.body).toMatchObject({
+      success: true,
+      currency: "USDT",
+      min_usd: 1,
+      max_usd: 400,
+      markup_percent: 3,
+      provider_fee_ratio: 0.03,
+      quote: null,
+    });
+    expect(res.body.examples[1]).toEqual({
+      amount_usd: 10,
+      provider_fee_usd: 0.3,
+      cost_usd: 10.3,
+      markup_percent: 3,
+      markup_usdt: 0.309,
+      total_usdt: 10.61,
+    });
   });
 
   it("quotes by the spec's formula on many amounts, with the key's personal markup", async () => {
@@ -122,7 +137,10 @@ describe("POST /v1/store", () => {
 
   it("refunds a 202 order that fails or expires later, once the failure is seen", async () => {
     const { key } = await h.newKey(50);
-    for (const [login, code] of [["pendingfail_gabe", "provider_error"], ["expire_gabe", "expired"]]) {
+    for (const [login, code] of [
+      ["pendingfail_gabe", "provider_error"],
+      ["expire_gabe", "expired"],
+    ]) {
       const res = await h.call("POST", "/v1/store", { key, body: { login, amount_usd: 10 } });
       expect(res.status).toBe(202);
       expect(await h.balance(key)).toBe(39.39);
@@ -214,7 +232,13 @@ describe("POST /test/v1/store", () => {
     const { key } = await h.newKey(1);
     const res = await h.call("POST", "/test/v1/store", { key, body: { login: "pending_gabe", amount_usd: 100 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "completed", usdt_charged: 106.09, transaction_id: expect.stringMatching(/^test_/), balance_remaining_usdt: 1, product_type: "store" });
+    expect(res.body).toMatchObject({
+      status: "completed",
+      usdt_charged: 106.09,
+      transaction_id: expect.stringMatching(/^test_/),
+      balance_remaining_usdt: 1,
+      product_type: "store",
+    });
     expect((await h.call("POST", "/test/v1/store", { key, body: { login: "a@b.c", amount_usd: 10 } })).body.error_code).toBe("login_not_supported");
     expect((await h.call("GET", "/v1/orders", { key })).body.count).toBe(0);
   });

@@ -199,3 +199,9 @@ export function anyOrderView(order: Order, balanceMicro: Micro) {
       return purchaseView(order, balanceMicro);
   }
 }
+
+/** HTTP status of an asynchronous order's creation: replay 200, processing 202, failed (refunded) 502, done 200. */
+export function asyncOrderStatus(order: Order, replay: boolean): 200 | 202 | 502 {
+  if (replay) return 200;
+  return order.status === "processing" ? 202 : order.status === "failed" ? 502 : 200;
+}

@@ -12,7 +12,9 @@ const expect = (name: string, what: string) => ({
 });
 
 const usernameOf = (name: string) =>
-  z.string(expect(name, "a string")).regex(/^@?[A-Za-z0-9_]{3,32}$/, `${name} must be 3 to 32 letters, digits or underscores, optionally after a leading @`);
+  z
+    .string(expect(name, "a string"))
+    .regex(/^@?[A-Za-z0-9_]{3,32}$/, `${name} must be 3 to 32 letters, digits or underscores, optionally after a leading @`);
 export const usernameField = usernameOf("username");
 
 export const idempotencyKeyField = z
@@ -282,7 +284,11 @@ export const gameCatalogueResponse = z.object({
   ),
 });
 
-const playerIdField = z.string(expect("player_id", "a string")).trim().min(1, "player_id must not be empty").max(64, "player_id must be at most 64 characters");
+const playerIdField = z
+  .string(expect("player_id", "a string"))
+  .trim()
+  .min(1, "player_id must not be empty")
+  .max(64, "player_id must be at most 64 characters");
 const serverIdField = z.string(expect("server_id", "a string")).max(64, "server_id must be at most 64 characters").nullish();
 
 export const checkPlayerBody = z.object({ player_id: playerIdField, server_id: serverIdField });
@@ -297,7 +303,10 @@ export const checkPlayerResponse = z.object({
 });
 
 export const gameOrderBody = z.object({
-  denomination: z.string(expect("denomination", "a string")).min(1, "denomination must not be empty").max(200, "denomination must be at most 200 characters"),
+  denomination: z
+    .string(expect("denomination", "a string"))
+    .min(1, "denomination must not be empty")
+    .max(200, "denomination must be at most 200 characters"),
   player_id: playerIdField,
   server_id: serverIdField,
   idempotency_key: idempotencyKeyField,
@@ -395,7 +404,9 @@ export const giftcardOrderResponse = z
 
 // ---- Gifts -----------------------------------------------------------------------------------------
 
-const giftIdField = z.string(expect("gift_id", "a string of digits")).regex(/^\d{1,20}$/, "gift_id must be a string of digits (a 64-bit id: never send it as a number)");
+const giftIdField = z
+  .string(expect("gift_id", "a string of digits"))
+  .regex(/^\d{1,20}$/, "gift_id must be a string of digits (a 64-bit id: never send it as a number)");
 
 export const giftsResponse = z.object({
   success: z.literal(true),

@@ -65,7 +65,11 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
     setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
-        await trx.updateTable("accounts").set({ blocked: blocked ? 1 : 0 }).where("id", "=", account.id).execute();
+        await trx
+          .updateTable("accounts")
+          .set({ blocked: blocked ? 1 : 0 })
+          .where("id", "=", account.id)
+          .execute();
         await audit(trx, actor, blocked ? "block" : "unblock", account.id, {});
         return { ...account, blocked: blocked ? 1 : 0 };
       });
@@ -78,7 +82,11 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
       }
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
-        await trx.updateTable("accounts").set({ [markupColumn[product]]: basisPoints }).where("id", "=", account.id).execute();
+        await trx
+          .updateTable("accounts")
+          .set({ [markupColumn[product]]: basisPoints })
+          .where("id", "=", account.id)
+          .execute();
         await audit(trx, actor, "markup", account.id, { product, basis_points: basisPoints });
       });
     },
@@ -110,7 +118,14 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
         const wallet = await walletAccount(trx);
         const difference = amountMicro - Number(wallet.balance_micro);
         if (difference === 0) return amountMicro;
-        return post(trx, { accountId: wallet.id, amountMicro: difference, kind: "adjustment", actor, note: "wallet set", at: clock.now().toISOString() });
+        return post(trx, {
+          accountId: wallet.id,
+          amountMicro: difference,
+          kind: "adjustment",
+          actor,
+          note: "wallet set",
+          at: clock.now().toISOString(),
+        });
       });
     },
   };

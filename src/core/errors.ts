@@ -6,14 +6,7 @@ import type { Micro } from "./money.js";
  * (HTTP status in src/api/errors.ts, a reply text in the bot).
  */
 export type ErrorCode =
-  | "invalid_input"
-  | "unauthorized"
-  | "key_blocked"
-  | "not_found"
-  | "insufficient_funds"
-  | "rate_limited"
-  | "upstream_failed"
-  | "unavailable";
+  "invalid_input" | "unauthorized" | "key_blocked" | "not_found" | "insufficient_funds" | "rate_limited" | "upstream_failed" | "unavailable";
 
 export interface ErrorDetails {
   /** Machine-readable reason where the contract has one (store `error_code`, gifts `recipient_refuses`). */
@@ -34,8 +27,7 @@ export class DomainError extends Error {
   }
 }
 
-export const invalid = (message: string, errorCode?: string) =>
-  new DomainError("invalid_input", message, errorCode ? { errorCode } : {});
+export const invalid = (message: string, errorCode?: string) => new DomainError("invalid_input", message, errorCode ? { errorCode } : {});
 export const notFound = (message: string) => new DomainError("not_found", message);
 export const unavailable = (message: string) => new DomainError("unavailable", message);
 

@@ -29,7 +29,6 @@ export interface PricedDenomination extends GameDenomination {
 
 export const needsServer = (game: GameInfo) => game.requiredFields.includes("serverid");
 
-
 const live = <T>(read: () => Promise<T>) => providerRead(read, "The game top-up provider is unavailable: retry later");
 
 export function createGames(games: GamesPort, orders: Orders, markups: MarkupDefaults) {
@@ -71,7 +70,12 @@ export function createGames(games: GamesPort, orders: Orders, markups: MarkupDef
     return result.playerName;
   }
 
-  const identifying = (r: { code: string; denomination: string; playerId: string }, serverId: string | null) => [r.code, r.denomination, r.playerId, serverId];
+  const identifying = (r: { code: string; denomination: string; playerId: string }, serverId: string | null) => [
+    r.code,
+    r.denomination,
+    r.playerId,
+    serverId,
+  ];
 
   return {
     async list(caller: Caller) {
@@ -116,17 +120,19 @@ export function createGames(games: GamesPort, orders: Orders, markups: MarkupDef
         cost_micro: denomination.costMicro,
         markup_bp: markupBp,
       };
-      const placed = await orders.place(caller, {
-        productType: "game",
-        recipient: request.playerId,
-        details: { ...details },
-        chargeMicro: denomination.priceMicro,
-        idempotencyKey: request.idempotencyKey,
-        identifying: identifying(request, serverId),
-      });
-      if (placed.replay) return placed;
-      const outcome = await games.order({ reference: placed.order.upstream_ref, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId });
-      return { order: await orders.settle(placed.order.id, outcome), replay: false };
+      return orders.submit(
+        caller,
+        {
+          productType: "game",
+          recipient: request.playerId,
+          details: { ...details },
+          chargeMicro: denomination.priceMicro,
+          idempotencyKey: request.idempotencyKey,
+          identifying: identifying(request, serverId),
+        },
+        (order) =>
+          games.order({ reference: order.upstream_ref, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId }),
+      );
     },
   };
 }
@@ -139,4 +145,3 @@ export function etaOf(seconds: number) {
   const display = seconds < 60 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`;
   return { label, display, median_seconds: seconds };
 }
-

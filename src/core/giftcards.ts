@@ -31,7 +31,6 @@ export interface PricedCard extends GiftcardDenomination {
   priceMicro: Micro;
 }
 
-
 const live = <T>(read: () => Promise<T>) => providerRead(read, "The gift card provider is unavailable: retry later");
 
 export function createGiftcards(giftcards: GiftcardsPort, orders: Orders, markups: MarkupDefaults, vault: Vault) {
@@ -81,17 +80,19 @@ export function createGiftcards(giftcards: GiftcardsPort, orders: Orders, markup
         cost_micro: card.costMicro,
         markup_bp: markupBp,
       };
-      const placed = await orders.place(caller, {
-        productType: "giftcard",
-        recipient: request.categoryId,
-        details: { ...details },
-        chargeMicro: card.priceMicro * request.quantity,
-        idempotencyKey: request.idempotencyKey,
-        identifying,
-      });
-      if (placed.replay) return placed;
-      const outcome = await giftcards.order({ reference: placed.order.upstream_ref, categoryId: request.categoryId, cardId: card.cardId, quantity: request.quantity });
-      return { order: await orders.settle(placed.order.id, outcome), replay: false };
+      return orders.submit(
+        caller,
+        {
+          productType: "giftcard",
+          recipient: request.categoryId,
+          details: { ...details },
+          chargeMicro: card.priceMicro * request.quantity,
+          idempotencyKey: request.idempotencyKey,
+          identifying,
+        },
+        (order) =>
+          giftcards.order({ reference: order.upstream_ref, categoryId: request.categoryId, cardId: card.cardId, quantity: request.quantity }),
+      );
     },
 
     /** The codes of a completed order, decrypted; empty otherwise. Only the order's status endpoint shows them. */

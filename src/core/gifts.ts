@@ -22,7 +22,6 @@ export interface GiftDetails {
   usdt_per_star_micro: Micro;
 }
 
-
 /** Gifts are priced by their stars at the stars tariff. */
 const live = <T>(read: () => Promise<T>) => providerRead(read, "The gift service is unavailable: retry later");
 
@@ -74,17 +73,19 @@ export function createGifts(gifts: GiftsPort, orders: Orders, usdtPerStarMicro: 
         message: request.message,
         usdt_per_star_micro: usdtPerStarMicro,
       };
-      const placed = await orders.place(caller, {
-        productType: "gift",
-        recipient,
-        details: { ...details },
-        chargeMicro: gift.stars * usdtPerStarMicro,
-        idempotencyKey: request.idempotencyKey,
-        identifying,
-      });
-      if (placed.replay) return placed;
-      const outcome = await gifts.send({ reference: placed.order.upstream_ref, recipient, giftId: gift.giftId, hideName: request.hideName, message: request.message });
-      return { order: await orders.settle(placed.order.id, outcome), replay: false };
+      return orders.submit(
+        caller,
+        {
+          productType: "gift",
+          recipient,
+          details: { ...details },
+          chargeMicro: gift.stars * usdtPerStarMicro,
+          idempotencyKey: request.idempotencyKey,
+          identifying,
+        },
+        (order) =>
+          gifts.send({ reference: order.upstream_ref, recipient, giftId: gift.giftId, hideName: request.hideName, message: request.message }),
+      );
     },
   };
 }

@@ -60,6 +60,8 @@ export function formatUsdt(micro: Micro): string {
   const sign = micro < 0 ? "-" : "";
   const magnitude = Math.abs(assertMicro(micro));
   const whole = Math.floor(magnitude / MICRO_PER_USDT);
-  const fraction = String(magnitude % MICRO_PER_USDT).padStart(6, "0").replace(/0{1,4}$/, "");
+  const fraction = String(magnitude % MICRO_PER_USDT)
+    .padStart(6, "0")
+    .replace(/0{1,4}$/, "");
   return `${sign}${whole}.${fraction.padEnd(2, "0")}`;
 }

@@ -35,7 +35,9 @@ export interface OrderSettings {
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
 export function requestHash(productType: string, identifying: unknown[]): string {
-  return createHash("sha256").update(JSON.stringify([productType, ...identifying])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([productType, ...identifying]))
+    .digest("hex");
 }
 
 export function orderDetails<T>(order: Order): T {
@@ -130,6 +132,16 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
     },
 
     /**
+     * Places the order (or finds its replay), then hands it to the provider and applies the answer: the
+     * charge commits before the provider is called, and the call never runs inside a transaction.
+     */
+    async submit(caller: Caller, draft: OrderDraft, send: (order: Order) => Promise<UpstreamOutcome>): Promise<Placed> {
+      const placed = await this.place(caller, draft);
+      if (placed.replay) return placed;
+      return { order: await this.settle(placed.order.id, await send(placed.order)), replay: false };
+    },
+
+    /**
      * Applies an upstream outcome. Only a `processing` order changes, so whichever path sees a failure
      * first (client poll, reconciler, the purchase itself) refunds, and the others find it terminal.
      */
@@ -220,12 +232,7 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
 
     /** One of the caller's own orders, of the given product types if named; anything else is as unknown as a missing one. */
     async get(accountId: number, orderId: number, productTypes?: string[]): Promise<Order> {
-      const order = await db
-        .selectFrom("orders")
-        .selectAll()
-        .where("id", "=", orderId)
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
+      const order = await db.selectFrom("orders").selectAll().where("id", "=", orderId).where("account_id", "=", accountId).executeTakeFirst();
       if (!order || (productTypes && !productTypes.includes(order.product_type))) {
         throw new DomainError("not_found", `Order ${orderId} not found`, { errorCode: "order_not_found" });
       }

@@ -133,7 +133,10 @@ export interface GiftsPort extends Provider, OrderStatusSource {
 }
 
 export class UpstreamError extends Error {
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = "UpstreamError";
   }

@@ -75,25 +75,30 @@ export function createPurchases(gateway: GatewayPort, orders: Orders, pricing: P
      * an unknown outcome leaves the order `processing` for the status endpoint and the reconciler.
      */
     async buy(caller: Caller, request: DeliveryRequest): Promise<Placed> {
-      requireGateway();
       const username = normaliseUsername(request.username);
+      const identifying = [username.toLowerCase(), request.amount];
+      const earlier = await orders.replay(caller, request.product, identifying, request.idempotencyKey);
+      if (earlier) return { order: earlier, replay: true };
+      requireGateway();
       const { chargeMicro, details } = price(request);
-      const placed = await orders.place(caller, {
-        productType: request.product,
-        recipient: username,
-        details: { ...details },
-        chargeMicro,
-        idempotencyKey: request.idempotencyKey,
-        identifying: [username.toLowerCase(), request.amount],
-      });
-      if (placed.replay) return placed;
-      const outcome = await gateway.deliver({
-        reference: placed.order.upstream_ref,
-        product: request.product,
-        username,
-        amount: request.amount,
-      });
-      return { order: await orders.settle(placed.order.id, outcome), replay: false };
+      return orders.submit(
+        caller,
+        {
+          productType: request.product,
+          recipient: username,
+          details: { ...details },
+          chargeMicro,
+          idempotencyKey: request.idempotencyKey,
+          identifying,
+        },
+        (order) =>
+          gateway.deliver({
+            reference: order.upstream_ref,
+            product: request.product,
+            username,
+            amount: request.amount,
+          }),
+      );
     },
   };
 }

@@ -107,17 +107,18 @@ export function createStore(store: StorePort, orders: Orders, markups: MarkupDef
         markup_bp: quote.markupBp,
         markup_micro: quote.markupMicro,
       };
-      const placed = await orders.place(caller, {
-        productType: "store",
-        recipient: login,
-        details: { ...details },
-        chargeMicro: quote.totalMicro,
-        idempotencyKey: request.idempotencyKey,
-        identifying: identifying(login, amountMicro),
-      });
-      if (placed.replay) return placed;
-      const outcome = await store.order({ reference: placed.order.upstream_ref, login, amountMicro });
-      return { order: await orders.settle(placed.order.id, outcome), replay: false };
+      return orders.submit(
+        caller,
+        {
+          productType: "store",
+          recipient: login,
+          details: { ...details },
+          chargeMicro: quote.totalMicro,
+          idempotencyKey: request.idempotencyKey,
+          identifying: identifying(login, amountMicro),
+        },
+        (order) => store.order({ reference: order.upstream_ref, login, amountMicro }),
+      );
     },
   };
 }

@@ -86,7 +86,11 @@ const orderSchema = z.object({
 });
 
 /** The provider's own check: digits only, 000000 refused, the server exactly one of the listed values. */
-function checkPlayer(game: GameData, playerId: string, serverId: string | null | undefined): { valid: true; name: string } | { valid: false; reason: string } {
+function checkPlayer(
+  game: GameData,
+  playerId: string,
+  serverId: string | null | undefined,
+): { valid: true; name: string } | { valid: false; reason: string } {
   if (!/^\d{5,12}$/.test(playerId) || playerId === "000000") return { valid: false, reason: "player ID not found" };
   if (game.required_fields.includes("serverid")) {
     if (!serverId) return { valid: false, reason: "server ID required" };

@@ -45,7 +45,17 @@ function sticker(id: string) {
         ip: 0,
         op: 60,
         st: 0,
-        ks: { o: { a: 0, k: 100 }, p: { a: 0, k: [256, 256] }, s: { a: 1, k: [{ t: 0, s: [20, 20] }, { t: 60, s: [100, 100] }] } },
+        ks: {
+          o: { a: 0, k: 100 },
+          p: { a: 0, k: [256, 256] },
+          s: {
+            a: 1,
+            k: [
+              { t: 0, s: [20, 20] },
+              { t: 60, s: [100, 100] },
+            ],
+          },
+        },
         shapes: [
           { ty: "el", p: { a: 0, k: [0, 0] }, s: { a: 0, k: [400, 400] } },
           { ty: "fl", c: { a: 0, k: [hue, 0.5, 0.8, 1] }, o: { a: 0, k: 100 } },
@@ -86,7 +96,8 @@ export function giftRoutes(app: FastifyInstance, sim: SimContext) {
     let send: Send;
     if (lower.startsWith("refuse_")) send = { status: "failed", code: "recipient_refuses", error: "The recipient does not accept gifts" };
     else if (gift.remaining === 0) send = { status: "failed", code: "sold_out", error: "This gift is sold out" };
-    else if (fault === "fail_next" || lower.startsWith("fail_")) send = { status: "failed", code: "send_failed", error: "The gift could not be sent" };
+    else if (fault === "fail_next" || lower.startsWith("fail_"))
+      send = { status: "failed", code: "send_failed", error: "The gift could not be sent" };
     else {
       if (gift.remaining !== null) gift.remaining -= 1;
       send = { status: "completed", send_id: randomUUID() };

@@ -55,7 +55,11 @@ export function storeRoutes(app: FastifyInstance, sim: SimContext) {
     } else if (lower.startsWith("nofunds_")) {
       order = { order_uuid, ready_at: 0, outcome: { status: "failed", code: "provider_balance", error: "The provider's balance is insufficient" } };
     } else if (lower.startsWith("pendingfail_")) {
-      order = { order_uuid, ready_at: later, outcome: { status: "failed", code: "provider_error", error: `The store rejected the top-up of ${login}` } };
+      order = {
+        order_uuid,
+        ready_at: later,
+        outcome: { status: "failed", code: "provider_error", error: `The store rejected the top-up of ${login}` },
+      };
     } else if (lower.startsWith("expire_")) {
       order = { order_uuid, ready_at: later, outcome: { status: "failed", code: "expired", error: "The provider order expired undelivered" } };
     } else {

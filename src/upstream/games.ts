@@ -19,7 +19,10 @@ const gamesSchema = z.object({
 const catalogueSchema = z.object({
   denominations: z.array(z.object({ name: z.string().min(1), cost_usd: z.number().positive(), eta_seconds: z.number().int().min(0) })),
 });
-const checkSchema = z.union([z.object({ valid: z.literal(true), player_name: z.string() }), z.object({ valid: z.literal(false), reason: z.string() })]);
+const checkSchema = z.union([
+  z.object({ valid: z.literal(true), player_name: z.string() }),
+  z.object({ valid: z.literal(false), reason: z.string() }),
+]);
 const orderSchema = z.object({
   status: z.enum(["completed", "failed", "processing"]),
   provider_order_id: z.number().int().optional(),
@@ -46,7 +49,14 @@ export function createGamesAdapter(http: HttpClient | null): GamesPort {
     ready: () => http.ready("/games/health"),
     async list() {
       const { games } = await readAlways(http, "/games", gamesSchema);
-      return games.map((g) => ({ code: g.code, name: g.name, imageUrl: g.image_url, requiredFields: g.required_fields, notes: g.notes, servers: g.servers ?? null }));
+      return games.map((g) => ({
+        code: g.code,
+        name: g.name,
+        imageUrl: g.image_url,
+        requiredFields: g.required_fields,
+        notes: g.notes,
+        servers: g.servers ?? null,
+      }));
     },
     async catalogue(code) {
       const catalogue = await read(http, `${path(code)}/catalogue`, catalogueSchema);
@@ -60,7 +70,13 @@ export function createGamesAdapter(http: HttpClient | null): GamesPort {
       submit(
         http,
         "/games/orders",
-        { reference: order.reference, game_code: order.gameCode, denomination: order.denomination, player_id: order.playerId, server_id: order.serverId },
+        {
+          reference: order.reference,
+          game_code: order.gameCode,
+          denomination: order.denomination,
+          player_id: order.playerId,
+          server_id: order.serverId,
+        },
         map,
       ),
     status: (reference) => lookup(http, `/games/orders/${encodeURIComponent(reference)}`, map),

@@ -25,7 +25,12 @@ export function createGatewayAdapter(http: HttpClient | null): GatewayPort {
     ready: () => http.ready("/gateway/health"),
     search: (query, product) => read(http, "/gateway/search", profileSchema, { query, product_type: product }),
     deliver: (order) =>
-      submit(http, "/gateway/deliveries", { reference: order.reference, product_type: order.product, username: order.username, amount: order.amount }, map),
+      submit(
+        http,
+        "/gateway/deliveries",
+        { reference: order.reference, product_type: order.product, username: order.username, amount: order.amount },
+        map,
+      ),
     status: (reference) => lookup(http, `/gateway/deliveries/${encodeURIComponent(reference)}`, map),
   };
 }

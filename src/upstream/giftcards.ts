@@ -57,7 +57,12 @@ export function createGiftcardsAdapter(http: HttpClient | null): GiftcardsPort {
       );
     },
     order: (order) =>
-      submit(http, "/giftcards/orders", { reference: order.reference, category_id: order.categoryId, card_id: order.cardId, quantity: order.quantity }, map),
+      submit(
+        http,
+        "/giftcards/orders",
+        { reference: order.reference, category_id: order.categoryId, card_id: order.cardId, quantity: order.quantity },
+        map,
+      ),
     status: (reference) => lookup(http, `/giftcards/orders/${encodeURIComponent(reference)}`, map),
   };
 }

@@ -19,7 +19,8 @@ export function createStoreAdapter(http: HttpClient | null): StorePort {
     const answer = http.parse(orderSchema, response);
     const provider = { providerOrderId: answer.order_uuid, providerStatus: answer.status };
     if (answer.status === "completed") return { kind: "completed", ...provider };
-    if (answer.status === "failed") return { kind: "failed", error: answer.error ?? "The provider rejected the order", errorCode: answer.code ?? "provider_error", ...provider };
+    if (answer.status === "failed")
+      return { kind: "failed", error: answer.error ?? "The provider rejected the order", errorCode: answer.code ?? "provider_error", ...provider };
     return { kind: "pending", ...provider };
   };
   return {
@@ -29,7 +30,8 @@ export function createStoreAdapter(http: HttpClient | null): StorePort {
       const limits = await readAlways(http, "/store/limits", limitsSchema);
       return { minMicro: fromUsdt(limits.min_usd), maxMicro: fromUsdt(limits.max_usd), feePpm: Math.round(limits.fee_ratio * 1_000_000) };
     },
-    order: (order) => submit(http, "/store/orders", { reference: order.reference, login: order.login, amount_usd: order.amountMicro / 1_000_000 }, map),
+    order: (order) =>
+      submit(http, "/store/orders", { reference: order.reference, login: order.login, amount_usd: order.amountMicro / 1_000_000 }, map),
     status: (reference) => lookup(http, `/store/orders/${encodeURIComponent(reference)}`, map),
   };
 }

@@ -4,7 +4,7 @@ import type { Core } from "../../core/index.js";
 import { percentNumber } from "../../core/markup.js";
 import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
-import { gameView } from "../present.js";
+import { asyncOrderStatus, gameView } from "../present.js";
 import {
   catalogueQuery,
   checkPlayerBody,
@@ -24,26 +24,37 @@ import {
 export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const readErrors = { 400: errorBody, 503: errorBody, ...keyedErrors };
 
-  app.get("/v1/games", { schema: { summary: "Games that can be topped up (dynamic)", response: { 200: gamesResponse, 503: errorBody, ...keyedErrors } } }, async (req) => {
-    const { markupBp, games } = await core.games.list(callerOf(req));
-    return {
-      success: true as const,
-      markup_percent: percentNumber(markupBp),
-      games: games.map((g) => ({
-        code: g.code,
-        name: g.name,
-        image_url: g.imageUrl,
-        required_fields: g.requiredFields,
-        needs_server: needsServer(g),
-        notes: g.notes,
-        ...(g.servers ? { servers: g.servers } : {}),
-      })),
-    };
-  });
+  app.get(
+    "/v1/games",
+    { schema: { summary: "Games that can be topped up (dynamic)", response: { 200: gamesResponse, 503: errorBody, ...keyedErrors } } },
+    async (req) => {
+      const { markupBp, games } = await core.games.list(callerOf(req));
+      return {
+        success: true as const,
+        markup_percent: percentNumber(markupBp),
+        games: games.map((g) => ({
+          code: g.code,
+          name: g.name,
+          image_url: g.imageUrl,
+          required_fields: g.requiredFields,
+          needs_server: needsServer(g),
+          notes: g.notes,
+          ...(g.servers ? { servers: g.servers } : {}),
+        })),
+      };
+    },
+  );
 
   app.get(
     "/v1/games/:code/catalogue",
-    { schema: { summary: "Denominations with the exact USDT price to be charged", params: gameCodeParams, querystring: catalogueQuery, response: { 200: gameCatalogueResponse, ...readErrors } } },
+    {
+      schema: {
+        summary: "Denominations with the exact USDT price to be charged",
+        params: gameCodeParams,
+        querystring: catalogueQuery,
+        response: { 200: gameCatalogueResponse, ...readErrors },
+      },
+    },
     async (req) => {
       const { game, markupBp, denominations } = await core.games.catalogue(callerOf(req), req.params.code);
       const withEta = req.query.eta === "1";
@@ -52,17 +63,35 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
         currency: "USDT",
         markup_percent: percentNumber(markupBp),
         game: { code: game.code, required_fields: game.requiredFields, needs_server: needsServer(game), notes: game.notes },
-        denominations: denominations.map((d) => ({ name: d.name, price_usdt: toUsdt(d.priceMicro), ...(withEta ? { eta: etaOf(d.etaSeconds) } : {}) })),
+        denominations: denominations.map((d) => ({
+          name: d.name,
+          price_usdt: toUsdt(d.priceMicro),
+          ...(withEta ? { eta: etaOf(d.etaSeconds) } : {}),
+        })),
       };
     },
   );
 
   app.post(
     "/v1/games/:code/check-player",
-    { schema: { summary: "Look up the in-game nickname (free)", params: gameCodeParams, body: checkPlayerBody, response: { 200: checkPlayerResponse, ...readErrors } } },
+    {
+      schema: {
+        summary: "Look up the in-game nickname (free)",
+        params: gameCodeParams,
+        body: checkPlayerBody,
+        response: { 200: checkPlayerResponse, ...readErrors },
+      },
+    },
     async (req) => {
       const { serverId, playerName } = await core.games.checkPlayer(req.params.code, req.body.player_id, req.body.server_id ?? null);
-      return { success: true as const, valid: true, game_code: req.params.code, player_id: req.body.player_id, server_id: serverId, player_name: playerName };
+      return {
+        success: true as const,
+        valid: true,
+        game_code: req.params.code,
+        player_id: req.body.player_id,
+        server_id: serverId,
+        player_name: playerName,
+      };
     },
   );
 
@@ -86,14 +115,19 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
         idempotencyKey: req.body.idempotency_key ?? null,
       });
       const balance = (await core.accounts.balance(caller.account)).availableMicro;
-      const status = replay ? 200 : order.status === "processing" ? 202 : order.status === "failed" ? 502 : 200;
-      return reply.code(status).send(gameView(order, balance));
+      return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));
     },
   );
 
   app.get(
     "/v1/games/orders/:order_id",
-    { schema: { summary: "A game order by the service's id, refreshed from the provider", params: orderIdParams, response: { 200: gameOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "A game order by the service's id, refreshed from the provider",
+        params: orderIdParams,
+        response: { 200: gameOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
     async (req) => {
       const caller = callerOf(req);
       const order = await core.orders.refresh(await core.orders.get(caller.account.id, req.params.order_id, ["game"]));

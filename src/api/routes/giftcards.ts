@@ -4,7 +4,7 @@ import type { Core } from "../../core/index.js";
 import { percentNumber } from "../../core/markup.js";
 import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
-import { giftcardView } from "../present.js";
+import { asyncOrderStatus, giftcardView } from "../present.js";
 import {
   categoryParams,
   errorBody,
@@ -21,18 +21,28 @@ import {
 export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const readErrors = { 400: errorBody, 503: errorBody, ...keyedErrors };
 
-  app.get("/v1/giftcards", { schema: { summary: "Gift card brands (dynamic)", response: { 200: giftcardsResponse, 503: errorBody, ...keyedErrors } } }, async (req) => {
-    const { markupBp, brands } = await core.giftcards.list(callerOf(req));
-    return {
-      success: true as const,
-      markup_percent: percentNumber(markupBp),
-      giftcards: brands.map((b) => ({ category_id: b.categoryId, name: b.name, notes: b.notes })),
-    };
-  });
+  app.get(
+    "/v1/giftcards",
+    { schema: { summary: "Gift card brands (dynamic)", response: { 200: giftcardsResponse, 503: errorBody, ...keyedErrors } } },
+    async (req) => {
+      const { markupBp, brands } = await core.giftcards.list(callerOf(req));
+      return {
+        success: true as const,
+        markup_percent: percentNumber(markupBp),
+        giftcards: brands.map((b) => ({ category_id: b.categoryId, name: b.name, notes: b.notes })),
+      };
+    },
+  );
 
   app.get(
     "/v1/giftcards/:category_id/catalogue",
-    { schema: { summary: "Denominations with price, stock and quantity limits", params: categoryParams, response: { 200: giftcardCatalogueResponse, ...readErrors } } },
+    {
+      schema: {
+        summary: "Denominations with price, stock and quantity limits",
+        params: categoryParams,
+        response: { 200: giftcardCatalogueResponse, ...readErrors },
+      },
+    },
     async (req) => {
       const { markupBp, cards } = await core.giftcards.catalogue(callerOf(req), req.params.category_id);
       return {
@@ -71,9 +81,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         idempotencyKey: req.body.idempotency_key ?? null,
       });
       const balance = (await core.accounts.balance(caller.account)).availableMicro;
-      const status = replay ? 200 : order.status === "processing" ? 202 : order.status === "failed" ? 502 : 200;
       // Never the codes here, even when the provider finished at once.
-      return reply.code(status).send(giftcardView(order, balance));
+      return reply.code(asyncOrderStatus(order, replay)).send(giftcardView(order, balance));
     },
   );
 

@@ -10,17 +10,21 @@ import { errorBody, giftBody, giftIdParams, giftOrderResponse, giftsResponse, in
 
 /** Messaging-platform gifts: the live catalogue, synchronous sends (201), and Lottie stickers. */
 export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  app.get("/v1/gifts", { schema: { summary: "Gifts on sale now (read it each time)", response: { 200: giftsResponse, 503: errorBody, ...keyedErrors } } }, async (req) => {
-    callerOf(req);
-    const items = await core.gifts.catalogue();
-    const stars = items.map((g) => g.stars);
-    return {
-      success: true as const,
-      count: items.length,
-      stars_range: { min: stars.length ? Math.min(...stars) : 0, max: stars.length ? Math.max(...stars) : 0 },
-      gifts: items.map((g) => ({ gift_id: g.giftId, stars: g.stars, price_usdt: toUsdt(g.priceMicro), emoji: g.emoji, limited: g.limited })),
-    };
-  });
+  app.get(
+    "/v1/gifts",
+    { schema: { summary: "Gifts on sale now (read it each time)", response: { 200: giftsResponse, 503: errorBody, ...keyedErrors } } },
+    async (req) => {
+      callerOf(req);
+      const items = await core.gifts.catalogue();
+      const stars = items.map((g) => g.stars);
+      return {
+        success: true as const,
+        count: items.length,
+        stars_range: { min: stars.length ? Math.min(...stars) : 0, max: stars.length ? Math.max(...stars) : 0 },
+        gifts: items.map((g) => ({ gift_id: g.giftId, stars: g.stars, price_usdt: toUsdt(g.priceMicro), emoji: g.emoji, limited: g.limited })),
+      };
+    },
+  );
 
   app.post(
     "/v1/gifts",
@@ -28,7 +32,15 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       schema: {
         summary: "Send a gift: 201 sent, 200 replay, 400 recipient_refuses (nothing charged), 502 refunded",
         body: giftBody,
-        response: { 200: giftOrderResponse, 201: giftOrderResponse, 502: giftOrderResponse, 400: errorBody, 402: insufficientFundsBody, 503: errorBody, ...keyedErrors },
+        response: {
+          200: giftOrderResponse,
+          201: giftOrderResponse,
+          502: giftOrderResponse,
+          400: errorBody,
+          402: insufficientFundsBody,
+          503: errorBody,
+          ...keyedErrors,
+        },
       },
     },
     async (req, reply) => {

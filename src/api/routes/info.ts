@@ -45,23 +45,31 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
     },
   );
 
-  app.get("/v1/balance", { schema: { summary: "Spendable USDT balance of the key", response: { 200: balanceResponse, ...keyedErrors } } }, async (request) => {
-    const { account } = callerOf(request);
-    const funds = await core.accounts.balance(account);
-    return {
-      success: true as const,
-      balance_usdt: toUsdt(funds.availableMicro),
-      currency: "USDT" as const,
-      ...(funds.unlimited ? { unlimited: true as const } : {}),
-    };
-  });
+  app.get(
+    "/v1/balance",
+    { schema: { summary: "Spendable USDT balance of the key", response: { 200: balanceResponse, ...keyedErrors } } },
+    async (request) => {
+      const { account } = callerOf(request);
+      const funds = await core.accounts.balance(account);
+      return {
+        success: true as const,
+        balance_usdt: toUsdt(funds.availableMicro),
+        currency: "USDT" as const,
+        ...(funds.unlimited ? { unlimited: true as const } : {}),
+      };
+    },
+  );
 
-  app.get("/v1/pricing", { schema: { summary: "Stars and premium tariffs in USDT", response: { 200: pricingResponse, ...keyedErrors } } }, async () => ({
-    success: true as const,
-    stars: { min: STARS_MIN, max: STARS_MAX, usdt_per_star: toUsdt(tariffs.usdtPerStarMicro) },
-    premium: { months: [...PREMIUM_MONTHS], usdt: premiumUsdt() },
-    payment_method: PAYMENT_METHOD,
-  }));
+  app.get(
+    "/v1/pricing",
+    { schema: { summary: "Stars and premium tariffs in USDT", response: { 200: pricingResponse, ...keyedErrors } } },
+    async () => ({
+      success: true as const,
+      stars: { min: STARS_MIN, max: STARS_MAX, usdt_per_star: toUsdt(tariffs.usdtPerStarMicro) },
+      premium: { months: [...PREMIUM_MONTHS], usdt: premiumUsdt() },
+      payment_method: PAYMENT_METHOD,
+    }),
+  );
 
   app.get(
     "/v1/rates",

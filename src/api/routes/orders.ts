@@ -20,7 +20,13 @@ import {
 export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   app.get(
     "/v1/orders",
-    { schema: { summary: "The key's orders, newest first", querystring: ordersQuery, response: { 200: ordersResponse, 400: errorBody, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "The key's orders, newest first",
+        querystring: ordersQuery,
+        response: { 200: ordersResponse, 400: errorBody, ...keyedErrors },
+      },
+    },
     async (request) => {
       const orders = await core.orders.list(callerOf(request).account.id, request.query.limit);
       return { success: true as const, count: orders.length, orders: orders.map(summaryView) };

@@ -125,12 +125,24 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
   const sandboxErrors = { 400: errorBody, ...keyedErrors };
   app.post(
     "/test/v1/stars",
-    { schema: { summary: "Sandbox: validate a stars order, no charge or delivery", body: starsBody, response: { 200: sandboxResponse, ...sandboxErrors } } },
+    {
+      schema: {
+        summary: "Sandbox: validate a stars order, no charge or delivery",
+        body: starsBody,
+        response: { 200: sandboxResponse, ...sandboxErrors },
+      },
+    },
     async (request) => sandbox(callerOf(request), starsRequest(request.body)),
   );
   app.post(
     "/test/v1/premium",
-    { schema: { summary: "Sandbox: validate a premium order, no charge or delivery", body: premiumBody, response: { 200: sandboxResponse, ...sandboxErrors } } },
+    {
+      schema: {
+        summary: "Sandbox: validate a premium order, no charge or delivery",
+        body: premiumBody,
+        response: { 200: sandboxResponse, ...sandboxErrors },
+      },
+    },
     async (request) => sandbox(callerOf(request), premiumRequest(request.body)),
   );
 };

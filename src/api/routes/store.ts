@@ -5,14 +5,24 @@ import type { Core } from "../../core/index.js";
 import { percentNumber } from "../../core/markup.js";
 import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
-import { quoteView, storeView } from "../present.js";
-import { errorBody, insufficientFundsBody, keyedErrors, orderIdParams, storeBody, storeOrderResponse, storePricingQuery, storePricingResponse } from "../schemas.js";
+import { asyncOrderStatus, quoteView, storeView } from "../present.js";
+import {
+  errorBody,
+  insufficientFundsBody,
+  keyedErrors,
+  orderIdParams,
+  storeBody,
+  storeOrderResponse,
+  storePricingQuery,
+  storePricingResponse,
+} from "../schemas.js";
 
 const STORE_FIELD_CODES = { login: "login_not_supported", amount_usd: "invalid_amount" };
 
 /** Game-store wallet top-ups: pricing, orders (200 completed, 202 processing, 502 refunded) and their status. */
 export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  const view = async (caller: Caller, order: Parameters<typeof storeView>[0]) => storeView(order, (await core.accounts.balance(caller.account)).availableMicro);
+  const view = async (caller: Caller, order: Parameters<typeof storeView>[0]) =>
+    storeView(order, (await core.accounts.balance(caller.account)).availableMicro);
   const request = (body: { login: string; amount_usd: number; idempotency_key?: string | null }) => ({
     login: body.login,
     amountUsd: body.amount_usd,
@@ -23,7 +33,11 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     "/v1/store/pricing",
     {
       config: { fieldErrorCodes: STORE_FIELD_CODES },
-      schema: { summary: "Live limits, the key's markup, and a quote", querystring: storePricingQuery, response: { 200: storePricingResponse, 400: errorBody, 503: errorBody, ...keyedErrors } },
+      schema: {
+        summary: "Live limits, the key's markup, and a quote",
+        querystring: storePricingQuery,
+        response: { 200: storePricingResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
+      },
     },
     async (req) => {
       const { limits, markupBp, examples, quote } = await core.store.pricing(callerOf(req), req.query.amount_usd);
@@ -54,8 +68,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     async (req, reply) => {
       const caller = callerOf(req);
       const { order, replay } = await core.store.buy(caller, request(req.body));
-      const status = replay ? 200 : order.status === "processing" ? 202 : order.status === "failed" ? 502 : 200;
-      return reply.code(status).send(await view(caller, order));
+      return reply.code(asyncOrderStatus(order, replay)).send(await view(caller, order));
     },
   );
 
@@ -78,7 +91,11 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     "/test/v1/store",
     {
       config: { fieldErrorCodes: STORE_FIELD_CODES },
-      schema: { summary: "Sandbox: a validated store order, completed at once, nothing charged", body: storeBody, response: { 200: storeOrderResponse, 400: errorBody, 503: errorBody, ...keyedErrors } },
+      schema: {
+        summary: "Sandbox: a validated store order, completed at once, nothing charged",
+        body: storeBody,
+        response: { 200: storeOrderResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
+      },
     },
     async (req) => {
       const caller = callerOf(req);
