@@ -44,7 +44,7 @@ export function createCore(deps: CoreDeps) {
   const orders = createOrders(
     db,
     clock,
-    { reconcileAfterMs: deps.reconcileAfterMs },
+    { reconcileAfterMs: deps.reconcileAfterMs, recheckMs: deps.reconcileIntervalMs },
     {
       stars: (reference) => providers.gateway.status(reference),
       premium: (reference) => providers.gateway.status(reference),

@@ -30,9 +30,11 @@ export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
 export interface OrderSettings {
   /** A `processing` order younger than this is left to its in-flight call; older ones are asked about. */
   reconcileAfterMs: number;
+  /** The first wait before asking again about an order still pending; it doubles up to MAX_RECHECK_MS. */
+  recheckMs: number;
 }
 
-const MAX_BACKOFF_MS = 60 * 60 * 1000;
+const MAX_RECHECK_MS = 5 * 60 * 1000;
 
 export function requestHash(productType: string, identifying: unknown[]): string {
   return createHash("sha256")
@@ -246,7 +248,7 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
     /** Pushes a still-`processing` order's next check further out, each time twice as far (the reconciler's backoff). */
     async reschedule(order: Order): Promise<void> {
       const now = clock.now();
-      const delay = Math.min(settings.reconcileAfterMs * 2 ** Math.min(order.check_attempts, 10), MAX_BACKOFF_MS);
+      const delay = Math.min(settings.recheckMs * 2 ** Math.min(order.check_attempts, 16), MAX_RECHECK_MS);
       await db
         .updateTable("orders")
         .set({ check_after: new Date(now.getTime() + delay).toISOString(), check_attempts: order.check_attempts + 1, updated_at: now.toISOString() })
