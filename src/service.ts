@@ -14,12 +14,17 @@ import { createGiftcardsAdapter } from "./upstream/giftcards.js";
 import { createGiftsAdapter } from "./upstream/gifts.js";
 import { createStoreAdapter } from "./upstream/store.js";
 import { createVault, newVaultKey } from "./core/vault.js";
+import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 export interface Service {
   core: Core;
   api: FastifyInstance;
+  /** Null without BOT_TOKEN. */
+  bot: PurchaseBot | null;
+  /** Starts the bot (long polling, or the webhook when BOT_WEBHOOK_URL is set); call once the API listens. */
+  startBot(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,19 +90,35 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     log,
   });
 
+  const bot = config.BOT_TOKEN
+    ? createBot({ core, token: config.BOT_TOKEN, apiRoot: config.TELEGRAM_API_ROOT, admins: config.ADMIN_TELEGRAM_IDS, log })
+    : null;
+  const webhook = bot && config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET ? { url: config.BOT_WEBHOOK_URL, secretToken: config.BOT_WEBHOOK_SECRET } : null;
+
   const api = await buildApi({
     core,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
     logger: log,
+    ...(bot && webhook ? { telegramWebhook: { bot: bot.bot, secretToken: webhook.secretToken } } : {}),
   });
   core.reconciler.start();
 
   return {
     core,
     api,
+    bot,
+    async startBot() {
+      if (!bot) {
+        log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it");
+        return;
+      }
+      if (webhook) await bot.startWebhook(webhook.url, webhook.secretToken);
+      else await bot.startPolling();
+    },
     async close() {
+      await bot?.stop();
       await core.reconciler.stop();
       await api.close();
       await Promise.all(clients.map((client) => client?.close()));

@@ -1,6 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { type Bot, webhookCallback } from "grammy";
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -26,7 +27,11 @@ export interface ApiOptions {
   bodyLimitBytes: number;
   deliveryProvider: string;
   logger: FastifyBaseLogger;
+  /** Webhook mode: Telegram posts the bot's updates to POST /telegram/webhook with this secret. */
+  telegramWebhook?: { bot: Bot<any>; secretToken: string };
 }
+
+export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 
 /** Paths of request data that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
@@ -86,5 +91,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(giftcardRoutes, { core: options.core });
   await app.register(giftRoutes, { core: options.core });
   app.get("/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  if (options.telegramWebhook) {
+    // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.
+    // Slow work answers Telegram after 9 s and goes on; purchases carry their own idempotency keys.
+    const handle = webhookCallback(options.telegramWebhook.bot, "fastify", {
+      secretToken: options.telegramWebhook.secretToken,
+      onTimeout: "return",
+      timeoutMilliseconds: 9_000,
+    });
+    app.post(TELEGRAM_WEBHOOK_PATH, { config: { public: true, rateLimit: false }, schema: { hide: true } }, handle);
+  }
   return app;
 }

@@ -5,9 +5,11 @@ import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
 import type { Micro } from "./money.js";
 import type { Clock } from "./ports.js";
 
+/** Who is buying: the account, and how the ledger names the hand that placed the order. */
 export interface Caller {
   account: Account;
-  keyId: number;
+  /** `key:<id>` for the API, `bot:<telegram id>` for the bot. */
+  actor: string;
 }
 
 export interface IssuedKey {
@@ -78,7 +80,22 @@ export function createAccounts(db: Db, clock: Clock) {
       if (!row || !sameDigest(row.key_hash, hash)) throw wrong;
       const account = await getAccount(db, Number(row.account_id));
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
-      return { account, keyId: Number(row.id) };
+      return { account, actor: `key:${row.id}` };
+    },
+
+    /** The bot's caller for a Telegram user, or undefined when the user has no account yet. */
+    async botCaller(telegramId: string): Promise<Caller | undefined> {
+      const account = await findByTelegramId(db, telegramId);
+      return account && { account, actor: `bot:${telegramId}` };
+    },
+
+    /** Remembers the Telegram username and language the bot last saw, for admin targets and "myself". */
+    async noteProfile(accountId: number, username: string | null): Promise<void> {
+      await db.updateTable("accounts").set({ username }).where("id", "=", accountId).execute();
+    },
+
+    async setLanguage(accountId: number, language: string | null): Promise<void> {
+      await db.updateTable("accounts").set({ language }).where("id", "=", accountId).execute();
     },
 
     /** What the caller can spend now (see `spendable`). */

@@ -1,6 +1,7 @@
 import type { Db, Executor } from "../db/database.js";
 import type { Account } from "../db/schema.js";
-import { type Accounts, findByTelegramId, walletAccount } from "./accounts.js";
+import { sql } from "kysely";
+import { type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
 import { invalid, notFound } from "./errors.js";
 import { post } from "./ledger.js";
 import type { Micro } from "./money.js";
@@ -109,6 +110,36 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
           .execute();
         await audit(trx, actor, "owner", account.id, { daily_limit_micro: limits.dailyLimitMicro, order_limit_micro: limits.orderLimitMicro });
       });
+    },
+
+    /** An account by Telegram user id, by the @username the bot has seen, or by its live key's display prefix. */
+    async findTarget(target: string): Promise<Account | undefined> {
+      if (/^\d{1,20}$/.test(target)) return findByTelegramId(db, target);
+      if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) {
+        return db.selectFrom("accounts").selectAll().where(sql`lower(username)`, "=", target.slice(1).toLowerCase()).executeTakeFirst();
+      }
+      if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target)) {
+        const keys = await db.selectFrom("api_keys").select("account_id").where("display_prefix", "like", `${target}%`).where("revoked_at", "is", null).execute();
+        return keys.length === 1 ? getAccount(db, Number(keys[0].account_id)) : undefined;
+      }
+      return undefined;
+    },
+
+    async keyPrefix(accountId: number): Promise<string | null> {
+      const row = await db.selectFrom("api_keys").select("display_prefix").where("account_id", "=", accountId).where("revoked_at", "is", null).executeTakeFirst();
+      return row?.display_prefix ?? null;
+    },
+
+    /** Today's (UTC) orders and volume by product, and refunds, for /stats. */
+    async stats(now: Date) {
+      const since = startOfUtcDay(now);
+      const byProduct = await db
+        .selectFrom("orders")
+        .select(["product_type", "status", (eb) => eb.fn.countAll<number>().as("orders"), (eb) => eb.fn.sum<number>("charge_micro").as("volume_micro")])
+        .where("created_at", ">=", since)
+        .groupBy(["product_type", "status"])
+        .execute();
+      return byProduct.map((r) => ({ product: r.product_type, status: r.status, orders: Number(r.orders), volumeMicro: Number(r.volume_micro ?? 0) }));
     },
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */

@@ -71,6 +71,12 @@ export function createCore(deps: CoreDeps) {
     reconciler: createReconciler(orders, deps.reconcileIntervalMs, deps.log),
     providers,
     markups: deps.markups,
+    /** Each provider's own health check, at once. */
+    async readiness(): Promise<Record<keyof Providers, boolean>> {
+      const names = Object.keys(providers) as Array<keyof Providers>;
+      const ready = await Promise.all(names.map((name) => providers[name].ready()));
+      return Object.fromEntries(names.map((name, i) => [name, ready[i]])) as Record<keyof Providers, boolean>;
+    },
     async databaseReady(): Promise<boolean> {
       try {
         await sql`select 1`.execute(db);

@@ -27,6 +27,11 @@ export interface Placed {
 /** Asks the upstream of one product type about an order by our reference. */
 export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
 
+/** inline: the outcome came back with the purchase itself, so the buyer already saw it. */
+export interface SettledHow {
+  inline: boolean;
+}
+
 export interface OrderSettings {
   /** A `processing` order younger than this is left to its in-flight call; older ones are asked about. */
   reconcileAfterMs: number;
@@ -47,7 +52,7 @@ export function orderDetails<T>(order: Order): T {
 }
 
 export function createOrders(db: Db, clock: Clock, settings: OrderSettings, lookups: Record<string, StatusLookup>, vault: Vault) {
-  const listeners: Array<(order: Order) => void> = [];
+  const listeners: Array<(order: Order, how: SettledHow) => void> = [];
   const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
     exec
       .selectFrom("orders")
@@ -120,7 +125,7 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
             amountMicro: -draft.chargeMicro,
             kind: "charge",
             orderId: order.id,
-            actor: `key:${caller.keyId}`,
+            actor: caller.actor,
             at,
           });
           return { order, replay: false };
@@ -140,14 +145,14 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
     async submit(caller: Caller, draft: OrderDraft, send: (order: Order) => Promise<UpstreamOutcome>): Promise<Placed> {
       const placed = await this.place(caller, draft);
       if (placed.replay) return placed;
-      return { order: await this.settle(placed.order.id, await send(placed.order)), replay: false };
+      return { order: await this.settle(placed.order.id, await send(placed.order), { inline: true }), replay: false };
     },
 
     /**
      * Applies an upstream outcome. Only a `processing` order changes, so whichever path sees a failure
      * first (client poll, reconciler, the purchase itself) refunds, and the others find it terminal.
      */
-    async settle(orderId: number, outcome: UpstreamOutcome): Promise<Order> {
+    async settle(orderId: number, outcome: UpstreamOutcome, how: SettledHow = { inline: false }): Promise<Order> {
       if (outcome.kind === "unknown") return byId(orderId);
       const at = clock.now().toISOString();
       const provider = {
@@ -201,12 +206,12 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
         return true;
       });
       const order = await byId(orderId);
-      if (finished) for (const listener of listeners) listener(order);
+      if (finished) for (const listener of listeners) listener(order, how);
       return order;
     },
 
-    /** Called once per order when it reaches `completed` or `failed` (the bot's notifications). */
-    onSettled(listener: (order: Order) => void) {
+    /** Called once per order when it reaches `completed` or `failed` (the bot's notifications). Must not throw. */
+    onSettled(listener: (order: Order, how: SettledHow) => void) {
       listeners.push(listener);
     },
 

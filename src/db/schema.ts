@@ -16,6 +16,8 @@ export interface AccountsTable {
   markup_store_bp: number | null;
   markup_games_bp: number | null;
   markup_giftcards_bp: number | null;
+  /** Bot language chosen with /language; null follows the user's Telegram language. */
+  language: string | null;
   created_at: string;
 }
 
@@ -88,12 +90,19 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+export interface BotStateTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   ledger_entries: LedgerEntriesTable;
   orders: OrdersTable;
   audit_log: AuditLogTable;
+  bot_state: BotStateTable;
 }
 
 export type Account = Selectable<AccountsTable>;

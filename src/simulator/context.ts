@@ -72,5 +72,5 @@ export function createContext(scale: number) {
   };
 }
 
-/** Text after a test-input prefix, capitalised, as a display name. */
-export const displayName = (name: string) => name.replace(/^[a-z]+_/i, "").replace(/^./, (c) => c.toUpperCase());
+/** A username without its test-input prefix, capitalised, as a display name. */
+export const displayName = (name: string) => name.replace(/^(premium|slow|fail|missing|refuse)_/i, "").replace(/^./, (c) => c.toUpperCase());

@@ -22,14 +22,8 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
     "/v1/health",
     { config: { public: true }, schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } } },
     async () => {
-      const { gateway, store, games, giftcards } = core.providers;
-      const [dbReady, gatewayReady, storeReady, gameReady, giftcardReady] = await Promise.all([
-        core.databaseReady(),
-        gateway.ready(),
-        store.ready(),
-        games.ready(),
-        giftcards.ready(),
-      ]);
+      const [dbReady, ready] = await Promise.all([core.databaseReady(), core.readiness()]);
+      const { gateway: gatewayReady, store: storeReady, games: gameReady, giftcards: giftcardReady } = ready;
       return {
         success: dbReady,
         delivery_provider: deliveryProvider,

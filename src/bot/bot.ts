@@ -1,0 +1,169 @@
+import { autoRetry } from "@grammyjs/auto-retry";
+import { type ConversationData, conversations, createConversation, type VersionedState } from "@grammyjs/conversations";
+import { run, type RunnerHandle, sequentialize } from "@grammyjs/runner";
+import { Bot, type Context, type MiddlewareFn } from "grammy";
+import type { Core } from "../core/index.js";
+import type { BotContext, FlowContext } from "./context.js";
+import { ADMIN_COMMANDS, adminFeatures } from "./features/admin.js";
+import { accountFeatures } from "./features/account.js";
+import { keyFeatures } from "./features/keys.js";
+import { premiumFlow, starsFlow } from "./flows/delivery.js";
+import { gamesFlow } from "./flows/games.js";
+import { giftcardsFlow } from "./flows/giftcards.js";
+import { giftsFlow } from "./flows/gifts.js";
+import { CANCEL, type FlowDeps } from "./flows/kit.js";
+import { storeFlow } from "./flows/store.js";
+import { createI18n } from "./i18n.js";
+import { FLOWS, mainMenu } from "./keyboards.js";
+import { createNotifier, type NotifyLog } from "./notify.js";
+import { databaseStorage } from "./storage.js";
+
+export interface BotOptions {
+  core: Core;
+  token: string;
+  apiRoot?: string;
+  admins: number[];
+  log: NotifyLog & { info(obj: object, msg: string): void };
+}
+
+/** Bump when a conversation's steps change shape: stored flows of the old shape are dropped, not misread. */
+const CONVERSATION_VERSION = 1;
+const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
+
+const USER_COMMANDS = ["start", "stars", "premium", "store", "games", "giftcards", "gifts", "balance", "orders", "language", "help", "cancel"] as const;
+
+/** The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications. */
+export function createBot(options: BotOptions) {
+  const { core, log } = options;
+  const bot = new Bot<BotContext>(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot } : {} });
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  const i18n = createI18n(core);
+  const storage = databaseStorage<VersionedState<ConversationData>>(core.db);
+  const admins = new Set(options.admins);
+  const notifier = createNotifier(core, bot.api, i18n, log);
+
+  // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
+  bot.use(sequentialize((ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "")));
+  bot.use(i18n);
+
+  // Private chats only (keys and codes never go to a group); blocked accounts can do nothing else.
+  const gate: MiddlewareFn<BotContext> = async (ctx, next) => {
+    if (!ctx.from || ctx.from.is_bot) return;
+    if (ctx.chat && ctx.chat.type !== "private") {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+      if (ctx.callbackQuery || ctx.message?.text?.startsWith("/")) await ctx.reply(ctx.t("private-only"));
+      return;
+    }
+    const caller = await core.accounts.botCaller(String(ctx.from.id));
+    if (caller?.account.blocked) {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+      await ctx.reply(ctx.t("blocked"));
+      return;
+    }
+    if (!caller && !ctx.message?.text?.startsWith("/start")) {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+      await ctx.reply(ctx.t("start-first"));
+      return;
+    }
+    if (caller && (ctx.from.username ?? null) !== caller.account.username) {
+      await core.accounts.noteProfile(caller.account.id, ctx.from.username ?? null);
+    }
+    return next();
+  };
+  bot.use(gate);
+
+  bot.use(
+    conversations<BotContext, FlowContext>({
+      storage: { type: "key", version: CONVERSATION_VERSION, prefix: "convo:", adapter: storage },
+      // Inside conversations the context is rebuilt: i18n and auto-retry must be installed again there.
+      plugins: [
+        i18n.middleware() as unknown as MiddlewareFn<FlowContext>,
+        async (ctx, next) => {
+          ctx.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+          await next();
+        },
+      ],
+    }),
+  );
+
+  // Registered before the conversations, so they run even while a flow waits.
+  bot.command("cancel", async (ctx) => {
+    await ctx.conversation.exitAll();
+    await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
+  });
+  bot.callbackQuery(CANCEL, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.conversation.exitAll();
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
+  });
+
+  const deps: FlowDeps = { core };
+  const flows = { stars: starsFlow(deps), premium: premiumFlow(deps), store: storeFlow(deps), games: gamesFlow(deps), giftcards: giftcardsFlow(deps), gifts: giftsFlow(deps) };
+  for (const id of FLOWS) bot.use(createConversation<BotContext, FlowContext>(flows[id], { id }));
+
+  const enter = async (ctx: BotContext, id: string) => {
+    await ctx.conversation.exitAll();
+    await ctx.conversation.enter(id);
+  };
+  bot.callbackQuery(new RegExp(`^menu:(${FLOWS.join("|")})$`), async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await enter(ctx, ctx.match[1]);
+  });
+  bot.command([...FLOWS], (ctx) => enter(ctx, ctx.message!.text.slice(1).split(/[\s@]/)[0]));
+
+  bot.use(keyFeatures(core));
+  bot.use(accountFeatures(core));
+  bot.use(adminFeatures({ core, admins, i18n, tell: notifier.tell }));
+
+  // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.
+  bot.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: ctx.t("button-expired") }));
+  bot.on("message", (ctx) => ctx.reply(ctx.t("unknown"), { reply_markup: mainMenu(ctx) }));
+  bot.catch((error) => log.error({ err: error.error, update: error.ctx.update.update_id }, "bot update failed"));
+
+  /** Command lists in the client; admins get their own. Telegram refusing is logged, never fatal. */
+  async function publishCommands() {
+    const described = (locale: string) => USER_COMMANDS.map((command) => ({ command, description: i18n.t(locale, `cmd-${command}`) }));
+    try {
+      await bot.api.setMyCommands(described("en"));
+      await bot.api.setMyCommands(described("ru"), { language_code: "ru" });
+      for (const admin of admins) {
+        await bot.api.setMyCommands([...described("en"), ...Object.entries(ADMIN_COMMANDS).map(([command, usage]) => ({ command, description: usage }))], {
+          scope: { type: "chat", chat_id: admin },
+        });
+      }
+    } catch (error) {
+      log.warn({ err: error }, "setMyCommands failed; the bot runs without command lists");
+    }
+  }
+
+  let runner: RunnerHandle | undefined;
+  let purge: NodeJS.Timeout | undefined;
+  return {
+    bot,
+    i18n,
+    notifier,
+    /** Long polling with the runner (concurrent across chats, sequential within one). */
+    async startPolling() {
+      await bot.init();
+      await bot.api.deleteWebhook();
+      await publishCommands();
+      runner = run(bot);
+      purge = setInterval(() => void storage.purgeOlderThan(ABANDONED_FLOW_MS), 60 * 60 * 1000).unref();
+      log.info({ username: bot.botInfo.username }, "bot polling");
+    },
+    /** Webhook mode: Telegram posts updates to the API server (see src/api/app.ts). */
+    async startWebhook(url: string, secretToken: string) {
+      await bot.init();
+      await publishCommands();
+      await bot.api.setWebhook(url, { secret_token: secretToken });
+      log.info({ url }, "bot webhook set");
+    },
+    async stop() {
+      clearInterval(purge);
+      if (runner?.isRunning()) await runner.stop();
+    },
+  };
+}
+
+export type PurchaseBot = ReturnType<typeof createBot>;

@@ -1,0 +1,96 @@
+import { Composer, InlineKeyboard } from "grammy";
+import type { Core } from "../../core/index.js";
+import { divideRounded, MICRO_PER_USDT } from "../../core/money.js";
+import type { Order } from "../../db/schema.js";
+import type { BotContext, FlowContext } from "../context.js";
+import { usdt } from "../flows/kit.js";
+import { LANGUAGES, type Language } from "../i18n.js";
+import { mainMenu } from "../keyboards.js";
+
+const RECENT_ORDERS = 10;
+
+export type Translate = (key: string, vars?: Record<string, string | number>) => string;
+
+/** One line about an order, for lists and notifications. */
+export function orderLine(ctx: { t: Translate }, order: Order): string {
+  return ctx.t("order-line", {
+    id: String(order.id),
+    product: ctx.t(`product-${order.product_type}`),
+    recipient: order.recipient,
+    charged: usdt(Number(order.charge_micro)),
+    status: ctx.t(`status-${order.status}`),
+  });
+}
+
+/** Balance, orders, help, language and the main menu. */
+export function accountFeatures(core: Core) {
+  const composer = new Composer<BotContext>();
+
+  async function balance(ctx: FlowContext) {
+    const caller = await core.accounts.botCaller(String(ctx.from!.id));
+    if (!caller) return ctx.reply(ctx.t("start-first"));
+    const funds = await core.accounts.balance(caller.account);
+    const tonUsd = await core.pricing.tonUsd();
+    const uzs = divideRounded(funds.availableMicro * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT);
+    const ton = tonUsd === null ? ctx.t("ton-unavailable") : usdt(divideRounded(funds.availableMicro, tonUsd));
+    return ctx.reply(ctx.t("balance", { usdt: usdt(funds.availableMicro), uzs, ton }), { reply_markup: mainMenu(ctx) });
+  }
+
+  async function orders(ctx: FlowContext) {
+    const caller = await core.accounts.botCaller(String(ctx.from!.id));
+    if (!caller) return ctx.reply(ctx.t("start-first"));
+    const recent = await core.orders.list(caller.account.id, RECENT_ORDERS);
+    if (!recent.length) return ctx.reply(ctx.t("orders-none"), { reply_markup: mainMenu(ctx) });
+    const keyboard = new InlineKeyboard();
+    for (const order of recent) keyboard.text(orderLine(ctx, order), `order:${order.id}`).row();
+    return ctx.reply(ctx.t("orders-title"), { reply_markup: keyboard });
+  }
+
+  composer.command("balance", balance);
+  composer.callbackQuery("menu:balance", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await balance(ctx);
+  });
+  composer.command("orders", orders);
+  composer.callbackQuery("menu:orders", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await orders(ctx);
+  });
+
+  // An order's detail, refreshed from the provider while processing; a completed gift card order shows its codes.
+  composer.callbackQuery(/^order:(\d+)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const caller = await core.accounts.botCaller(String(ctx.from.id));
+    if (!caller) return;
+    const found = await core.orders.get(caller.account.id, Number(ctx.match[1])).catch(() => null);
+    if (!found) return ctx.reply(ctx.t("order-unknown"));
+    const order = await core.orders.refresh(found);
+    const lines = [orderLine(ctx, order), ctx.t("order-created", { at: order.created_at.slice(0, 16).replace("T", " ") })];
+    if (order.status === "failed") lines.push(ctx.t("order-failed-detail", { reason: order.error ?? "", refunded: order.refunded ? "yes" : "no" }));
+    if (order.product_type === "giftcard" && order.status === "completed") lines.push(ctx.t("codes", { codes: core.giftcards.codes(order).join("\n") }));
+    return ctx.reply(lines.join("\n"));
+  });
+
+  composer.command(["help", "menu"], (ctx) => ctx.reply(ctx.t("help"), { reply_markup: mainMenu(ctx) }));
+
+  const languages = () => {
+    const keyboard = new InlineKeyboard();
+    for (const language of LANGUAGES) keyboard.text(language === "en" ? "English" : "Русский", `lang:${language}`);
+    return keyboard;
+  };
+  composer.command("language", (ctx) => ctx.reply(ctx.t("language-ask"), { reply_markup: languages() }));
+  composer.callbackQuery("menu:language", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.reply(ctx.t("language-ask"), { reply_markup: languages() });
+  });
+  composer.callbackQuery(/^lang:(en|ru)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const caller = await core.accounts.botCaller(String(ctx.from.id));
+    if (!caller) return;
+    await core.accounts.setLanguage(caller.account.id, ctx.match[1] as Language);
+    ctx.i18n.useLocale(ctx.match[1]);
+    await ctx.reply(ctx.t("language-set"), { reply_markup: mainMenu(ctx) });
+  });
+
+  return composer;
+}

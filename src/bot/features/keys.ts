@@ -1,0 +1,53 @@
+import { FormattedString, fmt } from "@grammyjs/parse-mode";
+import { Composer, InlineKeyboard } from "grammy";
+import type { Core } from "../../core/index.js";
+import type { BotContext, FlowContext } from "../context.js";
+import { speak } from "../i18n.js";
+import { mainMenu } from "../keyboards.js";
+
+/** Shows a key once: a code entity (no escaping needed), protected from forwarding and saving. */
+async function showKey(ctx: FlowContext, key: string, intro: string) {
+  const message = fmt`${intro}\n\n${FormattedString.code(key)}\n\n${ctx.t("key-usage")}\n${ctx.t("key-once")}`;
+  await ctx.reply(message.text, { entities: message.entities, protect_content: true });
+}
+
+/** /start registers and issues the first key; "New API key" rotates it after a confirmation. */
+export function keyFeatures(core: Core) {
+  const composer = new Composer<BotContext>();
+
+  composer.command("start", async (ctx) => {
+    const telegramId = String(ctx.from!.id);
+    const existing = await core.accounts.botCaller(telegramId);
+    if (existing) {
+      await ctx.reply(ctx.t("welcome-back", { name: ctx.from!.first_name }), { reply_markup: mainMenu(ctx) });
+      return;
+    }
+    const issued = await core.accounts.issueKey(telegramId, ctx.from!.username ?? null);
+    // The language starts as the user's Telegram language; /language changes it.
+    await core.accounts.setLanguage(issued.account.id, speak(ctx.from!.language_code));
+    await showKey(ctx, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
+    await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
+  });
+
+  composer.callbackQuery("key:rotate", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.conversation.exitAll();
+    await ctx.reply(ctx.t("key-rotate-ask"), {
+      reply_markup: new InlineKeyboard().text(ctx.t("btn-rotate"), "key:rotate:yes").text(ctx.t("btn-cancel"), "cancel"),
+    });
+  });
+
+  composer.callbackQuery("key:rotate:yes", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    // The confirmation loses its buttons first; a second tap finds none to remove and issues nothing.
+    const removed = await ctx.editMessageReplyMarkup({ reply_markup: undefined }).then(
+      () => true,
+      () => false,
+    );
+    if (!removed) return;
+    const issued = await core.accounts.issueKey(String(ctx.from.id), ctx.from.username ?? null);
+    await showKey(ctx, issued.key, ctx.t("key-rotated"));
+  });
+
+  return composer;
+}

@@ -1,0 +1,30 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { I18n } from "@grammyjs/i18n";
+import type { Context } from "grammy";
+import type { Core } from "../core/index.js";
+
+export const LANGUAGES = ["en", "ru"] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** A Telegram language code to one we speak: Russian for ru, English otherwise. */
+export const speak = (code: string | null | undefined): Language => (code?.toLowerCase().startsWith("ru") ? "ru" : "en");
+
+/**
+ * English and Russian from src/bot/locales. The language is the one chosen with /language (kept on the
+ * account, so it holds inside conversations too), else the user's Telegram language.
+ */
+export function createI18n(core: Core) {
+  return new I18n<Context>({
+    defaultLocale: "en",
+    directory: path.join(path.dirname(fileURLToPath(import.meta.url)), "locales"),
+    useSession: false,
+    // Fluent's bidi isolation marks would end up inside keys and amounts people copy.
+    fluentBundleOptions: { useIsolating: false },
+    localeNegotiator: async (ctx) => {
+      if (!ctx.from) return "en";
+      const caller = await core.accounts.botCaller(String(ctx.from.id));
+      return caller?.account.language ?? speak(ctx.from.language_code);
+    },
+  });
+}

@@ -1,0 +1,175 @@
+# Buttons
+btn-cancel = ✖ Cancel
+btn-confirm = ✅ Confirm
+btn-myself = Myself (@{ $username })
+btn-months = { $months } months · { $price } USDT
+btn-yes = ✅ Yes, that's me
+btn-no = ↩ No, re-enter
+btn-skip = Skip
+btn-show-name = Show my name
+btn-hide-name = Hide my name
+btn-rotate = 🔑 Yes, issue a new key
+btn-card = { $name } · { $price } USDT · { $stock } left
+btn-gift = { $emoji } { $stars }★ · { $price } USDT{ $limited ->
+    [yes] {" "}(limited)
+   *[no] {""}
+}
+
+# Menu and commands
+menu-stars = ⭐ Stars
+menu-premium = 💎 Premium
+menu-store = 🎮 Store top-up
+menu-games = 🕹 Game credit
+menu-giftcards = 🎁 Gift cards
+menu-gifts = 🎀 Gifts
+menu-balance = 💰 Balance
+menu-orders = 🧾 Orders
+menu-key = 🔑 New API key
+menu-language = 🌐 Language
+menu-intro = What would you like to do?
+cmd-start = Register and get your API key
+cmd-stars = Buy Telegram stars
+cmd-premium = Buy Telegram Premium
+cmd-store = Top up a game-store wallet
+cmd-games = Buy in-game credit
+cmd-giftcards = Buy gift card codes
+cmd-gifts = Send a Telegram gift
+cmd-balance = Your USDT balance
+cmd-orders = Your recent orders
+cmd-language = Change the language
+cmd-help = What this bot does
+cmd-cancel = Leave the current step
+
+help =
+    I sell digital goods paid from your USDT balance: stars, Premium, store top-ups, game credit, gift cards and gifts.
+    Your API key works over HTTP with the same balance: send it as X-API-Key or Authorization: Bearer.
+    /balance · /orders · /language · /cancel leaves any step.
+
+# Keys
+welcome-back = Welcome back, { $name }!
+key-new = Welcome, { $name }! You are registered. Your API key:
+key-rotated = Your new API key (the old one has stopped working):
+key-usage = Send it with every request as the X-API-Key header, or as Authorization: Bearer <key>.
+key-once = ⚠ This is the only time it is shown: store it safely. A lost key cannot be recovered; get a new one here.
+key-rotate-ask = A new key replaces your current one, which stops working immediately. Your balance, orders and rates stay with you. Continue?
+
+# Guards
+start-first = Send /start first to register.
+blocked = ⛔ Your account is blocked. Please contact support.
+private-only = Please open a private chat with me: keys and codes are only sent there.
+cancelled = Cancelled. Nothing was charged.
+button-expired = This button is no longer active.
+unknown = I did not understand that. Choose from the menu:
+flow-text-please = Please answer with text or a button.
+flow-confirm-or-cancel = Tap Confirm or Cancel above.
+
+# Errors
+err-insufficient = Not enough balance: this needs { $needed } USDT and you have { $balance } USDT. Ask an administrator to top up your balance.
+err-unavailable = This service is temporarily unavailable. Nothing was charged; please try again later.
+
+# Confirmation and outcome
+confirm =
+    { $what }
+    Charge: { $charge } USDT
+    Balance after: { $after } USDT
+    Confirm?
+order-completed = ✅ Done! Order #{ $id }, charged { $charged } USDT. Balance: { $balance } USDT.
+order-refunded = ❌ Order #{ $id } failed: { $reason }. { $charged } USDT were refunded to your balance.
+order-processing = ⏳ Order #{ $id } is being processed. { $later }
+later-delivery = I will message you when it is delivered or refunded.
+later-store = Store top-ups can take a few minutes; I will message you when it completes or is refunded.
+later-game = Credit usually lands in 1 to 2 minutes; I will message you when it does, or when it is refunded.
+later-giftcard = The codes will arrive in this private chat in about half a minute; you can also find them in /orders.
+
+# Stars and Premium
+ask-recipient = Who is it for? Send a @username, or tap Myself.
+bad-username = That is not a username: 3 to 32 letters, digits or underscores, like @alice.
+recipient-not-found = I could not find @{ $username }. Check the spelling and send it again.
+ask-stars = Recipient: { $name } (@{ $username }). How many stars? Tap a preset or send a number from { $min } to { $max }.
+bad-stars = Send a whole number of stars from { $min } to { $max }.
+what-stars = { $amount } stars for @{ $username }
+premium-already = Note: @{ $username } already has Premium; a purchase adds to it.
+ask-months = Recipient: { $name } (@{ $username }). For how long?
+bad-months = Choose 3, 6 or 12 months.
+what-premium = Premium for { $months } months for @{ $username }
+
+# Store
+ask-store-login = Send the store account login: the name you sign in with, not the profile name others see. A link like …/id/yourname works too.
+bad-login-email = An e-mail address is not accepted: send the account login instead.
+bad-login-numeric = A numeric profile link (…/profiles/123…) is not accepted: send the account login, or a …/id/name link.
+bad-login = That does not look like a login: 3 to 64 letters, digits, dots, dashes or underscores.
+ask-store-amount = Account { $login }. How many USD to add? Tap an amount or send one from { $min } to { $max } (at most 2 decimals).
+bad-store-amount = Send an amount from { $min } to { $max } USD with at most 2 decimals.
+store-quote =
+    Store top-up for { $login }
+    Nominal: { $amount } USD
+    Provider fee: { $fee } USD
+    Service markup ({ $percent }%): { $markup } USDT
+    Total: { $total } USDT
+
+# Games
+ask-game = Which game?
+game-notes = Note: { $notes }
+ask-server = Which server is the account on?
+ask-server-id = Send the server (zone) ID, digits only.
+ask-player-id = Send the player ID for { $game }.
+bad-player-id = That player ID was not found. Check it in the game and send it again.
+is-this-player = The account is { $name } (ID { $id }). Is this the right account? Credit sent to a wrong player cannot be reversed.
+ask-denomination = Choose the top-up (prices are current):
+what-game = { $denomination } in { $game } for { $name } (ID { $id }, server { $server })
+
+# Gift cards
+ask-brand =
+    Which gift card? A code works only for an account of the stated region:
+    { $brands }
+no-stock = Nothing is in stock right now. Please try again later.
+ask-card = { $brand }. { $notes } Choose the denomination:
+ask-quantity = How many codes? From { $min } to { $max }.
+bad-quantity = Send a whole number from { $min } to { $max }.
+what-giftcard = { $quantity } × { $name } { $brand } gift card
+
+# Gifts
+ask-gift = Which gift?
+ask-gift-message = Add a message to the gift (up to { $max } characters), or tap Skip.
+bad-gift-message = The message can be at most { $max } characters.
+ask-gift-hide = Show your name on the recipient's public profile? (The recipient always sees who sent it.)
+what-gift = Gift { $emoji } ({ $stars }★) to @{ $username }{ $hidden ->
+    [yes] , name hidden
+   *[no] {""}
+}, message: { $message }
+gift-refused = @{ $username } does not accept gifts. That is their choice, not a fault; nothing was charged.
+gift-refused-refunded = @{ $username } does not accept gifts. That is their choice; the charge was refunded.
+
+# Balance and orders
+balance =
+    Balance: { $usdt } USDT
+    ≈ { $uzs } UZS · ≈ { $ton } TON
+ton-unavailable = n/a
+orders-none = No orders yet.
+orders-title = Your recent orders (tap for details):
+order-unknown = Order not found.
+order-line = #{ $id } { $product } → { $recipient } · { $charged } USDT · { $status }
+order-created = Placed { $at } UTC
+order-failed-detail = { $reason }{ $refunded ->
+    [yes] {" "}(refunded)
+   *[no] {""}
+}
+codes =
+    Your codes (keep them safe; they cannot be returned):
+    { $codes }
+product-stars = stars
+product-premium = Premium
+product-store = store top-up
+product-game = game credit
+product-giftcard = gift cards
+product-gift = gift
+status-processing = processing
+status-completed = completed
+status-failed = refunded
+
+# Language and notifications
+language-ask = Choose your language:
+language-set = Done: I will speak English.
+credited = 💰 Your balance was topped up by { $amount } USDT. Balance: { $balance } USDT.
+notify-completed = ✅ Completed: { $line }
+notify-refunded = ❌ Failed and refunded: { $line }. { $charged } USDT are back on your balance. Reason: { $reason }

@@ -1,0 +1,91 @@
+import { createInterface } from "node:readline/promises";
+import { loadConfig, loadDotEnv } from "../config.js";
+import { createService } from "../service.js";
+import { startSimulator } from "../simulator/server.js";
+import { EmulatedChat } from "./client.js";
+import type { ChatMessage } from "./server.js";
+import { startEmulator } from "./server.js";
+
+/**
+ * `npm run chat`: talk to the real bot from a terminal, with no Telegram token. It starts the Bot API
+ * emulator, the upstream simulator and the service (API on a free port, the bot polling the emulator), and
+ * plays one user who is also an administrator. Type text to send it; type a button's number to tap it.
+ */
+const USER_ID = 100_200_300;
+const EMULATOR_TOKEN = "123456:emulator-token-for-local-chat";
+
+loadDotEnv();
+const emulator = await startEmulator();
+const simulator = await startSimulator(0, { timeScale: Number(process.env.SIMULATOR_TIME_SCALE ?? "0.2") });
+const url = simulator.url;
+const config = loadConfig({
+  ...process.env,
+  PORT: process.env.CHAT_API_PORT ?? "0",
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  UPSTREAM: "external",
+  GATEWAY_URL: url,
+  RATES_URL: url,
+  STORE_URL: url,
+  GAMES_URL: url,
+  GIFTCARDS_URL: url,
+  GIFTS_URL: url,
+  BOT_TOKEN: EMULATOR_TOKEN,
+  TELEGRAM_API_ROOT: emulator.url,
+  BOT_WEBHOOK_URL: "",
+  ADMIN_TELEGRAM_IDS: [process.env.ADMIN_TELEGRAM_IDS, String(USER_ID)].filter(Boolean).join(","),
+});
+const service = await createService(config);
+await service.api.listen({ host: config.HOST, port: config.PORT });
+await service.startBot();
+const apiAddress = service.api.server.address();
+const apiUrl = typeof apiAddress === "object" && apiAddress ? `http://${config.HOST}:${apiAddress.port}` : "";
+
+const chat = new EmulatedChat(emulator.url, {
+  id: USER_ID,
+  first_name: process.env.USER ?? "You",
+  username: "chat_user",
+  language_code: (process.env.LANG ?? "en").slice(0, 2),
+});
+
+let buttons: Array<{ messageId: number; data: string }> = [];
+function show(message: ChatMessage) {
+  console.log(`\n🤖 ${message.edits ? "(edited) " : ""}${message.text}`);
+  for (const row of message.reply_markup?.inline_keyboard ?? []) {
+    const labels = row.map((button) => {
+      if (!("callback_data" in button) || !button.callback_data) return `[${button.text}]`;
+      buttons.push({ messageId: message.message_id, data: button.callback_data });
+      return `[${buttons.length}] ${button.text}`;
+    });
+    console.log(`   ${labels.join("   ")}`);
+  }
+}
+
+console.log(`Chatting with the bot as user ${USER_ID} (an administrator here). API at ${apiUrl}, database ${config.DATABASE_URL}.`);
+console.log("Type a message (/start to begin), a button's number to tap it, or /quit. Try /credit 100200300 50 to fund yourself.");
+
+let running = true;
+void (async () => {
+  while (running) {
+    const fresh = await chat.fresh(2_000).catch(() => []);
+    if (fresh.length) {
+      buttons = [];
+      for (const message of fresh) show(message);
+    }
+  }
+})();
+
+const input = createInterface({ input: process.stdin, output: process.stdout });
+for await (const line of input) {
+  const text = line.trim();
+  if (!text) continue;
+  if (text === "/quit") break;
+  const tap = /^\d+$/.test(text) ? buttons[Number(text) - 1] : undefined;
+  if (tap) await chat.tapData(tap.messageId, tap.data);
+  else await chat.say(text);
+}
+running = false;
+input.close();
+await service.close();
+await simulator.app.close();
+await emulator.app.close();
+process.exit(0);

@@ -1,0 +1,88 @@
+import { request } from "undici";
+import type { ChatMessage, EmulatedUser } from "./server.js";
+
+/** Plays one Telegram user against the emulator: sends text, taps buttons, reads what the bot answered. */
+export class EmulatedChat {
+  private seenVersion = -1;
+  /** Bot message id -> how many edits of it were already seen. */
+  private readonly seen = new Map<number, number>();
+
+  constructor(
+    private readonly baseUrl: string,
+    readonly user: EmulatedUser,
+    readonly chatId: number = user.id,
+  ) {}
+
+  private async call(method: "GET" | "POST", path: string, body?: unknown) {
+    const response = await request(`${this.baseUrl}${path}`, {
+      method,
+      headers: body ? { "content-type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await response.body.json()) as any;
+    if (response.statusCode >= 400) throw new Error(`emulator ${path}: ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  async messages(): Promise<ChatMessage[]> {
+    return (await this.call("GET", `/emulator/chats/${this.chatId}`)).messages;
+  }
+
+  /** Sends a text message (or a /command) as this user; returns the update id. */
+  async say(text: string): Promise<number> {
+    return (await this.call("POST", "/emulator/messages", { user: this.user, text, chat_id: this.chatId })).update_id;
+  }
+
+  /** Taps the button whose label contains `label` on the newest bot message that has one. */
+  async tap(label: string | RegExp): Promise<number> {
+    const messages = await this.messages();
+    for (const message of [...messages].reverse()) {
+      const button = message.reply_markup?.inline_keyboard.flat().find((b) => (typeof label === "string" ? b.text.includes(label) : label.test(b.text)));
+      if (button && "callback_data" in button) return this.tapData(message.message_id, button.callback_data!);
+    }
+    throw new Error(`no button ${label} in ${JSON.stringify(messages.slice(-2).map((m) => [m.text, m.reply_markup]))}`);
+  }
+
+  async tapData(messageId: number, data: string): Promise<number> {
+    return (await this.call("POST", "/emulator/callbacks", { user: this.user, chat_id: this.chatId, message_id: messageId, data })).update_id;
+  }
+
+  /** Bot messages new or edited since the last look, waiting up to `timeoutMs` for at least one. */
+  async fresh(timeoutMs = 10_000): Promise<ChatMessage[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) return [];
+      const state = await this.call("GET", `/emulator/chats/${this.chatId}?after=${this.seenVersion}&timeout_ms=${Math.min(left, 5000)}`);
+      if (state.version <= this.seenVersion) continue;
+      this.seenVersion = state.version;
+      const found = (state.messages as ChatMessage[]).filter((m) => m.from_bot && (this.seen.get(m.message_id) ?? -1) < m.edits);
+      for (const m of found) this.seen.set(m.message_id, m.edits);
+      if (found.length) return found;
+    }
+  }
+
+  /** Waits for a new or edited bot message whose text matches (any, by default) and returns it. */
+  async next(match: (text: string) => boolean = () => true, timeoutMs = 10_000): Promise<ChatMessage> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await this.fresh(deadline - Date.now());
+      const hit = [...found].reverse().find((m) => match(m.text));
+      if (hit) return hit;
+      if (Date.now() >= deadline) {
+        const last = (await this.messages()).filter((m) => m.from_bot).slice(-3).map((m) => m.text);
+        throw new Error(`no bot message matched in time; last: ${JSON.stringify(last)}`);
+      }
+    }
+  }
+
+  /** Says something and waits for the bot's answer that matches. */
+  async reply(text: string, match?: (text: string) => boolean): Promise<ChatMessage> {
+    await this.say(text);
+    return this.next(match);
+  }
+
+  async setBlocked(blocked: boolean) {
+    await this.call("POST", "/emulator/blocked", { chat_id: this.chatId, blocked });
+  }
+}

@@ -1,0 +1,5 @@
+import { startEmulator } from "./server.js";
+
+// The Bot API emulator alone: point TELEGRAM_API_ROOT at it and drive users through /emulator/*.
+const { url } = await startEmulator(Number(process.env.EMULATOR_PORT ?? "8081"));
+console.log(`Bot API emulator on ${url} (TELEGRAM_API_ROOT=${url})`);

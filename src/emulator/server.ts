@@ -1,0 +1,231 @@
+import type { AddressInfo } from "node:net";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { InlineKeyboardMarkup, Message, MessageEntity, Update, User } from "grammy/types";
+
+/**
+ * A local stand-in for the Telegram Bot API: the bot talks to it exactly as to Telegram (POST
+ * /bot<token>/<method>, real long polling on getUpdates), and tests or `npm run chat` play the users through
+ * /emulator/*. It knows the methods this bot uses and refuses any other, as Telegram would an unknown one.
+ */
+export interface EmulatedUser {
+  id: number;
+  first_name: string;
+  username?: string;
+  language_code?: string;
+}
+
+export interface ChatMessage {
+  message_id: number;
+  from_bot: boolean;
+  text: string;
+  entities?: MessageEntity[];
+  reply_markup?: InlineKeyboardMarkup;
+  protect_content?: boolean;
+  edits: number;
+}
+
+interface Chat {
+  id: number;
+  type: "private" | "group";
+  title?: string;
+  messages: ChatMessage[];
+  /** Bumped on every message or edit, so a waiting client wakes up. */
+  version: number;
+}
+
+const BOT_USER: User = { id: 7_000_000_001, is_bot: true, first_name: "Purchase Bot", username: "purchase_test_bot" };
+const MAX_POLL_SECONDS = 50;
+
+export function buildEmulator(): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const updates: Update[] = [];
+  let nextUpdateId = 1;
+  const chats = new Map<number, Chat>();
+  const blocked = new Set<number>();
+  const calls: Array<{ method: string; payload: Record<string, unknown> }> = [];
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
+
+  function chat(id: number, type: Chat["type"] = id > 0 ? "private" : "group"): Chat {
+    let found = chats.get(id);
+    if (!found) {
+      found = { id, type, messages: [], version: 0, ...(type === "group" ? { title: "Test group" } : {}) };
+      chats.set(id, found);
+    }
+    return found;
+  }
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const telegramChat = (c: Chat) => (c.type === "private" ? { id: c.id, type: "private" as const, first_name: "User" } : { id: c.id, type: "group" as const, title: c.title ?? "Group" });
+
+  function asMessage(c: Chat, m: ChatMessage, from: User): Message {
+    return {
+      message_id: m.message_id,
+      date: now(),
+      chat: telegramChat(c),
+      from,
+      text: m.text,
+      ...(m.entities ? { entities: m.entities } : {}),
+      ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}),
+      ...(m.edits ? { edit_date: now() } : {}),
+    } as Message;
+  }
+
+  function pushUpdate(update: Omit<Update, "update_id">): Update {
+    const full = { update_id: nextUpdateId++, ...update } as Update;
+    updates.push(full);
+    wake();
+    return full;
+  }
+
+  function record(c: Chat) {
+    c.version += 1;
+    wake();
+  }
+
+  const fail = (code: number, description: string) => ({ ok: false, error_code: code, description });
+
+  type Handler = (p: Record<string, any>) => unknown;
+  const methods: Record<string, Handler> = {
+    getMe: () => BOT_USER,
+    deleteWebhook: () => true,
+    setWebhook: () => true,
+    setMyCommands: () => true,
+    deleteMyCommands: () => true,
+    sendChatAction: () => true,
+    answerCallbackQuery: () => true,
+    sendMessage(p) {
+      const c = chat(Number(p.chat_id));
+      if (blocked.has(c.id)) throw fail(403, "Forbidden: bot was blocked by the user");
+      if (typeof p.text !== "string" || p.text.length === 0) throw fail(400, "Bad Request: message text is empty");
+      if (p.text.length > 4096) throw fail(400, "Bad Request: message is too long");
+      const m: ChatMessage = {
+        message_id: c.messages.length + 1,
+        from_bot: true,
+        text: p.text,
+        entities: p.entities,
+        reply_markup: p.reply_markup,
+        protect_content: p.protect_content,
+        edits: 0,
+      };
+      c.messages.push(m);
+      record(c);
+      return asMessage(c, m, BOT_USER);
+    },
+    editMessageText(p) {
+      const c = chat(Number(p.chat_id));
+      const m = c.messages.find((x) => x.message_id === Number(p.message_id));
+      if (!m || !m.from_bot) throw fail(400, "Bad Request: message to edit not found");
+      if (m.text === p.text && JSON.stringify(m.reply_markup) === JSON.stringify(p.reply_markup)) throw fail(400, "Bad Request: message is not modified");
+      Object.assign(m, { text: p.text, entities: p.entities, reply_markup: p.reply_markup, edits: m.edits + 1 });
+      record(c);
+      return asMessage(c, m, BOT_USER);
+    },
+    editMessageReplyMarkup(p) {
+      const c = chat(Number(p.chat_id));
+      const m = c.messages.find((x) => x.message_id === Number(p.message_id));
+      if (!m || !m.from_bot) throw fail(400, "Bad Request: message to edit not found");
+      if (JSON.stringify(m.reply_markup ?? null) === JSON.stringify(p.reply_markup ?? null)) throw fail(400, "Bad Request: message is not modified");
+      m.reply_markup = p.reply_markup;
+      m.edits += 1;
+      record(c);
+      return asMessage(c, m, BOT_USER);
+    },
+    async getUpdates(p) {
+      const offset = Number(p.offset ?? 0);
+      const limit = Math.min(Number(p.limit ?? 100), 100);
+      const timeout = Math.min(Number(p.timeout ?? 0), MAX_POLL_SECONDS);
+      // Confirmed updates (below the offset) are gone for good, as on Telegram.
+      while (updates.length && updates[0].update_id < offset) updates.shift();
+      if (!updates.length && timeout > 0) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            waiters.delete(done);
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(done, timeout * 1000);
+          waiters.add(done);
+        });
+      }
+      return updates.filter((u) => u.update_id >= offset).slice(0, limit);
+    },
+  };
+
+  app.post<{ Params: { token: string; method: string } }>("/bot:token/:method", async (request, reply) => {
+    const handler = methods[request.params.method];
+    const payload = (request.body ?? {}) as Record<string, unknown>;
+    calls.push({ method: request.params.method, payload });
+    if (!handler) return reply.code(404).send(fail(404, "Not Found: method not found"));
+    try {
+      return { ok: true, result: await handler(payload) };
+    } catch (error) {
+      const refused = error as { ok?: false; error_code?: number };
+      if (refused.ok === false) return reply.code(refused.error_code ?? 400).send(refused);
+      throw error;
+    }
+  });
+
+  // ---- the users' side -------------------------------------------------------------------------------
+
+  app.post<{ Body: { user: EmulatedUser; text: string; chat_id?: number } }>("/emulator/messages", async (request) => {
+    const { user, text } = request.body;
+    const c = chat(request.body.chat_id ?? user.id);
+    const m: ChatMessage = { message_id: c.messages.length + 1, from_bot: false, text, edits: 0 };
+    const entities: MessageEntity[] = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] : [];
+    c.messages.push(m);
+    const message = { ...asMessage(c, m, { ...user, is_bot: false }), ...(entities.length ? { entities } : {}) };
+    return pushUpdate({ message } as Omit<Update, "update_id">);
+  });
+
+  app.post<{ Body: { user: EmulatedUser; chat_id?: number; message_id: number; data: string } }>("/emulator/callbacks", async (request, reply) => {
+    const { user, message_id, data } = request.body;
+    const c = chat(request.body.chat_id ?? user.id);
+    const m = c.messages.find((x) => x.message_id === message_id);
+    if (!m) return reply.code(404).send({ error: "no such message" });
+    return pushUpdate({
+      callback_query: { id: String(nextUpdateId), from: { ...user, is_bot: false }, chat_instance: String(c.id), message: asMessage(c, m, BOT_USER), data },
+    } as Omit<Update, "update_id">);
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { after?: string; timeout_ms?: string } }>("/emulator/chats/:id", async (request) => {
+    const c = chat(Number(request.params.id));
+    const after = Number(request.query.after ?? -1);
+    const timeoutMs = Math.min(Number(request.query.timeout_ms ?? 0), 30_000);
+    if (c.version <= after && timeoutMs > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          if (c.version <= after) return;
+          waiters.delete(done);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(done);
+          resolve();
+        }, timeoutMs);
+        waiters.add(done);
+      });
+    }
+    return { version: c.version, messages: c.messages };
+  });
+
+  app.post<{ Body: { chat_id: number; blocked: boolean } }>("/emulator/blocked", async (request) => {
+    if (request.body.blocked) blocked.add(request.body.chat_id);
+    else blocked.delete(request.body.chat_id);
+    return { ok: true };
+  });
+
+  app.get("/emulator/calls", async () => ({ calls }));
+
+  app.addHook("preClose", async () => wake());
+  return app;
+}
+
+export async function startEmulator(port = 0): Promise<{ url: string; app: FastifyInstance }> {
+  const app = buildEmulator();
+  await app.listen({ host: "127.0.0.1", port });
+  return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, app };
+}
