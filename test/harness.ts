@@ -14,6 +14,8 @@ import { startSimulator } from "../src/simulator/server.js";
 export interface Harness {
   service: Service;
   api: FastifyInstance;
+  /** Closes the service and starts a new one on the same database, simulator and emulator. */
+  restart(): Promise<void>;
   simulatorUrl: string;
   dbPath: string;
   logs: string[];
@@ -37,7 +39,17 @@ export interface Harness {
 
 let nextTelegramId = 100_000;
 
-export async function startHarness(env: Record<string, string> = {}, options: { gateway?: boolean; timeScale?: number } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  gateway?: boolean;
+  timeScale?: number;
+  /** Runs the bot against this Bot API emulator, polling. */
+  emulatorUrl?: string;
+  admins?: number[];
+}
+
+export const TEST_BOT_TOKEN = "123456:test-token-for-the-emulator";
+
+export async function startHarness(env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const simulator = await startSimulator(0, { timeScale: options.timeScale ?? 0.01 });
   const dir = mkdtempSync(join(tmpdir(), "partner-test-"));
   const dbPath = join(dir, "partner.db");
@@ -56,6 +68,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     RECONCILE_INTERVAL_MS: "200",
     TON_RATE_CACHE_SECONDS: "0",
     LOG_LEVEL: "info",
+    ...(options.emulatorUrl ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") } : {}),
     ...env,
   });
   const logs: string[] = [];
@@ -66,21 +79,27 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     },
   });
   const service = await createService(config, { logDestination });
-  const api = service.api;
+  await service.startBot();
 
   const harness: Harness = {
     service,
-    api,
+    api: service.api,
+    async restart() {
+      await harness.service.close();
+      harness.service = await createService(config, { logDestination });
+      harness.api = harness.service.api;
+      await harness.service.startBot();
+    },
     simulatorUrl: simulator.url,
     dbPath,
     logs,
     async newKey(usdt = 0, telegramId = String(nextTelegramId++)) {
-      const { key } = await service.core.admin.issueKey(telegramId);
-      if (usdt > 0) await service.core.admin.credit(telegramId, fromUsdt(usdt), "test");
+      const { key } = await harness.service.core.admin.issueKey(telegramId);
+      if (usdt > 0) await harness.service.core.admin.credit(telegramId, fromUsdt(usdt), "test");
       return { key, telegramId };
     },
     async call(method, url, { key, body, headers = {}, remoteAddress } = {}) {
-      const response = await api.inject({
+      const response = await harness.api.inject({
         method,
         url,
         ...(remoteAddress ? { remoteAddress } : {}),
@@ -110,7 +129,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
       if (response.statusCode !== 200) throw new Error(`fault: HTTP ${response.statusCode}`);
     },
     async assertLedgerInvariant() {
-      const db = service.core.db;
+      const db = harness.service.core.db;
       const unbalanced = await unbalancedAccounts(db);
       if (unbalanced.length) throw new Error(`unbalanced accounts: ${JSON.stringify(unbalanced)}`);
       const orders = await db.selectFrom("orders").select(["id", "status", "refunded", "charge_micro"]).execute();
@@ -132,7 +151,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
       }
     },
     async close() {
-      await service.close();
+      await harness.service.close();
       await simulator.app.close();
       rmSync(dir, { recursive: true, force: true });
     },

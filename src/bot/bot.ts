@@ -159,9 +159,14 @@ export function createBot(options: BotOptions) {
       await bot.api.setWebhook(url, { secret_token: secretToken });
       log.info({ url }, "bot webhook set");
     },
+    /** Stops fetching and waits for every update under way, so no conversation state is lost to a shutdown. */
     async stop() {
       clearInterval(purge);
-      if (runner?.isRunning()) await runner.stop();
+      if (!runner) return;
+      const stopping = runner;
+      runner = undefined;
+      await stopping.stop();
+      while (stopping.size() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     },
   };
 }
