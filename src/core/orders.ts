@@ -162,8 +162,11 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
       const finished = await db.transaction().execute(async (trx) => {
         const processing = trx.updateTable("orders").where("id", "=", orderId).where("status", "=", "processing");
         if (outcome.kind === "pending") {
-          // Still under way: only the provider's identifiers are new.
-          if (Object.keys(provider).length) await processing.set({ ...provider, updated_at: at }).execute();
+          // The provider has the order: ask again soon (the long first wait only guards "never received").
+          const soon = new Date(clock.now().getTime() + settings.recheckMs).toISOString();
+          const current = await trx.selectFrom("orders").select("check_after").where("id", "=", orderId).executeTakeFirstOrThrow();
+          const checkAfter = current.check_after !== null && current.check_after < soon ? current.check_after : soon;
+          await processing.set({ ...provider, check_after: checkAfter, updated_at: at }).execute();
           return false;
         }
         if (outcome.kind === "completed") {
@@ -230,9 +233,10 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
         status = { kind: "unknown", error: String(error) };
       }
       if (status.kind === "not_found") {
+        // Only an order the provider never acknowledged, and older than any call in flight, was never received.
         const due = order.check_after !== null && order.check_after <= clock.now().toISOString();
-        if (!due) return order;
-        status = { kind: "failed", error: "The provider never received the order" };
+        if (!due || order.provider_order_id !== null) return order;
+        status = { kind: "failed", error: "The provider never received the order", errorCode: "order_not_found" };
       }
       return this.settle(order.id, status);
     },
