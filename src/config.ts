@@ -103,6 +103,13 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 
+export const PROVIDER_URLS = ["GATEWAY_URL", "RATES_URL", "STORE_URL", "GAMES_URL", "GIFTCARDS_URL", "GIFTS_URL"] as const;
+
+/** Every provider's address set to one server: the simulator plays them all. */
+export function allProvidersAt(url: string): Record<(typeof PROVIDER_URLS)[number], string> {
+  return Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<(typeof PROVIDER_URLS)[number], string>;
+}
+
 /** Loads `.env` from the working directory into process.env when present (real variables win). */
 export function loadDotEnv(path = ".env"): void {
   if (existsSync(path)) process.loadEnvFile(path);

@@ -1,9 +1,9 @@
-import { loadConfig, loadDotEnv } from "./config.js";
+import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
 import { createService } from "./service.js";
 import { startSimulator } from "./simulator/server.js";
 
 loadDotEnv();
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
@@ -14,16 +14,10 @@ try {
 if (config.UPSTREAM === "simulator") {
   // The embedded default: every upstream is the bundled simulator on a loopback port.
   const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE });
-  const url = simulator.url;
-  config = {
-    ...config,
-    GATEWAY_URL: config.GATEWAY_URL ?? url,
-    RATES_URL: config.RATES_URL ?? url,
-    STORE_URL: config.STORE_URL ?? url,
-    GAMES_URL: config.GAMES_URL ?? url,
-    GIFTCARDS_URL: config.GIFTCARDS_URL ?? url,
-    GIFTS_URL: config.GIFTS_URL ?? url,
-  };
+  // Addresses set explicitly still win, so one provider can be real while the others are simulated.
+  const simulated = allProvidersAt(simulator.url);
+  const current = config;
+  config = { ...current, ...Object.fromEntries(PROVIDER_URLS.map((name) => [name, current[name] ?? simulated[name]])) };
   console.log(`upstream simulator on ${simulator.url}`);
 }
 

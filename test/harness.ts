@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
-import { loadConfig } from "../src/config.js";
+import { allProvidersAt, loadConfig } from "../src/config.js";
 import { unbalancedAccounts } from "../src/core/ledger.js";
 import { fromUsdt } from "../src/core/money.js";
 import { createService, type Service } from "../src/service.js";
@@ -56,12 +56,8 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
   const config = loadConfig({
     DATABASE_URL: dbPath,
     UPSTREAM: "external",
-    GATEWAY_URL: options.gateway === false ? undefined : simulator.url,
-    RATES_URL: simulator.url,
-    STORE_URL: simulator.url,
-    GAMES_URL: simulator.url,
-    GIFTCARDS_URL: simulator.url,
-    GIFTS_URL: simulator.url,
+    ...allProvidersAt(simulator.url),
+    ...(options.gateway === false ? { GATEWAY_URL: undefined } : {}),
     RATE_LIMIT_PER_MINUTE: "100000",
     UPSTREAM_TIMEOUT_MS: "1000",
     RECONCILE_AFTER_MS: "1500",

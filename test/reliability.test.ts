@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { allProvidersAt } from "../src/config.js";
 import { createAccounts } from "../src/core/accounts.js";
 import { createAdmin } from "../src/core/admin.js";
 import { unbalancedAccounts } from "../src/core/ledger.js";
@@ -48,19 +49,13 @@ describe("a crash between the charge and the provider's answer", () => {
 
   /** Runs the real service as its own process, as `npm start` would, against the test's simulator. */
   async function startService(dbPath: string, port: number): Promise<ChildProcess> {
-    const url = simulator.url;
     const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
       env: {
         ...process.env,
         PORT: String(port),
         DATABASE_URL: dbPath,
         UPSTREAM: "external",
-        GATEWAY_URL: url,
-        RATES_URL: url,
-        STORE_URL: url,
-        GAMES_URL: url,
-        GIFTCARDS_URL: url,
-        GIFTS_URL: url,
+        ...allProvidersAt(simulator.url),
         UPSTREAM_TIMEOUT_MS: "3000",
         RECONCILE_AFTER_MS: "3500",
         RECONCILE_INTERVAL_MS: "200",

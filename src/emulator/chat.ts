@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import { loadConfig, loadDotEnv } from "../config.js";
+import { allProvidersAt, loadConfig, loadDotEnv } from "../config.js";
 import { createService } from "../service.js";
 import { startSimulator } from "../simulator/server.js";
 import { EmulatedChat } from "./client.js";
@@ -17,18 +17,12 @@ const EMULATOR_TOKEN = "123456:emulator-token-for-local-chat";
 loadDotEnv();
 const emulator = await startEmulator();
 const simulator = await startSimulator(0, { timeScale: Number(process.env.SIMULATOR_TIME_SCALE ?? "0.2") });
-const url = simulator.url;
 const config = loadConfig({
   ...process.env,
   PORT: process.env.CHAT_API_PORT ?? "0",
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   UPSTREAM: "external",
-  GATEWAY_URL: url,
-  RATES_URL: url,
-  STORE_URL: url,
-  GAMES_URL: url,
-  GIFTCARDS_URL: url,
-  GIFTS_URL: url,
+  ...allProvidersAt(simulator.url),
   BOT_TOKEN: EMULATOR_TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
   BOT_WEBHOOK_URL: "",
