@@ -1,22 +1,22 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { buildApi, REDACTED_PATHS, requestSerializer } from "./api/app.js";
+import { createBot, type PurchaseBot } from "./bot/bot.js";
 import type { Config } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import { type Clock, systemClock } from "./core/ports.js";
+import { createVault, newVaultKey } from "./core/vault.js";
 import { openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
-import { createGatewayAdapter } from "./upstream/gateway.js";
-import { createHttpClient } from "./upstream/http.js";
-import { createRatesAdapter } from "./upstream/rates.js";
 import { createGamesAdapter } from "./upstream/games.js";
+import { createGatewayAdapter } from "./upstream/gateway.js";
 import { createGiftcardsAdapter } from "./upstream/giftcards.js";
 import { createGiftsAdapter } from "./upstream/gifts.js";
+import { createHttpClient } from "./upstream/http.js";
+import { createRatesAdapter } from "./upstream/rates.js";
 import { createStoreAdapter } from "./upstream/store.js";
-import { createVault, newVaultKey } from "./core/vault.js";
-import { createBot, type PurchaseBot } from "./bot/bot.js";
-import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 
 export interface Service {
   core: Core;

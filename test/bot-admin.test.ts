@@ -117,6 +117,22 @@ describe("admin commands", () => {
   });
 });
 
+describe("start-up", () => {
+  it("runs when Telegram refuses the command lists, and logs it", async () => {
+    const refusing = await startEmulator();
+    await fetch(`${refusing.url}/emulator/refuse`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ method: "setMyCommands", refuse: true }) });
+    const started = await startHarness({}, { emulatorUrl: refusing.url });
+    try {
+      const chat = new EmulatedChat(refusing.url, { id: 730_000_001, first_name: "Late", language_code: "en" });
+      expect((await chat.reply("/start", (t) => /sj_/.test(t))).text).toContain("API key");
+      expect(started.logs.join("")).toContain("setMyCommands failed");
+    } finally {
+      await started.close();
+      await refusing.app.close();
+    }
+  });
+});
+
 describe("webhook mode", () => {
   it("takes updates on POST /telegram/webhook with the secret token, and refuses them without it", async () => {
     const secret = "webhook-secret-for-tests-1234";

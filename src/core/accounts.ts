@@ -89,7 +89,7 @@ export function createAccounts(db: Db, clock: Clock) {
       return account && { account, actor: `bot:${telegramId}` };
     },
 
-    /** Remembers the Telegram username and language the bot last saw, for admin targets and "myself". */
+    /** Remembers the Telegram username the bot last saw, for admin targets (@username) and search's "myself". */
     async noteProfile(accountId: number, username: string | null): Promise<void> {
       await db.updateTable("accounts").set({ username }).where("id", "=", accountId).execute();
     },

@@ -42,6 +42,8 @@ export function buildEmulator(): FastifyInstance {
   let nextUpdateId = 1;
   const chats = new Map<number, Chat>();
   const blocked = new Set<number>();
+  /** Methods made to fail on purpose, to test that the bot survives a refusal. */
+  const refusing = new Set<string>();
   const calls: Array<{ method: string; payload: Record<string, unknown> }> = [];
   const waiters = new Set<() => void>();
   const wake = () => {
@@ -159,6 +161,7 @@ export function buildEmulator(): FastifyInstance {
     const payload = (request.body ?? {}) as Record<string, unknown>;
     calls.push({ method: request.params.method, payload });
     if (!handler) return reply.code(404).send(fail(404, "Not Found: method not found"));
+    if (refusing.has(request.params.method)) return reply.code(400).send(fail(400, "Bad Request: refused by the emulator"));
     try {
       return { ok: true, result: await handler(payload) };
     } catch (error) {
@@ -215,6 +218,12 @@ export function buildEmulator(): FastifyInstance {
   app.post<{ Body: { chat_id: number; blocked: boolean } }>("/emulator/blocked", async (request) => {
     if (request.body.blocked) blocked.add(request.body.chat_id);
     else blocked.delete(request.body.chat_id);
+    return { ok: true };
+  });
+
+  app.post<{ Body: { method: string; refuse: boolean } }>("/emulator/refuse", async (request) => {
+    if (request.body.refuse) refusing.add(request.body.method);
+    else refusing.delete(request.body.method);
     return { ok: true };
   });
 
