@@ -8,15 +8,6 @@ beforeAll(async () => {
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
-const ordersCount = async () =>
-  Number(
-    (
-      await h.service.core.db
-        .selectFrom("orders")
-        .select((eb) => eb.fn.countAll().as("n"))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
 const poll = (key: string, id: number) =>
   eventually(async () => {
     const res = await h.call("GET", `/v1/games/orders/${id}`, { key });
@@ -140,7 +131,7 @@ describe("POST /v1/games/{code}/order", () => {
 
   it("matches the denomination exactly: prefixes, case and spacing variants are refused before any charge", async () => {
     const { key } = await h.newKey(100);
-    const before = await ordersCount();
+    const before = await h.orderCount();
     for (const denomination of ["6", "60 ", " 60", "60 + royale pass", "60 +", "325 ", "3250x", "60 Genesis Crystals"]) {
       const res = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination, player_id: "512345678" } });
       expect(res.status, denomination).toBe(400);
@@ -149,12 +140,12 @@ describe("POST /v1/games/{code}/order", () => {
     const pass = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "60 + Royale Pass", player_id: "512345678" } });
     expect(pass.status).toBe(202);
     expect(pass.body.usdt_charged).toBe(11.0145);
-    expect(await ordersCount()).toBe(before + 1);
+    expect(await h.orderCount()).toBe(before + 1);
   });
 
   it("requires server_id where the game lists serverid, exactly as listed and case-sensitive", async () => {
     const { key } = await h.newKey(100);
-    const before = await ordersCount();
+    const before = await h.orderCount();
     const cases: Array<[string, string | null | undefined, string]> = [
       ["genshin", undefined, "server_id is required"],
       ["genshin", "", "server_id is required"],
@@ -170,7 +161,7 @@ describe("POST /v1/games/{code}/order", () => {
       expect(res.status, `${code} ${server_id}`).toBe(400);
       expect(res.body.error, `${code} ${server_id}`).toContain(message);
     }
-    expect(await ordersCount()).toBe(before);
+    expect(await h.orderCount()).toBe(before);
     expect(await h.balance(key)).toBe(100);
     const ios = await h.call("POST", "/v1/games/eafc/order", {
       key,

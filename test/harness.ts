@@ -31,6 +31,8 @@ export interface Harness {
     headers: Record<string, string | string[] | number | undefined>;
   }>;
   balance(key: string): Promise<number>;
+  /** How many orders exist, for "nothing was created" checks. */
+  orderCount(): Promise<number>;
   fault(provider: ProviderName, mode: Fault): Promise<void>;
   /** The books hold: balances equal their entries, one charge per order, one refund per failed order and none otherwise. */
   assertLedgerInvariant(): Promise<void>;
@@ -114,6 +116,10 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       const response = await harness.call("GET", "/v1/balance", { key });
       if (response.status !== 200) throw new Error(`balance: HTTP ${response.status}`);
       return response.body.balance_usdt;
+    },
+    async orderCount() {
+      const row = await harness.service.core.db.selectFrom("orders").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+      return Number(row.n);
     },
     async fault(provider, mode) {
       const response = await request(`${simulator.url}/control/faults`, {

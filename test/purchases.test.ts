@@ -8,13 +8,6 @@ beforeAll(async () => {
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
-const orderCount = async () =>
-  (
-    await h.service.core.db
-      .selectFrom("orders")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow()
-  ).n;
 
 describe("POST /v1/stars", () => {
   it("charges the balance, delivers, and answers the completed order", async () => {
@@ -43,12 +36,12 @@ describe("POST /v1/stars", () => {
 
   it("answers 402 with the insufficient-funds body and charges nothing", async () => {
     const { key } = await h.newKey(1);
-    const before = await orderCount();
+    const before = await h.orderCount();
     const res = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
     expect(res.status).toBe(402);
     expect(res.body).toEqual({ success: false, error: expect.any(String), required_usdt: 1.5, balance_usdt: 1 });
     expect(await h.balance(key)).toBe(1);
-    expect(await orderCount()).toBe(before);
+    expect(await h.orderCount()).toBe(before);
   });
 
   it("refunds a delivery that fails after the charge: 502 with the failed order", async () => {
@@ -236,7 +229,7 @@ describe("POST /v1/premium", () => {
 describe("the sandbox", () => {
   it("validates like the real endpoint and answers completed with test true, charging nothing", async () => {
     const { key } = await h.newKey(1);
-    const before = await orderCount();
+    const before = await h.orderCount();
     const stars = await h.call("POST", "/test/v1/stars", { key, body: { username: "olivia", stars: 1000, idempotency_key: "t" } });
     expect(stars.status).toBe(200);
     expect(stars.body).toMatchObject({
@@ -252,7 +245,7 @@ describe("the sandbox", () => {
     expect((await h.call("POST", "/test/v1/stars", { key, body: { username: "olivia", stars: 49 } })).status).toBe(400);
     expect((await h.call("POST", "/test/v1/premium", { key, body: { username: "olivia", months: 4 } })).status).toBe(400);
     expect(await h.balance(key)).toBe(1);
-    expect(await orderCount()).toBe(before);
+    expect(await h.orderCount()).toBe(before);
   });
 });
 
