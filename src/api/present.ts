@@ -87,7 +87,7 @@ const asyncFlags = (order: Order) => ({
   ...(order.status === "processing" ? { poll: true } : {}),
 });
 
-export function gameView(order: Order, balanceMicro: Micro | null): z.infer<typeof gameOrderResponse> {
+export function gameView(order: Order, balanceMicro: Micro): z.infer<typeof gameOrderResponse> {
   const details = orderDetails<GameDetails>(order);
   return {
     success: order.status !== "failed",
@@ -100,7 +100,7 @@ export function gameView(order: Order, balanceMicro: Micro | null): z.infer<type
     server_id: details.server_id,
     player_name: details.player_name,
     usdt_charged: charged(order),
-    balance_after: balanceMicro === null ? null : toUsdt(balanceMicro),
+    balance_after: toUsdt(balanceMicro),
     status: order.status,
     provider_order_id: order.provider_order_id === null ? null : Number(order.provider_order_id),
     provider_status: order.provider_status,

@@ -44,6 +44,11 @@ export function createBot(options: BotOptions) {
 
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   bot.use(sequentialize((ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "")));
+  // One account lookup per update, shared by the language choice, the gate and the handlers.
+  bot.use(async (ctx, next) => {
+    if (ctx.from) ctx.caller = await core.accounts.botCaller(String(ctx.from.id));
+    await next();
+  });
   bot.use(i18n);
 
   // Private chats only (keys and codes never go to a group); blocked accounts can do nothing else.
@@ -54,7 +59,7 @@ export function createBot(options: BotOptions) {
       if (ctx.callbackQuery || ctx.message?.text?.startsWith("/")) await ctx.reply(ctx.t("private-only"));
       return;
     }
-    const caller = await core.accounts.botCaller(String(ctx.from.id));
+    const caller = ctx.caller;
     if (caller?.account.blocked) {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery();
       await ctx.reply(ctx.t("blocked"));

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { I18n } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Core } from "../core/index.js";
+import type { CallerFlavor } from "./context.js";
 
 export const LANGUAGES = ["en", "ru"] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -23,7 +24,8 @@ export function createI18n(core: Core) {
     fluentBundleOptions: { useIsolating: false },
     localeNegotiator: async (ctx) => {
       if (!ctx.from) return "en";
-      const caller = await core.accounts.botCaller(String(ctx.from.id));
+      // Outer handlers carry the caller already; a conversation's rebuilt context does not, so it looks it up.
+      const caller = "caller" in ctx ? (ctx as CallerFlavor).caller : await core.accounts.botCaller(String(ctx.from.id));
       return caller?.account.language ?? speak(ctx.from.language_code);
     },
   });

@@ -5,14 +5,14 @@ import type { Db } from "../db/database.js";
  * grammY's key-value storage over the service's own database (no maintained adapter exists for kysely):
  * conversation state survives a restart, and `updated_at` lets abandoned flows be purged.
  */
-export function databaseStorage<T>(db: Db, clock: () => Date = () => new Date()): StorageAdapter<T> & { purgeOlderThan(ms: number): Promise<number> } {
+export function databaseStorage<T>(db: Db): StorageAdapter<T> & { purgeOlderThan(ms: number): Promise<number> } {
   return {
     async read(key) {
       const row = await db.selectFrom("bot_state").select("value").where("key", "=", key).executeTakeFirst();
       return row ? (JSON.parse(row.value) as T) : undefined;
     },
     async write(key, value) {
-      const row = { key, value: JSON.stringify(value), updated_at: clock().toISOString() };
+      const row = { key, value: JSON.stringify(value), updated_at: new Date().toISOString() };
       await db
         .insertInto("bot_state")
         .values(row)
@@ -24,7 +24,7 @@ export function databaseStorage<T>(db: Db, clock: () => Date = () => new Date())
     },
     /** Removes state untouched for `ms`; returns how many entries went. */
     async purgeOlderThan(ms) {
-      const before = new Date(clock().getTime() - ms).toISOString();
+      const before = new Date(Date.now() - ms).toISOString();
       const result = await db.deleteFrom("bot_state").where("updated_at", "<", before).executeTakeFirst();
       return Number(result.numDeletedRows);
     },

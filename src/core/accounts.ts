@@ -100,6 +100,9 @@ export function createAccounts(db: Db, clock: Clock) {
 
     /** What the caller can spend now (see `spendable`). */
     balance: (account: Account) => spendable(db, account, clock.now()),
+
+    /** Just the amount of `balance`: what every "balance after" shows. */
+    available: async (account: Account): Promise<Micro> => (await spendable(db, account, clock.now())).availableMicro,
   };
 }
 

@@ -31,12 +31,18 @@ export const invalid = (message: string, errorCode?: string) => new DomainError(
 export const notFound = (message: string) => new DomainError("not_found", message);
 export const unavailable = (message: string) => new DomainError("unavailable", message);
 
-/** Runs a provider read; a provider that cannot answer becomes `unavailable` (503) with the message, never a 500. */
-export async function providerRead<T>(read: () => Promise<T>, message: string): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof UpstreamError) throw unavailable(message);
-    throw error;
-  }
+/**
+ * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with
+ * `down` when it cannot answer; never a 500.
+ */
+export function providerReader(provider: { configured: boolean }, messages: { missing: string; down: string }) {
+  return async <T>(read: () => Promise<T>): Promise<T> => {
+    if (!provider.configured) throw unavailable(messages.missing);
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof UpstreamError) throw unavailable(messages.down);
+      throw error;
+    }
+  };
 }

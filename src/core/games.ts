@@ -1,5 +1,5 @@
 import type { Caller } from "./accounts.js";
-import { invalid, providerRead, unavailable } from "./errors.js";
+import { invalid, providerReader } from "./errors.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "./markup.js";
 import type { Micro } from "./money.js";
 import type { Orders, Placed } from "./orders.js";
@@ -29,15 +29,10 @@ export interface PricedDenomination extends GameDenomination {
 
 export const needsServer = (game: GameInfo) => game.requiredFields.includes("serverid");
 
-const live = <T>(read: () => Promise<T>) => providerRead(read, "The game top-up provider is unavailable: retry later");
-
 export function createGames(games: GamesPort, orders: Orders, markups: MarkupDefaults) {
-  function requireProvider() {
-    if (!games.configured) throw unavailable("Game top-ups are not configured");
-  }
+  const live = providerReader(games, { missing: "Game top-ups are not configured", down: "The game top-up provider is unavailable: retry later" });
 
   async function game(code: string): Promise<GameInfo> {
-    requireProvider();
     const found = (await live(() => games.list())).find((g) => g.code === code);
     if (!found) throw invalid(`Game ${code} is not supported: read GET /v1/games`);
     return found;
@@ -79,7 +74,6 @@ export function createGames(games: GamesPort, orders: Orders, markups: MarkupDef
 
   return {
     async list(caller: Caller) {
-      requireProvider();
       return { markupBp: markupOf(caller.account, "games", markups), games: await live(() => games.list()) };
     },
 

@@ -1,5 +1,5 @@
 import type { Caller } from "./accounts.js";
-import { invalid, providerRead, unavailable } from "./errors.js";
+import { invalid, providerReader } from "./errors.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "./markup.js";
 import type { Micro } from "./money.js";
 import type { Orders, Placed } from "./orders.js";
@@ -31,11 +31,10 @@ export interface PricedCard extends GiftcardDenomination {
   priceMicro: Micro;
 }
 
-const live = <T>(read: () => Promise<T>) => providerRead(read, "The gift card provider is unavailable: retry later");
-
 export function createGiftcards(giftcards: GiftcardsPort, orders: Orders, markups: MarkupDefaults, vault: Vault) {
+  const live = providerReader(giftcards, { missing: "Gift cards are not configured", down: "The gift card provider is unavailable: retry later" });
+
   async function brand(categoryId: string): Promise<GiftcardBrand> {
-    if (!giftcards.configured) throw unavailable("Gift cards are not configured");
     const found = (await live(() => giftcards.brands())).find((b) => b.categoryId === categoryId);
     if (!found) throw invalid(`Brand ${categoryId} is not supported: read GET /v1/giftcards`);
     return found;
@@ -51,7 +50,6 @@ export function createGiftcards(giftcards: GiftcardsPort, orders: Orders, markup
 
   return {
     async list(caller: Caller) {
-      if (!giftcards.configured) throw unavailable("Gift cards are not configured");
       return { markupBp: markupOf(caller.account, "giftcards", markups), brands: await live(() => giftcards.brands()) };
     },
 

@@ -1,5 +1,5 @@
 import type { Caller } from "./accounts.js";
-import { DomainError, invalid, providerRead, unavailable } from "./errors.js";
+import { DomainError, invalid, providerReader, unavailable } from "./errors.js";
 import type { Micro } from "./money.js";
 import type { Orders, Placed } from "./orders.js";
 import { type GiftItem, type GiftsPort } from "./ports.js";
@@ -23,23 +23,17 @@ export interface GiftDetails {
 }
 
 /** Gifts are priced by their stars at the stars tariff. */
-const live = <T>(read: () => Promise<T>) => providerRead(read, "The gift service is unavailable: retry later");
-
 export function createGifts(gifts: GiftsPort, orders: Orders, usdtPerStarMicro: Micro) {
-  function requireProvider() {
-    if (!gifts.configured) throw unavailable("The gift service is not configured");
-  }
+  const live = providerReader(gifts, { missing: "The gift service is not configured", down: "The gift service is unavailable: retry later" });
 
   return {
     /** The gifts on sale now (sold-out items left out), each with its USDT price. */
     async catalogue() {
-      requireProvider();
       const items = (await live(() => gifts.catalogue())).filter((g) => g.remaining !== 0);
       return items.map((g) => ({ ...g, priceMicro: g.stars * usdtPerStarMicro }));
     },
 
     async sticker(giftId: string): Promise<unknown | null> {
-      requireProvider();
       return live(() => gifts.sticker(giftId));
     },
 
@@ -52,8 +46,6 @@ export function createGifts(gifts: GiftsPort, orders: Orders, usdtPerStarMicro: 
       const identifying = [recipient.toLowerCase(), request.giftId, request.hideName, request.message];
       const earlier = await orders.replay(caller, "gift", identifying, request.idempotencyKey);
       if (earlier) return { order: earlier, replay: true };
-
-      requireProvider();
       const gift: GiftItem | undefined = (await live(() => gifts.catalogue())).find((g) => g.giftId === request.giftId);
       if (!gift) throw invalid(`gift_id ${request.giftId} is not in the catalogue: read GET /v1/gifts`);
       if (gift.remaining === 0) throw unavailable("This gift is sold out for now: choose another from GET /v1/gifts");

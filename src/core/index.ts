@@ -70,7 +70,6 @@ export function createCore(deps: CoreDeps) {
     admin: createAdmin(db, clock, accounts),
     reconciler: createReconciler(orders, deps.reconcileIntervalMs, deps.log),
     providers,
-    markups: deps.markups,
     /** Each provider's own health check, at once. */
     async readiness(): Promise<Record<keyof Providers, boolean>> {
       const names = Object.keys(providers) as Array<keyof Providers>;

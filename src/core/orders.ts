@@ -164,9 +164,8 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
         if (outcome.kind === "pending") {
           // The provider has the order: ask again soon (the long first wait only guards "never received").
           const soon = new Date(clock.now().getTime() + settings.recheckMs).toISOString();
-          const current = await trx.selectFrom("orders").select("check_after").where("id", "=", orderId).executeTakeFirstOrThrow();
-          const checkAfter = current.check_after !== null && current.check_after < soon ? current.check_after : soon;
-          await processing.set({ ...provider, check_after: checkAfter, updated_at: at }).execute();
+          await processing.set({ ...provider, updated_at: at }).execute();
+          await processing.where("check_after", ">", soon).set({ check_after: soon }).execute();
           return false;
         }
         if (outcome.kind === "completed") {
@@ -248,6 +247,11 @@ export function createOrders(db: Db, clock: Clock, settings: OrderSettings, look
         throw new DomainError("not_found", `Order ${orderId} not found`, { errorCode: "order_not_found" });
       }
       return order;
+    },
+
+    /** An own order as it is now: a `processing` one is first asked about at its provider (the spec's live status). */
+    async current(accountId: number, orderId: number, productTypes?: string[]): Promise<Order> {
+      return this.refresh(await this.get(accountId, orderId, productTypes));
     },
 
     async list(accountId: number, limit: number): Promise<Order[]> {

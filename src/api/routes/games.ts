@@ -114,7 +114,7 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
         serverId: req.body.server_id ?? null,
         idempotencyKey: req.body.idempotency_key ?? null,
       });
-      const balance = (await core.accounts.balance(caller.account)).availableMicro;
+      const balance = await core.accounts.available(caller.account);
       return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));
     },
   );
@@ -130,8 +130,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req) => {
       const caller = callerOf(req);
-      const order = await core.orders.refresh(await core.orders.get(caller.account.id, req.params.order_id, ["game"]));
-      return gameView(order, (await core.accounts.balance(caller.account)).availableMicro);
+      const order = await core.orders.current(caller.account.id, req.params.order_id, ["game"]);
+      return gameView(order, await core.accounts.available(caller.account));
     },
   );
 };

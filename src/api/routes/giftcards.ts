@@ -80,7 +80,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         quantity: req.body.quantity ?? DEFAULT_QUANTITY,
         idempotencyKey: req.body.idempotency_key ?? null,
       });
-      const balance = (await core.accounts.balance(caller.account)).availableMicro;
+      const balance = await core.accounts.available(caller.account);
       // Never the codes here, even when the provider finished at once.
       return reply.code(asyncOrderStatus(order, replay)).send(giftcardView(order, balance));
     },
@@ -97,8 +97,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (req) => {
       const caller = callerOf(req);
-      const order = await core.orders.refresh(await core.orders.get(caller.account.id, req.params.order_id, ["giftcard"]));
-      return giftcardView(order, (await core.accounts.balance(caller.account)).availableMicro, core.giftcards.codes(order));
+      const order = await core.orders.current(caller.account.id, req.params.order_id, ["giftcard"]);
+      return giftcardView(order, await core.accounts.available(caller.account), core.giftcards.codes(order));
     },
   );
 };

@@ -49,9 +49,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (request) => {
       const { account } = callerOf(request);
-      const order = await core.orders.refresh(await core.orders.get(account.id, request.params.order_id));
-      const funds = await core.accounts.balance(account);
-      return anyOrderView(order, funds.availableMicro);
+      const order = await core.orders.current(account.id, request.params.order_id);
+      return anyOrderView(order, await core.accounts.available(account));
     },
   );
 };

@@ -38,13 +38,12 @@ const premiumRequest = (body: PremiumBody): DeliveryRequest => ({
 export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   async function buy(caller: Caller, request: DeliveryRequest) {
     const { order, replay } = await core.purchases.buy(caller, request);
-    const funds = await core.accounts.balance(caller.account);
-    return { order, replay, view: purchaseView(order, funds.availableMicro) };
+    return { order, replay, view: purchaseView(order, await core.accounts.available(caller.account)) };
   }
 
   async function sandbox(caller: Caller, request: DeliveryRequest) {
     const chargeMicro = core.purchases.quote(request);
-    const funds = await core.accounts.balance(caller.account);
+    const balance = await core.accounts.available(caller.account);
     const now = core.clock.now().toISOString();
     return {
       success: true,
@@ -59,7 +58,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       status: "completed" as const,
       transaction_id: `test_${randomUUID()}`,
       error: null,
-      balance_remaining_usdt: toUsdt(funds.availableMicro),
+      balance_remaining_usdt: toUsdt(balance),
       created_at: now,
       completed_at: now,
       test: true as const,

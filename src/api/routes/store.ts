@@ -22,7 +22,7 @@ const STORE_FIELD_CODES = { login: "login_not_supported", amount_usd: "invalid_a
 /** Game-store wallet top-ups: pricing, orders (200 completed, 202 processing, 502 refunded) and their status. */
 export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const view = async (caller: Caller, order: Parameters<typeof storeView>[0]) =>
-    storeView(order, (await core.accounts.balance(caller.account)).availableMicro);
+    storeView(order, await core.accounts.available(caller.account));
   const request = (body: { login: string; amount_usd: number; idempotency_key?: string | null }) => ({
     login: body.login,
     amountUsd: body.amount_usd,
@@ -83,7 +83,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req) => {
       const caller = callerOf(req);
-      return view(caller, await core.orders.refresh(await core.orders.get(caller.account.id, req.params.order_id, ["store"])));
+      return view(caller, await core.orders.current(caller.account.id, req.params.order_id, ["store"]));
     },
   );
 
@@ -100,7 +100,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     async (req) => {
       const caller = callerOf(req);
       const { login, quote } = await core.store.quote(caller, request(req.body));
-      const funds = await core.accounts.balance(caller.account);
+      const balance = await core.accounts.available(caller.account);
       const now = core.clock.now().toISOString();
       return {
         success: true,
@@ -115,7 +115,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
         status: "completed" as const,
         transaction_id: `test_${randomUUID()}`,
         error: null,
-        balance_remaining_usdt: toUsdt(funds.availableMicro),
+        balance_remaining_usdt: toUsdt(balance),
         pending: null,
         refunded: null,
         error_code: null,

@@ -2,7 +2,7 @@ import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
 import { divideRounded, MICRO_PER_USDT } from "../../core/money.js";
 import type { Order } from "../../db/schema.js";
-import type { BotContext, FlowContext } from "../context.js";
+import type { BotContext } from "../context.js";
 import { usdt } from "../flows/kit.js";
 import { LANGUAGES, type Language } from "../i18n.js";
 import { mainMenu } from "../keyboards.js";
@@ -26,20 +26,17 @@ export function orderLine(ctx: { t: Translate }, order: Order): string {
 export function accountFeatures(core: Core) {
   const composer = new Composer<BotContext>();
 
-  async function balance(ctx: FlowContext) {
-    const caller = await core.accounts.botCaller(String(ctx.from!.id));
-    if (!caller) return ctx.reply(ctx.t("start-first"));
-    const funds = await core.accounts.balance(caller.account);
+  // The gate lets only registered users past (but for /start), so ctx.caller is there from here on.
+  async function balance(ctx: BotContext) {
+    const available = await core.accounts.available(ctx.caller!.account);
     const tonUsd = await core.pricing.tonUsd();
-    const uzs = divideRounded(funds.availableMicro * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT);
-    const ton = tonUsd === null ? ctx.t("ton-unavailable") : usdt(divideRounded(funds.availableMicro, tonUsd));
-    return ctx.reply(ctx.t("balance", { usdt: usdt(funds.availableMicro), uzs, ton }), { reply_markup: mainMenu(ctx) });
+    const uzs = divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT);
+    const ton = tonUsd === null ? ctx.t("ton-unavailable") : usdt(divideRounded(available, tonUsd));
+    return ctx.reply(ctx.t("balance", { usdt: usdt(available), uzs, ton }), { reply_markup: mainMenu(ctx) });
   }
 
-  async function orders(ctx: FlowContext) {
-    const caller = await core.accounts.botCaller(String(ctx.from!.id));
-    if (!caller) return ctx.reply(ctx.t("start-first"));
-    const recent = await core.orders.list(caller.account.id, RECENT_ORDERS);
+  async function orders(ctx: BotContext) {
+    const recent = await core.orders.list(ctx.caller!.account.id, RECENT_ORDERS);
     if (!recent.length) return ctx.reply(ctx.t("orders-none"), { reply_markup: mainMenu(ctx) });
     const keyboard = new InlineKeyboard();
     for (const order of recent) keyboard.text(orderLine(ctx, order), `order:${order.id}`).row();
@@ -60,11 +57,8 @@ export function accountFeatures(core: Core) {
   // An order's detail, refreshed from the provider while processing; a completed gift card order shows its codes.
   composer.callbackQuery(/^order:(\d+)$/, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const caller = await core.accounts.botCaller(String(ctx.from.id));
-    if (!caller) return;
-    const found = await core.orders.get(caller.account.id, Number(ctx.match[1])).catch(() => null);
-    if (!found) return ctx.reply(ctx.t("order-unknown"));
-    const order = await core.orders.refresh(found);
+    const order = await core.orders.current(ctx.caller!.account.id, Number(ctx.match[1])).catch(() => null);
+    if (!order) return ctx.reply(ctx.t("order-unknown"));
     const lines = [orderLine(ctx, order), ctx.t("order-created", { at: order.created_at.slice(0, 16).replace("T", " ") })];
     if (order.status === "failed") lines.push(ctx.t("order-failed-detail", { reason: order.error ?? "", refunded: order.refunded ? "yes" : "no" }));
     if (order.product_type === "giftcard" && order.status === "completed") lines.push(ctx.t("codes", { codes: core.giftcards.codes(order).join("\n") }));
@@ -85,9 +79,7 @@ export function accountFeatures(core: Core) {
   });
   composer.callbackQuery(/^lang:(en|ru)$/, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const caller = await core.accounts.botCaller(String(ctx.from.id));
-    if (!caller) return;
-    await core.accounts.setLanguage(caller.account.id, ctx.match[1] as Language);
+    await core.accounts.setLanguage(ctx.caller!.account.id, ctx.match[1] as Language);
     ctx.i18n.useLocale(ctx.match[1]);
     await ctx.reply(ctx.t("language-set"), { reply_markup: mainMenu(ctx) });
   });

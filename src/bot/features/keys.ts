@@ -17,8 +17,7 @@ export function keyFeatures(core: Core) {
 
   composer.command("start", async (ctx) => {
     const telegramId = String(ctx.from!.id);
-    const existing = await core.accounts.botCaller(telegramId);
-    if (existing) {
+    if (ctx.caller) {
       await ctx.reply(ctx.t("welcome-back", { name: ctx.from!.first_name }), { reply_markup: mainMenu(ctx) });
       return;
     }

@@ -5,7 +5,7 @@ import type { Micro } from "../../core/money.js";
 import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/pricing.js";
 import type { DeliveryRequest, Found } from "../../core/purchases.js";
 import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, balanceOf, callerOf, confirm, type FlowDeps, outcomeText, parseUsername, parseWhole, refuse, usdt } from "./kit.js";
+import { ask, attempt, callerOf, confirmCharge, type FlowDeps, parseUsername, parseWhole, refuse, report, usdt } from "./kit.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
@@ -30,16 +30,9 @@ async function recipient(conversation: Flow, ctx: FlowContext, core: Core, calle
 
 /** The last two steps every stars or premium purchase shares: confirm with the exact charge, then buy. */
 async function deliver(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, request: Omit<DeliveryRequest, "idempotencyKey">, priceMicro: Micro, what: string) {
-  const balance = await balanceOf(conversation, core, caller);
-  if (balance < priceMicro) {
-    await ctx.reply(ctx.t("err-insufficient", { needed: usdt(priceMicro), balance: usdt(balance) }));
-    return conversation.halt();
-  }
-  const key = await confirm(conversation, ctx, ctx.t("confirm", { what, charge: usdt(priceMicro), after: usdt(balance - priceMicro) }));
+  const key = await confirmCharge(conversation, ctx, core, caller, what, priceMicro);
   const result = await attempt(conversation, () => core.purchases.buy(caller, { ...request, idempotencyKey: key }));
-  if (!result.ok) return refuse(conversation, ctx, result);
-  const after = await balanceOf(conversation, core, caller);
-  await ctx.reply(outcomeText(ctx, result.value.order, after, ctx.t("later-delivery")));
+  await report(conversation, ctx, core, caller, result, ctx.t("later-delivery"));
 }
 
 export function starsFlow({ core }: FlowDeps) {

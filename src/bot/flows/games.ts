@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import { needsServer } from "../../core/games.js";
 import type { GameInfo } from "../../core/ports.js";
 import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, balanceOf, callerOf, confirm, type FlowDeps, outcomeText, refuse, usdt } from "./kit.js";
+import { ask, attempt, callerOf, confirmCharge, type FlowDeps, refuse, report, usdt } from "./kit.js";
 
 const PAGE = 6;
 
@@ -87,16 +87,10 @@ export function gamesFlow({ core }: FlowDeps) {
       if (reply.kind === "button" && reply.data.startsWith("d:")) chosen = denominations[Number(reply.data.slice(2))];
     }
 
-    const balance = await balanceOf(conversation, core, caller);
-    if (balance < chosen.priceMicro) {
-      await ctx.reply(ctx.t("err-insufficient", { needed: usdt(chosen.priceMicro), balance: usdt(balance) }));
-      return conversation.halt();
-    }
     const what = ctx.t("what-game", { denomination: chosen.name, game: game.name, name: playerName, id: playerId, server: serverId ?? "-" });
-    const key = await confirm(conversation, ctx, ctx.t("confirm", { what, charge: usdt(chosen.priceMicro), after: usdt(balance - chosen.priceMicro) }));
+    const key = await confirmCharge(conversation, ctx, core, caller, what, chosen.priceMicro);
     const denomination = chosen.name;
     const result = await attempt(conversation, () => core.games.buy(caller, { code, denomination, playerId, serverId, idempotencyKey: key }));
-    if (!result.ok) return refuse(conversation, ctx, result);
-    await ctx.reply(outcomeText(ctx, result.value.order, await balanceOf(conversation, core, caller), ctx.t("later-game")));
+    await report(conversation, ctx, core, caller, result, ctx.t("later-game"));
   };
 }

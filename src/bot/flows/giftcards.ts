@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, balanceOf, callerOf, confirm, type FlowDeps, outcomeText, parseWhole, refuse, usdt } from "./kit.js";
+import { ask, attempt, callerOf, confirmCharge, type FlowDeps, parseWhole, refuse, report, usdt } from "./kit.js";
 
 export function giftcardsFlow({ core }: FlowDeps) {
   return async function giftcards(conversation: Flow, ctx: FlowContext) {
@@ -46,17 +46,11 @@ export function giftcardsFlow({ core }: FlowDeps) {
     }
 
     const total = card.priceMicro * quantity;
-    const balance = await balanceOf(conversation, core, caller);
-    if (balance < total) {
-      await ctx.reply(ctx.t("err-insufficient", { needed: usdt(total), balance: usdt(balance) }));
-      return conversation.halt();
-    }
     const what = ctx.t("what-giftcard", { quantity, name: card.name, brand: brand.name });
-    const key = await confirm(conversation, ctx, ctx.t("confirm", { what, charge: usdt(total), after: usdt(balance - total) }));
+    const key = await confirmCharge(conversation, ctx, core, caller, what, total);
     const cardId = card.cardId;
     const count = quantity;
     const result = await attempt(conversation, () => core.giftcards.buy(caller, { categoryId, cardId, quantity: count, idempotencyKey: key }));
-    if (!result.ok) return refuse(conversation, ctx, result);
-    await ctx.reply(outcomeText(ctx, result.value.order, await balanceOf(conversation, core, caller), ctx.t("later-giftcard")));
+    await report(conversation, ctx, core, caller, result, ctx.t("later-giftcard"));
   };
 }

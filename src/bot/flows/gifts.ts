@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, balanceOf, callerOf, confirm, type FlowDeps, outcomeText, parseUsername, refuse, usdt } from "./kit.js";
+import { ask, attempt, callerOf, confirmCharge, type FlowDeps, parseUsername, refuse, report, usdt } from "./kit.js";
 
 const MESSAGE_MAX = 255;
 
@@ -51,27 +51,19 @@ export function giftsFlow({ core }: FlowDeps) {
       if (reply.kind === "button" && (reply.data === "show" || reply.data === "hide")) hideName = reply.data === "hide";
     }
 
-    const balance = await balanceOf(conversation, core, caller);
-    if (balance < gift.priceMicro) {
-      await ctx.reply(ctx.t("err-insufficient", { needed: usdt(gift.priceMicro), balance: usdt(balance) }));
-      return conversation.halt();
-    }
     const what = ctx.t("what-gift", { emoji: gift.emoji, stars: gift.stars, username: recipient, hidden: hideName ? "yes" : "no", message: message || "-" });
-    const key = await confirm(conversation, ctx, ctx.t("confirm", { what, charge: usdt(gift.priceMicro), after: usdt(balance - gift.priceMicro) }));
+    const key = await confirmCharge(conversation, ctx, core, caller, what, gift.priceMicro);
     const request = { recipient, giftId: gift.giftId, hideName, message, idempotencyKey: key };
     const result = await attempt(conversation, () => core.gifts.send(caller, request));
-    if (!result.ok) {
-      if (result.details.errorCode === "recipient_refuses") {
-        await ctx.reply(ctx.t("gift-refused", { username: recipient }));
-        return conversation.halt();
-      }
-      return refuse(conversation, ctx, result);
+    // A refusal is the recipient's choice, told as such: before the charge (nothing charged) or with the send (refunded).
+    if (!result.ok && result.details.errorCode === "recipient_refuses") {
+      await ctx.reply(ctx.t("gift-refused", { username: recipient }));
+      return conversation.halt();
     }
-    const order = result.value.order;
-    if (order.status === "failed" && order.error_code === "recipient_refuses") {
+    if (result.ok && result.value.order.status === "failed" && result.value.order.error_code === "recipient_refuses") {
       await ctx.reply(ctx.t("gift-refused-refunded", { username: recipient }));
       return;
     }
-    await ctx.reply(outcomeText(ctx, order, await balanceOf(conversation, core, caller), ctx.t("later-delivery")));
+    await report(conversation, ctx, core, caller, result, ctx.t("later-delivery"));
   };
 }

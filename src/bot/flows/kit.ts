@@ -3,8 +3,8 @@ import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
 import { DomainError, type ErrorCode, type ErrorDetails } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
+import type { Placed } from "../../core/orders.js";
 import { formatUsdt, type Micro } from "../../core/money.js";
-import type { Order } from "../../db/schema.js";
 import type { Flow, FlowContext } from "../context.js";
 
 export const CANCEL = "cancel";
@@ -77,7 +77,7 @@ export async function callerOf(conversation: Flow, ctx: FlowContext, core: Core)
 }
 
 export async function balanceOf(conversation: Flow, core: Core, caller: Caller): Promise<Micro> {
-  return conversation.external(async () => (await core.accounts.balance(caller.account)).availableMicro);
+  return conversation.external(async () => await core.accounts.available(caller.account));
 }
 
 /** Explains a refused core call in the user's language; the flow ends. */
@@ -98,12 +98,19 @@ export async function refuse(conversation: Flow, ctx: FlowContext, outcome: Extr
 }
 
 /**
- * Shows the summary with Confirm and Cancel and waits for Confirm. The idempotency key is made (and kept in
- * the conversation's state) before the question is shown, so a double tap or a replayed update buys once.
+ * The step every purchase ends with: the balance is read, a short one ends the flow, otherwise the summary with
+ * the exact charge and the balance after waits for Confirm. The idempotency key is made (and kept in the
+ * conversation's state) before the question is shown, so a double tap or a replayed update buys once.
  */
-export async function confirm(conversation: Flow, ctx: FlowContext, summary: string): Promise<string> {
+export async function confirmCharge(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, what: string, priceMicro: Micro): Promise<string> {
+  const balance = await balanceOf(conversation, core, caller);
+  if (balance < priceMicro) {
+    await ctx.reply(ctx.t("err-insufficient", { needed: usdt(priceMicro), balance: usdt(balance) }));
+    return conversation.halt();
+  }
   const key = await conversation.external(() => randomUUID());
   const token = key.slice(0, 8);
+  const summary = ctx.t("confirm", { what, charge: usdt(priceMicro), after: usdt(balance - priceMicro) });
   await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), `ok:${token}`).text(ctx.t("btn-cancel"), CANCEL) });
   for (;;) {
     const reply = await answer(conversation, ctx);
@@ -112,12 +119,19 @@ export async function confirm(conversation: Flow, ctx: FlowContext, summary: str
   }
 }
 
-/** The outcome line every purchase ends with. */
-export function outcomeText(ctx: FlowContext, order: Order, balanceMicro: Micro, later: string): string {
+/** Tells the outcome of a purchase: refused, or the order completed, refunded or still under way (`later`). */
+export async function report(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, result: Outcome<Placed>, later: string): Promise<void> {
+  if (!result.ok) return refuse(conversation, ctx, result);
+  const order = result.value.order;
   const charged = usdt(Number(order.charge_micro));
-  if (order.status === "completed") return ctx.t("order-completed", { id: String(order.id), charged, balance: usdt(balanceMicro) });
-  if (order.status === "failed") return ctx.t("order-refunded", { id: String(order.id), charged, reason: order.error ?? "" });
-  return ctx.t("order-processing", { id: String(order.id), later });
+  const id = String(order.id);
+  if (order.status === "completed") {
+    await ctx.reply(ctx.t("order-completed", { id, charged, balance: usdt(await balanceOf(conversation, core, caller)) }));
+  } else if (order.status === "failed") {
+    await ctx.reply(ctx.t("order-refunded", { id, charged, reason: order.error ?? "" }));
+  } else {
+    await ctx.reply(ctx.t("order-processing", { id, later }));
+  }
 }
 
 /** A Telegram username: 3 to 32 letters, digits or underscores, with or without @; null otherwise. */

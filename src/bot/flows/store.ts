@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import { storeQuote } from "../../core/markup.js";
 import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, balanceOf, callerOf, confirm, type FlowDeps, outcomeText, refuse, usdt } from "./kit.js";
+import { ask, attempt, callerOf, confirmCharge, type FlowDeps, refuse, report, usdt } from "./kit.js";
 
 const LOGIN = /^[A-Za-z0-9_.-]{3,64}$/;
 const LINK = /^(?:https?:\/\/)?[A-Za-z0-9.-]+\/id\/([A-Za-z0-9_.-]{3,64})\/?$/;
@@ -48,11 +48,6 @@ export function storeFlow({ core }: FlowDeps) {
     }
 
     const quote = storeQuote(amountMicro, limits.feePpm, markupBp);
-    const balance = await balanceOf(conversation, core, caller);
-    if (balance < quote.totalMicro) {
-      await ctx.reply(ctx.t("err-insufficient", { needed: usdt(quote.totalMicro), balance: usdt(balance) }));
-      return conversation.halt();
-    }
     const breakdown = ctx.t("store-quote", {
       login,
       amount: usdt(quote.amountMicro),
@@ -61,9 +56,8 @@ export function storeFlow({ core }: FlowDeps) {
       percent: markupBp / 100,
       total: usdt(quote.totalMicro),
     });
-    const key = await confirm(conversation, ctx, ctx.t("confirm", { what: breakdown, charge: usdt(quote.totalMicro), after: usdt(balance - quote.totalMicro) }));
+    const key = await confirmCharge(conversation, ctx, core, caller, breakdown, quote.totalMicro);
     const result = await attempt(conversation, () => core.store.buy(caller, { login, amountUsd: amountMicro / 1e6, idempotencyKey: key }));
-    if (!result.ok) return refuse(conversation, ctx, result);
-    await ctx.reply(outcomeText(ctx, result.value.order, await balanceOf(conversation, core, caller), ctx.t("later-store")));
+    await report(conversation, ctx, core, caller, result, ctx.t("later-store"));
   };
 }
