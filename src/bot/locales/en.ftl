@@ -123,7 +123,9 @@ ask-brand =
     Which gift card? A code works only for an account of the stated region:
     { $brands }
 no-stock = Nothing is in stock right now. Please try again later.
-ask-card = { $brand }. { $notes } Choose the denomination:
+ask-card =
+    { $brand }: { $notes }
+    Choose the denomination:
 ask-quantity = How many codes? From { $min } to { $max }.
 bad-quantity = Send a whole number from { $min } to { $max }.
 what-giftcard = { $quantity } × { $name } { $brand } gift card

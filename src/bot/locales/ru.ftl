@@ -123,7 +123,9 @@ ask-brand =
     Какая карта? Код работает только для аккаунта указанного региона:
     { $brands }
 no-stock = Сейчас ничего нет в наличии. Попробуйте позже.
-ask-card = { $brand }. { $notes } Выберите номинал:
+ask-card =
+    { $brand }: { $notes }
+    Выберите номинал:
 ask-quantity = Сколько кодов? От { $min } до { $max }.
 bad-quantity = Отправьте целое число от { $min } до { $max }.
 what-giftcard = { $quantity } × { $name }, карта { $brand }
