@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { fromUsdt } from "./core/money.js";
+import { fromUsdt, parseBasisPoints } from "./core/money.js";
+import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 
 const usdt = (fallback: string) =>
   z
@@ -13,8 +14,8 @@ const percent = (fallback: string) =>
   z
     .string()
     .default(fallback)
-    .refine((v) => /^\d{1,3}(\.\d{1,2})?$/.test(v) && Number(v) <= 100, "must be a percentage 0..100 with at most 2 decimals")
-    .transform((v) => Math.round(Number(v) * 100));
+    .refine((v) => parseBasisPoints(v) !== null, "must be a percentage 0..100 with at most 2 decimals")
+    .transform((v) => parseBasisPoints(v) as number);
 
 const integer = (fallback: string, min: number, max: number) =>
   z
@@ -24,6 +25,12 @@ const integer = (fallback: string, min: number, max: number) =>
     .transform(Number);
 
 const url = z.url({ protocol: /^https?$/ }).optional();
+
+/** The setting that holds a provider's base URL: GATEWAY_URL, RATES_URL, … */
+export const providerUrl = <N extends ProviderName>(name: N) => `${name.toUpperCase()}_URL` as `${Uppercase<N>}_URL`;
+export const PROVIDER_URLS = PROVIDER_NAMES.map(providerUrl);
+type ProviderUrlName = (typeof PROVIDER_URLS)[number];
+const providerUrls = Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<ProviderUrlName, typeof url>;
 
 /** Every setting of the service, read once from the environment. Amounts become micro-USDT, percentages basis points. */
 export const configSchema = z
@@ -38,12 +45,7 @@ export const configSchema = z
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
     UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
-    GATEWAY_URL: url,
-    RATES_URL: url,
-    STORE_URL: url,
-    GAMES_URL: url,
-    GIFTCARDS_URL: url,
-    GIFTS_URL: url,
+    ...providerUrls,
     /** `false` turns store top-ups off (503, error_code disabled) without removing the provider. */
     STORE_ENABLED: z
       .enum(["true", "false"])
@@ -103,11 +105,9 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 
-export const PROVIDER_URLS = ["GATEWAY_URL", "RATES_URL", "STORE_URL", "GAMES_URL", "GIFTCARDS_URL", "GIFTS_URL"] as const;
-
 /** Every provider's address set to one server: the simulator plays them all. */
-export function allProvidersAt(url: string): Record<(typeof PROVIDER_URLS)[number], string> {
-  return Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<(typeof PROVIDER_URLS)[number], string>;
+export function allProvidersAt(url: string): Record<ProviderUrlName, string> {
+  return Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<ProviderUrlName, string>;
 }
 
 /** Loads `.env` from the working directory into process.env when present (real variables win). */

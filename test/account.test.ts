@@ -117,7 +117,7 @@ describe("authentication", () => {
 
   it("stores only a hash and a display prefix of a key", async () => {
     const { key } = await h.newKey();
-    const rows = await h.service.core.db.selectFrom("api_keys").selectAll().execute();
+    const rows = await h.service.db.selectFrom("api_keys").selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(key);
     expect(rows.some((r) => key.startsWith(r.display_prefix) && r.display_prefix.length < 16)).toBe(true);
   });

@@ -181,7 +181,7 @@ const rawPayloads = fc.oneof(
 );
 
 async function snapshot() {
-  const orders = await h.service.core.db
+  const orders = await h.service.db
     .selectFrom("orders")
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();

@@ -39,7 +39,7 @@ describe("admin commands", () => {
     expect(await say(`/credit ${key.slice(0, 11)} 0.5`)).toContain("balance 13.00 USDT");
     expect(await say("/debit @carl_c 3 correction")).toContain("balance 10.00 USDT");
     expect(await h.balance(key)).toBe(10);
-    const entries = await h.service.core.db.selectFrom("ledger_entries").select(["kind", "actor", "note"]).where("actor", "=", `tg:${ADMIN}`).execute();
+    const entries = await h.service.db.selectFrom("ledger_entries").select(["kind", "actor", "note"]).where("actor", "=", `tg:${ADMIN}`).execute();
     expect(entries).toContainEqual({ kind: "credit", actor: `tg:${ADMIN}`, note: "welcome bonus" });
     expect(entries).toContainEqual({ kind: "debit", actor: `tg:${ADMIN}`, note: "correction" });
   });
@@ -65,7 +65,7 @@ describe("admin commands", () => {
     expect((await h.call("GET", "/v1/balance", { key })).body).toEqual({ success: true, balance_usdt: 50, currency: "USDT", unlimited: true });
     const info = await say("/user @mona_m");
     for (const part of ["@mona_m", "owner", "balance 50.00 USDT (service wallet)", "key sj_", "markups: store default"]) expect(info).toContain(part);
-    const audit = await h.service.core.db.selectFrom("audit_log").select(["action", "actor"]).where("actor", "=", `tg:${ADMIN}`).execute();
+    const audit = await h.service.db.selectFrom("audit_log").select(["action", "actor"]).where("actor", "=", `tg:${ADMIN}`).execute();
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(["block", "unblock", "markup", "owner"]));
   });
 
@@ -82,7 +82,7 @@ describe("admin commands", () => {
 
   it("answers bad arguments with a usage line and changes nothing", async () => {
     await customer("ursula_u");
-    const before = await h.service.core.db.selectFrom("ledger_entries").selectAll().execute();
+    const before = await h.service.db.selectFrom("ledger_entries").selectAll().execute();
     for (const [command, usage] of [
       ["/credit", "/credit <target> <usdt>"],
       ["/credit @ursula_u", "/credit <target> <usdt>"],
@@ -97,7 +97,7 @@ describe("admin commands", () => {
     }
     expect(await say("/credit @nobody_here 5")).toContain("No user @nobody_here");
     expect(await say("/debit @ursula_u 5")).toContain("Insufficient");
-    expect(await h.service.core.db.selectFrom("ledger_entries").selectAll().execute()).toEqual(before);
+    expect(await h.service.db.selectFrom("ledger_entries").selectAll().execute()).toEqual(before);
   });
 
   it("does nothing for anyone who is not an admin", async () => {

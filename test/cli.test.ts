@@ -48,7 +48,7 @@ describe("admin CLI against a running service", () => {
     expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
     expect(await h.balance(rotated)).toBe(8.5);
 
-    const credits = await h.service.core.db
+    const credits = await h.service.db
       .selectFrom("ledger_entries")
       .select(["kind", "amount_micro", "actor", "note"])
       .where("kind", "in", ["credit", "debit"])
@@ -67,9 +67,9 @@ describe("admin CLI against a running service", () => {
       "daily limit 50.00, per-order limit 5.00",
     );
     expect((await admin("wallet", "300")).stdout.trim()).toBe("service wallet: 300.00 USDT");
-    const account = await h.service.core.db.selectFrom("accounts").selectAll().where("telegram_id", "=", "555002").executeTakeFirstOrThrow();
+    const account = await h.service.db.selectFrom("accounts").selectAll().where("telegram_id", "=", "555002").executeTakeFirstOrThrow();
     expect(account).toMatchObject({ kind: "owner", markup_store_bp: 250, daily_limit_micro: 50_000_000, order_limit_micro: 5_000_000 });
-    const audit = await h.service.core.db.selectFrom("audit_log").select("action").where("account_id", "=", account.id).execute();
+    const audit = await h.service.db.selectFrom("audit_log").select("action").where("account_id", "=", account.id).execute();
     expect(audit.map((a) => a.action)).toEqual(["markup", "owner"]);
     await h.assertLedgerInvariant();
   });

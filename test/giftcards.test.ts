@@ -69,7 +69,7 @@ describe("POST /v1/giftcards/{category_id}/order", () => {
     expect(replay.body).not.toHaveProperty("codes");
 
     // At rest the codes are sealed: the database file does not hold them in clear text.
-    const row = await h.service.core.db.selectFrom("orders").select("sealed_codes").where("id", "=", res.body.order_id).executeTakeFirstOrThrow();
+    const row = await h.service.db.selectFrom("orders").select("sealed_codes").where("id", "=", res.body.order_id).executeTakeFirstOrThrow();
     expect(row.sealed_codes).toMatch(/^v1:/);
     for (const code of done.body.codes) expect(row.sealed_codes).not.toContain(code);
     const { readFileSync } = await import("node:fs");

@@ -118,7 +118,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       return response.body.balance_usdt;
     },
     async orderCount() {
-      const row = await harness.service.core.db.selectFrom("orders").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+      const row = await harness.service.db.selectFrom("orders").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
       return Number(row.n);
     },
     async fault(provider, mode) {
@@ -131,7 +131,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       if (response.statusCode !== 200) throw new Error(`fault: HTTP ${response.statusCode}`);
     },
     async assertLedgerInvariant() {
-      const db = harness.service.core.db;
+      const db = harness.service.db;
       const unbalanced = await unbalancedAccounts(db);
       if (unbalanced.length) throw new Error(`unbalanced accounts: ${JSON.stringify(unbalanced)}`);
       const orders = await db.selectFrom("orders").select(["id", "status", "refunded", "charge_micro"]).execute();

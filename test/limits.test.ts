@@ -21,7 +21,7 @@ describe("rate limit", () => {
     // A purchase past the limit is refused before anything is charged.
     const purchase = await h.call("POST", "/v1/stars", { key: first.key, body: { username: "alice", stars: 50 } });
     expect(purchase.status).toBe(429);
-    expect((await h.service.core.db.selectFrom("orders").selectAll().execute()).length).toBe(0);
+    expect((await h.service.db.selectFrom("orders").selectAll().execute()).length).toBe(0);
     // Another key has its own allowance.
     expect((await h.call("GET", "/v1/balance", { key: second.key })).status).toBe(200);
   });

@@ -147,7 +147,7 @@ describe("an outcome the provider has not told", () => {
     } finally {
       await h.fault("gateway", "ok");
     }
-    const db = h.service.core.db;
+    const db = h.service.db;
     const settled = await eventually(async () => {
       const row = await db.selectFrom("orders").select(["status", "refunded"]).where("id", "=", orderId).executeTakeFirstOrThrow();
       return row.status === "processing" ? undefined : row;
@@ -158,23 +158,11 @@ describe("an outcome the provider has not told", () => {
 
   it("completes a processing order that the provider did deliver, when the status is asked", async () => {
     const { key } = await h.newKey(5);
-    // A 5xx answer leaves the outcome unknown; the provider's own record decides later.
-    const placed = await h.service.core.orders.place(await h.service.core.accounts.authenticate(key), {
-      productType: "stars",
-      recipient: "judy",
-      details: { stars: 50, usdt_per_star_micro: 15000 },
-      chargeMicro: 750_000,
-      idempotencyKey: null,
-      identifying: ["judy", 50],
-    });
-    const delivered = await h.service.core.providers.gateway.deliver({
-      reference: placed.order.upstream_ref,
-      product: "stars",
-      username: "judy",
-      amount: 50,
-    });
-    expect(delivered.kind).toBe("completed");
-    const res = await h.call("GET", `/v1/orders/${placed.order.id}`, { key });
+    // The provider takes the order but its answer never comes: the outcome is unknown; its own record decides later.
+    await h.fault("gateway", "hang_after_accept");
+    const placed = await h.call("POST", "/v1/stars", { key, body: { username: "judy", stars: 50 } });
+    expect(placed.body.status).toBe("processing");
+    const res = await h.call("GET", `/v1/orders/${placed.body.order_id}`, { key });
     expect(res.body).toMatchObject({ status: "completed", success: true, transaction_id: expect.stringMatching(/^sim_/) });
     expect(await h.balance(key)).toBe(4.25);
   });

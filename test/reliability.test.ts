@@ -143,16 +143,16 @@ describe("in the running service", () => {
     const { key } = await h.newKey(50);
     const placed = await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_race", amount_usd: 10 } });
     expect(placed.status).toBe(202);
-    const stale = await h.service.core.orders.get((await h.service.core.accounts.authenticate(key)).account.id, placed.body.order_id);
+    const accountId = (await h.service.core.accounts.authenticate(key)).account.id;
     // Let the provider decide the failure, then race every path that can see it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () => h.call("GET", `/v1/store/${placed.body.order_id}`, { key })),
-      ...Array.from({ length: 8 }, () => h.service.core.orders.refresh(stale)),
+      ...Array.from({ length: 8 }, () => h.service.core.orders.current(accountId, placed.body.order_id)),
       h.service.core.reconciler.runOnce(),
     ]);
     for (const result of results.slice(0, 8)) expect((result as { body: { status: string } }).body.status).toBe("failed");
-    const refunds = await h.service.core.db
+    const refunds = await h.service.db
       .selectFrom("ledger_entries")
       .selectAll()
       .where("order_id", "=", placed.body.order_id)
@@ -172,7 +172,7 @@ describe("in the running service", () => {
     const game = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "60", player_id: "999000111" } });
     const ids = [store, failing, cards, game].map((r) => r.body.order_id);
     const rows = await eventually(async () => {
-      const found = await h.service.core.db.selectFrom("orders").select(["id", "status"]).where("id", "in", ids).execute();
+      const found = await h.service.db.selectFrom("orders").select(["id", "status"]).where("id", "in", ids).execute();
       return found.every((r) => r.status !== "processing") ? found : undefined;
     });
     expect(Object.fromEntries(rows.map((r) => [Number(r.id), r.status]))).toEqual({

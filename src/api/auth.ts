@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Accounts, Caller } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
+import type { Reason } from "../core/reasons.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -11,7 +12,7 @@ declare module "fastify" {
     /** No key needed (health, the OpenAPI document). */
     public?: boolean;
     /** error_code to send when request validation fails on a field. */
-    fieldErrorCodes?: Record<string, string>;
+    fieldErrorCodes?: Record<string, Reason>;
   }
 }
 

@@ -40,7 +40,7 @@ export function sendDomainError(reply: FastifyReply, error: DomainError) {
   }
   const body: Record<string, unknown> = { success: false, error: error.message };
   if (error.code === "rate_limited") body.retry_after = error.details.retryAfterSeconds ?? null;
-  if (error.details.errorCode) body.error_code = error.details.errorCode;
+  if (error.details.reason) body.error_code = error.details.reason;
   return reply.code(status).send(body);
 }
 

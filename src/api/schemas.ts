@@ -1,5 +1,20 @@
 import { z } from "zod";
-import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../core/pricing.js";
+import {
+  GIFT_MESSAGE_MAX,
+  GIFTCARD_DEFAULT_QUANTITY,
+  GIFTCARD_QUANTITY_MAX,
+  IDEMPOTENCY_KEY_MAX,
+  PLAYER_ID_PATTERN,
+  PLAYER_ID_RULE,
+  PREMIUM_MONTHS,
+  SERVER_ID_MAX,
+  STARS_MAX,
+  STARS_MIN,
+  USERNAME_PATTERN,
+  USERNAME_RULE,
+} from "../core/limits.js";
+import { PRODUCT_TYPES } from "../core/products/index.js";
+import { REASONS } from "../core/reasons.js";
 
 // Request and response shapes of the contract (shared/spec/partner-purchase-api.md). The routes validate
 // with them and /openapi.json is generated from them, so the document cannot drift from the code.
@@ -14,15 +29,26 @@ const expect = (name: string, what: string) => ({
 const usernameOf = (name: string) =>
   z
     .string(expect(name, "a string"))
-    .regex(/^@?[A-Za-z0-9_]{3,32}$/, `${name} must be 3 to 32 letters, digits or underscores, optionally after a leading @`);
+    .regex(USERNAME_PATTERN, `${name} must be ${USERNAME_RULE}`);
 export const usernameField = usernameOf("username");
 
 export const idempotencyKeyField = z
   .string(expect("idempotency_key", "a string"))
   .min(1, "idempotency_key must not be empty")
-  .max(128, "idempotency_key must be at most 128 characters")
+  .max(IDEMPOTENCY_KEY_MAX, `idempotency_key must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
   .nullish()
   .describe("Strongly recommended: a repeat with the same key and the same identifying fields returns the earlier order without a second charge");
+
+/** The confirmed-price guard: an addition to the contract that a client may ignore. */
+export const maxUsdtField = z
+  .number(expect("max_usdt", "a number"))
+  .positive("max_usdt must be more than 0")
+  .max(1_000_000_000, "max_usdt must be at most 1000000000")
+  .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "max_usdt must have at most 6 decimals")
+  .optional()
+  .describe(
+    "Optional: the most this order may charge, in USDT (the amount the buyer saw). When the charge would be higher, nothing is charged and the answer is 400 with error_code price_changed",
+  );
 
 export const starsBody = z.object({
   username: usernameField,
@@ -32,12 +58,14 @@ export const starsBody = z.object({
     .min(STARS_MIN, `stars must be at least ${STARS_MIN}`)
     .max(STARS_MAX, `stars must be at most ${STARS_MAX}`),
   idempotency_key: idempotencyKeyField,
+  max_usdt: maxUsdtField,
 });
 
 export const premiumBody = z.object({
   username: usernameField,
   months: z.literal(PREMIUM_MONTHS, expect("months", `one of ${PREMIUM_MONTHS.join(", ")}`)),
   idempotency_key: idempotencyKeyField,
+  max_usdt: maxUsdtField,
 });
 
 const digits = (name: string) =>
@@ -72,7 +100,7 @@ export const errorBody = z
     success: z.literal(false),
     error: z.string(),
     retry_after: z.number().int().nullable().optional().describe("Only on 429: seconds until a retry is allowed"),
-    error_code: z.string().optional().describe("Machine-readable reason where the contract has one (store orders, gifts)"),
+    error_code: z.enum(REASONS).optional().describe("Machine-readable reason where the contract has one (store orders, gifts, order lookups, max_usdt)"),
   })
   .meta({ id: "ErrorBody" });
 
@@ -81,7 +109,7 @@ export const insufficientFundsBody = z
   .meta({ id: "InsufficientFunds" });
 
 export const orderStatus = z.enum(["processing", "completed", "failed"]);
-export const PRODUCT_TYPES = ["stars", "premium", "store", "game", "giftcard", "gift"] as const;
+const reason = z.enum(REASONS);
 
 export const purchaseResponse = z
   .object({
@@ -223,6 +251,7 @@ export const storeBody = z.object({
   login: z.string(expect("login", "a string")).min(1, "login must not be empty").max(200, "login must be at most 200 characters"),
   amount_usd: z.number(expect("amount_usd", "a number")),
   idempotency_key: idempotencyKeyField,
+  max_usdt: maxUsdtField,
 });
 
 export const storeOrderResponse = z
@@ -242,7 +271,7 @@ export const storeOrderResponse = z
     balance_remaining_usdt: z.number(),
     pending: z.boolean().nullable(),
     refunded: z.boolean().nullable(),
-    error_code: z.string().nullable(),
+    error_code: reason.nullable(),
     created_at: dateTime,
     completed_at: dateTime.nullable(),
   })
@@ -288,8 +317,8 @@ const playerIdField = z
   .string(expect("player_id", "a string"))
   .trim()
   .min(1, "player_id must not be empty")
-  .max(64, "player_id must be at most 64 characters");
-const serverIdField = z.string(expect("server_id", "a string")).max(64, "server_id must be at most 64 characters").nullish();
+  .regex(PLAYER_ID_PATTERN, `player_id must be ${PLAYER_ID_RULE}`);
+const serverIdField = z.string(expect("server_id", "a string")).max(SERVER_ID_MAX, `server_id must be at most ${SERVER_ID_MAX} characters`).nullish();
 
 export const checkPlayerBody = z.object({ player_id: playerIdField, server_id: serverIdField });
 
@@ -310,6 +339,7 @@ export const gameOrderBody = z.object({
   player_id: playerIdField,
   server_id: serverIdField,
   idempotency_key: idempotencyKeyField,
+  max_usdt: maxUsdtField,
 });
 
 export const gameOrderResponse = z
@@ -371,10 +401,11 @@ export const giftcardOrderBody = z.object({
     .number(expect("quantity", "a whole number"))
     .int("quantity must be a whole number")
     .min(1, "quantity must be at least 1")
-    .max(1000, "quantity must be at most 1000")
+    .max(GIFTCARD_QUANTITY_MAX, `quantity must be at most ${GIFTCARD_QUANTITY_MAX}`)
     .optional()
-    .describe("Defaults to 1"),
+    .describe(`Defaults to ${GIFTCARD_DEFAULT_QUANTITY}`),
   idempotency_key: idempotencyKeyField,
+  max_usdt: maxUsdtField,
 });
 
 export const giftcardOrderResponse = z
@@ -423,8 +454,9 @@ export const giftBody = z.object({
   recipient: usernameOf("recipient"),
   gift_id: giftIdField,
   hide_name: z.boolean(expect("hide_name", "true or false")).optional(),
-  message: z.string(expect("message", "a string")).max(255, "message must be at most 255 characters").optional(),
+  message: z.string(expect("message", "a string")).max(GIFT_MESSAGE_MAX, `message must be at most ${GIFT_MESSAGE_MAX} characters`).optional(),
   idempotency_key: idempotencyKeyField,
+  max_usdt: maxUsdtField,
 });
 
 export const giftIdParams = z.object({ gift_id: z.string().regex(/^\d{1,20}$/, "gift_id must be a string of digits") });
@@ -442,7 +474,7 @@ export const giftOrderResponse = z
     message: z.string(),
     usdt_charged: z.number(),
     error: z.string().nullable(),
-    error_code: z.string().nullable(),
+    error_code: reason.nullable(),
     refunded: z.boolean(),
     created_at: dateTime,
   })

@@ -1,25 +1,22 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { type ConversationData, conversations, createConversation, type VersionedState } from "@grammyjs/conversations";
+import { type ConversationData, conversations, type VersionedState } from "@grammyjs/conversations";
 import { run, type RunnerHandle, sequentialize } from "@grammyjs/runner";
-import { Bot, type Context, type MiddlewareFn } from "grammy";
+import { Bot, type Context, type MiddlewareFn, type StorageAdapter, webhookCallback } from "grammy";
 import type { Core } from "../core/index.js";
 import type { BotContext, FlowContext } from "./context.js";
 import { ADMIN_COMMANDS, adminFeatures } from "./features/admin.js";
 import { accountFeatures } from "./features/account.js";
 import { keyFeatures } from "./features/keys.js";
-import { premiumFlow, starsFlow } from "./flows/delivery.js";
-import { gamesFlow } from "./flows/games.js";
-import { giftcardsFlow } from "./flows/giftcards.js";
-import { giftsFlow } from "./flows/gifts.js";
-import { CANCEL, type FlowDeps } from "./flows/kit.js";
-import { storeFlow } from "./flows/store.js";
+import { FLOWS } from "./flows/index.js";
+import { CANCEL } from "./flows/kit.js";
 import { createI18n } from "./i18n.js";
-import { FLOWS, mainMenu } from "./keyboards.js";
+import { mainMenu } from "./keyboards.js";
 import { createNotifier, type NotifyLog } from "./notify.js";
-import { databaseStorage } from "./storage.js";
 
 export interface BotOptions {
   core: Core;
+  /** Where conversation state lives (the service's database, built at the composition root). */
+  storage: StorageAdapter<VersionedState<ConversationData>> & { purgeOlderThan(ms: number): Promise<number> };
   token: string;
   apiRoot?: string;
   admins: number[];
@@ -30,7 +27,7 @@ export interface BotOptions {
 const CONVERSATION_VERSION = 1;
 const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
 
-const USER_COMMANDS = ["start", "stars", "premium", "store", "games", "giftcards", "gifts", "balance", "orders", "language", "help", "cancel"] as const;
+const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "language", "help", "cancel"];
 
 /** The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications. */
 export function createBot(options: BotOptions) {
@@ -38,7 +35,7 @@ export function createBot(options: BotOptions) {
   const bot = new Bot<BotContext>(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot } : {} });
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
   const i18n = createI18n(core);
-  const storage = databaseStorage<VersionedState<ConversationData>>(core.db);
+  const { storage } = options;
   const admins = new Set(options.admins);
   const notifier = createNotifier(core, bot.api, i18n, log);
 
@@ -103,23 +100,10 @@ export function createBot(options: BotOptions) {
     await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
   });
 
-  const deps: FlowDeps = { core };
-  const flows = { stars: starsFlow(deps), premium: premiumFlow(deps), store: storeFlow(deps), games: gamesFlow(deps), giftcards: giftcardsFlow(deps), gifts: giftsFlow(deps) };
-  for (const id of FLOWS) bot.use(createConversation<BotContext, FlowContext>(flows[id], { id }));
-
-  const enter = async (ctx: BotContext, id: string) => {
-    await ctx.conversation.exitAll();
-    await ctx.conversation.enter(id);
-  };
-  bot.callbackQuery(new RegExp(`^menu:(${FLOWS.join("|")})$`), async (ctx) => {
-    await ctx.answerCallbackQuery();
-    await enter(ctx, ctx.match[1]);
-  });
-  bot.command([...FLOWS], (ctx) => enter(ctx, ctx.message!.text.slice(1).split(/[\s@]/)[0]));
-
+  for (const flow of FLOWS) bot.use(flow.install({ core }));
   bot.use(keyFeatures(core));
   bot.use(accountFeatures(core));
-  bot.use(adminFeatures({ core, admins, i18n, tell: notifier.tell }));
+  bot.use(adminFeatures({ core, admins, tell: notifier.tell }));
 
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.
   bot.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: ctx.t("button-expired") }));
@@ -157,6 +141,11 @@ export function createBot(options: BotOptions) {
       purge = setInterval(() => void storage.purgeOlderThan(ABANDONED_FLOW_MS), 60 * 60 * 1000).unref();
       log.info({ username: bot.botInfo.username }, "bot polling");
     },
+    /**
+     * The handler the API server mounts for Telegram's webhook posts; it checks the secret token. Slow work
+     * answers Telegram after 9 s and goes on; purchases carry their own idempotency keys.
+     */
+    webhookHandler: (secretToken: string) => webhookCallback(bot, "fastify", { secretToken, onTimeout: "return", timeoutMilliseconds: 9_000 }),
     /** Webhook mode: Telegram posts updates to the API server (see src/api/app.ts). */
     async startWebhook(url: string, secretToken: string) {
       await bot.init();

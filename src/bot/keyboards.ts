@@ -1,21 +1,16 @@
 import { InlineKeyboard } from "grammy";
 import type { FlowContext } from "./context.js";
+import { FLOWS } from "./flows/index.js";
 
-/** The flows the main menu enters, by conversation id. */
-export const FLOWS = ["stars", "premium", "store", "games", "giftcards", "gifts"] as const;
-export type FlowId = (typeof FLOWS)[number];
-
+/** The purchase flows two to a row, then the account entries. */
 export function mainMenu(ctx: FlowContext): InlineKeyboard {
-  return new InlineKeyboard()
-    .text(ctx.t("menu-stars"), "menu:stars")
-    .text(ctx.t("menu-premium"), "menu:premium")
-    .row()
-    .text(ctx.t("menu-store"), "menu:store")
-    .text(ctx.t("menu-games"), "menu:games")
-    .row()
-    .text(ctx.t("menu-giftcards"), "menu:giftcards")
-    .text(ctx.t("menu-gifts"), "menu:gifts")
-    .row()
+  const keyboard = new InlineKeyboard();
+  FLOWS.forEach((flow, i) => {
+    keyboard.text(ctx.t(flow.menuKey), `menu:${flow.id}`);
+    if (i % 2 === 1) keyboard.row();
+  });
+  if (FLOWS.length % 2 === 1) keyboard.row();
+  return keyboard
     .text(ctx.t("menu-balance"), "menu:balance")
     .text(ctx.t("menu-orders"), "menu:orders")
     .row()

@@ -1,10 +1,8 @@
 import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
-import { findByTelegramId, getAccount } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
-import type { Order } from "../db/schema.js";
-import { orderLine } from "./features/account.js";
-import { usdt } from "./flows/kit.js";
+import type { Order } from "../core/products/index.js";
+import { failureReason, orderLine, type Translate, usdt } from "./format.js";
 
 export interface NotifyLog {
   warn(obj: object, msg: string): void;
@@ -17,10 +15,11 @@ export interface NotifyLog {
  * the bot is logged and skipped; nothing is lost, the codes stay in /orders.
  */
 export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog) {
-  async function tell(telegramId: string, text: (locale: string) => string): Promise<void> {
-    const account = await findByTelegramId(core.db, telegramId);
+  async function tell(telegramId: string, text: (t: Translate) => string): Promise<void> {
+    const account = await core.accounts.byTelegramId(telegramId);
+    const locale = account?.language ?? "en";
     try {
-      await api.sendMessage(Number(telegramId), text(account?.language ?? "en"));
+      await api.sendMessage(Number(telegramId), text((key, vars) => i18n.t(locale, key, vars)));
     } catch (error) {
       if (error instanceof GrammyError && error.error_code === 403) log.warn({ telegramId }, "user blocked the bot; notification skipped");
       else log.error({ telegramId, err: error }, "notification failed");
@@ -28,13 +27,12 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog)
   }
 
   async function orderSettled(order: Order) {
-    const account = await getAccount(core.db, Number(order.account_id));
-    if (!account.telegram_id) return;
-    await tell(account.telegram_id, (locale) => {
-      const t = (key: string, vars?: Record<string, string | number>) => i18n.t(locale, key, vars);
-      const line = orderLine({ t }, order);
-      if (order.status === "failed") return t("notify-refunded", { line, charged: usdt(Number(order.charge_micro)), reason: order.error ?? "" });
-      const codes = order.product_type === "giftcard" ? core.giftcards.codes(order) : [];
+    const account = await core.accounts.get(order.accountId);
+    if (!account.telegramId) return;
+    const codes = await core.orders.codes(order);
+    await tell(account.telegramId, (t) => {
+      const line = orderLine(t, order);
+      if (order.status === "failed") return t("notify-refunded", { line, charged: usdt(order.chargeMicro), reason: failureReason(t, order) });
       return codes.length ? `${t("notify-completed", { line })}\n\n${t("codes", { codes: codes.join("\n") })}` : t("notify-completed", { line });
     });
   }

@@ -1,12 +1,10 @@
 import { parseArgs } from "node:util";
 import { loadConfig, loadDotEnv } from "../config.js";
-import { type Admin, createAdmin, MARKUP_PRODUCTS, type MarkupProduct } from "../core/admin.js";
-import { createAccounts } from "../core/accounts.js";
+import type { Admin } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
-import { formatUsdt, type Micro, parseUsdt } from "../core/money.js";
-import { systemClock } from "../core/ports.js";
-import { openDatabase } from "../db/database.js";
-import { migrateToLatest } from "../db/migrate.js";
+import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
+import { formatUsdt, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
+import { openCore } from "../wiring.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
@@ -54,10 +52,9 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
     case "markup": {
       if (!MARKUP_PRODUCTS.includes(second as MarkupProduct)) throw new UsageError(`markup applies to ${MARKUP_PRODUCTS.join(", ")}`);
       const [percent] = rest;
-      let basisPoints: number | null = null;
-      if (percent !== "default") {
-        if (!percent || !/^\d{1,3}(\.\d{1,2})?$/.test(percent)) throw new UsageError("a percent is a number such as 4 or 2.5, or 'default'");
-        basisPoints = Math.round(Number(percent) * 100);
+      const basisPoints = percent === "default" ? null : parseBasisPoints(percent ?? "");
+      if (basisPoints === null && percent !== "default") {
+        throw new UsageError("a percent is a number from 0 to 100 such as 4 or 2.5, or 'default'");
       }
       await admin.setMarkup(telegramId(first), second as MarkupProduct, basisPoints, ACTOR);
       return `${first}: ${second} markup ${basisPoints === null ? "back to the default" : `${percent}%`}`;
@@ -77,12 +74,10 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
 }
 
 loadDotEnv();
-const config = loadConfig();
-const db = openDatabase(config.DATABASE_URL);
+// The same wiring as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
+const { core, close } = await openCore({ ...loadConfig(), LOG_LEVEL: "warn" }, { logDestination: process.stderr });
 try {
-  await migrateToLatest(db);
-  const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
-  console.log(await run(admin, process.argv.slice(2)));
+  console.log(await run(core.admin, process.argv.slice(2)));
 } catch (error) {
   if (error instanceof UsageError || (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
@@ -93,5 +88,5 @@ try {
   }
   process.exitCode = 1;
 } finally {
-  await db.destroy();
+  await close();
 }

@@ -1,9 +1,46 @@
 import type { Db, Executor } from "../db/database.js";
-import type { Account } from "../db/schema.js";
+import type { AccountRow } from "../db/schema.js";
 import { DomainError, notFound } from "./errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
+import type { MarkupProduct } from "./markup.js";
 import type { Micro } from "./money.js";
 import type { Clock } from "./ports.js";
+
+/** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
+export interface Account {
+  id: number;
+  /** `standard` spends its own balance; `owner` spends the service wallet; `wallet` is that one wallet. */
+  kind: "standard" | "owner" | "wallet";
+  telegramId: string | null;
+  username: string | null;
+  balanceMicro: Micro;
+  blocked: boolean;
+  dailyLimitMicro: Micro | null;
+  orderLimitMicro: Micro | null;
+  /** Personal markups in basis points; null follows the default. */
+  markupBp: Record<MarkupProduct, number | null>;
+  /** Bot language chosen with /language; null follows the user's Telegram language. */
+  language: string | null;
+  createdAt: string;
+}
+
+const orNull = (value: number | null) => (value === null ? null : Number(value));
+
+export function toAccount(row: AccountRow): Account {
+  return {
+    id: Number(row.id),
+    kind: row.kind,
+    telegramId: row.telegram_id,
+    username: row.username,
+    balanceMicro: Number(row.balance_micro),
+    blocked: row.blocked === 1,
+    dailyLimitMicro: orNull(row.daily_limit_micro),
+    orderLimitMicro: orNull(row.order_limit_micro),
+    markupBp: { store: orNull(row.markup_store_bp), games: orNull(row.markup_games_bp), giftcards: orNull(row.markup_giftcards_bp) },
+    language: row.language,
+    createdAt: row.created_at,
+  };
+}
 
 /** Who is buying: the account, and how the ledger names the hand that placed the order. */
 export interface Caller {
@@ -21,17 +58,18 @@ export interface IssuedKey {
 }
 
 export async function getAccount(db: Executor, id: number): Promise<Account> {
-  const account = await db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!account) throw notFound(`account ${id} not found`);
-  return account;
+  const row = await db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) throw notFound(`account ${id} not found`);
+  return toAccount(row);
 }
 
 export async function walletAccount(db: Executor): Promise<Account> {
-  return db.selectFrom("accounts").selectAll().where("kind", "=", "wallet").executeTakeFirstOrThrow();
+  return toAccount(await db.selectFrom("accounts").selectAll().where("kind", "=", "wallet").executeTakeFirstOrThrow());
 }
 
 export async function findByTelegramId(db: Executor, telegramId: string): Promise<Account | undefined> {
-  return db.selectFrom("accounts").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+  const row = await db.selectFrom("accounts").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+  return row && toAccount(row);
 }
 
 export function createAccounts(db: Db, clock: Clock) {
@@ -47,11 +85,13 @@ export function createAccounts(db: Db, clock: Clock) {
         let account = await findByTelegramId(trx, telegramId);
         const created = !account;
         if (!account) {
-          account = await trx
-            .insertInto("accounts")
-            .values({ kind: "standard", telegram_id: telegramId, username: username ?? null, created_at: at })
-            .returningAll()
-            .executeTakeFirstOrThrow();
+          account = toAccount(
+            await trx
+              .insertInto("accounts")
+              .values({ kind: "standard", telegram_id: telegramId, username: username ?? null, created_at: at })
+              .returningAll()
+              .executeTakeFirstOrThrow(),
+          );
         } else if (username && username !== account.username) {
           await trx.updateTable("accounts").set({ username }).where("id", "=", account.id).execute();
           account = { ...account, username };
@@ -82,6 +122,9 @@ export function createAccounts(db: Db, clock: Clock) {
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
       return { account, actor: `key:${row.id}` };
     },
+
+    get: (id: number) => getAccount(db, id),
+    byTelegramId: (telegramId: string) => findByTelegramId(db, telegramId),
 
     /** The bot's caller for a Telegram user, or undefined when the user has no account yet. */
     async botCaller(telegramId: string): Promise<Caller | undefined> {
@@ -126,12 +169,12 @@ export interface Spendable {
 export async function spendable(trx: Executor, account: Account, now: Date): Promise<Spendable> {
   if (account.kind !== "owner") {
     const fresh = await getAccount(trx, account.id);
-    return { availableMicro: Number(fresh.balance_micro), unlimited: false, fundingAccountId: fresh.id, orderLimitMicro: null };
+    return { availableMicro: fresh.balanceMicro, unlimited: false, fundingAccountId: fresh.id, orderLimitMicro: null };
   }
   const owner = await getAccount(trx, account.id);
   const wallet = await walletAccount(trx);
-  let available = Number(wallet.balance_micro);
-  if (owner.daily_limit_micro !== null) {
+  let available = wallet.balanceMicro;
+  if (owner.dailyLimitMicro !== null) {
     const spent = await trx
       .selectFrom("orders")
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("charge_micro"), eb.lit(0)).as("total"))
@@ -139,12 +182,12 @@ export async function spendable(trx: Executor, account: Account, now: Date): Pro
       .where("status", "!=", "failed")
       .where("created_at", ">=", startOfUtcDay(now))
       .executeTakeFirstOrThrow();
-    available = Math.min(available, Math.max(0, Number(owner.daily_limit_micro) - Number(spent.total)));
+    available = Math.min(available, Math.max(0, owner.dailyLimitMicro - Number(spent.total)));
   }
   return {
     availableMicro: available,
     unlimited: true,
     fundingAccountId: wallet.id,
-    orderLimitMicro: owner.order_limit_micro === null ? null : Number(owner.order_limit_micro),
+    orderLimitMicro: owner.orderLimitMicro,
   };
 }

@@ -1,14 +1,11 @@
-import type { Db, Executor } from "../db/database.js";
-import type { Account } from "../db/schema.js";
 import { sql } from "kysely";
-import { type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
+import type { Db, Executor } from "../db/database.js";
+import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDay, toAccount, walletAccount } from "./accounts.js";
 import { invalid, notFound } from "./errors.js";
 import { post } from "./ledger.js";
+import type { MarkupProduct } from "./markup.js";
 import type { Micro } from "./money.js";
 import type { Clock } from "./ports.js";
-
-export const MARKUP_PRODUCTS = ["store", "games", "giftcards"] as const;
-export type MarkupProduct = (typeof MARKUP_PRODUCTS)[number];
 
 const markupColumn = {
   store: "markup_store_bp",
@@ -72,7 +69,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
           .where("id", "=", account.id)
           .execute();
         await audit(trx, actor, blocked ? "block" : "unblock", account.id, {});
-        return { ...account, blocked: blocked ? 1 : 0 };
+        return { ...account, blocked };
       });
     },
 
@@ -100,7 +97,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
       for (const limit of [limits.dailyLimitMicro, limits.orderLimitMicro]) if (limit !== null) positive(limit);
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
-        if (account.kind !== "owner" && Number(account.balance_micro) > 0) {
+        if (account.kind !== "owner" && account.balanceMicro > 0) {
           throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`);
         }
         await trx
@@ -116,7 +113,8 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
     async findTarget(target: string): Promise<Account | undefined> {
       if (/^\d{1,20}$/.test(target)) return findByTelegramId(db, target);
       if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) {
-        return db.selectFrom("accounts").selectAll().where(sql`lower(username)`, "=", target.slice(1).toLowerCase()).executeTakeFirst();
+        const row = await db.selectFrom("accounts").selectAll().where(sql`lower(username)`, "=", target.slice(1).toLowerCase()).executeTakeFirst();
+        return row && toAccount(row);
       }
       if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target)) {
         const keys = await db.selectFrom("api_keys").select("account_id").where("display_prefix", "like", `${target}%`).where("revoked_at", "is", null).execute();
@@ -147,7 +145,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
       if (!Number.isSafeInteger(amountMicro) || amountMicro < 0) throw invalid("The wallet amount must be 0 or more");
       return db.transaction().execute(async (trx) => {
         const wallet = await walletAccount(trx);
-        const difference = amountMicro - Number(wallet.balance_micro);
+        const difference = amountMicro - wallet.balanceMicro;
         if (difference === 0) return amountMicro;
         return post(trx, {
           accountId: wallet.id,

@@ -1,18 +1,22 @@
-import { UpstreamError } from "./ports.js";
 import type { Micro } from "./money.js";
+import { UpstreamError } from "./ports.js";
+import type { Reason } from "./reasons.js";
 
 /**
  * The closed set of failures the core reports. Faces map each code to their own medium in one place
- * (HTTP status in src/api/errors.ts, a reply text in the bot).
+ * (HTTP status in src/api/errors.ts, a translated reply in src/bot/refusals.ts).
  */
 export type ErrorCode =
   "invalid_input" | "unauthorized" | "key_blocked" | "not_found" | "insufficient_funds" | "rate_limited" | "upstream_failed" | "unavailable";
 
 export interface ErrorDetails {
-  /** Machine-readable reason where the contract has one (store `error_code`, gifts `recipient_refuses`). */
-  errorCode?: string;
+  reason?: Reason;
+  /** insufficient_funds: what the order needs; price_changed: the charge it would have now. */
   requiredMicro?: Micro;
   balanceMicro?: Micro;
+  /** invalid_amount: the live limits. */
+  minMicro?: Micro;
+  maxMicro?: Micro;
   retryAfterSeconds?: number;
 }
 
@@ -27,9 +31,9 @@ export class DomainError extends Error {
   }
 }
 
-export const invalid = (message: string, errorCode?: string) => new DomainError("invalid_input", message, errorCode ? { errorCode } : {});
-export const notFound = (message: string) => new DomainError("not_found", message);
-export const unavailable = (message: string) => new DomainError("unavailable", message);
+export const invalid = (message: string, details: ErrorDetails = {}) => new DomainError("invalid_input", message, details);
+export const notFound = (message: string, details: ErrorDetails = {}) => new DomainError("not_found", message, details);
+export const unavailable = (message: string, details: ErrorDetails = {}) => new DomainError("unavailable", message, details);
 
 /**
  * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with

@@ -2,26 +2,20 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
-import { createGames } from "./games.js";
-import { createGiftcards } from "./giftcards.js";
-import { createGifts } from "./gifts.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
-import type { Clock, GamesPort, GatewayPort, GiftcardsPort, GiftsPort, RatesPort, StorePort } from "./ports.js";
+import { type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
-import { createPurchases } from "./purchases.js";
+import { createDelivery } from "./products/delivery.js";
+import { createGames } from "./products/games.js";
+import { createGiftcards } from "./products/giftcards.js";
+import { createGifts } from "./products/gifts.js";
+import { PRODUCTS } from "./products/index.js";
+import { createStore } from "./products/store.js";
+import { createPurchasePipeline } from "./purchase.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
-import { createStore } from "./store.js";
+import { createSettlement, type StatusLookup } from "./settlement.js";
 import type { Vault } from "./vault.js";
-
-export interface Providers {
-  gateway: GatewayPort;
-  rates: RatesPort;
-  store: StorePort;
-  games: GamesPort;
-  giftcards: GiftcardsPort;
-  gifts: GiftsPort;
-}
 
 export interface CoreDeps {
   db: Db;
@@ -36,53 +30,57 @@ export interface CoreDeps {
   log: ReconcilerLog;
 }
 
+export interface Health {
+  databaseReady: boolean;
+  /** Each provider's own health check; false when the deployment has none. */
+  ready: Record<ProviderName, boolean>;
+  configured: Record<ProviderName, boolean>;
+  storeEnabled: boolean;
+}
+
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {
   const { db, clock, providers } = deps;
-  const accounts = createAccounts(db, clock);
-  // Where each product's asynchronous outcome is asked for, by our reference.
-  const orders = createOrders(
-    db,
-    clock,
-    { reconcileAfterMs: deps.reconcileAfterMs, recheckMs: deps.reconcileIntervalMs },
-    {
-      stars: (reference) => providers.gateway.status(reference),
-      premium: (reference) => providers.gateway.status(reference),
-      store: (reference) => providers.store.status(reference),
-      game: (reference) => providers.games.status(reference),
-      giftcard: (reference) => providers.giftcards.status(reference),
-      gift: (reference) => providers.gifts.status(reference),
-    },
-    deps.vault,
+  // Where each product's asynchronous outcome is asked for, by our reference: the product list says whom.
+  const lookups: Record<string, StatusLookup> = Object.fromEntries(
+    PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
+  const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault);
+  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle);
+  const accounts = createAccounts(db, clock);
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
+  const delivery = createDelivery(providers.gateway, pipeline, pricing);
+  const store = createStore(providers.store, pipeline, deps.markups, deps.storeEnabled);
+
   return {
-    db,
     clock,
     accounts,
-    orders,
+    orders: createOrders(db, settlement, deps.vault),
     pricing,
-    purchases: createPurchases(providers.gateway, orders, pricing),
-    store: createStore(providers.store, orders, deps.markups, deps.storeEnabled),
-    games: createGames(providers.games, orders, deps.markups),
-    giftcards: createGiftcards(providers.giftcards, orders, deps.markups, deps.vault),
-    gifts: createGifts(providers.gifts, orders, deps.tariffs.usdtPerStarMicro),
+    search: delivery.search,
+    stars: delivery.stars,
+    premium: delivery.premium,
+    store,
+    games: createGames(providers.games, pipeline, deps.markups),
+    giftcards: createGiftcards(providers.giftcards, pipeline, deps.markups),
+    gifts: createGifts(providers.gifts, pipeline, deps.tariffs.usdtPerStarMicro),
     admin: createAdmin(db, clock, accounts),
-    reconciler: createReconciler(orders, deps.reconcileIntervalMs, deps.log),
-    providers,
-    /** Each provider's own health check, at once. */
-    async readiness(): Promise<Record<keyof Providers, boolean>> {
-      const names = Object.keys(providers) as Array<keyof Providers>;
-      const ready = await Promise.all(names.map((name) => providers[name].ready()));
-      return Object.fromEntries(names.map((name, i) => [name, ready[i]])) as Record<keyof Providers, boolean>;
-    },
-    async databaseReady(): Promise<boolean> {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
+    reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.log),
+
+    /** The database and every provider's own health check, at once. */
+    async health(): Promise<Health> {
+      const databaseReady = sql`select 1`.execute(db).then(
+        () => true,
+        () => false,
+      );
+      const ready = await Promise.all(PROVIDER_NAMES.map((name) => providers[name].ready()));
+      const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, values[i]])) as Record<ProviderName, T>;
+      return {
+        databaseReady: await databaseReady,
+        ready: byName(ready),
+        configured: byName(PROVIDER_NAMES.map((name) => providers[name].configured)),
+        storeEnabled: store.enabled,
+      };
     },
   };
 }

@@ -1,13 +1,13 @@
-import type { Account } from "../db/schema.js";
-import type { MarkupProduct } from "./admin.js";
 import { divideRounded, type Micro, percentOf, roundMicro } from "./money.js";
 
+/** The product groups an administrator can give a personal markup. */
+export const MARKUP_PRODUCTS = ["store", "games", "giftcards"] as const;
+export type MarkupProduct = (typeof MARKUP_PRODUCTS)[number];
 export type MarkupDefaults = Record<MarkupProduct, number>;
 
 /** The caller's markup in basis points: a personal rate when an administrator set one, else the default. */
-export function markupOf(account: Account, product: MarkupProduct, defaults: MarkupDefaults): number {
-  const personal = { store: account.markup_store_bp, games: account.markup_games_bp, giftcards: account.markup_giftcards_bp }[product];
-  return personal ?? defaults[product];
+export function markupOf(account: { markupBp: Record<MarkupProduct, number | null> }, product: MarkupProduct, defaults: MarkupDefaults): number {
+  return account.markupBp[product] ?? defaults[product];
 }
 
 /** Basis points as the contract's percent number (250 bp = 2.5). */

@@ -29,12 +29,29 @@ export function roundMicro(micro: Micro, decimals: number): Micro {
   return divideRounded(micro, unit) * unit;
 }
 
-/** A decimal USDT string such as "12.5" or "0.000001" to micro; null when it is not one (more than 6 decimals, sign, junk). */
-export function parseUsdt(text: string): Micro | null {
-  const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.trim());
+/** A plain decimal ("12.5") with at most `decimals` decimals, scaled to an integer of 10^-decimals units; null when it is not one. */
+function parseScaled(text: string, decimals: number, wholeDigits: number): number | null {
+  const match = new RegExp(`^(\\d{1,${wholeDigits}})(?:\\.(\\d{1,${decimals}}))?$`).exec(text.trim());
   if (!match) return null;
   const [, whole, fraction = ""] = match;
-  return Number(whole) * MICRO_PER_USDT + Number(fraction.padEnd(6, "0"));
+  return Number(whole) * 10 ** decimals + Number(fraction.padEnd(decimals, "0"));
+}
+
+/** A decimal USDT string such as "12.5" or "0.000001" to micro; null when it is not one (more than 6 decimals, sign, junk). */
+export function parseUsdt(text: string): Micro | null {
+  return parseScaled(text, 6, 12);
+}
+
+/** A USD amount with at most 2 decimals ("10", "12.5") to micro; null when it is not one. */
+export function parseUsd(text: string): Micro | null {
+  const cents = parseScaled(text, 2, 9);
+  return cents === null ? null : cents * 10_000;
+}
+
+/** A percentage from 0 to 100 with at most 2 decimals ("4", "2.5") to basis points; null when it is not one. */
+export function parseBasisPoints(text: string): number | null {
+  const basisPoints = parseScaled(text, 2, 3);
+  return basisPoints === null || basisPoints > 10_000 ? null : basisPoints;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Reason } from "./reasons.js";
 import type { Micro } from "./money.js";
 
 /**
@@ -14,7 +15,7 @@ export interface ProviderFields {
 /** What an upstream said about an order. `unknown` (timeout, ambiguous answer) is not a failure. */
 export type UpstreamOutcome =
   | ({ kind: "completed"; transactionId?: string; codes?: string[] } & ProviderFields)
-  | ({ kind: "failed"; error: string; errorCode?: string } & ProviderFields)
+  | ({ kind: "failed"; error: string; reason?: Reason } & ProviderFields)
   | ({ kind: "pending" } & ProviderFields)
   | { kind: "unknown"; error: string };
 
@@ -37,11 +38,10 @@ export interface Provider {
   ready(): Promise<boolean>;
 }
 
-export interface GatewayPort extends Provider {
+export interface GatewayPort extends Provider, OrderStatusSource {
   /** Null when the recipient does not exist. Throws UpstreamError when the provider cannot answer. */
   search(query: string, product: SearchProduct): Promise<RecipientProfile | null>;
   deliver(order: { reference: string; product: "stars" | "premium"; username: string; amount: number }): Promise<UpstreamOutcome>;
-  status(reference: string): Promise<UpstreamStatus>;
 }
 
 export interface RatesPort extends Provider {
@@ -131,6 +131,22 @@ export interface GiftsPort extends Provider, OrderStatusSource {
   /** The Lottie animation, or null when there is none. */
   sticker(giftId: string): Promise<unknown | null>;
 }
+
+/** Every provider the service talks to, by the name used in configuration, health and statistics. */
+export const PROVIDER_NAMES = ["gateway", "rates", "store", "games", "giftcards", "gifts"] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export interface Providers {
+  gateway: GatewayPort;
+  rates: RatesPort;
+  store: StorePort;
+  games: GamesPort;
+  giftcards: GiftcardsPort;
+  gifts: GiftsPort;
+}
+
+/** The providers that settle orders: each answers "what happened to the order with this reference?". */
+export type OrderProviderName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
 
 export class UpstreamError extends Error {
   constructor(

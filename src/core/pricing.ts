@@ -1,11 +1,7 @@
 import { invalid } from "./errors.js";
+import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./limits.js";
 import type { Micro } from "./money.js";
 import type { Clock, RatesPort } from "./ports.js";
-
-export const STARS_MIN = 50;
-export const STARS_MAX = 10_000;
-export const PREMIUM_MONTHS = [3, 6, 12] as const;
-export type PremiumMonths = (typeof PREMIUM_MONTHS)[number];
 
 export interface Tariffs {
   usdtPerStarMicro: Micro;

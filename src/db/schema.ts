@@ -105,5 +105,5 @@ export interface Database {
   bot_state: BotStateTable;
 }
 
-export type Account = Selectable<AccountsTable>;
-export type Order = Selectable<OrdersTable>;
+export type AccountRow = Selectable<AccountsTable>;
+export type OrderRow = Selectable<OrdersTable>;

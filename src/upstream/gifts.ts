@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { GiftsPort, UpstreamOutcome } from "../core/ports.js";
+import { reasonOf } from "../core/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, read, readAlways, submit } from "./provider.js";
 
@@ -27,7 +28,7 @@ export function createGiftsAdapter(http: HttpClient | null): GiftsPort {
   const map = (response: UpstreamResponse): UpstreamOutcome => {
     const answer = http.parse(sendSchema, response);
     if (answer.status === "completed") return { kind: "completed", transactionId: answer.send_id };
-    return { kind: "failed", error: answer.error, errorCode: answer.code };
+    return { kind: "failed", error: answer.error, reason: reasonOf(answer.code) };
   };
   return {
     configured: true,

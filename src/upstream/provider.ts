@@ -17,7 +17,7 @@ export async function submit(
     if (response.status >= 500) return { kind: "unknown", error: `provider answered HTTP ${response.status}` };
     return map(response);
   } catch (error) {
-    if (error instanceof NotSentError) return { kind: "failed", error: "The provider is unreachable", errorCode: "provider_unavailable" };
+    if (error instanceof NotSentError) return { kind: "failed", error: "The provider is unreachable", reason: "provider_unavailable" };
     return { kind: "unknown", error: (error as Error).message };
   }
 }

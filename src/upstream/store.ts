@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fromUsdt } from "../core/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
+import { reasonOf } from "../core/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, readAlways, submit } from "./provider.js";
 
@@ -20,7 +21,7 @@ export function createStoreAdapter(http: HttpClient | null): StorePort {
     const provider = { providerOrderId: answer.order_uuid, providerStatus: answer.status };
     if (answer.status === "completed") return { kind: "completed", ...provider };
     if (answer.status === "failed")
-      return { kind: "failed", error: answer.error ?? "The provider rejected the order", errorCode: answer.code ?? "provider_error", ...provider };
+      return { kind: "failed", error: answer.error ?? "The provider rejected the order", reason: reasonOf(answer.code), ...provider };
     return { kind: "pending", ...provider };
   };
   return {

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { etaOf, needsServer } from "../../core/games.js";
 import type { Core } from "../../core/index.js";
 import { percentNumber } from "../../core/markup.js";
 import { toUsdt } from "../../core/money.js";
+import { etaOf, needsServer } from "../../core/products/games.js";
 import { callerOf } from "../auth.js";
 import { asyncOrderStatus, gameView } from "../present.js";
+import { purchaseOptions } from "../requests.js";
 import {
   catalogueQuery,
   checkPlayerBody,
@@ -107,13 +108,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.games.buy(caller, {
-        code: req.params.code,
-        denomination: req.body.denomination,
-        playerId: req.body.player_id,
-        serverId: req.body.server_id ?? null,
-        idempotencyKey: req.body.idempotency_key ?? null,
-      });
+      const request = { code: req.params.code, denomination: req.body.denomination, playerId: req.body.player_id, serverId: req.body.server_id ?? null };
+      const { order, replay } = await core.games.buy(caller, request, purchaseOptions(req.body));
       const balance = await core.accounts.available(caller.account);
       return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));
     },
@@ -130,7 +126,7 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req) => {
       const caller = callerOf(req);
-      const order = await core.orders.current(caller.account.id, req.params.order_id, ["game"]);
+      const order = await core.orders.current(caller.account.id, req.params.order_id, ["game"] as const);
       return gameView(order, await core.accounts.available(caller.account));
     },
   );

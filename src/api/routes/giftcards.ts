@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { DEFAULT_QUANTITY } from "../../core/giftcards.js";
 import type { Core } from "../../core/index.js";
+import { GIFTCARD_DEFAULT_QUANTITY } from "../../core/limits.js";
 import { percentNumber } from "../../core/markup.js";
 import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
 import { asyncOrderStatus, giftcardView } from "../present.js";
+import { purchaseOptions } from "../requests.js";
 import {
   categoryParams,
   errorBody,
@@ -74,12 +75,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.giftcards.buy(caller, {
-        categoryId: req.params.category_id,
-        cardId: req.body.card_id,
-        quantity: req.body.quantity ?? DEFAULT_QUANTITY,
-        idempotencyKey: req.body.idempotency_key ?? null,
-      });
+      const request = { categoryId: req.params.category_id, cardId: req.body.card_id, quantity: req.body.quantity ?? GIFTCARD_DEFAULT_QUANTITY };
+      const { order, replay } = await core.giftcards.buy(caller, request, purchaseOptions(req.body));
       const balance = await core.accounts.available(caller.account);
       // Never the codes here, even when the provider finished at once.
       return reply.code(asyncOrderStatus(order, replay)).send(giftcardView(order, balance));
@@ -97,8 +94,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (req) => {
       const caller = callerOf(req);
-      const order = await core.orders.current(caller.account.id, req.params.order_id, ["giftcard"]);
-      return giftcardView(order, await core.accounts.available(caller.account), core.giftcards.codes(order));
+      const order = await core.orders.current(caller.account.id, req.params.order_id, ["giftcard"] as const);
+      return giftcardView(order, await core.accounts.available(caller.account), await core.orders.codes(order));
     },
   );
 };

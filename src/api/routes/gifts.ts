@@ -6,6 +6,7 @@ import { notFound } from "../../core/errors.js";
 import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
 import { giftView } from "../present.js";
+import { purchaseOptions } from "../requests.js";
 import { errorBody, giftBody, giftIdParams, giftOrderResponse, giftsResponse, insufficientFundsBody, keyedErrors } from "../schemas.js";
 
 /** Messaging-platform gifts: the live catalogue, synchronous sends (201), and Lottie stickers. */
@@ -44,15 +45,10 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       },
     },
     async (req, reply) => {
-      const { order, replay } = await core.gifts.send(callerOf(req), {
-        recipient: req.body.recipient,
-        giftId: req.body.gift_id,
-        hideName: req.body.hide_name ?? false,
-        message: req.body.message ?? "",
-        idempotencyKey: req.body.idempotency_key ?? null,
-      });
+      const request = { recipient: req.body.recipient, giftId: req.body.gift_id, hideName: req.body.hide_name ?? false, message: req.body.message ?? "" };
+      const { order, replay } = await core.gifts.buy(callerOf(req), request, purchaseOptions(req.body));
       if (replay) return reply.code(200).send(giftView(order));
-      if (order.status === "failed" && order.error_code === "recipient_refuses") {
+      if (order.status === "failed" && order.reason === "recipient_refuses") {
         // The refusal came with the send itself: refunded, and reported as the recipient's choice.
         return reply.code(400).send({ success: false as const, error: `${order.error} (refunded)`, error_code: "recipient_refuses" });
       }

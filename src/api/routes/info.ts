@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { divideRounded, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
-import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/pricing.js";
+import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
 import { callerOf } from "../auth.js";
 import { balanceResponse, healthResponse, keyedErrors, pricingResponse, ratesResponse } from "../schemas.js";
 
@@ -22,18 +22,17 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
     "/v1/health",
     { config: { public: true }, schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } } },
     async () => {
-      const [dbReady, ready] = await Promise.all([core.databaseReady(), core.readiness()]);
-      const { gateway: gatewayReady, store: storeReady, games: gameReady, giftcards: giftcardReady } = ready;
+      const { databaseReady, ready, configured, storeEnabled } = await core.health();
       return {
-        success: dbReady,
+        success: databaseReady,
         delivery_provider: deliveryProvider,
-        delivery_ready: gatewayReady,
-        gateway_ready: gatewayReady,
-        store_ready: storeReady && core.store.enabled,
-        game_ready: gameReady,
-        giftcard_ready: giftcardReady,
-        db_ready: dbReady,
-        api_configured: core.providers.gateway.configured,
+        delivery_ready: ready.gateway,
+        gateway_ready: ready.gateway,
+        store_ready: ready.store && storeEnabled,
+        game_ready: ready.games,
+        giftcard_ready: ready.giftcards,
+        db_ready: databaseReady,
+        api_configured: configured.gateway,
         version: API_VERSION,
       };
     },

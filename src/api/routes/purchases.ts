@@ -3,9 +3,11 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { toUsdt } from "../../core/money.js";
-import { type DeliveryRequest, normaliseUsername } from "../../core/purchases.js";
+import type { OrderOfType } from "../../core/products/index.js";
+import type { Placed, PurchaseOptions } from "../../core/purchase.js";
 import { callerOf } from "../auth.js";
 import { purchaseView } from "../present.js";
+import { purchaseOptions } from "../requests.js";
 import {
   errorBody,
   insufficientFundsBody,
@@ -18,47 +20,44 @@ import {
   starsBody,
 } from "../schemas.js";
 
-type StarsBody = { username: string; stars: number; idempotency_key?: string | null };
-type PremiumBody = { username: string; months: number; idempotency_key?: string | null };
-
-const starsRequest = (body: StarsBody): DeliveryRequest => ({
-  product: "stars",
-  username: body.username,
-  amount: body.stars,
-  idempotencyKey: body.idempotency_key ?? null,
-});
-const premiumRequest = (body: PremiumBody): DeliveryRequest => ({
-  product: "premium",
-  username: body.username,
-  amount: body.months,
-  idempotencyKey: body.idempotency_key ?? null,
-});
+type StarsBody = { username: string; stars: number; idempotency_key?: string | null; max_usdt?: number };
+type PremiumBody = { username: string; months: number; idempotency_key?: string | null; max_usdt?: number };
 
 /** Search, stars, premium and their sandbox. */
 export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  async function buy(caller: Caller, request: DeliveryRequest) {
-    const { order, replay } = await core.purchases.buy(caller, request);
-    return { order, replay, view: purchaseView(order, await core.accounts.available(caller.account)) };
+  const stars = (caller: Caller, body: StarsBody, options: PurchaseOptions) =>
+    core.stars.buy(caller, { username: body.username, stars: body.stars }, options);
+  const premium = (caller: Caller, body: PremiumBody, options: PurchaseOptions) =>
+    core.premium.buy(caller, { username: body.username, months: body.months }, options);
+
+  async function view(caller: Caller, placed: Placed<OrderOfType<"stars" | "premium">>) {
+    return { ...placed, view: purchaseView(placed.order, await core.accounts.available(caller.account)) };
   }
 
-  async function sandbox(caller: Caller, request: DeliveryRequest) {
-    const chargeMicro = core.purchases.quote(request);
-    const balance = await core.accounts.available(caller.account);
+  /** The sandbox answers from the core's quote: the same rules and price as a real order, nothing stored or sent. */
+  async function sandbox(caller: Caller, body: StarsBody | PremiumBody) {
+    const options = purchaseOptions(body);
+    const quote =
+      "stars" in body
+        ? await core.stars.quote(caller, { username: body.username, stars: body.stars }, options.guard)
+        : await core.premium.quote(caller, { username: body.username, months: body.months }, options.guard);
+    const stars = "stars" in body ? body.stars : null;
+    const months = "months" in body ? body.months : null;
     const now = core.clock.now().toISOString();
     return {
       success: true,
       order_id: 0,
-      idempotency_key: request.idempotencyKey,
-      product_type: request.product,
-      username: normaliseUsername(request.username),
-      amount: request.amount,
-      stars: request.product === "stars" ? request.amount : null,
-      months: request.product === "premium" ? request.amount : null,
-      usdt_charged: toUsdt(chargeMicro),
+      idempotency_key: options.idempotencyKey,
+      product_type: stars === null ? ("premium" as const) : ("stars" as const),
+      username: quote.recipient,
+      amount: stars ?? months ?? 0,
+      stars,
+      months,
+      usdt_charged: toUsdt(quote.chargeMicro),
       status: "completed" as const,
       transaction_id: `test_${randomUUID()}`,
       error: null,
-      balance_remaining_usdt: toUsdt(balance),
+      balance_remaining_usdt: toUsdt(await core.accounts.available(caller.account)),
       created_at: now,
       completed_at: now,
       test: true as const,
@@ -77,7 +76,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request) => {
-      const found = await core.purchases.search(callerOf(request), request.body.product_type, request.body.query);
+      const found = await core.search(callerOf(request), request.body.product_type, request.body.query);
       return {
         success: true as const,
         found: { myself: found.myself, name: found.name, photo: found.photo, recipient: found.username, premium: found.premium },
@@ -95,8 +94,9 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request, reply) => {
-      const { order, replay, view } = await buy(callerOf(request), starsRequest(request.body));
-      return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
+      const caller = callerOf(request);
+      const { order, replay, view: body } = await view(caller, await stars(caller, request.body, purchaseOptions(request.body)));
+      return reply.code(!replay && order.status === "failed" ? 502 : 200).send(body);
     },
   );
 
@@ -110,14 +110,15 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request, reply) => {
-      const { order, replay, view } = await buy(callerOf(request), premiumRequest(request.body));
+      const caller = callerOf(request);
+      const { order, replay, view: body } = await view(caller, await premium(caller, request.body, purchaseOptions(request.body)));
       if (!replay && order.status === "failed") {
         return reply.code(502).send({
           success: false as const,
-          error: `Premium delivery failed (${order.error ?? "provider error"}); order ${order.id} was refunded ${view.usdt_charged} USDT`,
+          error: `Premium delivery failed (${order.error ?? "provider error"}); order ${order.id} was refunded ${body.usdt_charged} USDT`,
         });
       }
-      return reply.code(200).send(view);
+      return reply.code(200).send(body);
     },
   );
 
@@ -131,7 +132,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: sandboxResponse, ...sandboxErrors },
       },
     },
-    async (request) => sandbox(callerOf(request), starsRequest(request.body)),
+    async (request) => sandbox(callerOf(request), request.body),
   );
   app.post(
     "/test/v1/premium",
@@ -142,6 +143,6 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: sandboxResponse, ...sandboxErrors },
       },
     },
-    async (request) => sandbox(callerOf(request), premiumRequest(request.body)),
+    async (request) => sandbox(callerOf(request), request.body),
   );
 };

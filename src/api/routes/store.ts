@@ -4,8 +4,11 @@ import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { percentNumber } from "../../core/markup.js";
 import { toUsdt } from "../../core/money.js";
+import type { OrderOfType } from "../../core/products/index.js";
+import type { Reason } from "../../core/reasons.js";
 import { callerOf } from "../auth.js";
-import { asyncOrderStatus, quoteView, storeView } from "../present.js";
+import { asyncOrderStatus, quoteView, storeQuoteOf, storeView } from "../present.js";
+import { purchaseOptions } from "../requests.js";
 import {
   errorBody,
   insufficientFundsBody,
@@ -17,17 +20,12 @@ import {
   storePricingResponse,
 } from "../schemas.js";
 
-const STORE_FIELD_CODES = { login: "login_not_supported", amount_usd: "invalid_amount" };
+const STORE_FIELD_CODES: Record<string, Reason> = { login: "login_not_supported", amount_usd: "invalid_amount" };
 
 /** Game-store wallet top-ups: pricing, orders (200 completed, 202 processing, 502 refunded) and their status. */
 export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  const view = async (caller: Caller, order: Parameters<typeof storeView>[0]) =>
-    storeView(order, await core.accounts.available(caller.account));
-  const request = (body: { login: string; amount_usd: number; idempotency_key?: string | null }) => ({
-    login: body.login,
-    amountUsd: body.amount_usd,
-    idempotencyKey: body.idempotency_key ?? null,
-  });
+  const view = async (caller: Caller, order: OrderOfType<"store">) => storeView(order, await core.accounts.available(caller.account));
+  const request = (body: { login: string; amount_usd: number }) => ({ login: body.login, amountUsd: body.amount_usd });
 
   app.get(
     "/v1/store/pricing",
@@ -67,7 +65,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.store.buy(caller, request(req.body));
+      const { order, replay } = await core.store.buy(caller, request(req.body), purchaseOptions(req.body));
       return reply.code(asyncOrderStatus(order, replay)).send(await view(caller, order));
     },
   );
@@ -83,7 +81,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req) => {
       const caller = callerOf(req);
-      return view(caller, await core.orders.current(caller.account.id, req.params.order_id, ["store"]));
+      return view(caller, await core.orders.current(caller.account.id, req.params.order_id, ["store"] as const));
     },
   );
 
@@ -99,7 +97,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req) => {
       const caller = callerOf(req);
-      const { login, quote } = await core.store.quote(caller, request(req.body));
+      const quoted = await core.store.quote(caller, request(req.body), purchaseOptions(req.body).guard);
+      const quote = storeQuoteOf(quoted);
       const balance = await core.accounts.available(caller.account);
       const now = core.clock.now().toISOString();
       return {
@@ -107,7 +106,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
         order_id: 0,
         idempotency_key: req.body.idempotency_key ?? null,
         product_type: "store" as const,
-        store_login: login,
+        store_login: quoted.recipient,
         store_amount_usd: toUsdt(quote.amountMicro),
         store_markup_usdt: toUsdt(quote.markupMicro),
         amount: toUsdt(quote.amountMicro),

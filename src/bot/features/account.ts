@@ -1,26 +1,12 @@
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
 import { divideRounded, MICRO_PER_USDT } from "../../core/money.js";
-import type { Order } from "../../db/schema.js";
 import type { BotContext } from "../context.js";
-import { usdt } from "../flows/kit.js";
+import { failureReason, orderLine, usdt } from "../format.js";
 import { LANGUAGES, type Language } from "../i18n.js";
 import { mainMenu } from "../keyboards.js";
 
 const RECENT_ORDERS = 10;
-
-export type Translate = (key: string, vars?: Record<string, string | number>) => string;
-
-/** One line about an order, for lists and notifications. */
-export function orderLine(ctx: { t: Translate }, order: Order): string {
-  return ctx.t("order-line", {
-    id: String(order.id),
-    product: ctx.t(`product-${order.product_type}`),
-    recipient: order.recipient,
-    charged: usdt(Number(order.charge_micro)),
-    status: ctx.t(`status-${order.status}`),
-  });
-}
 
 /** Balance, orders, help, language and the main menu. */
 export function accountFeatures(core: Core) {
@@ -39,7 +25,7 @@ export function accountFeatures(core: Core) {
     const recent = await core.orders.list(ctx.caller!.account.id, RECENT_ORDERS);
     if (!recent.length) return ctx.reply(ctx.t("orders-none"), { reply_markup: mainMenu(ctx) });
     const keyboard = new InlineKeyboard();
-    for (const order of recent) keyboard.text(orderLine(ctx, order), `order:${order.id}`).row();
+    for (const order of recent) keyboard.text(orderLine(ctx.t.bind(ctx), order), `order:${order.id}`).row();
     return ctx.reply(ctx.t("orders-title"), { reply_markup: keyboard });
   }
 
@@ -59,9 +45,11 @@ export function accountFeatures(core: Core) {
     await ctx.answerCallbackQuery();
     const order = await core.orders.current(ctx.caller!.account.id, Number(ctx.match[1])).catch(() => null);
     if (!order) return ctx.reply(ctx.t("order-unknown"));
-    const lines = [orderLine(ctx, order), ctx.t("order-created", { at: order.created_at.slice(0, 16).replace("T", " ") })];
-    if (order.status === "failed") lines.push(ctx.t("order-failed-detail", { reason: order.error ?? "", refunded: order.refunded ? "yes" : "no" }));
-    if (order.product_type === "giftcard" && order.status === "completed") lines.push(ctx.t("codes", { codes: core.giftcards.codes(order).join("\n") }));
+    const t = ctx.t.bind(ctx);
+    const lines = [orderLine(t, order), ctx.t("order-created", { at: order.createdAt.slice(0, 16).replace("T", " ") })];
+    if (order.status === "failed") lines.push(ctx.t("order-failed-detail", { reason: failureReason(t, order), refunded: order.refunded ? "yes" : "no" }));
+    const codes = await core.orders.codes(order);
+    if (codes.length) lines.push(ctx.t("codes", { codes: codes.join("\n") }));
     return ctx.reply(lines.join("\n"));
   });
 

@@ -1,13 +1,11 @@
 import { Composer } from "grammy";
-import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/admin.js";
+import type { Account } from "../../core/accounts.js";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
-import { parseUsdt } from "../../core/money.js";
-import type { Account } from "../../db/schema.js";
+import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
+import { parseBasisPoints, parseUsdt } from "../../core/money.js";
 import type { BotContext } from "../context.js";
-import { usdt } from "../flows/kit.js";
-import type { I18n } from "@grammyjs/i18n";
-import { orderLine } from "./account.js";
+import { orderLine, type Translate, usdt } from "../format.js";
 
 export const ADMIN_COMMANDS = {
   credit: "/credit <target> <usdt> [note]",
@@ -26,9 +24,9 @@ class Usage extends Error {}
 export interface AdminDeps {
   core: Core;
   admins: Set<number>;
-  i18n: I18n;
+
   /** Tells a user something in their own language; failures (a user who blocked the bot) are logged, not thrown. */
-  tell(telegramId: string, text: (locale: string) => string): Promise<void>;
+  tell(telegramId: string, text: (t: Translate) => string): Promise<void>;
 }
 
 /**
@@ -36,15 +34,15 @@ export interface AdminDeps {
  * A target is a Telegram user id, an @username the bot has seen, or a key's display prefix (sj_xxxxxxxx).
  * Every action is a ledger or audit entry naming the admin (actor tg:<id>).
  */
-export function adminFeatures({ core, admins, i18n, tell }: AdminDeps) {
+export function adminFeatures({ core, admins, tell }: AdminDeps) {
   const composer = new Composer<BotContext>();
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
 
-  async function target(text: string | undefined): Promise<Account & { telegram_id: string }> {
+  async function target(text: string | undefined): Promise<Account & { telegramId: string }> {
     if (!text) throw new Usage("a target is needed");
     const account = await core.admin.findTarget(text);
-    if (!account?.telegram_id) throw new DomainError("not_found", `No user ${text}`);
-    return account as Account & { telegram_id: string };
+    if (!account?.telegramId) throw new DomainError("not_found", `No user ${text}`);
+    return account as Account & { telegramId: string };
   }
 
   const amount = (text: string | undefined) => {
@@ -69,34 +67,31 @@ export function adminFeatures({ core, admins, i18n, tell }: AdminDeps) {
 
   command("credit", async ([who, sum, ...note], actor) => {
     const account = await target(who);
-    const balance = await core.admin.credit(account.telegram_id, amount(sum), actor, note.join(" ") || undefined);
-    await tell(account.telegram_id, (locale) => i18n.t(locale, "credited", { amount: usdt(amount(sum)), balance: usdt(balance) }));
+    const balance = await core.admin.credit(account.telegramId, amount(sum), actor, note.join(" ") || undefined);
+    await tell(account.telegramId, (t) => t("credited", { amount: usdt(amount(sum)), balance: usdt(balance) }));
     return `${who}: +${usdt(amount(sum))} USDT, balance ${usdt(balance)} USDT`;
   });
 
   command("debit", async ([who, sum, ...note], actor) => {
     const account = await target(who);
-    const balance = await core.admin.debit(account.telegram_id, amount(sum), actor, note.join(" ") || undefined);
+    const balance = await core.admin.debit(account.telegramId, amount(sum), actor, note.join(" ") || undefined);
     return `${who}: -${usdt(amount(sum))} USDT, balance ${usdt(balance)} USDT`;
   });
 
   for (const name of ["block", "unblock"] as const) {
     command(name, async ([who], actor) => {
       const account = await target(who);
-      await core.admin.setBlocked(account.telegram_id, name === "block", actor);
+      await core.admin.setBlocked(account.telegramId, name === "block", actor);
       return `${who}: ${name === "block" ? "blocked" : "unblocked"}`;
     });
   }
 
   command("markup", async ([who, product, percent], actor) => {
     if (!MARKUP_PRODUCTS.includes(product as MarkupProduct)) throw new Usage(`the product is one of ${MARKUP_PRODUCTS.join(", ")}`);
-    let basisPoints: number | null = null;
-    if (percent !== "default") {
-      if (!percent || !/^\d{1,3}(\.\d{1,2})?$/.test(percent)) throw new Usage("the percent is a number such as 4 or 2.5, or 'default'");
-      basisPoints = Math.round(Number(percent) * 100);
-    }
+    const basisPoints = percent === "default" ? null : parseBasisPoints(percent ?? "");
+    if (basisPoints === null && percent !== "default") throw new Usage("the percent is a number from 0 to 100 such as 4 or 2.5, or 'default'");
     const account = await target(who);
-    await core.admin.setMarkup(account.telegram_id, product as MarkupProduct, basisPoints, actor);
+    await core.admin.setMarkup(account.telegramId, product as MarkupProduct, basisPoints, actor);
     return `${who}: ${product} markup ${basisPoints === null ? "default" : `${percent}%`}`;
   });
 
@@ -104,7 +99,7 @@ export function adminFeatures({ core, admins, i18n, tell }: AdminDeps) {
     const limit = (text: string | undefined) => (text === undefined || text === "-" ? null : amount(text));
     const account = await target(who);
     const limits = { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) };
-    await core.admin.makeOwner(account.telegram_id, limits, actor);
+    await core.admin.makeOwner(account.telegramId, limits, actor);
     const shown = (micro: number | null) => (micro === null ? "none" : usdt(micro));
     return `${who}: owner key, daily limit ${shown(limits.dailyLimitMicro)}, per-order limit ${shown(limits.orderLimitMicro)}`;
   });
@@ -121,19 +116,19 @@ export function adminFeatures({ core, admins, i18n, tell }: AdminDeps) {
       core.admin.keyPrefix(account.id),
       core.orders.list(account.id, 5),
     ]);
-    const rates = MARKUP_PRODUCTS.map((p) => `${p} ${account[`markup_${p}_bp`] === null ? "default" : `${account[`markup_${p}_bp`]! / 100}%`}`).join(", ");
+    const rates = MARKUP_PRODUCTS.map((p) => `${p} ${account.markupBp[p] === null ? "default" : `${account.markupBp[p]! / 100}%`}`).join(", ");
     return [
-      `user ${account.telegram_id}${account.username ? ` @${account.username}` : ""} (${account.kind}${account.blocked ? ", BLOCKED" : ""})`,
+      `user ${account.telegramId}${account.username ? ` @${account.username}` : ""} (${account.kind}${account.blocked ? ", BLOCKED" : ""})`,
       `balance ${usdt(funds.availableMicro)} USDT${funds.unlimited ? " (service wallet)" : ""}`,
       `key ${prefix ?? "none"}…`,
       `markups: ${rates}`,
-      ...recent.map((order) => orderLine(ctx, order)),
+      ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
     ].join("\n");
   });
 
   command("stats", async () => {
     const rows = await core.admin.stats(core.clock.now());
-    const ready = await core.readiness();
+    const { ready } = await core.health();
     const lines = rows.map((r) => `${r.product} ${r.status}: ${r.orders} orders, ${usdt(r.volumeMicro)} USDT`);
     const refunds = rows.filter((r) => r.status === "failed");
     return [

@@ -1,13 +1,14 @@
 import { InlineKeyboard } from "grammy";
-import { needsServer } from "../../core/games.js";
+import { PLAYER_ID_PATTERN } from "../../core/limits.js";
 import type { GameInfo } from "../../core/ports.js";
-import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, callerOf, confirmCharge, type FlowDeps, refuse, report, usdt } from "./kit.js";
+import { needsServer } from "../../core/products/games.js";
+import { usdt } from "../format.js";
+import { ask, attempt, callerOf, defineFlow, purchase, refuse } from "./kit.js";
 
 const PAGE = 6;
 
-export function gamesFlow({ core }: FlowDeps) {
-  return async function games(conversation: Flow, ctx: FlowContext) {
+export const gamesFlow = defineFlow("games", "menu-games", ({ core }) => async (conversation, ctx) => {
+  {
     const caller = await callerOf(conversation, ctx, core);
     const list = await attempt(conversation, () => core.games.list(caller));
     if (!list.ok) return refuse(conversation, ctx, list);
@@ -49,7 +50,7 @@ export function gamesFlow({ core }: FlowDeps) {
     let prompt = ctx.t("ask-player-id", { game: game.name });
     for (;;) {
       const reply = await ask(conversation, ctx, prompt);
-      if (reply.kind !== "text" || !/^[A-Za-z0-9_-]{1,64}$/.test(reply.text)) {
+      if (reply.kind !== "text" || !PLAYER_ID_PATTERN.test(reply.text)) {
         prompt = ctx.t("bad-player-id");
         continue;
       }
@@ -87,10 +88,14 @@ export function gamesFlow({ core }: FlowDeps) {
       if (reply.kind === "button" && reply.data.startsWith("d:")) chosen = denominations[Number(reply.data.slice(2))];
     }
 
-    const what = ctx.t("what-game", { denomination: chosen.name, game: game.name, name: playerName, id: playerId, server: serverId ?? "-" });
-    const key = await confirmCharge(conversation, ctx, core, caller, what, chosen.priceMicro);
-    const denomination = chosen.name;
-    const result = await attempt(conversation, () => core.games.buy(caller, { code, denomination, playerId, serverId, idempotencyKey: key }));
-    await report(conversation, ctx, core, caller, result, ctx.t("later-game"));
-  };
-}
+    const request = { code, denomination: chosen.name, playerId, serverId };
+    const name = game.name;
+    return purchase(conversation, ctx, core, caller, {
+      quote: () => core.games.quote(caller, request),
+      describe: ({ details }) =>
+        ctx.t("what-game", { denomination: details.denomination, game: name, name: details.player_name, id: details.player_id, server: details.server_id ?? "-" }),
+      buy: (options) => core.games.buy(caller, request, options),
+      later: ctx.t("later-game"),
+    });
+  }
+});

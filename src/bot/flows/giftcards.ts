@@ -1,9 +1,9 @@
 import { InlineKeyboard } from "grammy";
-import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, callerOf, confirmCharge, type FlowDeps, parseWhole, refuse, report, usdt } from "./kit.js";
+import { usdt } from "../format.js";
+import { ask, attempt, callerOf, defineFlow, parseWhole, purchase, refuse } from "./kit.js";
 
-export function giftcardsFlow({ core }: FlowDeps) {
-  return async function giftcards(conversation: Flow, ctx: FlowContext) {
+export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", ({ core }) => async (conversation, ctx) => {
+  {
     const caller = await callerOf(conversation, ctx, core);
     const list = await attempt(conversation, () => core.giftcards.list(caller));
     if (!list.ok) return refuse(conversation, ctx, list);
@@ -45,12 +45,13 @@ export function giftcardsFlow({ core }: FlowDeps) {
       prompt = ctx.t("bad-quantity", { min: card.minQuantity, max: most });
     }
 
-    const total = card.priceMicro * quantity;
-    const what = ctx.t("what-giftcard", { quantity, name: card.name, brand: brand.name });
-    const key = await confirmCharge(conversation, ctx, core, caller, what, total);
-    const cardId = card.cardId;
-    const count = quantity;
-    const result = await attempt(conversation, () => core.giftcards.buy(caller, { categoryId, cardId, quantity: count, idempotencyKey: key }));
-    await report(conversation, ctx, core, caller, result, ctx.t("later-giftcard"));
-  };
-}
+    const request = { categoryId, cardId: card.cardId, quantity };
+    const brandName = brand.name;
+    return purchase(conversation, ctx, core, caller, {
+      quote: () => core.giftcards.quote(caller, request),
+      describe: ({ details }) => ctx.t("what-giftcard", { quantity: details.quantity, name: details.denomination, brand: brandName }),
+      buy: (options) => core.giftcards.buy(caller, request, options),
+      later: ctx.t("later-giftcard"),
+    });
+  }
+});

@@ -1,11 +1,12 @@
 import { InlineKeyboard } from "grammy";
-import type { Flow, FlowContext } from "../context.js";
-import { ask, attempt, callerOf, confirmCharge, type FlowDeps, parseUsername, refuse, report, usdt } from "./kit.js";
+import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
+import type { Order } from "../../core/products/index.js";
+import type { Placed } from "../../core/purchase.js";
+import { usdt } from "../format.js";
+import { ask, attempt, callerOf, defineFlow, purchase, refuse } from "./kit.js";
 
-const MESSAGE_MAX = 255;
-
-export function giftsFlow({ core }: FlowDeps) {
-  return async function gifts(conversation: Flow, ctx: FlowContext) {
+export const giftsFlow = defineFlow("gifts", "menu-gifts", ({ core }) => async (conversation, ctx) => {
+  {
     const caller = await callerOf(conversation, ctx, core);
     const catalogue = await attempt(conversation, () => core.gifts.catalogue());
     if (!catalogue.ok) return refuse(conversation, ctx, catalogue);
@@ -51,19 +52,14 @@ export function giftsFlow({ core }: FlowDeps) {
       if (reply.kind === "button" && (reply.data === "show" || reply.data === "hide")) hideName = reply.data === "hide";
     }
 
-    const what = ctx.t("what-gift", { emoji: gift.emoji, stars: gift.stars, username: recipient, hidden: hideName ? "yes" : "no", message: message || "-" });
-    const key = await confirmCharge(conversation, ctx, core, caller, what, gift.priceMicro);
-    const request = { recipient, giftId: gift.giftId, hideName, message, idempotencyKey: key };
-    const result = await attempt(conversation, () => core.gifts.send(caller, request));
-    // A refusal is the recipient's choice, told as such: before the charge (nothing charged) or with the send (refunded).
-    if (!result.ok && result.details.errorCode === "recipient_refuses") {
-      await ctx.reply(ctx.t("gift-refused", { username: recipient }));
-      return conversation.halt();
-    }
-    if (result.ok && result.value.order.status === "failed" && result.value.order.error_code === "recipient_refuses") {
-      await ctx.reply(ctx.t("gift-refused-refunded", { username: recipient }));
-      return;
-    }
-    await report(conversation, ctx, core, caller, result, ctx.t("later-delivery"));
-  };
-}
+    const request = { recipient, giftId: gift.giftId, hideName, message };
+    const to = recipient;
+    return purchase(conversation, ctx, core, caller, {
+      quote: () => core.gifts.quote(caller, request),
+      describe: ({ details }) =>
+        ctx.t("what-gift", { emoji: details.emoji, stars: details.stars, username: to, hidden: details.hide_name ? "yes" : "no", message: details.message || "-" }),
+      buy: (options) => core.gifts.buy(caller, request, options),
+      later: ctx.t("later-delivery"),
+    });
+  }
+});

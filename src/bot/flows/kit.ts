@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { InlineKeyboard } from "grammy";
+import { createConversation } from "@grammyjs/conversations";
+import { Composer, InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { DomainError, type ErrorCode, type ErrorDetails } from "../../core/errors.js";
+import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
-import type { Placed } from "../../core/orders.js";
-import { formatUsdt, type Micro } from "../../core/money.js";
-import type { Flow, FlowContext } from "../context.js";
+import type { Micro } from "../../core/money.js";
+import type { Order } from "../../core/products/index.js";
+import type { Placed, PurchaseOptions, Quote } from "../../core/purchase.js";
+import type { BotContext, Flow, FlowContext } from "../context.js";
+import { failureReason, usdt } from "../format.js";
+import { type Refusal, refusalText } from "../refusals.js";
 
 export const CANCEL = "cancel";
 
@@ -13,18 +17,45 @@ export interface FlowDeps {
   core: Core;
 }
 
+/** A purchase flow as a feature: its conversation, its command and its main-menu entry, in one composer. */
+export interface FlowFeature {
+  id: string;
+  /** The i18n key of its main-menu button. */
+  menuKey: string;
+  install(deps: FlowDeps): Composer<BotContext>;
+}
+
+export function defineFlow(id: string, menuKey: string, build: (deps: FlowDeps) => (conversation: Flow, ctx: FlowContext) => Promise<void>): FlowFeature {
+  return {
+    id,
+    menuKey,
+    install(deps) {
+      const composer = new Composer<BotContext>();
+      // The conversation first: entering one registered later fails.
+      composer.use(createConversation<BotContext, FlowContext>(build(deps), { id }));
+      const enter = async (ctx: BotContext) => {
+        await ctx.conversation.exitAll();
+        await ctx.conversation.enter(id);
+      };
+      composer.command(id, enter);
+      composer.callbackQuery(`menu:${id}`, async (ctx) => {
+        await ctx.answerCallbackQuery();
+        await enter(ctx);
+      });
+      return composer;
+    },
+  };
+}
+
 export type Answer = { kind: "text"; text: string; ctx: FlowContext } | { kind: "button"; data: string; ctx: FlowContext };
 
 /** A core call's result as plain data: conversation replays keep JSON, not error classes. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; details: ErrorDetails };
+export type Outcome<T> = { ok: true; value: T } | ({ ok: false } & Refusal);
 
-export const usdt = (micro: Micro) => formatUsdt(micro);
-
-export function withCancel(ctx: FlowContext, keyboard = new InlineKeyboard()): InlineKeyboard {
-  const rows = keyboard.inline_keyboard;
-  // A new row only after a filled one: Telegram refuses empty rows.
-  if (rows.length && rows[rows.length - 1].length) keyboard.row();
-  return keyboard.text(ctx.t("btn-cancel"), CANCEL);
+/** The keyboard with a Cancel row below it; the keyboard given is left as it was, so a re-ask adds no second Cancel. */
+export function withCancel(ctx: FlowContext, keyboard?: InlineKeyboard): InlineKeyboard {
+  const rows = (keyboard?.inline_keyboard ?? []).filter((row) => row.length);
+  return InlineKeyboard.from([...rows, [InlineKeyboard.text(ctx.t("btn-cancel"), CANCEL)]]);
 }
 
 /**
@@ -60,7 +91,7 @@ export function attempt<T>(conversation: Flow, task: () => Promise<T>): Promise<
     try {
       return { ok: true, value: await task() };
     } catch (error) {
-      if (error instanceof DomainError) return { ok: false, code: error.code, message: error.message, details: error.details };
+      if (error instanceof DomainError) return { ok: false, code: error.code, details: error.details };
       throw error;
     }
   });
@@ -76,68 +107,76 @@ export async function callerOf(conversation: Flow, ctx: FlowContext, core: Core)
   return caller;
 }
 
-export async function balanceOf(conversation: Flow, core: Core, caller: Caller): Promise<Micro> {
+async function balanceOf(conversation: Flow, core: Core, caller: Caller): Promise<Micro> {
   return conversation.external(async () => await core.accounts.available(caller.account));
 }
 
-/** Explains a refused core call in the user's language; the flow ends. */
-export async function refuse(conversation: Flow, ctx: FlowContext, outcome: Extract<Outcome<unknown>, { ok: false }>): Promise<never> {
-  const text = {
-    insufficient_funds: () =>
-      ctx.t("err-insufficient", { needed: usdt(outcome.details.requiredMicro ?? 0), balance: usdt(outcome.details.balanceMicro ?? 0) }),
-    unavailable: () => ctx.t("err-unavailable"),
-    upstream_failed: () => ctx.t("err-unavailable"),
-    key_blocked: () => ctx.t("blocked"),
-    rate_limited: () => ctx.t("err-unavailable"),
-    unauthorized: () => ctx.t("start-first"),
-    not_found: () => outcome.message,
-    invalid_input: () => outcome.message,
-  }[outcome.code]();
-  await ctx.reply(text);
+/** Explains a refused core call in the user's language, by its reason; the flow ends. */
+export async function refuse(conversation: Flow, ctx: FlowContext, refusal: Refusal): Promise<never> {
+  await ctx.reply(refusalText(ctx.t.bind(ctx), refusal));
   return conversation.halt();
 }
 
+/** What a purchase flow hands the last step: the fresh quote, how to describe it, and how to buy it. */
+export interface Purchase<D> {
+  quote(): Promise<Quote<D>>;
+  describe(quote: Quote<D>): string;
+  buy(options: PurchaseOptions): Promise<Placed<Order>>;
+  /** What the user is told while the order is still processing. */
+  later: string;
+}
+
 /**
- * The step every purchase ends with: the balance is read, a short one ends the flow, otherwise the summary with
- * the exact charge and the balance after waits for Confirm. The idempotency key is made (and kept in the
- * conversation's state) before the question is shown, so a double tap or a replayed update buys once.
+ * The step every purchase ends with. The core's quote gives the exact charge; a short balance ends the flow,
+ * otherwise the summary waits for Confirm, and the purchase carries the confirmed charge: should the price
+ * have moved meanwhile, nothing is charged and the new price is shown to confirm again. The idempotency key
+ * is made (and kept in the conversation's state) before the question, so a double tap or a replayed update buys once.
  */
-export async function confirmCharge(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, what: string, priceMicro: Micro): Promise<string> {
-  const balance = await balanceOf(conversation, core, caller);
-  if (balance < priceMicro) {
-    await ctx.reply(ctx.t("err-insufficient", { needed: usdt(priceMicro), balance: usdt(balance) }));
-    return conversation.halt();
-  }
+export async function purchase<D>(
+  conversation: Flow,
+  ctx: FlowContext,
+  core: Core,
+  caller: Caller,
+  order: Purchase<D>,
+  /** A quote the flow already read to check an answer. */
+  first?: Outcome<Quote<D>>,
+): Promise<void> {
+  let quote = first ?? (await attempt(conversation, () => order.quote()));
   const key = await conversation.external(() => randomUUID());
-  const token = key.slice(0, 8);
-  const summary = ctx.t("confirm", { what, charge: usdt(priceMicro), after: usdt(balance - priceMicro) });
-  await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), `ok:${token}`).text(ctx.t("btn-cancel"), CANCEL) });
-  for (;;) {
-    const reply = await answer(conversation, ctx);
-    if (reply.kind === "button" && reply.data === `ok:${token}`) return `bot:${key}`;
-    await ctx.reply(ctx.t("flow-confirm-or-cancel"));
+  for (let round = 0; ; round++) {
+    if (!quote.ok) return refuse(conversation, ctx, quote);
+    const chargeMicro = quote.value.chargeMicro;
+    const balance = await balanceOf(conversation, core, caller);
+    if (balance < chargeMicro) return refuse(conversation, ctx, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
+    // The token names this round: a Confirm left over from an earlier price buys nothing.
+    const token = `ok:${key.slice(0, 8)}:${round}`;
+    const summary = ctx.t("confirm", { what: order.describe(quote.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
+    await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), CANCEL) });
+    for (;;) {
+      const reply = await answer(conversation, ctx);
+      if (reply.kind === "button" && reply.data === token) break;
+      await ctx.reply(ctx.t("flow-confirm-or-cancel"));
+    }
+    const result = await attempt(conversation, () => order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }));
+    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, core, caller, result, order.later);
+    await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
+    quote = await attempt(conversation, () => order.quote());
   }
 }
 
 /** Tells the outcome of a purchase: refused, or the order completed, refunded or still under way (`later`). */
-export async function report(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, result: Outcome<Placed>, later: string): Promise<void> {
+async function report(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, result: Outcome<Placed<Order>>, later: string): Promise<void> {
   if (!result.ok) return refuse(conversation, ctx, result);
   const order = result.value.order;
-  const charged = usdt(Number(order.charge_micro));
+  const charged = usdt(order.chargeMicro);
   const id = String(order.id);
   if (order.status === "completed") {
     await ctx.reply(ctx.t("order-completed", { id, charged, balance: usdt(await balanceOf(conversation, core, caller)) }));
   } else if (order.status === "failed") {
-    await ctx.reply(ctx.t("order-refunded", { id, charged, reason: order.error ?? "" }));
+    await ctx.reply(ctx.t("order-refunded", { id, charged, reason: failureReason(ctx.t.bind(ctx), order) }));
   } else {
     await ctx.reply(ctx.t("order-processing", { id, later }));
   }
-}
-
-/** A Telegram username: 3 to 32 letters, digits or underscores, with or without @; null otherwise. */
-export function parseUsername(text: string): string | null {
-  const match = /^@?([A-Za-z0-9_]{3,32})$/.exec(text.trim());
-  return match ? match[1] : null;
 }
 
 /** A whole number within [min, max] from text, or null. */

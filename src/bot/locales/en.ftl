@@ -63,9 +63,27 @@ unknown = I did not understand that. Choose from the menu:
 flow-text-please = Please answer with text or a button.
 flow-confirm-or-cancel = Tap Confirm or Cancel above.
 
-# Errors
-err-insufficient = Not enough balance: this needs { $needed } USDT and you have { $balance } USDT. Ask an administrator to top up your balance.
-err-unavailable = This service is temporarily unavailable. Nothing was charged; please try again later.
+# Refusals: by reason when the core gives one, else by kind (src/bot/refusals.ts)
+refused-invalid_input = That was not accepted: the offer may have changed meanwhile (price list, stock or recipient). Nothing was charged; please start again.
+refused-unauthorized = Send /start first to register.
+refused-key_blocked = ⛔ Your account is blocked. Please contact support.
+refused-not_found = That was not found. Nothing was charged.
+refused-insufficient_funds = Not enough balance: this needs { $needed } USDT and you have { $balance } USDT. Ask an administrator to top up your balance.
+refused-rate_limited = Too many requests just now. Nothing was charged; please try again in a minute.
+refused-upstream_failed = This service is temporarily unavailable. Nothing was charged; please try again later.
+refused-unavailable = This service is temporarily unavailable. Nothing was charged; please try again later.
+refusal = { $reason }; nothing was charged.
+reason-login_not_supported = That is not a store login: send the account login, not an e-mail or a numeric profile link
+reason-invalid_amount = The amount must be from { $min } to { $max } USD, with at most 2 decimals
+reason-provider_error = The provider could not fulfil the order
+reason-provider_balance = The provider is short of funds right now
+reason-provider_unavailable = The provider is unavailable right now: please try again later
+reason-order_not_found = The provider never received the order
+reason-expired = The provider's order expired undelivered
+reason-disabled = This product is switched off for now
+reason-recipient_refuses = The recipient does not accept gifts: that is their choice, not a fault
+reason-price_changed = The price has changed to { $needed } USDT
+price-changed = ⚠ The price changed from { $was } to { $now } USDT since you saw it. Nothing was charged: please confirm the new price.
 
 # Confirmation and outcome
 confirm =
@@ -139,8 +157,6 @@ what-gift = Gift { $emoji } ({ $stars }★) to @{ $username }{ $hidden ->
     [yes] , name hidden
    *[no] {""}
 }, message: { $message }
-gift-refused = @{ $username } does not accept gifts. That is their choice, not a fault; nothing was charged.
-gift-refused-refunded = @{ $username } does not accept gifts. That is their choice; the charge was refunded.
 
 # Balance and orders
 balance =

@@ -1,26 +1,31 @@
-import type { Caller } from "./accounts.js";
-import { invalid, providerReader } from "./errors.js";
-import { catalogPrice, type MarkupDefaults, markupOf } from "./markup.js";
-import type { Micro } from "./money.js";
-import type { Orders, Placed } from "./orders.js";
-import { type GameDenomination, type GameInfo, type GamesPort } from "./ports.js";
+import { z } from "zod";
+import type { Caller } from "../accounts.js";
+import { invalid, providerReader } from "../errors.js";
+import { PLAYER_ID_PATTERN, PLAYER_ID_RULE } from "../limits.js";
+import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
+import type { Micro } from "../money.js";
+import type { ProductDefinition } from "../order.js";
+import type { GameDenomination, GameInfo, GamesPort } from "../ports.js";
+import type { Purchasable, PurchasePipeline } from "../purchase.js";
+
+const gameDetails = z.object({
+  game_code: z.string(),
+  denomination: z.string(),
+  player_id: z.string(),
+  server_id: z.string().nullable(),
+  player_name: z.string(),
+  cost_micro: z.number().int(),
+  markup_bp: z.number().int(),
+});
+export type GameDetails = z.infer<typeof gameDetails>;
+
+export const gameProduct: ProductDefinition<"game", GameDetails> = { type: "game", provider: "games", details: gameDetails };
 
 export interface GameOrderRequest {
   code: string;
   denomination: string;
   playerId: string;
   serverId: string | null;
-  idempotencyKey: string | null;
-}
-
-export interface GameDetails {
-  game_code: string;
-  denomination: string;
-  player_id: string;
-  server_id: string | null;
-  player_name: string;
-  cost_micro: Micro;
-  markup_bp: number;
 }
 
 export interface PricedDenomination extends GameDenomination {
@@ -29,7 +34,10 @@ export interface PricedDenomination extends GameDenomination {
 
 export const needsServer = (game: GameInfo) => game.requiredFields.includes("serverid");
 
-export function createGames(games: GamesPort, orders: Orders, markups: MarkupDefaults) {
+/** An empty server_id counts as none. */
+const givenServer = (serverId: string | null) => (serverId === null || serverId === "" ? null : serverId);
+
+export function createGames(games: GamesPort, pipeline: PurchasePipeline, markups: MarkupDefaults) {
   const live = providerReader(games, { missing: "Game top-ups are not configured", down: "The game top-up provider is unavailable: retry later" });
 
   async function game(code: string): Promise<GameInfo> {
@@ -40,7 +48,7 @@ export function createGames(games: GamesPort, orders: Orders, markups: MarkupDef
 
   /** The server rules, before anything is charged: credit sent to a wrong account cannot be reversed. */
   function server(info: GameInfo, serverId: string | null): string | null {
-    const given = serverId === null || serverId === "" ? null : serverId;
+    const given = givenServer(serverId);
     if (!needsServer(info)) {
       if (given !== null) throw invalid(`${info.name} takes no server_id`);
       return null;
@@ -59,20 +67,46 @@ export function createGames(games: GamesPort, orders: Orders, markups: MarkupDef
     return { markupBp, denominations: denominations.map((d) => ({ ...d, priceMicro: catalogPrice(d.costMicro, markupBp) })) };
   }
 
-  async function checkPlayer(info: GameInfo, playerId: string, serverId: string | null) {
+  async function checkPlayer(info: GameInfo, playerId: string, serverId: string | null): Promise<string> {
+    if (!PLAYER_ID_PATTERN.test(playerId)) throw invalid(`player_id must be ${PLAYER_ID_RULE}`);
     const result = await live(() => games.checkPlayer(info.code, playerId, serverId));
     if (!result.valid) throw invalid(`player_id ${playerId} is not valid for ${info.name}: ${result.reason}`);
     return result.playerName;
   }
 
-  const identifying = (r: { code: string; denomination: string; playerId: string }, serverId: string | null) => [
-    r.code,
-    r.denomination,
-    r.playerId,
-    serverId,
-  ];
+  const product: Purchasable<"game", GameOrderRequest, GameDetails> = {
+    ...gameProduct,
+    identify: (r) => [r.code, r.denomination, r.playerId, givenServer(r.serverId)],
+    /** Everything the provider can tell before the charge (game, server, exact denomination, player), at the fresh catalogue price. */
+    async prepare(caller, request) {
+      const info = await game(request.code);
+      const serverId = server(info, request.serverId);
+      const { markupBp, denominations } = await priced(caller, info);
+      // Exact match only: names such as "60" and "60 + Royale Pass" sit side by side.
+      const denomination = denominations.find((d) => d.name === request.denomination);
+      if (!denomination) throw invalid(`denomination must be exactly one of the catalogue names of ${info.code}`);
+      const playerName = await checkPlayer(info, request.playerId, serverId);
+      return {
+        recipient: request.playerId,
+        chargeMicro: denomination.priceMicro,
+        details: {
+          game_code: info.code,
+          denomination: denomination.name,
+          player_id: request.playerId,
+          server_id: serverId,
+          player_name: playerName,
+          cost_micro: denomination.costMicro,
+          markup_bp: markupBp,
+        },
+        send: (reference) =>
+          games.order({ reference, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId }),
+      };
+    },
+  };
 
   return {
+    ...pipeline.offer(product),
+
     async list(caller: Caller) {
       return { markupBp: markupOf(caller.account, "games", markups), games: await live(() => games.list()) };
     },
@@ -87,51 +121,9 @@ export function createGames(games: GamesPort, orders: Orders, markups: MarkupDef
       const checkedServer = server(info, serverId);
       return { serverId: checkedServer, playerName: await checkPlayer(info, playerId, checkedServer) };
     },
-
-    /**
-     * Validates everything the provider can tell before the charge (game, server, exact denomination,
-     * player), charges the fresh catalogue price, then places the order with the provider.
-     */
-    async buy(caller: Caller, request: GameOrderRequest): Promise<Placed> {
-      const serverGiven = request.serverId === "" ? null : request.serverId;
-      const earlier = await orders.replay(caller, "game", identifying(request, serverGiven), request.idempotencyKey);
-      if (earlier) return { order: earlier, replay: true };
-
-      const info = await game(request.code);
-      const serverId = server(info, request.serverId);
-      const { markupBp, denominations } = await priced(caller, info);
-      // Exact match only: names such as "60" and "60 + Royale Pass" sit side by side.
-      const denomination = denominations.find((d) => d.name === request.denomination);
-      if (!denomination) throw invalid(`denomination must be exactly one of the catalogue names of ${info.code}`);
-      const playerName = await checkPlayer(info, request.playerId, serverId);
-
-      const details: GameDetails = {
-        game_code: info.code,
-        denomination: denomination.name,
-        player_id: request.playerId,
-        server_id: serverId,
-        player_name: playerName,
-        cost_micro: denomination.costMicro,
-        markup_bp: markupBp,
-      };
-      return orders.submit(
-        caller,
-        {
-          productType: "game",
-          recipient: request.playerId,
-          details: { ...details },
-          chargeMicro: denomination.priceMicro,
-          idempotencyKey: request.idempotencyKey,
-          identifying: identifying(request, serverId),
-        },
-        (order) =>
-          games.order({ reference: order.upstream_ref, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId }),
-      );
-    },
   };
 }
 
-export type Games = ReturnType<typeof createGames>;
 
 /** Delivery estimate for the catalogue's eta=1. */
 export function etaOf(seconds: number) {

@@ -1,11 +1,19 @@
-import type { StorageAdapter } from "grammy";
-import type { Db } from "../db/database.js";
+import type { Db } from "./database.js";
+
+/** A key-value store of JSON values, shaped like grammY's StorageAdapter, with a purge of entries left untouched. */
+export interface KeyValueStore<T> {
+  read(key: string): Promise<T | undefined>;
+  write(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Removes entries untouched for `ms`; returns how many went. */
+  purgeOlderThan(ms: number): Promise<number>;
+}
 
 /**
- * grammY's key-value storage over the service's own database (no maintained adapter exists for kysely):
- * conversation state survives a restart, and `updated_at` lets abandoned flows be purged.
+ * The bot's conversation state in the service's own database (no maintained grammY adapter exists for
+ * kysely): it survives a restart, and `updated_at` lets abandoned flows be purged.
  */
-export function databaseStorage<T>(db: Db): StorageAdapter<T> & { purgeOlderThan(ms: number): Promise<number> } {
+export function botStateStore<T>(db: Db): KeyValueStore<T> {
   return {
     async read(key) {
       const row = await db.selectFrom("bot_state").select("value").where("key", "=", key).executeTakeFirst();
@@ -22,7 +30,6 @@ export function databaseStorage<T>(db: Db): StorageAdapter<T> & { purgeOlderThan
     async delete(key) {
       await db.deleteFrom("bot_state").where("key", "=", key).execute();
     },
-    /** Removes state untouched for `ms`; returns how many entries went. */
     async purgeOlderThan(ms) {
       const before = new Date(Date.now() - ms).toISOString();
       const result = await db.deleteFrom("bot_state").where("updated_at", "<", before).executeTakeFirst();

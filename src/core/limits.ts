@@ -1,0 +1,56 @@
+import { invalid } from "./errors.js";
+
+/**
+ * Every input limit of the service, once. The HTTP schemas, the bot's questions and the core's own checks
+ * all read them from here, so the faces cannot disagree.
+ */
+
+export const STARS_MIN = 50;
+export const STARS_MAX = 10_000;
+export const PREMIUM_MONTHS = [3, 6, 12] as const;
+export type PremiumMonths = (typeof PREMIUM_MONTHS)[number];
+
+/** A Telegram username: 3 to 32 letters, digits or underscores, with an optional leading @. */
+export const USERNAME_PATTERN = /^@?([A-Za-z0-9_]{3,32})$/;
+export const USERNAME_RULE = "3 to 32 letters, digits or underscores, optionally after a leading @";
+
+/** The username without its @, or null when the text is not one. */
+export function parseUsername(text: string): string | null {
+  return USERNAME_PATTERN.exec(text.trim())?.[1] ?? null;
+}
+
+/** A recipient's username without its @; refused (400) when it breaks the rule. */
+export function recipientOf(text: string, field = "username"): string {
+  const username = parseUsername(text);
+  if (username === null) throw invalid(`${field} must be ${USERNAME_RULE}`);
+  return username;
+}
+
+export const IDEMPOTENCY_KEY_MAX = 128;
+
+/** A player ID as the game provider takes it: letters, digits, _ or -, at most 64 characters. */
+export const PLAYER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const PLAYER_ID_RULE = "1 to 64 letters, digits, _ or -";
+export const SERVER_ID_MAX = 64;
+
+export const GIFT_MESSAGE_MAX = 255;
+/** Gift card quantity when an order names none, and the most one order may ask for (the catalogue may allow less). */
+export const GIFTCARD_DEFAULT_QUANTITY = 1;
+export const GIFTCARD_QUANTITY_MAX = 1000;
+
+/** Store logins: a plain login, or the login inside a custom-id profile link. */
+export const STORE_LOGIN_PATTERN = /^[A-Za-z0-9_.-]{3,64}$/;
+export const STORE_LOGIN_LINK = /^(?:https?:\/\/)?[A-Za-z0-9.-]+\/id\/([A-Za-z0-9_.-]{3,64})\/?$/;
+export const STORE_NUMERIC_LINK = /\/profiles\/\d+\/?$/;
+
+export type LoginCheck = { ok: true; login: string } | { ok: false; why: "email" | "numeric_link" | "pattern" };
+
+/** A plain login or a custom-id profile link becomes the login; e-mail addresses and numeric-id links are refused. */
+export function checkStoreLogin(input: string): LoginCheck {
+  const text = input.trim();
+  if (text.includes("@")) return { ok: false, why: "email" };
+  if (STORE_NUMERIC_LINK.test(text)) return { ok: false, why: "numeric_link" };
+  const link = STORE_LOGIN_LINK.exec(text);
+  if (link) return { ok: true, login: link[1] };
+  return STORE_LOGIN_PATTERN.test(text) ? { ok: true, login: text } : { ok: false, why: "pattern" };
+}

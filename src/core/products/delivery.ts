@@ -1,0 +1,101 @@
+import { z } from "zod";
+import type { Caller } from "../accounts.js";
+import { DomainError, notFound, unavailable } from "../errors.js";
+import { recipientOf } from "../limits.js";
+import type { Micro } from "../money.js";
+import type { ProductDefinition } from "../order.js";
+import { type GatewayPort, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
+import type { Pricing } from "../pricing.js";
+import type { Purchasable, PurchasePipeline } from "../purchase.js";
+
+// Stars and premium: two products delivered by one gateway, to a Telegram username.
+
+const starsDetails = z.object({ stars: z.number().int(), usdt_per_star_micro: z.number().int() });
+const premiumDetails = z.object({ months: z.number().int(), price_micro: z.number().int() });
+export type StarsDetails = z.infer<typeof starsDetails>;
+export type PremiumDetails = z.infer<typeof premiumDetails>;
+
+export const starsProduct: ProductDefinition<"stars", StarsDetails> = { type: "stars", provider: "gateway", details: starsDetails };
+export const premiumProduct: ProductDefinition<"premium", PremiumDetails> = { type: "premium", provider: "gateway", details: premiumDetails };
+
+export interface StarsRequest {
+  username: string;
+  stars: number;
+}
+
+export interface PremiumRequest {
+  username: string;
+  months: number;
+}
+
+export interface Found extends RecipientProfile {
+  myself: boolean;
+}
+
+export function createDelivery(gateway: GatewayPort, pipeline: PurchasePipeline, pricing: Pricing) {
+  function requireGateway() {
+    if (!gateway.configured) throw unavailable("The delivery backend is not configured");
+  }
+
+  /** Both products differ only in what they deliver and how it is priced. */
+  function delivered<T extends "stars" | "premium", R extends { username: string }, D>(
+    definition: ProductDefinition<T, D>,
+    amountOf: (request: R) => number,
+    price: (request: R) => { chargeMicro: Micro; details: D },
+  ): Purchasable<T, R, D> {
+    return {
+      ...definition,
+      // Usernames are case-insensitive: @Alice and alice are the same recipient.
+      identify: (request) => [recipientOf(request.username).toLowerCase(), amountOf(request)],
+      async prepare(_caller, request) {
+        const username = recipientOf(request.username);
+        requireGateway();
+        const { chargeMicro, details } = price(request);
+        const amount = amountOf(request);
+        return {
+          recipient: username,
+          chargeMicro,
+          details,
+          send: (reference) => gateway.deliver({ reference, product: definition.type, username, amount }),
+        };
+      },
+    };
+  }
+
+  const stars = delivered(
+    starsProduct,
+    (r: StarsRequest) => r.stars,
+    (r) => ({ chargeMicro: pricing.starsPrice(r.stars), details: { stars: r.stars, usdt_per_star_micro: pricing.tariffs.usdtPerStarMicro } }),
+  );
+  const premium = delivered(
+    premiumProduct,
+    (r: PremiumRequest) => r.months,
+    (r) => {
+      const priceMicro = pricing.premiumPrice(r.months);
+      return { chargeMicro: priceMicro, details: { months: r.months, price_micro: priceMicro } };
+    },
+  );
+
+  return {
+    stars: pipeline.offer(stars),
+    premium: pipeline.offer(premium),
+
+    async search(caller: Caller, product: SearchProduct, query: string): Promise<Found> {
+      requireGateway();
+      let profile: RecipientProfile | null;
+      try {
+        profile = await gateway.search(query.trim().replace(/^@/, ""), product);
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new DomainError("upstream_failed", `Recipient search failed: ${error.message}`);
+        throw error;
+      }
+      if (!profile) throw notFound(`Recipient ${query} not found`);
+      const own = caller.account.username;
+      return {
+        ...profile,
+        premium: product === "premium" ? profile.premium : null,
+        myself: own !== null && own.toLowerCase() === profile.username.toLowerCase(),
+      };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import type { Caller } from "../accounts.js";
+import { invalid, providerReader } from "../errors.js";
+import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
+import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
+import type { Micro } from "../money.js";
+import type { ProductDefinition } from "../order.js";
+import type { GiftcardBrand, GiftcardDenomination, GiftcardsPort } from "../ports.js";
+import type { Purchasable, PurchasePipeline } from "../purchase.js";
+
+const giftcardDetails = z.object({
+  category_id: z.string(),
+  card_id: z.string(),
+  denomination: z.string(),
+  quantity: z.number().int(),
+  unit_price_micro: z.number().int(),
+  cost_micro: z.number().int(),
+  markup_bp: z.number().int(),
+});
+export type GiftcardDetails = z.infer<typeof giftcardDetails>;
+
+export const giftcardProduct: ProductDefinition<"giftcard", GiftcardDetails> = {
+  type: "giftcard",
+  provider: "giftcards",
+  details: giftcardDetails,
+};
+
+export interface GiftcardRequest {
+  categoryId: string;
+  cardId: string;
+  quantity: number;
+}
+
+export interface PricedCard extends GiftcardDenomination {
+  priceMicro: Micro;
+}
+
+export function createGiftcards(giftcards: GiftcardsPort, pipeline: PurchasePipeline, markups: MarkupDefaults) {
+  const live = providerReader(giftcards, { missing: "Gift cards are not configured", down: "The gift card provider is unavailable: retry later" });
+
+  async function brand(categoryId: string): Promise<GiftcardBrand> {
+    const found = (await live(() => giftcards.brands())).find((b) => b.categoryId === categoryId);
+    if (!found) throw invalid(`Brand ${categoryId} is not supported: read GET /v1/giftcards`);
+    return found;
+  }
+
+  async function catalogue(caller: Caller, categoryId: string): Promise<{ markupBp: number; cards: PricedCard[] }> {
+    await brand(categoryId);
+    const markupBp = markupOf(caller.account, "giftcards", markups);
+    const cards = await live(() => giftcards.catalogue(categoryId));
+    if (!cards) throw invalid(`Brand ${categoryId} is not supported: read GET /v1/giftcards`);
+    return { markupBp, cards: cards.map((c) => ({ ...c, priceMicro: catalogPrice(c.costMicro, markupBp) })) };
+  }
+
+  const product: Purchasable<"giftcard", GiftcardRequest, GiftcardDetails> = {
+    ...giftcardProduct,
+    identify: (r) => [r.categoryId, r.cardId, r.quantity],
+    /** Denomination, quantity and stock against the live catalogue, before the charge of price x quantity. */
+    async prepare(caller, request) {
+      const { quantity } = request;
+      if (!Number.isInteger(quantity) || quantity < 1 || quantity > GIFTCARD_QUANTITY_MAX) {
+        throw invalid(`quantity must be a whole number from 1 to ${GIFTCARD_QUANTITY_MAX}`);
+      }
+      const { markupBp, cards } = await catalogue(caller, request.categoryId);
+      const card = cards.find((c) => c.cardId === request.cardId);
+      if (!card) throw invalid(`card_id must be one of the catalogue's card_id values for ${request.categoryId}`);
+      if (quantity < card.minQuantity || quantity > card.maxQuantity) {
+        throw invalid(`quantity must be from ${card.minQuantity} to ${card.maxQuantity} for ${card.cardId}`);
+      }
+      if (quantity > card.stock) throw invalid(`only ${card.stock} in stock for ${card.cardId}`);
+      return {
+        recipient: request.categoryId,
+        chargeMicro: card.priceMicro * quantity,
+        details: {
+          category_id: request.categoryId,
+          card_id: card.cardId,
+          denomination: card.name,
+          quantity,
+          unit_price_micro: card.priceMicro,
+          cost_micro: card.costMicro,
+          markup_bp: markupBp,
+        },
+        send: (reference) => giftcards.order({ reference, categoryId: request.categoryId, cardId: card.cardId, quantity }),
+      };
+    },
+  };
+
+  return {
+    ...pipeline.offer(product),
+    catalogue,
+    async list(caller: Caller) {
+      return { markupBp: markupOf(caller.account, "giftcards", markups), brands: await live(() => giftcards.brands()) };
+    },
+  };
+}

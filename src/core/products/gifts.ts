@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { DomainError, invalid, providerReader, unavailable } from "../errors.js";
+import { GIFT_MESSAGE_MAX, recipientOf } from "../limits.js";
+import type { Micro } from "../money.js";
+import type { ProductDefinition } from "../order.js";
+import type { GiftsPort } from "../ports.js";
+import type { Purchasable, PurchasePipeline } from "../purchase.js";
+
+const giftDetails = z.object({
+  gift_id: z.string(),
+  stars: z.number().int(),
+  emoji: z.string(),
+  hide_name: z.boolean(),
+  message: z.string(),
+  usdt_per_star_micro: z.number().int(),
+});
+export type GiftDetails = z.infer<typeof giftDetails>;
+
+export const giftProduct: ProductDefinition<"gift", GiftDetails> = { type: "gift", provider: "gifts", details: giftDetails };
+
+export interface GiftRequest {
+  recipient: string;
+  giftId: string;
+  hideName: boolean;
+  message: string;
+}
+
+/** Gifts are priced by their stars at the stars tariff. */
+export function createGifts(gifts: GiftsPort, pipeline: PurchasePipeline, usdtPerStarMicro: Micro) {
+  const live = providerReader(gifts, { missing: "The gift service is not configured", down: "The gift service is unavailable: retry later" });
+
+  /** The gifts on sale now (sold-out items left out), each with its USDT price. */
+  async function catalogue() {
+    const items = (await live(() => gifts.catalogue())).filter((g) => g.remaining !== 0);
+    return items.map((g) => ({ ...g, priceMicro: g.stars * usdtPerStarMicro }));
+  }
+
+  const product: Purchasable<"gift", GiftRequest, GiftDetails> = {
+    ...giftProduct,
+    identify: (r) => [recipientOf(r.recipient, "recipient").toLowerCase(), r.giftId, r.hideName, r.message],
+    /** The gift and the recipient are checked before the charge, so a refusing recipient costs nothing. */
+    async prepare(_caller, request) {
+      const recipient = recipientOf(request.recipient, "recipient");
+      if (request.message.length > GIFT_MESSAGE_MAX) throw invalid(`message must be at most ${GIFT_MESSAGE_MAX} characters`);
+      const gift = (await live(() => gifts.catalogue())).find((g) => g.giftId === request.giftId);
+      if (!gift) throw invalid(`gift_id ${request.giftId} is not in the catalogue: read GET /v1/gifts`);
+      if (gift.remaining === 0) throw unavailable("This gift is sold out for now: choose another from GET /v1/gifts");
+      const check = await live(() => gifts.checkRecipient(recipient));
+      if (!check.exists) throw invalid(`Recipient @${recipient} not found`);
+      if (!check.acceptsGifts) {
+        throw new DomainError("invalid_input", `@${recipient} does not accept gifts: that is the recipient's choice; nothing was charged`, {
+          reason: "recipient_refuses",
+        });
+      }
+      return {
+        recipient,
+        chargeMicro: gift.stars * usdtPerStarMicro,
+        details: {
+          gift_id: gift.giftId,
+          stars: gift.stars,
+          emoji: gift.emoji,
+          hide_name: request.hideName,
+          message: request.message,
+          usdt_per_star_micro: usdtPerStarMicro,
+        },
+        send: (reference) => gifts.send({ reference, recipient, giftId: gift.giftId, hideName: request.hideName, message: request.message }),
+      };
+    },
+  };
+
+  return {
+    ...pipeline.offer(product),
+    catalogue,
+    sticker: (giftId: string): Promise<unknown | null> => live(() => gifts.sticker(giftId)),
+  };
+}

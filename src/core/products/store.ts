@@ -1,0 +1,118 @@
+import { z } from "zod";
+import type { Caller } from "../accounts.js";
+import { DomainError, invalid } from "../errors.js";
+import { checkStoreLogin } from "../limits.js";
+import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
+import { type Micro, toUsdt } from "../money.js";
+import type { ProductDefinition } from "../order.js";
+import type { StoreLimits, StorePort } from "../ports.js";
+import type { Purchasable, PurchasePipeline } from "../purchase.js";
+
+const storeDetails = z.object({
+  store_login: z.string(),
+  amount_micro: z.number().int(),
+  fee_micro: z.number().int(),
+  cost_micro: z.number().int(),
+  markup_bp: z.number().int(),
+  markup_micro: z.number().int(),
+});
+export type StoreDetails = z.infer<typeof storeDetails>;
+
+export const storeProduct: ProductDefinition<"store", StoreDetails> = { type: "store", provider: "store", details: storeDetails };
+
+export interface StoreRequest {
+  login: string;
+  amountUsd: number;
+}
+
+const EXAMPLE_AMOUNTS_USD = [5, 10, 25, 50, 100];
+
+const LOGIN_REFUSALS = {
+  email: "An e-mail address is not a store login: send the account login",
+  numeric_link: "A numeric-id profile link is not supported: send the account login or a custom-id profile link",
+  pattern: "login must be the account login (letters, digits, . _ -) or a custom-id profile link",
+};
+
+/** The login of a store request; an e-mail or a numeric-id link is `login_not_supported`. */
+export function normaliseLogin(input: string): string {
+  const checked = checkStoreLogin(input);
+  if (!checked.ok) throw invalid(LOGIN_REFUSALS[checked.why], { reason: "login_not_supported" });
+  return checked.login;
+}
+
+/** A nominal in USD with at most 2 decimals, to micro; the live limits are checked separately. */
+export function nominalMicro(amountUsd: number): Micro {
+  const cents = amountUsd * 100;
+  if (!Number.isFinite(cents) || cents <= 0 || Math.abs(cents - Math.round(cents)) > 1e-6 || cents > 1e12) {
+    throw invalid("amount_usd must be a positive amount with at most 2 decimals", { reason: "invalid_amount" });
+  }
+  return Math.round(cents) * 10_000;
+}
+
+export function createStore(store: StorePort, pipeline: PurchasePipeline, markups: MarkupDefaults, enabled: boolean) {
+  async function liveLimits(): Promise<StoreLimits> {
+    if (!enabled || !store.configured) throw new DomainError("unavailable", "Store top-ups are disabled", { reason: "disabled" });
+    try {
+      return await store.limits();
+    } catch {
+      throw new DomainError("unavailable", "The store provider is unavailable: retry later", { reason: "provider_unavailable" });
+    }
+  }
+
+  function withinLimits(amountMicro: Micro, limits: StoreLimits) {
+    if (amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
+      throw invalid(`amount_usd must be from ${toUsdt(limits.minMicro)} to ${toUsdt(limits.maxMicro)}`, {
+        reason: "invalid_amount",
+        minMicro: limits.minMicro,
+        maxMicro: limits.maxMicro,
+      });
+    }
+  }
+
+  const product: Purchasable<"store", StoreRequest, StoreDetails> = {
+    ...storeProduct,
+    identify: (request) => [normaliseLogin(request.login).toLowerCase(), nominalMicro(request.amountUsd)],
+    async prepare(caller, request) {
+      const login = normaliseLogin(request.login);
+      const amountMicro = nominalMicro(request.amountUsd);
+      const limits = await liveLimits();
+      withinLimits(amountMicro, limits);
+      const quote = storeQuote(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
+      return {
+        recipient: login,
+        chargeMicro: quote.totalMicro,
+        details: {
+          store_login: login,
+          amount_micro: amountMicro,
+          fee_micro: quote.feeMicro,
+          cost_micro: quote.costMicro,
+          markup_bp: quote.markupBp,
+          markup_micro: quote.markupMicro,
+        },
+        send: (reference) => store.order({ reference, login, amountMicro }),
+      };
+    },
+  };
+
+  return {
+    enabled: enabled && store.configured,
+    ...pipeline.offer(product),
+
+    /** Live limits, the caller's markup, examples, and a quote for an amount when one is given. */
+    async pricing(caller: Caller, amountUsd?: number) {
+      const limits = await liveLimits();
+      const markupBp = markupOf(caller.account, "store", markups);
+      const quoteOf = (amountMicro: Micro) => storeQuote(amountMicro, limits.feePpm, markupBp);
+      let quote = null;
+      if (amountUsd !== undefined) {
+        const amountMicro = nominalMicro(amountUsd);
+        withinLimits(amountMicro, limits);
+        quote = quoteOf(amountMicro);
+      }
+      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => usd * 1_000_000)
+        .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
+        .map(quoteOf);
+      return { limits, markupBp, examples, quote };
+    },
+  };
+}

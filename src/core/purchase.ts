@@ -1,0 +1,189 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { Db, Executor } from "../db/database.js";
+import type { OrderRow } from "../db/schema.js";
+import { type Caller, spendable } from "./accounts.js";
+import { DomainError, invalid } from "./errors.js";
+import { post } from "./ledger.js";
+import { IDEMPOTENCY_KEY_MAX } from "./limits.js";
+import { type Micro, toUsdt } from "./money.js";
+import { orderOf, type OrderOf, type ProductDefinition } from "./order.js";
+import type { Clock, UpstreamOutcome } from "./ports.js";
+
+/** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
+export interface Prepared<D> {
+  recipient: string;
+  chargeMicro: Micro;
+  details: D;
+  send(reference: string): Promise<UpstreamOutcome>;
+}
+
+/** What a product module gives the pipeline; the rest (placement, idempotency, settlement) is shared. */
+export interface Purchasable<T extends string, R, D> extends ProductDefinition<T, D> {
+  /** The spec's identifying fields, normalised; with the idempotency key they decide a replay. Pure and cheap. */
+  identify(request: R): unknown[];
+  /** The product's rules, its live reads and its price; throws a DomainError when the purchase is refused. */
+  prepare(caller: Caller, request: R): Promise<Prepared<D>>;
+}
+
+/** The exact charge of a purchase as it would be placed now, and the details it would carry; nothing is stored. */
+export interface Quote<D> {
+  recipient: string;
+  chargeMicro: Micro;
+  details: D;
+}
+
+export interface Placed<O> {
+  order: O;
+  replay: boolean;
+}
+
+/** The charge the buyer saw: never charge more (or, when exact, anything else); refuse with `price_changed` instead. */
+export interface PriceGuard {
+  confirmedMicro: Micro;
+  exact?: boolean;
+}
+
+export interface PurchaseOptions {
+  idempotencyKey: string | null;
+  guard?: PriceGuard;
+}
+
+/** inline: the outcome came back with the purchase itself, so the buyer already saw it. */
+export interface SettledHow {
+  inline: boolean;
+}
+
+export type Settle = (orderId: number, outcome: UpstreamOutcome, how: SettledHow) => Promise<OrderRow>;
+
+export function requestHash(productType: string, identifying: unknown[]): string {
+  return createHash("sha256")
+    .update(JSON.stringify([productType, ...identifying]))
+    .digest("hex");
+}
+
+function checkKey(key: string | null) {
+  if (key !== null && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
+    throw invalid(`idempotency_key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  }
+}
+
+function checkGuard(chargeMicro: Micro, guard: PriceGuard | undefined) {
+  if (!guard) return;
+  const { confirmedMicro, exact } = guard;
+  if (chargeMicro > confirmedMicro || (exact && chargeMicro !== confirmedMicro)) {
+    const now = toUsdt(chargeMicro);
+    const message = exact
+      ? `The price is now ${now} USDT, not the confirmed ${toUsdt(confirmedMicro)} USDT: nothing was charged`
+      : `The charge would be ${now} USDT, above the ${toUsdt(confirmedMicro)} USDT this request allows: nothing was charged`;
+    throw invalid(message, { reason: "price_changed", requiredMicro: chargeMicro });
+  }
+}
+
+/**
+ * The one purchase pipeline every product runs through: replay check, prepare (rules, live reads, price),
+ * place (idempotency, funds, debit and order row in one transaction), send, settle. The charge commits
+ * before the provider is called, and no transaction is ever open across a provider call.
+ */
+export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: number, settle: Settle) {
+  const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
+    exec
+      .selectFrom("orders")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("idempotency_key", "=", key)
+      .where("request_hash", "=", hash)
+      .executeTakeFirst();
+
+  /**
+   * The idempotency check, the debit and the order row in one transaction: the order row is the saved
+   * result, and a concurrent duplicate finds it (the unique index decides a race the check misses).
+   */
+  async function place(caller: Caller, type: string, prepared: Quote<unknown>, key: string | null, hash: string): Promise<Placed<OrderRow>> {
+    const now = clock.now();
+    const at = now.toISOString();
+    try {
+      return await db.transaction().execute(async (trx) => {
+        if (key) {
+          const earlier = await findReplay(trx, caller.account.id, key, hash);
+          if (earlier) return { order: earlier, replay: true };
+        }
+        const funds = await spendable(trx, caller.account, now);
+        const required = prepared.chargeMicro;
+        if (funds.orderLimitMicro !== null && required > funds.orderLimitMicro) {
+          throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
+            requiredMicro: required,
+            balanceMicro: Math.min(funds.availableMicro, funds.orderLimitMicro),
+          });
+        }
+        if (required > funds.availableMicro) {
+          throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: required, balanceMicro: funds.availableMicro });
+        }
+        const order = await trx
+          .insertInto("orders")
+          .values({
+            account_id: caller.account.id,
+            funding_account_id: funds.fundingAccountId,
+            product_type: type,
+            status: "processing",
+            idempotency_key: key,
+            request_hash: hash,
+            recipient: prepared.recipient,
+            details: JSON.stringify(prepared.details),
+            charge_micro: required,
+            upstream_ref: randomUUID(),
+            check_after: new Date(now.getTime() + reconcileAfterMs).toISOString(),
+            created_at: at,
+            updated_at: at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await post(trx, { accountId: funds.fundingAccountId, amountMicro: -required, kind: "charge", orderId: order.id, actor: caller.actor, at });
+        return { order, replay: false };
+      });
+    } catch (error) {
+      // A concurrent identical request committed first: return its order instead of failing.
+      const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
+      if (earlier) return { order: earlier, replay: true };
+      throw error;
+    }
+  }
+
+  const pipeline = {
+    /**
+     * What the purchase would charge now, with every rule and live read applied (and the price guard, when
+     * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
+     */
+    async quote<T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, guard?: PriceGuard): Promise<Quote<D>> {
+      const { recipient, chargeMicro, details } = await product.prepare(caller, request);
+      checkGuard(chargeMicro, guard);
+      return { recipient, chargeMicro, details };
+    },
+
+    async buy<T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, options: PurchaseOptions): Promise<Placed<OrderOf<T, D>>> {
+      const key = options.idempotencyKey;
+      checkKey(key);
+      const hash = requestHash(product.type, product.identify(request));
+      // Before anything that needs a provider, so a replay answers even while the provider is down.
+      const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
+      if (earlier) return { order: orderOf(earlier, product), replay: true };
+
+      const prepared = await product.prepare(caller, request);
+      checkGuard(prepared.chargeMicro, options.guard);
+      const placed = await place(caller, product.type, prepared, key, hash);
+      if (placed.replay) return { order: orderOf(placed.order, product), replay: true };
+      const settled = await settle(placed.order.id, await prepared.send(placed.order.upstream_ref), { inline: true });
+      return { order: orderOf(settled, product), replay: false };
+    },
+
+    /** A product's quote and buy, the pair every product module offers the faces. */
+    offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
+      return {
+        quote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.quote(product, caller, request, guard),
+        buy: (caller: Caller, request: R, options: PurchaseOptions) => pipeline.buy(product, caller, request, options),
+      };
+    },
+  };
+  return pipeline;
+}
+
+export type PurchasePipeline = ReturnType<typeof createPurchasePipeline>;

@@ -1,0 +1,22 @@
+/**
+ * Machine-readable reasons: exactly the contract's `error_code` values, plus `price_changed` for the
+ * confirmed-price guard (`max_usdt`). Provider answers are mapped into this set; anything else is `provider_error`.
+ */
+export const REASONS = [
+  "login_not_supported",
+  "invalid_amount",
+  "provider_error",
+  "provider_balance",
+  "provider_unavailable",
+  "order_not_found",
+  "expired",
+  "disabled",
+  "recipient_refuses",
+  "price_changed",
+] as const;
+export type Reason = (typeof REASONS)[number];
+
+/** A provider's own code as one of ours: known ones keep their meaning, anything else is a provider error. */
+export function reasonOf(code: string | null | undefined): Reason {
+  return (REASONS as readonly string[]).includes(code ?? "") ? (code as Reason) : "provider_error";
+}

@@ -1,0 +1,121 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import pino from "pino";
+import { type Config, providerUrl } from "./config.js";
+import { createCore, type Core } from "./core/index.js";
+import { type Clock, PROVIDER_NAMES, type Providers, systemClock } from "./core/ports.js";
+import { createVault, newVaultKey } from "./core/vault.js";
+import { type Db, openDatabase } from "./db/database.js";
+import { migrateToLatest } from "./db/migrate.js";
+import { createGamesAdapter } from "./upstream/games.js";
+import { createGatewayAdapter } from "./upstream/gateway.js";
+import { createGiftcardsAdapter } from "./upstream/giftcards.js";
+import { createGiftsAdapter } from "./upstream/gifts.js";
+import { createHttpClient, type HttpClient } from "./upstream/http.js";
+import { createRatesAdapter } from "./upstream/rates.js";
+import { createStoreAdapter } from "./upstream/store.js";
+
+/** Paths of request data that must never reach a log line. */
+export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
+
+/** A key pasted into a URL by mistake must not reach the log either. */
+export const maskKeys = (text: string) => text.replace(/sj_[A-Za-z0-9_-]+/g, "sj_[redacted]");
+
+/** Request log serializer: what Fastify logs by default, with key-shaped tokens masked in the URL. */
+export function requestSerializer(request: { method: string; url: string; host?: string; ip?: string }) {
+  return { method: request.method, url: maskKeys(request.url), host: request.host, remoteAddress: request.ip };
+}
+
+export interface WiringOverrides {
+  clock?: Clock;
+  /** Where log lines go (stdout by default); tests capture them to prove no secret is logged. */
+  logDestination?: pino.DestinationStream;
+}
+
+export interface Wiring {
+  core: Core;
+  db: Db;
+  log: pino.Logger;
+  close(): Promise<void>;
+}
+
+const ADAPTERS: { [N in keyof Providers]: (http: HttpClient | null) => Providers[N] } = {
+  gateway: createGatewayAdapter,
+  rates: createRatesAdapter,
+  store: createStoreAdapter,
+  games: createGamesAdapter,
+  giftcards: createGiftcardsAdapter,
+  gifts: createGiftsAdapter,
+};
+
+/**
+ * The key that seals gift card codes: CODES_KEY when set, else `codes.key` beside the database, made on
+ * first start (readable by the owner only). Losing it makes stored codes unreadable, so back it up with the database.
+ */
+function codesKey(config: Config): Buffer {
+  if (config.CODES_KEY) return Buffer.from(config.CODES_KEY, "base64");
+  const file = join(dirname(config.DATABASE_URL), "codes.key");
+  try {
+    // "wx": of two processes starting at once, one writes and the other reads what it wrote.
+    writeFileSync(file, newVaultKey().toString("base64"), { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+  }
+  return Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+}
+
+/** Brings the configured database to the latest schema; returns the names of the migrations it applied. */
+export async function migrateDatabase(config: Config): Promise<string[]> {
+  const db = openDatabase(config.DATABASE_URL);
+  try {
+    return await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * The core and what it stands on (log, migrated database, provider adapters), wired once from the config:
+ * the service and the admin CLI open the same thing. Starts nothing in the background.
+ */
+export async function openCore(config: Config, overrides: WiringOverrides = {}): Promise<Wiring> {
+  const log = pino(
+    { level: config.LOG_LEVEL, redact: REDACTED_PATHS, serializers: { req: requestSerializer, err: pino.stdSerializers.err } },
+    overrides.logDestination ?? pino.destination(1),
+  );
+  const db = openDatabase(config.DATABASE_URL);
+  await migrateToLatest(db);
+  const clients = PROVIDER_NAMES.map((name) => {
+    const url = config[providerUrl(name)];
+    return url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS) : null;
+  });
+  const providers = Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, ADAPTERS[name](clients[i])])) as unknown as Providers;
+
+  const core = createCore({
+    db,
+    clock: overrides.clock ?? systemClock,
+    providers,
+    tariffs: {
+      usdtPerStarMicro: config.STARS_USDT_PER_STAR,
+      premiumMicro: { 3: config.PREMIUM_USDT_3, 6: config.PREMIUM_USDT_6, 12: config.PREMIUM_USDT_12 },
+      uzsPerUsd: config.UZS_PER_USD,
+      tonCacheMs: config.TON_RATE_CACHE_SECONDS * 1000,
+    },
+    markups: { store: config.STORE_MARKUP_PERCENT, games: config.GAMES_MARKUP_PERCENT, giftcards: config.GIFTCARDS_MARKUP_PERCENT },
+    storeEnabled: config.STORE_ENABLED,
+    vault: createVault(codesKey(config)),
+    reconcileAfterMs: config.RECONCILE_AFTER_MS,
+    reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    log,
+  });
+  return {
+    core,
+    db,
+    log,
+    async close() {
+      await core.reconciler.stop();
+      await Promise.all(clients.map((client) => client?.close()));
+      await db.destroy();
+    },
+  };
+}
