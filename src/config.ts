@@ -72,24 +72,24 @@ export const configSchema = z
     RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000),
     RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
     /** Turns the Telegram bot on; without it the service runs the API alone. */
-  BOT_TOKEN: z
-    .string()
-    .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, "must look like 123456:ABC-DEF… (from @BotFather)")
-    .optional(),
-  /** Another Bot API server for the bot (the local emulator in tests and `npm run chat`). */
-  TELEGRAM_API_ROOT: url,
-  ADMIN_TELEGRAM_IDS: z
-    .string()
-    .default("")
-    .refine((v) => v === "" || /^\d{1,20}(,\s*\d{1,20})*$/.test(v), "must be Telegram user ids separated by commas")
-    .transform((v) => (v === "" ? [] : v.split(",").map((id) => Number(id.trim())))),
-  /** Webhook mode: the public HTTPS address Telegram posts to (it must reach POST /telegram/webhook). Unset: long polling. */
-  BOT_WEBHOOK_URL: url,
-  BOT_WEBHOOK_SECRET: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{16,256}$/, "must be 16 to 256 letters, digits, _ or -")
-    .optional(),
-  /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
+    BOT_TOKEN: z
+      .string()
+      .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, "must look like 123456:ABC-DEF… (from @BotFather)")
+      .optional(),
+    /** Another Bot API server for the bot (the local emulator in tests and `npm run chat`). */
+    TELEGRAM_API_ROOT: url,
+    ADMIN_TELEGRAM_IDS: z
+      .string()
+      .default("")
+      .refine((v) => v === "" || /^\d{1,20}(,\s*\d{1,20})*$/.test(v), "must be Telegram user ids separated by commas")
+      .transform((v) => (v === "" ? [] : v.split(",").map((id) => Number(id.trim())))),
+    /** Webhook mode: the public HTTPS address Telegram posts to (it must reach POST /telegram/webhook). Unset: long polling. */
+    BOT_WEBHOOK_URL: url,
+    BOT_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16,256}$/, "must be 16 to 256 letters, digits, _ or -")
+      .optional(),
+    /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
     SIMULATOR_PORT: integer("0", 0, 65535),
     /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
     SIMULATOR_TIME_SCALE: z

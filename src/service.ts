@@ -35,7 +35,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         log,
       })
     : null;
-  const webhook = bot && config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET ? { url: config.BOT_WEBHOOK_URL, secretToken: config.BOT_WEBHOOK_SECRET } : null;
+  const webhook =
+    bot && config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET ? { url: config.BOT_WEBHOOK_URL, secretToken: config.BOT_WEBHOOK_SECRET } : null;
 
   const api = await buildApi({
     core,

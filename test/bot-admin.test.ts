@@ -120,7 +120,11 @@ describe("admin commands", () => {
 describe("start-up", () => {
   it("runs when Telegram refuses the command lists, and logs it", async () => {
     const refusing = await startEmulator();
-    await fetch(`${refusing.url}/emulator/refuse`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ method: "setMyCommands", refuse: true }) });
+    await fetch(`${refusing.url}/emulator/refuse`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ method: "setMyCommands", refuse: true }),
+    });
     const started = await startHarness({}, { emulatorUrl: refusing.url });
     try {
       const chat = new EmulatedChat(refusing.url, { id: 730_000_001, first_name: "Late", language_code: "en" });
@@ -136,18 +140,41 @@ describe("start-up", () => {
 describe("webhook mode", () => {
   it("takes updates on POST /telegram/webhook with the secret token, and refuses them without it", async () => {
     const secret = "webhook-secret-for-tests-1234";
-    const hooked = await startHarness({ BOT_WEBHOOK_URL: "https://bot.example.test/telegram/webhook", BOT_WEBHOOK_SECRET: secret }, { emulatorUrl: emulator.url });
+    const hooked = await startHarness(
+      { BOT_WEBHOOK_URL: "https://bot.example.test/telegram/webhook", BOT_WEBHOOK_SECRET: secret },
+      { emulatorUrl: emulator.url },
+    );
     try {
       const calls = (await (await fetch(`${emulator.url}/emulator/calls`)).json()).calls as Array<{ method: string; payload: any }>;
-      expect(calls.filter((c) => c.method === "setWebhook").at(-1)!.payload).toMatchObject({ url: "https://bot.example.test/telegram/webhook", secret_token: secret });
+      expect(calls.filter((c) => c.method === "setWebhook").at(-1)!.payload).toMatchObject({
+        url: "https://bot.example.test/telegram/webhook",
+        secret_token: secret,
+      });
       const chat = new EmulatedChat(emulator.url, { id: 720_000_001, first_name: "Hook", language_code: "en" });
       const update = {
         update_id: 1,
-        message: { message_id: 1, date: 0, chat: { id: 720_000_001, type: "private", first_name: "Hook" }, from: { id: 720_000_001, is_bot: false, first_name: "Hook" }, text: "/start", entities: [{ type: "bot_command", offset: 0, length: 6 }] },
+        message: {
+          message_id: 1,
+          date: 0,
+          chat: { id: 720_000_001, type: "private", first_name: "Hook" },
+          from: { id: 720_000_001, is_bot: false, first_name: "Hook" },
+          text: "/start",
+          entities: [{ type: "bot_command", offset: 0, length: 6 }],
+        },
       };
-      const refused = await hooked.api.inject({ method: "POST", url: "/telegram/webhook", payload: update, headers: { "x-telegram-bot-api-secret-token": "wrong" } });
+      const refused = await hooked.api.inject({
+        method: "POST",
+        url: "/telegram/webhook",
+        payload: update,
+        headers: { "x-telegram-bot-api-secret-token": "wrong" },
+      });
       expect(refused.statusCode).toBe(401);
-      const taken = await hooked.api.inject({ method: "POST", url: "/telegram/webhook", payload: update, headers: { "x-telegram-bot-api-secret-token": secret } });
+      const taken = await hooked.api.inject({
+        method: "POST",
+        url: "/telegram/webhook",
+        payload: update,
+        headers: { "x-telegram-bot-api-secret-token": secret },
+      });
       expect(taken.statusCode).toBe(200);
       expect((await chat.next((t) => /sj_[A-Za-z0-9_-]{43}/.test(t))).protect_content).toBe(true);
     } finally {
@@ -155,4 +182,3 @@ describe("webhook mode", () => {
     }
   });
 });
-

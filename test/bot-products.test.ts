@@ -36,7 +36,13 @@ describe("store top-up in the bot", () => {
     await chat.reply("pending_gabe", (t) => t.includes("How many USD"));
     expect((await chat.reply("10.123", (t) => t.includes("at most 2 decimals"))).text).toContain("1 to 400");
     const confirm = await chat.reply("10", (t) => t.includes("Confirm?"));
-    for (const part of ["Nominal: 10.00 USD", "Provider fee: 0.30 USD", "Service markup (3%): 0.309 USDT", "Total: 10.61 USDT", "Balance after: 39.39 USDT"]) {
+    for (const part of [
+      "Nominal: 10.00 USD",
+      "Provider fee: 0.30 USD",
+      "Service markup (3%): 0.309 USDT",
+      "Total: 10.61 USDT",
+      "Balance after: 39.39 USDT",
+    ]) {
       expect(confirm.text).toContain(part);
     }
     await chat.tap("Confirm");
@@ -74,7 +80,12 @@ describe("game credit in the bot", () => {
     await chat.next((t) => t.includes("being processed"));
     await chat.next((t) => t.includes("Completed"), 15_000);
     const order = (await h.service.core.orders.list((await h.service.core.accounts.authenticate(key)).account.id, 1))[0];
-    expect(order.details).toMatchObject({ game_code: "genshin", server_id: "os_euro", player_id: "700123456", denomination: "Blessing of the Welkin Moon" });
+    expect(order.details).toMatchObject({
+      game_code: "genshin",
+      server_id: "os_euro",
+      player_id: "700123456",
+      denomination: "Blessing of the Welkin Moon",
+    });
   });
 
   it("tells the user when a restricted-region credit is refunded", async () => {

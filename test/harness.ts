@@ -66,7 +66,9 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     RECONCILE_INTERVAL_MS: "200",
     TON_RATE_CACHE_SECONDS: "0",
     LOG_LEVEL: "info",
-    ...(options.emulatorUrl ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") } : {}),
+    ...(options.emulatorUrl
+      ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") }
+      : {}),
     ...env,
   });
   const logs: string[] = [];
@@ -118,7 +120,10 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       return response.body.balance_usdt;
     },
     async orderCount() {
-      const row = await harness.service.db.selectFrom("orders").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+      const row = await harness.service.db
+        .selectFrom("orders")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     async fault(provider, mode) {

@@ -8,7 +8,6 @@ beforeAll(async () => {
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
-
 describe("POST /v1/stars", () => {
   it("charges the balance, delivers, and answers the completed order", async () => {
     const { key } = await h.newKey(10);

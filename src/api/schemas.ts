@@ -26,10 +26,7 @@ const expect = (name: string, what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be ${what}`),
 });
 
-const usernameOf = (name: string) =>
-  z
-    .string(expect(name, "a string"))
-    .regex(USERNAME_PATTERN, `${name} must be ${USERNAME_RULE}`);
+const usernameOf = (name: string) => z.string(expect(name, "a string")).regex(USERNAME_PATTERN, `${name} must be ${USERNAME_RULE}`);
 export const usernameField = usernameOf("username");
 
 export const idempotencyKeyField = z
@@ -100,7 +97,10 @@ export const errorBody = z
     success: z.literal(false),
     error: z.string(),
     retry_after: z.number().int().nullable().optional().describe("Only on 429: seconds until a retry is allowed"),
-    error_code: z.enum(REASONS).optional().describe("Machine-readable reason where the contract has one (store orders, gifts, order lookups, max_usdt)"),
+    error_code: z
+      .enum(REASONS)
+      .optional()
+      .describe("Machine-readable reason where the contract has one (store orders, gifts, order lookups, max_usdt)"),
   })
   .meta({ id: "ErrorBody" });
 

@@ -117,9 +117,12 @@ export function createBot(options: BotOptions) {
       await bot.api.setMyCommands(described("en"));
       await bot.api.setMyCommands(described("ru"), { language_code: "ru" });
       for (const admin of admins) {
-        await bot.api.setMyCommands([...described("en"), ...Object.entries(ADMIN_COMMANDS).map(([command, usage]) => ({ command, description: usage }))], {
-          scope: { type: "chat", chat_id: admin },
-        });
+        await bot.api.setMyCommands(
+          [...described("en"), ...Object.entries(ADMIN_COMMANDS).map(([command, usage]) => ({ command, description: usage }))],
+          {
+            scope: { type: "chat", chat_id: admin },
+          },
+        );
       }
     } catch (error) {
       log.warn({ err: error }, "setMyCommands failed; the bot runs without command lists");

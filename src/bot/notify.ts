@@ -19,7 +19,10 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog)
     const account = await core.accounts.byTelegramId(telegramId);
     const locale = account?.language ?? "en";
     try {
-      await api.sendMessage(Number(telegramId), text((key, vars) => i18n.t(locale, key, vars)));
+      await api.sendMessage(
+        Number(telegramId),
+        text((key, vars) => i18n.t(locale, key, vars)),
+      );
     } catch (error) {
       if (error instanceof GrammyError && error.error_code === 403) log.warn({ telegramId }, "user blocked the bot; notification skipped");
       else log.error({ telegramId, err: error }, "notification failed");

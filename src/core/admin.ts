@@ -113,18 +113,32 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
     async findTarget(target: string): Promise<Account | undefined> {
       if (/^\d{1,20}$/.test(target)) return findByTelegramId(db, target);
       if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) {
-        const row = await db.selectFrom("accounts").selectAll().where(sql`lower(username)`, "=", target.slice(1).toLowerCase()).executeTakeFirst();
+        const row = await db
+          .selectFrom("accounts")
+          .selectAll()
+          .where(sql`lower(username)`, "=", target.slice(1).toLowerCase())
+          .executeTakeFirst();
         return row && toAccount(row);
       }
       if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target)) {
-        const keys = await db.selectFrom("api_keys").select("account_id").where("display_prefix", "like", `${target}%`).where("revoked_at", "is", null).execute();
+        const keys = await db
+          .selectFrom("api_keys")
+          .select("account_id")
+          .where("display_prefix", "like", `${target}%`)
+          .where("revoked_at", "is", null)
+          .execute();
         return keys.length === 1 ? getAccount(db, Number(keys[0].account_id)) : undefined;
       }
       return undefined;
     },
 
     async keyPrefix(accountId: number): Promise<string | null> {
-      const row = await db.selectFrom("api_keys").select("display_prefix").where("account_id", "=", accountId).where("revoked_at", "is", null).executeTakeFirst();
+      const row = await db
+        .selectFrom("api_keys")
+        .select("display_prefix")
+        .where("account_id", "=", accountId)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
       return row?.display_prefix ?? null;
     },
 
@@ -133,11 +147,21 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
       const since = startOfUtcDay(now);
       const byProduct = await db
         .selectFrom("orders")
-        .select(["product_type", "status", (eb) => eb.fn.countAll<number>().as("orders"), (eb) => eb.fn.sum<number>("charge_micro").as("volume_micro")])
+        .select([
+          "product_type",
+          "status",
+          (eb) => eb.fn.countAll<number>().as("orders"),
+          (eb) => eb.fn.sum<number>("charge_micro").as("volume_micro"),
+        ])
         .where("created_at", ">=", since)
         .groupBy(["product_type", "status"])
         .execute();
-      return byProduct.map((r) => ({ product: r.product_type, status: r.status, orders: Number(r.orders), volumeMicro: Number(r.volume_micro ?? 0) }));
+      return byProduct.map((r) => ({
+        product: r.product_type,
+        status: r.status,
+        orders: Number(r.orders),
+        volumeMicro: Number(r.volume_micro ?? 0),
+      }));
     },
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db, Executor } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
-import { type Caller, spendable } from "./accounts.js";
+import { type Caller, getAccount, spendable } from "./accounts.js";
 import { DomainError, invalid } from "./errors.js";
 import { post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_MAX } from "./limits.js";
@@ -148,18 +148,26 @@ export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: n
     }
   }
 
+  /** The caller with its account as it is now: a personal markup set a moment ago prices this purchase. */
+  const current = async (caller: Caller): Promise<Caller> => ({ ...caller, account: await getAccount(db, caller.account.id) });
+
   const pipeline = {
     /**
      * What the purchase would charge now, with every rule and live read applied (and the price guard, when
      * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
      */
     async quote<T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, guard?: PriceGuard): Promise<Quote<D>> {
-      const { recipient, chargeMicro, details } = await product.prepare(caller, request);
+      const { recipient, chargeMicro, details } = await product.prepare(await current(caller), request);
       checkGuard(chargeMicro, guard);
       return { recipient, chargeMicro, details };
     },
 
-    async buy<T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, options: PurchaseOptions): Promise<Placed<OrderOf<T, D>>> {
+    async buy<T extends string, R, D>(
+      product: Purchasable<T, R, D>,
+      caller: Caller,
+      request: R,
+      options: PurchaseOptions,
+    ): Promise<Placed<OrderOf<T, D>>> {
       const key = options.idempotencyKey;
       checkKey(key);
       const hash = requestHash(product.type, product.identify(request));
@@ -167,7 +175,7 @@ export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: n
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
       if (earlier) return { order: orderOf(earlier, product), replay: true };
 
-      const prepared = await product.prepare(caller, request);
+      const prepared = await product.prepare(await current(caller), request);
       checkGuard(prepared.chargeMicro, options.guard);
       const placed = await place(caller, product.type, prepared, key, hash);
       if (placed.replay) return { order: orderOf(placed.order, product), replay: true };

@@ -37,7 +37,9 @@ export class EmulatedChat {
   async tap(label: string | RegExp): Promise<number> {
     const messages = await this.messages();
     for (const message of [...messages].reverse()) {
-      const button = message.reply_markup?.inline_keyboard.flat().find((b) => (typeof label === "string" ? b.text.includes(label) : label.test(b.text)));
+      const button = message.reply_markup?.inline_keyboard
+        .flat()
+        .find((b) => (typeof label === "string" ? b.text.includes(label) : label.test(b.text)));
       if (button && "callback_data" in button) return this.tapData(message.message_id, button.callback_data!);
     }
     throw new Error(`no button ${label} in ${JSON.stringify(messages.slice(-2).map((m) => [m.text, m.reply_markup]))}`);
@@ -70,7 +72,10 @@ export class EmulatedChat {
       const hit = [...found].reverse().find((m) => match(m.text));
       if (hit) return hit;
       if (Date.now() >= deadline) {
-        const last = (await this.messages()).filter((m) => m.from_bot).slice(-3).map((m) => m.text);
+        const last = (await this.messages())
+          .filter((m) => m.from_bot)
+          .slice(-3)
+          .map((m) => m.text);
         throw new Error(`no bot message matched in time; last: ${JSON.stringify(last)}`);
       }
     }

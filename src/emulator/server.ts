@@ -60,7 +60,10 @@ export function buildEmulator(): FastifyInstance {
   }
 
   const now = () => Math.floor(Date.now() / 1000);
-  const telegramChat = (c: Chat) => (c.type === "private" ? { id: c.id, type: "private" as const, first_name: "User" } : { id: c.id, type: "group" as const, title: c.title ?? "Group" });
+  const telegramChat = (c: Chat) =>
+    c.type === "private"
+      ? { id: c.id, type: "private" as const, first_name: "User" }
+      : { id: c.id, type: "group" as const, title: c.title ?? "Group" };
 
   function asMessage(c: Chat, m: ChatMessage, from: User): Message {
     return {
@@ -120,7 +123,8 @@ export function buildEmulator(): FastifyInstance {
       const c = chat(Number(p.chat_id));
       const m = c.messages.find((x) => x.message_id === Number(p.message_id));
       if (!m || !m.from_bot) throw fail(400, "Bad Request: message to edit not found");
-      if (m.text === p.text && JSON.stringify(m.reply_markup) === JSON.stringify(p.reply_markup)) throw fail(400, "Bad Request: message is not modified");
+      if (m.text === p.text && JSON.stringify(m.reply_markup) === JSON.stringify(p.reply_markup))
+        throw fail(400, "Bad Request: message is not modified");
       Object.assign(m, { text: p.text, entities: p.entities, reply_markup: p.reply_markup, edits: m.edits + 1 });
       record(c);
       return asMessage(c, m, BOT_USER);
@@ -189,7 +193,13 @@ export function buildEmulator(): FastifyInstance {
     const m = c.messages.find((x) => x.message_id === message_id);
     if (!m) return reply.code(404).send({ error: "no such message" });
     return pushUpdate({
-      callback_query: { id: String(nextUpdateId), from: { ...user, is_bot: false }, chat_instance: String(c.id), message: asMessage(c, m, BOT_USER), data },
+      callback_query: {
+        id: String(nextUpdateId),
+        from: { ...user, is_bot: false },
+        chat_instance: String(c.id),
+        message: asMessage(c, m, BOT_USER),
+        data,
+      },
     } as Omit<Update, "update_id">);
   });
 

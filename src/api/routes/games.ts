@@ -108,7 +108,12 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const request = { code: req.params.code, denomination: req.body.denomination, playerId: req.body.player_id, serverId: req.body.server_id ?? null };
+      const request = {
+        code: req.params.code,
+        denomination: req.body.denomination,
+        playerId: req.body.player_id,
+        serverId: req.body.server_id ?? null,
+      };
       const { order, replay } = await core.games.buy(caller, request, purchaseOptions(req.body));
       const balance = await core.accounts.available(caller.account);
       return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));

@@ -45,7 +45,12 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       },
     },
     async (req, reply) => {
-      const request = { recipient: req.body.recipient, giftId: req.body.gift_id, hideName: req.body.hide_name ?? false, message: req.body.message ?? "" };
+      const request = {
+        recipient: req.body.recipient,
+        giftId: req.body.gift_id,
+        hideName: req.body.hide_name ?? false,
+        message: req.body.message ?? "",
+      };
       const { order, replay } = await core.gifts.buy(callerOf(req), request, purchaseOptions(req.body));
       if (replay) return reply.code(200).send(giftView(order));
       if (order.status === "failed" && order.reason === "recipient_refuses") {

@@ -47,7 +47,8 @@ export function accountFeatures(core: Core) {
     if (!order) return ctx.reply(ctx.t("order-unknown"));
     const t = ctx.t.bind(ctx);
     const lines = [orderLine(t, order), ctx.t("order-created", { at: order.createdAt.slice(0, 16).replace("T", " ") })];
-    if (order.status === "failed") lines.push(ctx.t("order-failed-detail", { reason: failureReason(t, order), refunded: order.refunded ? "yes" : "no" }));
+    if (order.status === "failed")
+      lines.push(ctx.t("order-failed-detail", { reason: failureReason(t, order), refunded: order.refunded ? "yes" : "no" }));
     const codes = await core.orders.codes(order);
     if (codes.length) lines.push(ctx.t("codes", { codes: codes.join("\n") }));
     return ctx.reply(lines.join("\n"));

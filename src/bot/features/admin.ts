@@ -135,7 +135,9 @@ export function adminFeatures({ core, admins, tell }: AdminDeps) {
       "today (UTC):",
       ...(lines.length ? lines : ["no orders yet"]),
       `refunds: ${refunds.reduce((n, r) => n + r.orders, 0)}, ${usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0))} USDT`,
-      `upstreams: ${Object.entries(ready).map(([name, ok]) => `${name} ${ok ? "ready" : "DOWN"}`).join(", ")}`,
+      `upstreams: ${Object.entries(ready)
+        .map(([name, ok]) => `${name} ${ok ? "ready" : "DOWN"}`)
+        .join(", ")}`,
     ].join("\n");
   });
 

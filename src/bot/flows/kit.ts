@@ -25,7 +25,11 @@ export interface FlowFeature {
   install(deps: FlowDeps): Composer<BotContext>;
 }
 
-export function defineFlow(id: string, menuKey: string, build: (deps: FlowDeps) => (conversation: Flow, ctx: FlowContext) => Promise<void>): FlowFeature {
+export function defineFlow(
+  id: string,
+  menuKey: string,
+  build: (deps: FlowDeps) => (conversation: Flow, ctx: FlowContext) => Promise<void>,
+): FlowFeature {
   return {
     id,
     menuKey,
@@ -147,7 +151,8 @@ export async function purchase<D>(
     if (!quote.ok) return refuse(conversation, ctx, quote);
     const chargeMicro = quote.value.chargeMicro;
     const balance = await balanceOf(conversation, core, caller);
-    if (balance < chargeMicro) return refuse(conversation, ctx, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
+    if (balance < chargeMicro)
+      return refuse(conversation, ctx, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
     // The token names this round: a Confirm left over from an earlier price buys nothing.
     const token = `ok:${key.slice(0, 8)}:${round}`;
     const summary = ctx.t("confirm", { what: order.describe(quote.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
@@ -157,7 +162,9 @@ export async function purchase<D>(
       if (reply.kind === "button" && reply.data === token) break;
       await ctx.reply(ctx.t("flow-confirm-or-cancel"));
     }
-    const result = await attempt(conversation, () => order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }));
+    const result = await attempt(conversation, () =>
+      order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
+    );
     if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, core, caller, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
     quote = await attempt(conversation, () => order.quote());
@@ -165,7 +172,14 @@ export async function purchase<D>(
 }
 
 /** Tells the outcome of a purchase: refused, or the order completed, refunded or still under way (`later`). */
-async function report(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, result: Outcome<Placed<Order>>, later: string): Promise<void> {
+async function report(
+  conversation: Flow,
+  ctx: FlowContext,
+  core: Core,
+  caller: Caller,
+  result: Outcome<Placed<Order>>,
+  later: string,
+): Promise<void> {
   if (!result.ok) return refuse(conversation, ctx, result);
   const order = result.value.order;
   const charged = usdt(order.chargeMicro);

@@ -98,8 +98,7 @@ export function createGames(games: GamesPort, pipeline: PurchasePipeline, markup
           cost_micro: denomination.costMicro,
           markup_bp: markupBp,
         },
-        send: (reference) =>
-          games.order({ reference, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId }),
+        send: (reference) => games.order({ reference, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId }),
       };
     },
   };
@@ -123,7 +122,6 @@ export function createGames(games: GamesPort, pipeline: PurchasePipeline, markup
     },
   };
 }
-
 
 /** Delivery estimate for the catalogue's eta=1. */
 export function etaOf(seconds: number) {
