@@ -1,31 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fromUsdt } from "../src/core/money.js";
-import { EmulatedChat } from "../src/emulator/client.js";
-import { startEmulator } from "../src/emulator/server.js";
-import { type Harness, startHarness } from "./harness.js";
+import { type BotHarness, type Harness, startBotHarness } from "./harness.js";
 
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
+let bots: BotHarness;
 let h: Harness;
-let nextUser = 600_000_001;
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  h = await startHarness({}, { emulatorUrl: emulator.url });
+  bots = await startBotHarness(600_000_001);
+  h = bots.h;
 });
 afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => {
-  await h.close();
-  await emulator.app.close();
-});
+afterAll(async () => bots.close());
 
-async function registered(usdt: number, username = `buyer${nextUser}`, language_code = "en") {
-  const id = nextUser++;
-  const chat = new EmulatedChat(emulator.url, { id, first_name: `Buyer${id}`, username, language_code });
-  const shown = await chat.reply("/start", (t) => /sj_[A-Za-z0-9_-]{43}/.test(t));
-  await chat.next((t) => t.includes("What would you like") || t.includes("Что вы хотите"));
-  if (usdt > 0) await h.service.core.admin.credit(String(id), fromUsdt(usdt), "test");
-  return { chat, key: /sj_[A-Za-z0-9_-]{43}/.exec(shown.text)![0] };
-}
+const registered = (usdt: number, username?: string, language_code?: string) => bots.registered(usdt, { username, language_code });
 
 describe("store top-up in the bot", () => {
   it("explains the login, refuses an e-mail, shows the quote broken down, and messages the user when it completes", async () => {
@@ -203,7 +189,7 @@ describe("notifications", () => {
 
 describe("language", () => {
   it("speaks Russian to a Russian Telegram user, and switches with /language", async () => {
-    const { chat } = await registered(1, `ru${nextUser}`, "ru");
+    const { chat } = await registered(1, undefined, "ru");
     expect((await chat.reply("/balance", () => true)).text).toContain("Баланс: 1.00 USDT");
     await chat.say("/language");
     await chat.next((t) => t.includes("Выберите язык"));

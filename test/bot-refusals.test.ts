@@ -1,34 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorCode } from "../src/core/errors.js";
-import { fromUsdt } from "../src/core/money.js";
 import { REASONS } from "../src/core/reasons.js";
 import { refusalText } from "../src/bot/refusals.js";
-import { EmulatedChat } from "../src/emulator/client.js";
-import { startEmulator } from "../src/emulator/server.js";
-import { type Harness, startHarness } from "./harness.js";
+import { type BotHarness, type Harness, startBotHarness } from "./harness.js";
 
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
+let bots: BotHarness;
 let h: Harness;
-let nextUser = 640_000_001;
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  h = await startHarness({}, { emulatorUrl: emulator.url });
+  bots = await startBotHarness(640_000_001);
+  h = bots.h;
 });
 afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => {
-  await h.close();
-  await emulator.app.close();
-});
+afterAll(async () => bots.close());
 
-async function registered(usdt: number, language_code = "en") {
-  const id = nextUser++;
-  const chat = new EmulatedChat(emulator.url, { id, first_name: `Buyer${id}`, username: `buyer${id}`, language_code });
-  await chat.reply("/start", (t) => /sj_[A-Za-z0-9_-]{43}/.test(t));
-  await chat.next((t) => t.includes("What would you like") || t.includes("Что вы хотите"));
-  if (usdt > 0) await h.service.core.admin.credit(String(id), fromUsdt(usdt), "test");
-  return { chat, telegramId: String(id) };
-}
+const registered = (usdt: number, username?: string, language_code?: string) => bots.registered(usdt, { username, language_code });
 
 async function balanceOf(telegramId: string) {
   return (await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro / 1e6;
@@ -66,13 +52,13 @@ describe("refusals in the bot", () => {
   });
 
   it("tells a Russian user why in Russian: a short balance, a refusing gift recipient, a provider that is down", async () => {
-    const poor = await registered(1, "ru");
+    const poor = await registered(1, undefined, "ru");
     await poor.chat.say("/stars");
     await poor.chat.next((t) => t.includes("@username"));
     await poor.chat.reply("@alice", (t) => t.includes("50"));
     expect((await poor.chat.reply("100", (t) => t.includes("Недостаточно"))).text).toContain("1.50 USDT");
 
-    const giver = await registered(5, "ru");
+    const giver = await registered(5, undefined, "ru");
     await giver.chat.say("/gifts");
     await giver.chat.next((t) => CYRILLIC.test(t) && t.includes("?"));
     await giver.chat.tap("🌹");
@@ -89,7 +75,7 @@ describe("refusals in the bot", () => {
 
     await h.fault("store", "down");
     try {
-      const shopper = await registered(5, "ru");
+      const shopper = await registered(5, undefined, "ru");
       await shopper.chat.say("/store");
       const down = await shopper.chat.next((t) => t.includes("недоступен"));
       expect(down.text).not.toMatch(/unavailable|retry/);

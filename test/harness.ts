@@ -7,6 +7,8 @@ import { request } from "undici";
 import { allProvidersAt, loadConfig } from "../src/config.js";
 import { unbalancedAccounts } from "../src/core/ledger.js";
 import { fromUsdt } from "../src/core/money.js";
+import { EmulatedChat } from "../src/emulator/client.js";
+import { startEmulator } from "../src/emulator/server.js";
 import { createService, type Service } from "../src/service.js";
 import type { Fault, ProviderName } from "../src/simulator/context.js";
 import { startSimulator } from "../src/simulator/server.js";
@@ -175,4 +177,37 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+const SHOWN_KEY = /sj_[A-Za-z0-9_-]{43}/;
+
+export interface BotHarness {
+  h: Harness;
+  emulatorUrl: string;
+  /** A new Telegram user who sent /start (and saw the menu), credited with `usdt`; with the key the bot showed. */
+  registered(usdt: number, profile?: { username?: string; language_code?: string }): Promise<{ chat: EmulatedChat; key: string; telegramId: string }>;
+  close(): Promise<void>;
+}
+
+/** The real service with its bot polling the Bot API emulator; users are numbered from `firstUser`. */
+export async function startBotHarness(firstUser: number, options: Omit<HarnessOptions, "emulatorUrl"> = {}): Promise<BotHarness> {
+  const emulator = await startEmulator();
+  const h = await startHarness({}, { ...options, emulatorUrl: emulator.url });
+  let nextUser = firstUser;
+  return {
+    h,
+    emulatorUrl: emulator.url,
+    async registered(usdt, { username = `buyer${nextUser}`, language_code = "en" } = {}) {
+      const id = nextUser++;
+      const chat = new EmulatedChat(emulator.url, { id, first_name: `Buyer${id}`, username, language_code });
+      const shown = await chat.reply("/start", (t) => SHOWN_KEY.test(t));
+      await chat.next((t) => t.includes("What would you like") || t.includes("Что вы хотите"));
+      if (usdt > 0) await h.service.core.admin.credit(String(id), fromUsdt(usdt), "test");
+      return { chat, key: SHOWN_KEY.exec(shown.text)![0], telegramId: String(id) };
+    },
+    async close() {
+      await h.close();
+      await emulator.app.close();
+    },
+  };
 }

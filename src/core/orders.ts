@@ -39,5 +39,3 @@ export function createOrders(db: Db, settlement: Settlement, vault: Vault) {
     onSettled: settlement.onSettled,
   };
 }
-
-export type Orders = ReturnType<typeof createOrders>;

@@ -55,7 +55,7 @@ export interface SettledHow {
 
 export type Settle = (orderId: number, outcome: UpstreamOutcome, how: SettledHow) => Promise<OrderRow>;
 
-export function requestHash(productType: string, identifying: unknown[]): string {
+function requestHash(productType: string, identifying: unknown[]): string {
   return createHash("sha256")
     .update(JSON.stringify([productType, ...identifying]))
     .digest("hex");

@@ -3,8 +3,6 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { toUsdt } from "../../core/money.js";
-import type { OrderOfType } from "../../core/products/index.js";
-import type { Placed, PurchaseOptions } from "../../core/purchase.js";
 import { callerOf } from "../auth.js";
 import { purchaseView } from "../present.js";
 import { purchaseOptions } from "../requests.js";
@@ -25,13 +23,13 @@ type PremiumBody = { username: string; months: number; idempotency_key?: string 
 
 /** Search, stars, premium and their sandbox. */
 export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  const stars = (caller: Caller, body: StarsBody, options: PurchaseOptions) =>
-    core.stars.buy(caller, { username: body.username, stars: body.stars }, options);
-  const premium = (caller: Caller, body: PremiumBody, options: PurchaseOptions) =>
-    core.premium.buy(caller, { username: body.username, months: body.months }, options);
-
-  async function view(caller: Caller, placed: Placed<OrderOfType<"stars" | "premium">>) {
-    return { ...placed, view: purchaseView(placed.order, await core.accounts.available(caller.account)) };
+  async function buy(caller: Caller, body: StarsBody | PremiumBody) {
+    const options = purchaseOptions(body);
+    const { order, replay } =
+      "stars" in body
+        ? await core.stars.buy(caller, { username: body.username, stars: body.stars }, options)
+        : await core.premium.buy(caller, { username: body.username, months: body.months }, options);
+    return { order, replay, view: purchaseView(order, await core.accounts.available(caller.account)) };
   }
 
   /** The sandbox answers from the core's quote: the same rules and price as a real order, nothing stored or sent. */
@@ -94,9 +92,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request, reply) => {
-      const caller = callerOf(request);
-      const { order, replay, view: body } = await view(caller, await stars(caller, request.body, purchaseOptions(request.body)));
-      return reply.code(!replay && order.status === "failed" ? 502 : 200).send(body);
+      const { order, replay, view } = await buy(callerOf(request), request.body);
+      return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
     },
   );
 
@@ -110,15 +107,14 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request, reply) => {
-      const caller = callerOf(request);
-      const { order, replay, view: body } = await view(caller, await premium(caller, request.body, purchaseOptions(request.body)));
+      const { order, replay, view } = await buy(callerOf(request), request.body);
       if (!replay && order.status === "failed") {
         return reply.code(502).send({
           success: false as const,
-          error: `Premium delivery failed (${order.error ?? "provider error"}); order ${order.id} was refunded ${body.usdt_charged} USDT`,
+          error: `Premium delivery failed (${order.error ?? "provider error"}); order ${order.id} was refunded ${view.usdt_charged} USDT`,
         });
       }
-      return reply.code(200).send(body);
+      return reply.code(200).send(view);
     },
   );
 

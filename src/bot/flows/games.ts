@@ -45,7 +45,6 @@ export const gamesFlow = defineFlow("games", "menu-games", ({ core }) => async (
 
   // The player, checked with the provider and confirmed by name: credit sent to a wrong player cannot be reversed.
   let playerId = "";
-  let playerName = "";
   let prompt = ctx.t("ask-player-id", { game: game.name });
   for (;;) {
     const reply = await ask(conversation, ctx, prompt);
@@ -68,7 +67,6 @@ export const gamesFlow = defineFlow("games", "menu-games", ({ core }) => async (
     );
     if (sure.kind === "button" && sure.data === "y") {
       playerId = reply.text;
-      playerName = checked.value.playerName;
       break;
     }
     prompt = ctx.t("ask-player-id", { game: game.name });

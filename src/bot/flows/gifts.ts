@@ -1,7 +1,5 @@
 import { InlineKeyboard } from "grammy";
 import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
-import type { Order } from "../../core/products/index.js";
-import type { Placed } from "../../core/purchase.js";
 import { usdt } from "../format.js";
 import { ask, attempt, callerOf, defineFlow, purchase, refuse } from "./kit.js";
 
