@@ -1,14 +1,18 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { fromUsdt, parseBasisPoints } from "./core/money.js";
+import { parseBasisPoints, parseUsdt } from "./core/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 
-const usdt = (fallback: string) =>
+/** A tariff in USDT, bounded so that the largest order it prices stays far inside MAX_USDT. */
+const usdt = (fallback: string, max: number) =>
   z
     .string()
     .default(fallback)
-    .refine((v) => /^\d{1,9}(\.\d{1,6})?$/.test(v), "must be a USDT amount with at most 6 decimals")
-    .transform((v) => fromUsdt(Number(v)));
+    .refine((v) => {
+      const micro = parseUsdt(v);
+      return micro !== null && micro > 0 && micro <= max * 1_000_000;
+    }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
+    .transform((v) => parseUsdt(v) as number);
 
 const percent = (fallback: string) =>
   z
@@ -59,10 +63,10 @@ export const configSchema = z
     UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
     RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
     BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
-    STARS_USDT_PER_STAR: usdt("0.015"),
-    PREMIUM_USDT_3: usdt("11.99"),
-    PREMIUM_USDT_6: usdt("15.99"),
-    PREMIUM_USDT_12: usdt("28.99"),
+    STARS_USDT_PER_STAR: usdt("0.015", 100),
+    PREMIUM_USDT_3: usdt("11.99", 100_000),
+    PREMIUM_USDT_6: usdt("15.99", 100_000),
+    PREMIUM_USDT_12: usdt("28.99", 100_000),
     UZS_PER_USD: integer("12800", 1, 1_000_000),
     TON_RATE_CACHE_SECONDS: integer("60", 0, 3600),
     STORE_MARKUP_PERCENT: percent("3"),

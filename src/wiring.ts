@@ -18,8 +18,19 @@ import { createStoreAdapter } from "./upstream/store.js";
 /** Paths of request data that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
 
-/** A key pasted into a URL by mistake must not reach the log either. */
-export const maskKeys = (text: string) => text.replace(/sj_[A-Za-z0-9_-]+/g, "sj_[redacted]");
+/**
+ * A key pasted into a URL by mistake must not reach the log either, percent-encoded or not: the URL is
+ * decoded first (when it decodes), then every key-shaped token is masked.
+ */
+export function maskKeys(text: string): string {
+  let decoded = text;
+  try {
+    decoded = decodeURIComponent(text);
+  } catch {
+    // Not decodable as a whole: mask the encoded underscore form too.
+  }
+  return decoded.replace(/sj(?:_|%5f)[A-Za-z0-9_%-]+/gi, "sj_[redacted]");
+}
 
 /** Request log serializer: what Fastify logs by default, with key-shaped tokens masked in the URL. */
 export function requestSerializer(request: { method: string; url: string; host?: string; ip?: string }) {

@@ -61,6 +61,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
 
   registerAuth(app, options.core.accounts);
+  // Bodies are plain JSON: a compressed one is an unsupported media type, not "invalid JSON".
+  app.addHook("preParsing", async (request) => {
+    const encoding = request.headers["content-encoding"];
+    if (encoding && encoding.trim().toLowerCase() !== "identity") {
+      throw Object.assign(new Error(`Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`), { statusCode: 415 });
+    }
+  });
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
@@ -78,7 +85,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(gameRoutes, { core: options.core });
   await app.register(giftcardRoutes, { core: options.core });
   await app.register(giftRoutes, { core: options.core });
-  app.get("/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.
     app.post(TELEGRAM_WEBHOOK_PATH, { config: { public: true, rateLimit: false }, schema: { hide: true } }, options.telegramWebhook);

@@ -4,6 +4,7 @@ import {
   GIFTCARD_DEFAULT_QUANTITY,
   GIFTCARD_QUANTITY_MAX,
   IDEMPOTENCY_KEY_MAX,
+  NO_CONTROL_CHARACTERS,
   PLAYER_ID_PATTERN,
   PLAYER_ID_RULE,
   PREMIUM_MONTHS,
@@ -13,6 +14,7 @@ import {
   USERNAME_PATTERN,
   USERNAME_RULE,
 } from "../core/limits.js";
+import { MAX_USDT } from "../core/money.js";
 import { PRODUCT_TYPES } from "../core/products/index.js";
 import { REASONS } from "../core/reasons.js";
 
@@ -33,6 +35,7 @@ export const idempotencyKeyField = z
   .string(expect("idempotency_key", "a string"))
   .min(1, "idempotency_key must not be empty")
   .max(IDEMPOTENCY_KEY_MAX, `idempotency_key must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
+  .regex(NO_CONTROL_CHARACTERS, "idempotency_key must not contain control characters")
   .nullish()
   .describe("Strongly recommended: a repeat with the same key and the same identifying fields returns the earlier order without a second charge");
 
@@ -40,7 +43,7 @@ export const idempotencyKeyField = z
 export const maxUsdtField = z
   .number(expect("max_usdt", "a number"))
   .positive("max_usdt must be more than 0")
-  .max(1_000_000_000, "max_usdt must be at most 1000000000")
+  .max(MAX_USDT, `max_usdt must be at most ${MAX_USDT}`)
   .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "max_usdt must have at most 6 decimals")
   .optional()
   .describe(
@@ -70,7 +73,12 @@ const digits = (name: string) =>
 
 export const searchBody = z.object({
   product_type: z.enum(["stars", "premium", "ads"], expect("product_type", "one of stars, premium, ads")),
-  query: z.string(expect("query", "a string")).trim().min(1, "query must not be empty").max(64, "query must be at most 64 characters"),
+  query: z
+    .string(expect("query", "a string"))
+    .trim()
+    .min(1, "query must not be empty")
+    .regex(USERNAME_PATTERN, `query must be a username: ${USERNAME_RULE}`)
+    .describe("A username, as the purchase endpoints take it"),
   quantity: digits("quantity"),
   months: digits("months"),
   amount: digits("amount"),
@@ -231,7 +239,7 @@ export const storeQuoteSchema = z
 export const storePricingQuery = z.object({
   amount_usd: z
     .string()
-    .regex(/^\d{1,6}(\.\d{1,12})?$/, "amount_usd must be a number")
+    .regex(/^\d{1,12}(\.\d{1,12})?$/, "amount_usd must be a plain decimal number such as 10 or 12.5")
     .transform(Number)
     .optional(),
 });

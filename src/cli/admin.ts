@@ -3,41 +3,52 @@ import { loadConfig, loadDotEnv } from "../config.js";
 import type { Admin } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
-import { formatUsdt, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
+import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
 import { openCore } from "../wiring.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
-  credit <telegram-id> <usdt> [note]                 add to the balance
+  credit <telegram-id> <usdt> [note]                 add to the balance (not of an owner key: see wallet)
   debit <telegram-id> <usdt> [note]                  take from the balance
   block <telegram-id> | unblock <telegram-id>        block or unblock the user's key
   markup <telegram-id> <store|games|giftcards> <percent|default>
-  owner <telegram-id> [--daily-limit <usdt>] [--order-limit <usdt>]
-  wallet <usdt>                                      set the service wallet that owner keys spend`;
+  owner <telegram-id> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
+                                                     make the key an owner key; a limit not named stays as it is
+  wallet <usdt>                                      set the service wallet that owner keys spend
+  help                                               this text
+amounts: USDT above 0 and at most ${MAX_USDT}, with at most 6 decimals`;
 
 const ACTOR = `cli:${process.env.USER ?? "admin"}`;
 
 class UsageError extends Error {}
 
 function telegramId(value: string | undefined): string {
-  if (!value || !/^\d{1,20}$/.test(value)) throw new UsageError(`a Telegram user id is a whole number, got ${value ?? "nothing"}`);
+  if (!value || !/^[1-9]\d{0,19}$/.test(value)) throw new UsageError(`a Telegram user id is a positive whole number, got ${value ?? "nothing"}`);
   return value;
 }
 
 function usdt(value: string | undefined): Micro {
   const micro = value === undefined ? null : parseUsdt(value);
-  if (micro === null) throw new UsageError(`an amount is a USDT number with at most 6 decimals, got ${value ?? "nothing"}`);
+  if (micro === null) throw new UsageError(`an amount is a USDT number up to ${MAX_USDT} with at most 6 decimals, got ${value ?? "nothing"}`);
   return micro;
 }
 
+/** An owner limit: an amount, `none` to remove it, or (not given) keep it. */
+const limit = (value: string | undefined) => (value === undefined ? undefined : value === "none" ? null : usdt(value));
+const shown = (micro: Micro | null) => (micro === null ? "none" : formatUsdt(micro));
+
 /** Runs one command and returns what to print; the key command prints the key alone. */
 async function run(admin: Admin, argv: string[]): Promise<string> {
+  // parseArgs would take "-5" for an option: say what it is instead.
+  const negative = argv.find((arg) => /^-\d/.test(arg));
+  if (negative) throw new UsageError(`amounts and ids cannot be negative, got ${negative}`);
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { "daily-limit": { type: "string" }, "order-limit": { type: "string" } },
+    options: { "daily-limit": { type: "string" }, "order-limit": { type: "string" }, help: { type: "boolean", short: "h" } },
   });
   const [command, first, second, ...rest] = positionals;
+  if (values.help || command === "help") return USAGE;
   switch (command) {
     case "key":
       return (await admin.issueKey(telegramId(first))).key;
@@ -60,11 +71,9 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
       return `${first}: ${second} markup ${basisPoints === null ? "back to the default" : `${percent}%`}`;
     }
     case "owner": {
-      const daily = values["daily-limit"] === undefined ? null : usdt(values["daily-limit"]);
-      const order = values["order-limit"] === undefined ? null : usdt(values["order-limit"]);
-      await admin.makeOwner(telegramId(first), { dailyLimitMicro: daily, orderLimitMicro: order }, ACTOR);
-      const limits = `daily limit ${daily === null ? "none" : formatUsdt(daily)}, per-order limit ${order === null ? "none" : formatUsdt(order)}`;
-      return `${first}: owner key spending the service wallet (${limits})`;
+      const requested = { dailyLimitMicro: limit(values["daily-limit"]), orderLimitMicro: limit(values["order-limit"]) };
+      const applied = await admin.makeOwner(telegramId(first), requested, ACTOR);
+      return `${first}: owner key spending the service wallet (daily limit ${shown(applied.dailyLimitMicro)}, per-order limit ${shown(applied.orderLimitMicro)})`;
     }
     case "wallet":
       return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;
@@ -79,13 +88,10 @@ const { core, close } = await openCore({ ...loadConfig(), LOG_LEVEL: "warn" }, {
 try {
   console.log(await run(core.admin, process.argv.slice(2)));
 } catch (error) {
-  if (error instanceof UsageError || (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-  } else if (error instanceof DomainError) {
-    console.error(error.message);
-  } else {
-    throw error;
-  }
+  const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+  if (!refused) throw error;
+  // Every refusal says why, then how the commands are written; nothing was changed.
+  console.error(`${(error as Error).message}\n\n${USAGE}`);
   process.exitCode = 1;
 } finally {
   await close();

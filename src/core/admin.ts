@@ -4,7 +4,7 @@ import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDa
 import { invalid, notFound } from "./errors.js";
 import { post } from "./ledger.js";
 import type { MarkupProduct } from "./markup.js";
-import type { Micro } from "./money.js";
+import { MAX_USDT, type Micro, withinBound } from "./money.js";
 import type { Clock } from "./ports.js";
 
 const markupColumn = {
@@ -13,9 +13,10 @@ const markupColumn = {
   giftcards: "markup_giftcards_bp",
 } as const;
 
+/** An owner key's limits: a number sets one, null removes it, undefined keeps what the key has (none for a new owner key). */
 export interface OwnerLimits {
-  dailyLimitMicro: Micro | null;
-  orderLimitMicro: Micro | null;
+  dailyLimitMicro?: Micro | null;
+  orderLimitMicro?: Micro | null;
 }
 
 /**
@@ -35,30 +36,35 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
     return account;
   }
 
+  /**
+   * A credit or debit of a standard account. An owner key spends the service wallet: money put on its own
+   * balance could never be spent, so it is refused with a pointer to the wallet.
+   */
+  function adjust(telegramId: string, amountMicro: Micro, kind: "credit" | "debit", actor: string, note?: string): Promise<Micro> {
+    positive(Math.abs(amountMicro));
+    return db.transaction().execute(async (trx) => {
+      const account = await target(trx, telegramId);
+      if (account.kind === "owner") {
+        throw invalid(
+          `${telegramId} is an owner key: it spends the service wallet, not a balance of its own; change the wallet instead (wallet <usdt>)`,
+        );
+      }
+      return post(trx, { accountId: account.id, amountMicro, kind, actor, note, at: clock.now().toISOString() });
+    });
+  }
+
   function positive(amountMicro: Micro) {
-    if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0) throw invalid("The amount must be more than 0");
+    if (!withinBound(amountMicro) || amountMicro === 0) throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`);
   }
 
   return {
     issueKey: (telegramId: string, username?: string | null) => accounts.issueKey(telegramId, username),
 
     /** Adds to a standard account's balance; returns the new balance. */
-    credit(telegramId: string, amountMicro: Micro, actor: string, note?: string): Promise<Micro> {
-      positive(amountMicro);
-      return db.transaction().execute(async (trx) => {
-        const account = await target(trx, telegramId);
-        return post(trx, { accountId: account.id, amountMicro, kind: "credit", actor, note, at: clock.now().toISOString() });
-      });
-    },
+    credit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, amountMicro, "credit", actor, note),
 
     /** Takes from a balance; refuses to go below zero. */
-    debit(telegramId: string, amountMicro: Micro, actor: string, note?: string): Promise<Micro> {
-      positive(amountMicro);
-      return db.transaction().execute(async (trx) => {
-        const account = await target(trx, telegramId);
-        return post(trx, { accountId: account.id, amountMicro: -amountMicro, kind: "debit", actor, note, at: clock.now().toISOString() });
-      });
-    },
+    debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, -amountMicro, "debit", actor, note),
 
     setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
       return db.transaction().execute(async (trx) => {
@@ -93,19 +99,25 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
      * Turns an account into an owner key that spends the service wallet, with optional limits. An account
      * holding a balance is refused: that money would sit unused while the key spends the wallet.
      */
-    makeOwner(telegramId: string, limits: OwnerLimits, actor: string): Promise<void> {
-      for (const limit of [limits.dailyLimitMicro, limits.orderLimitMicro]) if (limit !== null) positive(limit);
+    makeOwner(telegramId: string, limits: OwnerLimits, actor: string): Promise<Required<OwnerLimits>> {
+      for (const limit of [limits.dailyLimitMicro, limits.orderLimitMicro]) if (limit !== undefined && limit !== null) positive(limit);
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
         if (account.kind !== "owner" && account.balanceMicro > 0) {
           throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`);
         }
+        const owner = account.kind === "owner";
+        const applied = {
+          dailyLimitMicro: limits.dailyLimitMicro !== undefined ? limits.dailyLimitMicro : owner ? account.dailyLimitMicro : null,
+          orderLimitMicro: limits.orderLimitMicro !== undefined ? limits.orderLimitMicro : owner ? account.orderLimitMicro : null,
+        };
         await trx
           .updateTable("accounts")
-          .set({ kind: "owner", daily_limit_micro: limits.dailyLimitMicro, order_limit_micro: limits.orderLimitMicro })
+          .set({ kind: "owner", daily_limit_micro: applied.dailyLimitMicro, order_limit_micro: applied.orderLimitMicro })
           .where("id", "=", account.id)
           .execute();
-        await audit(trx, actor, "owner", account.id, { daily_limit_micro: limits.dailyLimitMicro, order_limit_micro: limits.orderLimitMicro });
+        await audit(trx, actor, "owner", account.id, { daily_limit_micro: applied.dailyLimitMicro, order_limit_micro: applied.orderLimitMicro });
+        return applied;
       });
     },
 
@@ -166,7 +178,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
     setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
-      if (!Number.isSafeInteger(amountMicro) || amountMicro < 0) throw invalid("The wallet amount must be 0 or more");
+      if (!withinBound(amountMicro)) throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`);
       return db.transaction().execute(async (trx) => {
         const wallet = await walletAccount(trx);
         const difference = amountMicro - wallet.balanceMicro;

@@ -52,6 +52,23 @@ export function createCore(deps: CoreDeps) {
   const delivery = createDelivery(providers.gateway, pipeline, pricing);
   const store = createStore(providers.store, pipeline, deps.markups, deps.storeEnabled);
 
+  // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
+  let probing: Promise<Health> | undefined;
+  async function probe(): Promise<Health> {
+    const databaseReady = sql`select 1`.execute(db).then(
+      () => true,
+      () => false,
+    );
+    const ready = await Promise.all(PROVIDER_NAMES.map((name) => providers[name].ready()));
+    const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, values[i]])) as Record<ProviderName, T>;
+    return {
+      databaseReady: await databaseReady,
+      ready: byName(ready),
+      configured: byName(PROVIDER_NAMES.map((name) => providers[name].configured)),
+      storeEnabled: store.enabled,
+    };
+  }
+
   return {
     clock,
     accounts,
@@ -68,19 +85,11 @@ export function createCore(deps: CoreDeps) {
     reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.log),
 
     /** The database and every provider's own health check, at once. */
-    async health(): Promise<Health> {
-      const databaseReady = sql`select 1`.execute(db).then(
-        () => true,
-        () => false,
-      );
-      const ready = await Promise.all(PROVIDER_NAMES.map((name) => providers[name].ready()));
-      const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, values[i]])) as Record<ProviderName, T>;
-      return {
-        databaseReady: await databaseReady,
-        ready: byName(ready),
-        configured: byName(PROVIDER_NAMES.map((name) => providers[name].configured)),
-        storeEnabled: store.enabled,
-      };
+    health(): Promise<Health> {
+      probing ??= probe().finally(() => {
+        probing = undefined;
+      });
+      return probing;
     },
   };
 }

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.js";
 import type { LedgerKind } from "../db/schema.js";
-import { DomainError } from "./errors.js";
-import type { Micro } from "./money.js";
+import { DomainError, invalid } from "./errors.js";
+import { MAX_MICRO, MAX_USDT, type Micro } from "./money.js";
 
 export interface Posting {
   accountId: number;
@@ -17,20 +17,24 @@ export interface Posting {
 
 /**
  * The only way a balance changes: a guarded update and its ledger entry, in the caller's transaction.
- * The guard (balance + amount >= 0) and the table's CHECK say the same thing; a short balance throws
- * insufficient_funds and the caller's transaction rolls back.
+ * The guard (0 <= balance + amount <= MAX_MICRO) and the table's CHECKs say the same thing; a short balance
+ * throws insufficient_funds, one that would pass the bound invalid_input, and the caller's transaction rolls back.
  */
 export async function post(trx: Executor, posting: Posting): Promise<Micro> {
+  if (!Number.isSafeInteger(posting.amountMicro) || Math.abs(posting.amountMicro) > MAX_MICRO) {
+    throw invalid(`An amount is at most ${MAX_USDT} USDT`);
+  }
   const updated = await trx
     .updateTable("accounts")
     .set({ balance_micro: sql<number>`balance_micro + ${posting.amountMicro}` })
     .where("id", "=", posting.accountId)
-    .where(sql<boolean>`balance_micro + ${posting.amountMicro} >= 0`)
+    .where(sql<boolean>`balance_micro + ${posting.amountMicro} between 0 and ${MAX_MICRO}`)
     .returning("balance_micro")
     .executeTakeFirst();
   if (!updated) {
     const account = await trx.selectFrom("accounts").select("balance_micro").where("id", "=", posting.accountId).executeTakeFirst();
     if (!account) throw new Error(`ledger: account ${posting.accountId} does not exist`);
+    if (posting.amountMicro > 0) throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`);
     throw new DomainError("insufficient_funds", "Insufficient balance", {
       requiredMicro: -posting.amountMicro,
       balanceMicro: Number(account.balance_micro),

@@ -1,6 +1,7 @@
 /**
  * Money inside the service is an integer count of micro-USDT (10^-6 USDT), held in a JS number.
- * Safe integers reach 9e15 micro = 9e9 USDT, far beyond any balance here; every helper asserts it.
+ * Every amount that enters and every balance is bounded by MAX_MICRO (10^9 USDT), far below 2^53 micro
+ * (about 9 * 10^9 USDT), so sums of two stay exact; the schema's CHECK says the same of balances.
  * Conversion to a JSON number happens only at the edges, through `toUsdt`.
  *
  * The one rounding rule: half away from zero, applied by `roundMicro` to a number of decimals.
@@ -8,6 +9,13 @@
 export type Micro = number;
 
 export const MICRO_PER_USDT = 1_000_000;
+
+/** The most any amount or balance may be: 1,000,000,000 USDT. */
+export const MAX_USDT = 1_000_000_000;
+export const MAX_MICRO = MAX_USDT * MICRO_PER_USDT;
+
+/** Whether a micro amount is a whole number within 0..MAX_MICRO. */
+export const withinBound = (micro: number) => Number.isSafeInteger(micro) && micro >= 0 && micro <= MAX_MICRO;
 
 function assertMicro(value: number): Micro {
   if (!Number.isSafeInteger(value)) throw new RangeError(`not a whole micro-USDT amount: ${value}`);
@@ -37,9 +45,10 @@ function parseScaled(text: string, decimals: number, wholeDigits: number): numbe
   return Number(whole) * 10 ** decimals + Number(fraction.padEnd(decimals, "0"));
 }
 
-/** A decimal USDT string such as "12.5" or "0.000001" to micro; null when it is not one (more than 6 decimals, sign, junk). */
+/** A decimal USDT string such as "12.5" or "0.000001" to micro; null when it is not one (more than 6 decimals, sign, junk, above MAX_USDT). */
 export function parseUsdt(text: string): Micro | null {
-  return parseScaled(text, 6, 12);
+  const micro = parseScaled(text, 6, 10);
+  return micro !== null && micro <= MAX_MICRO ? micro : null;
 }
 
 /** A USD amount with at most 2 decimals ("10", "12.5") to micro; null when it is not one. */

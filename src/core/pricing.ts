@@ -13,7 +13,7 @@ export interface Tariffs {
 }
 
 export function createPricing(tariffs: Tariffs, rates: RatesPort, clock: Clock) {
-  let ton: { value: number | null; until: number } | undefined;
+  let ton: { value: number | null; until: number; fetchedAt: string } | undefined;
 
   return {
     tariffs,
@@ -31,17 +31,19 @@ export function createPricing(tariffs: Tariffs, rates: RatesPort, clock: Clock) 
       return price;
     },
 
-    /** USD per TON from the rates source, cached; null while the source is unavailable. */
-    async tonUsd(): Promise<number | null> {
-      const now = clock.now().getTime();
-      if (ton && now < ton.until) return ton.value;
-      try {
-        const value = rates.configured ? await rates.tonUsd() : null;
-        ton = { value, until: now + tariffs.tonCacheMs };
-      } catch {
-        ton = { value: null, until: now + (tariffs.tonFailureCacheMs ?? 5_000) };
+    /** USD per TON from the rates source, cached, and when it was read; null while the source is unavailable. */
+    async tonRate(): Promise<{ tonUsd: number | null; fetchedAt: string }> {
+      const at = clock.now();
+      const now = at.getTime();
+      if (!ton || now >= ton.until) {
+        try {
+          const value = rates.configured ? await rates.tonUsd() : null;
+          ton = { value, until: now + tariffs.tonCacheMs, fetchedAt: at.toISOString() };
+        } catch {
+          ton = { value: null, until: now + (tariffs.tonFailureCacheMs ?? 5_000), fetchedAt: at.toISOString() };
+        }
       }
-      return ton.value;
+      return { tonUsd: ton.value, fetchedAt: ton.fetchedAt };
     },
   };
 }

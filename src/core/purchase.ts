@@ -4,7 +4,7 @@ import type { OrderRow } from "../db/schema.js";
 import { type Caller, getAccount, spendable } from "./accounts.js";
 import { DomainError, invalid } from "./errors.js";
 import { post } from "./ledger.js";
-import { IDEMPOTENCY_KEY_MAX } from "./limits.js";
+import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
 import { type Micro, toUsdt } from "./money.js";
 import { orderOf, type OrderOf, type ProductDefinition } from "./order.js";
 import type { Clock, UpstreamOutcome } from "./ports.js";
@@ -62,8 +62,8 @@ function requestHash(productType: string, identifying: unknown[]): string {
 }
 
 function checkKey(key: string | null) {
-  if (key !== null && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
-    throw invalid(`idempotency_key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  if (key !== null && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !NO_CONTROL_CHARACTERS.test(key))) {
+    throw invalid(`idempotency_key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters, none of them control characters`);
   }
 }
 

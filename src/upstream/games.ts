@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fromUsdt } from "../core/money.js";
 import type { GamesPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, read, readAlways, submit } from "./provider.js";
+import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";
 
 const gamesSchema = z.object({
   games: z.array(
@@ -17,7 +17,7 @@ const gamesSchema = z.object({
   ),
 });
 const catalogueSchema = z.object({
-  denominations: z.array(z.object({ name: z.string().min(1), cost_usd: z.number().positive(), eta_seconds: z.number().int().min(0) })),
+  denominations: z.array(z.object({ name: z.string().min(1), cost_usd: providerUsd, eta_seconds: z.number().int().min(0) })),
 });
 const checkSchema = z.union([
   z.object({ valid: z.literal(true), player_name: z.string() }),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fromUsdt } from "../core/money.js";
 import type { GiftcardsPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, read, readAlways, submit } from "./provider.js";
+import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";
 
 const brandsSchema = z.object({ brands: z.array(z.object({ category_id: z.string().min(1), name: z.string(), notes: z.string().nullable() })) });
 const catalogueSchema = z.object({
@@ -10,7 +10,7 @@ const catalogueSchema = z.object({
     z.object({
       card_id: z.string().min(1),
       name: z.string(),
-      cost_usd: z.number().positive(),
+      cost_usd: providerUsd,
       stock: z.number().int().min(0),
       min_quantity: z.number().int().min(1),
       max_quantity: z.number().int().min(1),

@@ -1,10 +1,14 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { UpstreamError, type UpstreamOutcome, type UpstreamStatus } from "../core/ports.js";
 import { type HttpClient, NotSentError, type UpstreamResponse } from "./http.js";
 
 /**
- * The transport rules every provider adapter shares: an order request that never left is a definite
- * failure; a timeout, a 5xx or an answer of the wrong shape is an unknown outcome; reads throw UpstreamError.
+ * The transport rules every provider adapter shares for an order request. An answer that says the provider
+ * did not take the order is a definite failure, refunded at once: the request never left (refused
+ * connection), the provider was unavailable or throttling (503, 429), or it refused the request itself (any
+ * other 4xx: its failure body, or a plain provider error). Only what leaves the outcome open stays unknown:
+ * a timeout, a lost answer, another 5xx, a 408 or 409 (it may hold the order), or a body of the wrong shape
+ * on a success. The order then waits for the status lookup by our reference.
  */
 export async function submit(
   http: HttpClient,
@@ -12,12 +16,22 @@ export async function submit(
   payload: unknown,
   map: (response: UpstreamResponse) => UpstreamOutcome,
 ): Promise<UpstreamOutcome> {
+  let response: UpstreamResponse;
   try {
-    const response = await http.call("POST", path, payload);
-    if (response.status >= 500) return { kind: "unknown", error: `provider answered HTTP ${response.status}` };
-    return map(response);
+    response = await http.call("POST", path, payload);
   } catch (error) {
     if (error instanceof NotSentError) return { kind: "failed", error: "The provider is unreachable", reason: "provider_unavailable" };
+    return { kind: "unknown", error: (error as Error).message };
+  }
+  const { status } = response;
+  if (status === 503 || status === 429) {
+    return { kind: "failed", error: `The provider did not take the order (HTTP ${status}): it is unavailable`, reason: "provider_unavailable" };
+  }
+  if (status === 408 || status === 409 || status >= 500) return { kind: "unknown", error: `provider answered HTTP ${status}` };
+  try {
+    return map(response);
+  } catch (error) {
+    if (status >= 400) return { kind: "failed", error: `The provider refused the order (HTTP ${status})`, reason: "provider_error" };
     return { kind: "unknown", error: (error as Error).message };
   }
 }
@@ -63,3 +77,6 @@ export const notConfigured = {
 export const missing = (): never => {
   throw new UpstreamError("not configured");
 };
+
+/** An amount in USD from a provider: positive and at most 1,000,000, so every price computed from it stays exact. */
+export const providerUsd = z.number().positive().max(1_000_000);

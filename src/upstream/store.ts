@@ -3,9 +3,9 @@ import { fromUsdt } from "../core/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
 import { reasonOf } from "../core/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, readAlways, submit } from "./provider.js";
+import { lookup, missing, notConfigured, providerUsd, readAlways, submit } from "./provider.js";
 
-const limitsSchema = z.object({ min_usd: z.number().positive(), max_usd: z.number().positive(), fee_ratio: z.number().min(0).max(1) });
+const limitsSchema = z.object({ min_usd: providerUsd, max_usd: providerUsd, fee_ratio: z.number().min(0).max(1) });
 const orderSchema = z.object({
   status: z.enum(["completed", "failed", "processing"]),
   order_uuid: z.string().optional(),

@@ -20,7 +20,11 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
 
   app.get(
     "/v1/health",
-    { config: { public: true }, schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } } },
+    {
+      // Always 200 (the contract lists nothing else): no key, and no share in any rate-limit counter.
+      config: { public: true, rateLimit: false },
+      schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } },
+    },
     async () => {
       const { databaseReady, ready, configured, storeEnabled } = await core.health();
       return {
@@ -68,7 +72,7 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
     "/v1/rates",
     { schema: { summary: "Tariffs with live TON and UZS equivalents", response: { 200: ratesResponse, ...keyedErrors } } },
     async () => {
-      const tonUsd = await core.pricing.tonUsd();
+      const { tonUsd, fetchedAt } = await core.pricing.tonRate();
       // TON to 6 decimals, UZS to whole sums, by the service's one rounding rule.
       const ton = (usdtMicro: number) => (tonUsd === null ? null : toUsdt(divideRounded(usdtMicro, tonUsd)));
       const uzs = (usdtMicro: number) => divideRounded(usdtMicro * tariffs.uzsPerUsd, MICRO_PER_USDT);
@@ -90,7 +94,8 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
           uzs: Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), uzs(tariffs.premiumMicro[m])])),
         },
         payment_method: PAYMENT_METHOD,
-        updated_at: core.clock.now().toISOString(),
+        // When the live rate was read from its source (cached about a minute), not when this answer was made.
+        updated_at: fetchedAt,
       };
     },
   );

@@ -15,7 +15,7 @@ export function accountFeatures(core: Core) {
   // The gate lets only registered users past (but for /start), so ctx.caller is there from here on.
   async function balance(ctx: BotContext) {
     const available = await core.accounts.available(ctx.caller!.account);
-    const tonUsd = await core.pricing.tonUsd();
+    const { tonUsd } = await core.pricing.tonRate();
     const uzs = divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT);
     const ton = tonUsd === null ? ctx.t("ton-unavailable") : usdt(divideRounded(available, tonUsd));
     return ctx.reply(ctx.t("balance", { usdt: usdt(available), uzs, ton }), { reply_markup: mainMenu(ctx) });

@@ -3,7 +3,7 @@ import type { Account } from "../../core/accounts.js";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
-import { parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { MAX_USDT, parseBasisPoints, parseUsdt } from "../../core/money.js";
 import type { BotContext } from "../context.js";
 import { orderLine, type Translate, usdt } from "../format.js";
 
@@ -13,7 +13,7 @@ export const ADMIN_COMMANDS = {
   block: "/block <target>",
   unblock: "/unblock <target>",
   markup: "/markup <target> <store|games|giftcards> <percent|default>",
-  owner: "/owner <target> [daily|-] [per-order|-]",
+  owner: "/owner <target> [daily|-|keep] [per-order|-|keep]",
   wallet: "/wallet <usdt>",
   user: "/user <target>",
   stats: "/stats",
@@ -47,7 +47,7 @@ export function adminFeatures({ core, admins, tell }: AdminDeps) {
 
   const amount = (text: string | undefined) => {
     const micro = text === undefined ? null : parseUsdt(text);
-    if (micro === null || micro <= 0) throw new Usage("the amount is a USDT number above 0 with at most 6 decimals");
+    if (micro === null || micro <= 0) throw new Usage(`the amount is a USDT number above 0, at most ${MAX_USDT}, with at most 6 decimals`);
     return micro;
   };
 
@@ -96,10 +96,10 @@ export function adminFeatures({ core, admins, tell }: AdminDeps) {
   });
 
   command("owner", async ([who, daily, perOrder], actor) => {
-    const limit = (text: string | undefined) => (text === undefined || text === "-" ? null : amount(text));
+    // A limit left out (or "keep") stays as it is; "-" removes it.
+    const limit = (text: string | undefined) => (text === undefined || text === "keep" ? undefined : text === "-" ? null : amount(text));
     const account = await target(who);
-    const limits = { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) };
-    await core.admin.makeOwner(account.telegramId, limits, actor);
+    const limits = await core.admin.makeOwner(account.telegramId, { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) }, actor);
     const shown = (micro: number | null) => (micro === null ? "none" : usdt(micro));
     return `${who}: owner key, daily limit ${shown(limits.dailyLimitMicro)}, per-order limit ${shown(limits.orderLimitMicro)}`;
   });

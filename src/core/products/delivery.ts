@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Caller } from "../accounts.js";
 import { DomainError, notFound, unavailable } from "../errors.js";
-import { recipientOf } from "../limits.js";
+import { parseUsername, recipientOf } from "../limits.js";
 import type { Micro } from "../money.js";
 import type { ProductDefinition } from "../order.js";
 import { type GatewayPort, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
@@ -80,16 +80,18 @@ export function createDelivery(gateway: GatewayPort, pipeline: PurchasePipeline,
     stars: pipeline.offer(stars),
     premium: pipeline.offer(premium),
 
+    /** A recipient the purchase endpoints will take: the query is a username by their rule, and so is the answer. */
     async search(caller: Caller, product: SearchProduct, query: string): Promise<Found> {
+      const username = recipientOf(query, "query");
       requireGateway();
       let profile: RecipientProfile | null;
       try {
-        profile = await gateway.search(query.trim().replace(/^@/, ""), product);
+        profile = await gateway.search(username, product);
       } catch (error) {
         if (error instanceof UpstreamError) throw new DomainError("upstream_failed", `Recipient search failed: ${error.message}`);
         throw error;
       }
-      if (!profile) throw notFound(`Recipient ${query} not found`);
+      if (!profile || parseUsername(profile.username) === null) throw notFound(`Recipient ${query} not found`);
       const own = caller.account.username;
       return {
         ...profile,

@@ -70,7 +70,10 @@ export function createGames(games: GamesPort, pipeline: PurchasePipeline, markup
   async function checkPlayer(info: GameInfo, playerId: string, serverId: string | null): Promise<string> {
     if (!PLAYER_ID_PATTERN.test(playerId)) throw invalid(`player_id must be ${PLAYER_ID_RULE}`);
     const result = await live(() => games.checkPlayer(info.code, playerId, serverId));
-    if (!result.valid) throw invalid(`player_id ${playerId} is not valid for ${info.name}: ${result.reason}`);
+    if (!result.valid) {
+      const account = serverId === null ? `player_id ${playerId}` : `player_id ${playerId} on server_id ${serverId}`;
+      throw invalid(`${info.name} does not accept ${account}: ${result.reason}`);
+    }
     return result.playerName;
   }
 

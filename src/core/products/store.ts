@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../errors.js";
 import { checkStoreLogin } from "../limits.js";
 import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
-import { type Micro, toUsdt } from "../money.js";
+import { MAX_USDT, type Micro, toUsdt } from "../money.js";
 import type { ProductDefinition } from "../order.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -43,8 +43,8 @@ export function normaliseLogin(input: string): string {
 /** A nominal in USD with at most 2 decimals, to micro; the live limits are checked separately. */
 export function nominalMicro(amountUsd: number): Micro {
   const cents = amountUsd * 100;
-  if (!Number.isFinite(cents) || cents <= 0 || Math.abs(cents - Math.round(cents)) > 1e-6 || cents > 1e12) {
-    throw invalid("amount_usd must be a positive amount with at most 2 decimals", { reason: "invalid_amount" });
+  if (!Number.isFinite(cents) || cents <= 0 || Math.abs(cents - Math.round(cents)) > 1e-6 || cents > MAX_USDT * 100) {
+    throw invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
   }
   return Math.round(cents) * 10_000;
 }
