@@ -95,4 +95,62 @@ describe("admin CLI against a running service", () => {
     expect(overdraw.stderr).toContain("Insufficient");
     await h.assertLedgerInvariant();
   });
+
+  it("answers help, says why it refuses (negative, not a Telegram id, past the bound, an owner key), and keeps owner limits not named", async () => {
+    for (const args of [["help"], ["--help"]]) {
+      const help = await admin(...args);
+      expect(help.code, args[0]).toBe(0);
+      expect(help.stdout).toContain("usage: npm run admin");
+    }
+    await admin("key", "555003");
+    const refusals: Array<[string[], string]> = [
+      [["credit", "555003", "-5"], "cannot be negative"],
+      [["key", "0"], "positive whole number"],
+      [["credit", "555003", "9000000000"], "up to 1000000000"],
+    ];
+    for (const [args, why] of refusals) {
+      const result = await admin(...args);
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stderr, args.join(" ")).toContain(why);
+      expect(result.stderr, args.join(" ")).toContain("usage: npm run admin");
+    }
+
+    await admin("key", "555004");
+    expect((await admin("owner", "555004", "--daily-limit", "50", "--order-limit", "5")).stdout).toContain("daily limit 50.00, per-order limit 5.00");
+    expect((await admin("owner", "555004")).stdout).toContain("daily limit 50.00, per-order limit 5.00");
+    expect((await admin("owner", "555004", "--order-limit", "none")).stdout).toContain("daily limit 50.00, per-order limit none");
+    const owner = await admin("credit", "555004", "5");
+    expect(owner.code).toBe(1);
+    expect(owner.stderr).toContain("owner key");
+    expect(owner.stderr).toContain("wallet");
+    expect(owner.stderr).toContain("usage: npm run admin");
+    await h.assertLedgerInvariant();
+  });
+
+  it("answers every CLI credit and every purchase while both run at once, and the books stay whole", async () => {
+    const buyers = await Promise.all(Array.from({ length: 4 }, () => h.newKey(100)));
+    await admin("key", "555005");
+    // Enough for the two debits among the runs, whatever order they land in.
+    await admin("credit", "555005", "2");
+    let buying = true;
+    const purchases: number[] = [];
+    const load = (async () => {
+      let i = 0;
+      while (buying) {
+        const batch = buyers.map(({ key }) =>
+          h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50, idempotency_key: `load-${i++}` } }),
+        );
+        for (const res of await Promise.all(batch)) purchases.push(res.status);
+      }
+    })();
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => admin(i % 4 === 3 ? "debit" : "credit", "555005", "1")));
+    buying = false;
+    await load;
+    expect(runs.filter((r) => r.code !== 0).map((r) => r.stderr)).toEqual([]);
+    expect(purchases.length).toBeGreaterThan(20);
+    expect(purchases.filter((status) => status !== 200)).toEqual([]);
+    const [telegram] = await h.service.db.selectFrom("accounts").select("balance_micro").where("telegram_id", "=", "555005").execute();
+    expect(Number(telegram.balance_micro)).toBe(6_000_000);
+    await h.assertLedgerInvariant();
+  });
 });

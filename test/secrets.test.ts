@@ -26,6 +26,10 @@ describe("logs", () => {
       payload: `{"k":"${live}"`,
     });
     await h.call("GET", `/v1/orders?limit=${live}`, { key: live });
+    // A key pasted into a URL, plain and percent-encoded (sj%5F…), with and without a valid key header.
+    await h.call("GET", `/v1/balance?api_key=${live}`);
+    await h.call("GET", `/v1/balance?api_key=${live.replace("_", "%5F")}`, { key: live });
+    await h.call("GET", `/v1/balance?api_key=${encodeURIComponent(live).replace(/[A-Za-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`)}`);
 
     const text = h.logs.join("");
     expect(h.logs.length).toBeGreaterThan(10);

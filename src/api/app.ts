@@ -12,6 +12,7 @@ import { DomainError } from "../core/errors.js";
 import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
+import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
@@ -57,7 +58,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       security: [{ apiKey: [] }, { bearer: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) =>
+      finishDocument(jsonSchemaTransformObject(document) as Parameters<typeof finishDocument>[0]) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 
   registerAuth(app, options.core.accounts);

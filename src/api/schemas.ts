@@ -257,7 +257,12 @@ export const storePricingResponse = z.object({
 
 export const storeBody = z.object({
   login: z.string(expect("login", "a string")).min(1, "login must not be empty").max(200, "login must be at most 200 characters"),
-  amount_usd: z.number(expect("amount_usd", "a number")),
+  amount_usd: z
+    .number(expect("amount_usd", "a number"))
+    .positive("amount_usd must be more than 0")
+    .max(MAX_USDT, `amount_usd must be at most ${MAX_USDT}`)
+    .meta({ multipleOf: 0.01 })
+    .describe("Nominal in USD, at most 2 decimals; the live limits (GET /v1/store/pricing, 1 to 400 today) decide what is accepted"),
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
 });

@@ -40,7 +40,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
    * A credit or debit of a standard account. An owner key spends the service wallet: money put on its own
    * balance could never be spent, so it is refused with a pointer to the wallet.
    */
-  function adjust(telegramId: string, amountMicro: Micro, kind: "credit" | "debit", actor: string, note?: string): Promise<Micro> {
+  async function adjust(telegramId: string, amountMicro: Micro, kind: "credit" | "debit", actor: string, note?: string): Promise<Micro> {
     positive(Math.abs(amountMicro));
     return db.transaction().execute(async (trx) => {
       const account = await target(trx, telegramId);

@@ -27,7 +27,14 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
 
   app.get(
     "/v1/games",
-    { schema: { summary: "Games that can be topped up (dynamic)", response: { 200: gamesResponse, 503: errorBody, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "Games that can be topped up (dynamic)",
+        operationId: "listGames",
+        tags: ["Games"],
+        response: { 200: gamesResponse, 503: errorBody, ...keyedErrors },
+      },
+    },
     async (req) => {
       const { markupBp, games } = await core.games.list(callerOf(req));
       return {
@@ -51,6 +58,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     {
       schema: {
         summary: "Denominations with the exact USDT price to be charged",
+        operationId: "getGameCatalogue",
+        tags: ["Games"],
         params: gameCodeParams,
         querystring: catalogueQuery,
         response: { 200: gameCatalogueResponse, ...readErrors },
@@ -78,6 +87,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     {
       schema: {
         summary: "Look up the in-game nickname (free)",
+        operationId: "checkGamePlayer",
+        tags: ["Games"],
         params: gameCodeParams,
         body: checkPlayerBody,
         response: { 200: checkPlayerResponse, ...readErrors },
@@ -101,6 +112,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     {
       schema: {
         summary: "Credit a player; answers 202 processing, then poll GET /v1/games/orders/{order_id}",
+        operationId: "orderGameCredit",
+        tags: ["Games"],
         params: gameCodeParams,
         body: gameOrderBody,
         response: { 200: gameOrderResponse, 202: gameOrderResponse, 502: gameOrderResponse, 402: insufficientFundsBody, ...readErrors },
@@ -125,6 +138,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     {
       schema: {
         summary: "A game order by the service's id, refreshed from the provider",
+        operationId: "getGameOrder",
+        tags: ["Games"],
         params: orderIdParams,
         response: { 200: gameOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
       },

@@ -24,7 +24,14 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
 
   app.get(
     "/v1/giftcards",
-    { schema: { summary: "Gift card brands (dynamic)", response: { 200: giftcardsResponse, 503: errorBody, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "Gift card brands (dynamic)",
+        operationId: "listGiftcardBrands",
+        tags: ["Gift cards"],
+        response: { 200: giftcardsResponse, 503: errorBody, ...keyedErrors },
+      },
+    },
     async (req) => {
       const { markupBp, brands } = await core.giftcards.list(callerOf(req));
       return {
@@ -40,6 +47,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Denominations with price, stock and quantity limits",
+        operationId: "getGiftcardCatalogue",
+        tags: ["Gift cards"],
         params: categoryParams,
         response: { 200: giftcardCatalogueResponse, ...readErrors },
       },
@@ -68,6 +77,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Order codes (quantity defaults to 1); answers 202, then fetch codes from GET /v1/giftcards/orders/{order_id}",
+        operationId: "orderGiftcards",
+        tags: ["Gift cards"],
         params: categoryParams,
         body: giftcardOrderBody,
         response: { 200: giftcardOrderResponse, 202: giftcardOrderResponse, 502: giftcardOrderResponse, 402: insufficientFundsBody, ...readErrors },
@@ -88,6 +99,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "A gift card order with its codes once completed; store the codes safely",
+        operationId: "getGiftcardOrder",
+        tags: ["Gift cards"],
         params: orderIdParams,
         response: { 200: giftcardOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
       },

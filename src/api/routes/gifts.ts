@@ -13,7 +13,14 @@ import { errorBody, giftBody, giftIdParams, giftOrderResponse, giftsResponse, in
 export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   app.get(
     "/v1/gifts",
-    { schema: { summary: "Gifts on sale now (read it each time)", response: { 200: giftsResponse, 503: errorBody, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "Gifts on sale now (read it each time)",
+        operationId: "listGifts",
+        tags: ["Gifts"],
+        response: { 200: giftsResponse, 503: errorBody, ...keyedErrors },
+      },
+    },
     async (req) => {
       callerOf(req);
       const items = await core.gifts.catalogue();
@@ -32,6 +39,8 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     {
       schema: {
         summary: "Send a gift: 201 sent, 200 replay, 400 recipient_refuses (nothing charged), 502 refunded",
+        operationId: "sendGift",
+        tags: ["Gifts"],
         body: giftBody,
         response: {
           200: giftOrderResponse,
@@ -66,6 +75,8 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     {
       schema: {
         summary: "The gift's Lottie animation, gzip-compressed (Content-Encoding: gzip)",
+        operationId: "getGiftSticker",
+        tags: ["Gifts"],
         params: giftIdParams,
         response: { 200: z.unknown().describe("Lottie JSON"), 400: errorBody, 404: errorBody, 503: errorBody, ...keyedErrors },
       },

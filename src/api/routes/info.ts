@@ -23,7 +23,13 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
     {
       // Always 200 (the contract lists nothing else): no key, and no share in any rate-limit counter.
       config: { public: true, rateLimit: false },
-      schema: { summary: "Service and provider readiness (no key)", response: { 200: healthResponse } },
+      schema: {
+        summary: "Service and provider readiness (no key)",
+        operationId: "getHealth",
+        tags: ["Service"],
+        security: [],
+        response: { 200: healthResponse },
+      },
     },
     async () => {
       const { databaseReady, ready, configured, storeEnabled } = await core.health();
@@ -44,7 +50,14 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
 
   app.get(
     "/v1/balance",
-    { schema: { summary: "Spendable USDT balance of the key", response: { 200: balanceResponse, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "Spendable USDT balance of the key",
+        operationId: "getBalance",
+        tags: ["Account"],
+        response: { 200: balanceResponse, ...keyedErrors },
+      },
+    },
     async (request) => {
       const { account } = callerOf(request);
       const funds = await core.accounts.balance(account);
@@ -59,7 +72,14 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
 
   app.get(
     "/v1/pricing",
-    { schema: { summary: "Stars and premium tariffs in USDT", response: { 200: pricingResponse, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "Stars and premium tariffs in USDT",
+        operationId: "getPricing",
+        tags: ["Stars and premium"],
+        response: { 200: pricingResponse, ...keyedErrors },
+      },
+    },
     async () => ({
       success: true as const,
       stars: { min: STARS_MIN, max: STARS_MAX, usdt_per_star: toUsdt(tariffs.usdtPerStarMicro) },
@@ -70,7 +90,14 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
 
   app.get(
     "/v1/rates",
-    { schema: { summary: "Tariffs with live TON and UZS equivalents", response: { 200: ratesResponse, ...keyedErrors } } },
+    {
+      schema: {
+        summary: "Tariffs with live TON and UZS equivalents",
+        operationId: "getRates",
+        tags: ["Stars and premium"],
+        response: { 200: ratesResponse, ...keyedErrors },
+      },
+    },
     async () => {
       const { tonUsd, fetchedAt } = await core.pricing.tonRate();
       // TON to 6 decimals, UZS to whole sums, by the service's one rounding rule.

@@ -23,6 +23,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     {
       schema: {
         summary: "The key's orders, newest first",
+        operationId: "listOrders",
+        tags: ["Orders"],
         querystring: ordersQuery,
         response: { 200: ordersResponse, 400: errorBody, ...keyedErrors },
       },
@@ -38,6 +40,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     {
       schema: {
         summary: "One order: stars and premium in the PurchaseResponse shape, other products in their own; refreshed while processing",
+        operationId: "getOrder",
+        tags: ["Orders"],
         params: orderIdParams,
         response: {
           200: z.union([purchaseResponse, storeOrderResponse, gameOrderResponse, giftcardOrderResponse, giftOrderResponse]),

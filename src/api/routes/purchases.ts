@@ -69,6 +69,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Look up a recipient (never charges)",
+        operationId: "searchRecipient",
+        tags: ["Stars and premium"],
         body: searchBody,
         response: { 200: searchResponse, 400: errorBody, 404: errorBody, 502: errorBody, 503: errorBody, ...keyedErrors },
       },
@@ -87,6 +89,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Buy stars for a recipient",
+        operationId: "buyStars",
+        tags: ["Stars and premium"],
         body: starsBody,
         response: { 200: purchaseResponse, 502: purchaseResponse, ...purchaseErrors },
       },
@@ -102,6 +106,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Buy a premium subscription for a recipient",
+        operationId: "buyPremium",
+        tags: ["Stars and premium"],
         body: premiumBody,
         response: { 200: purchaseResponse, 502: errorBody, ...purchaseErrors },
       },
@@ -124,6 +130,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Sandbox: validate a stars order, no charge or delivery",
+        operationId: "sandboxStars",
+        tags: ["Sandbox"],
         body: starsBody,
         response: { 200: sandboxResponse, ...sandboxErrors },
       },
@@ -135,6 +143,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     {
       schema: {
         summary: "Sandbox: validate a premium order, no charge or delivery",
+        operationId: "sandboxPremium",
+        tags: ["Sandbox"],
         body: premiumBody,
         response: { 200: sandboxResponse, ...sandboxErrors },
       },

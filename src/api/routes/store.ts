@@ -33,6 +33,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       config: { fieldErrorCodes: STORE_FIELD_CODES },
       schema: {
         summary: "Live limits, the key's markup, and a quote",
+        operationId: "getStorePricing",
+        tags: ["Store"],
         querystring: storePricingQuery,
         response: { 200: storePricingResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
       },
@@ -59,6 +61,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       config: { fieldErrorCodes: STORE_FIELD_CODES },
       schema: {
         summary: "Top up a store wallet; may answer 202 processing, then poll GET /v1/store/{order_id}",
+        operationId: "topUpStore",
+        tags: ["Store"],
         body: storeBody,
         response: { 200: storeOrderResponse, 202: storeOrderResponse, 502: storeOrderResponse, ...orderErrors },
       },
@@ -75,6 +79,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     {
       schema: {
         summary: "A store order, refreshed from the provider while processing",
+        operationId: "getStoreOrder",
+        tags: ["Store"],
         params: orderIdParams,
         response: { 200: storeOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
       },
@@ -91,6 +97,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       config: { fieldErrorCodes: STORE_FIELD_CODES },
       schema: {
         summary: "Sandbox: a validated store order, completed at once, nothing charged",
+        operationId: "sandboxStore",
+        tags: ["Sandbox"],
         body: storeBody,
         response: { 200: storeOrderResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
       },
