@@ -93,8 +93,8 @@ export const configSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{16,256}$/, "must be 16 to 256 letters, digits, _ or -")
       .optional(),
-    /** Port of the in-process simulator when UPSTREAM=simulator; 0 picks a free one. */
-    SIMULATOR_PORT: integer("0", 0, 65535),
+    /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */
+    SIMULATOR_PORT: integer("9090", 0, 65535),
     /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
     SIMULATOR_TIME_SCALE: z
       .string()

@@ -13,12 +13,16 @@ try {
 
 if (config.UPSTREAM === "simulator") {
   // The embedded default: every upstream is the bundled simulator on a loopback port.
-  const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE });
+  const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE }).catch((error: { code?: string }) => {
+    if (error.code !== "EADDRINUSE") throw error;
+    console.error(`SIMULATOR_PORT ${config.SIMULATOR_PORT} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);
+    process.exit(1);
+  });
   // Addresses set explicitly still win, so one provider can be real while the others are simulated.
   const simulated = allProvidersAt(simulator.url);
   const current = config;
   config = { ...current, ...Object.fromEntries(PROVIDER_URLS.map((name) => [name, current[name] ?? simulated[name]])) };
-  console.log(`upstream simulator on ${simulator.url}`);
+  console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
 }
 
 const service = await createService(config);

@@ -97,6 +97,14 @@ describe("admin commands", () => {
     }
     expect(await say("/credit @nobody_here 5")).toContain("No user @nobody_here");
     expect(await say("/debit @ursula_u 5")).toContain("Insufficient");
+    // Past the bound of any amount, and an owner key, which spends the wallet: refused, saying why.
+    expect(await say("/credit @ursula_u 9000000000")).toContain("at most 1000000000");
+    await customer("oscar_o");
+    expect(await say("/owner @oscar_o 20 -")).toContain("daily limit 20.00");
+    expect(await say("/owner @oscar_o")).toContain("daily limit 20.00, per-order limit none");
+    const owner = await say("/credit @oscar_o 5");
+    expect(owner).toContain("owner key");
+    expect(owner).toContain("wallet");
     expect(await h.service.db.selectFrom("ledger_entries").selectAll().execute()).toEqual(before);
   });
 

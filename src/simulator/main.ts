@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROVIDER_URLS } from "../config.js";
 import { startSimulator } from "./server.js";
 
 const env = z
@@ -9,4 +10,6 @@ const env = z
   .parse(process.env);
 
 const { url } = await startSimulator(env.SIMULATOR_PORT, { timeScale: env.SIMULATOR_TIME_SCALE, logger: true });
-console.log(`upstream simulator listening on ${url} (point GATEWAY_URL and RATES_URL at it with UPSTREAM=external)`);
+console.log(`upstream simulator listening on ${url}; to use it from the service:
+  UPSTREAM=external ${PROVIDER_URLS.map((name) => `${name}=${url}`).join(" ")} npm start
+faults: curl -s ${url}/control/faults -H 'content-type: application/json' -d '{"provider":"gateway","mode":"down"}'`);
