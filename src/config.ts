@@ -80,6 +80,10 @@ export const configSchema = z
       .string()
       .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, "must look like 123456:ABC-DEF… (from @BotFather)")
       .optional(),
+    /** Who users can write to (an @username, a link or an address), shown by the bot wherever a flow ends in a refusal. */
+    SUPPORT_CONTACT: z.string().trim().min(1).max(200).optional(),
+    /** Admin credits, debits and wallet settings above this amount ask the admin to confirm first. */
+    ADMIN_CONFIRM_ABOVE_USDT: usdt("1000", 1_000_000_000),
     /** Another Bot API server for the bot (the local emulator in tests and `npm run chat`). */
     TELEGRAM_API_ROOT: url,
     ADMIN_TELEGRAM_IDS: z

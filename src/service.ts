@@ -32,6 +32,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         token: config.BOT_TOKEN,
         apiRoot: config.TELEGRAM_API_ROOT,
         admins: config.ADMIN_TELEGRAM_IDS,
+        support: config.SUPPORT_CONTACT ?? null,
+        adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_USDT,
         log,
       })
     : null;

@@ -184,7 +184,7 @@ describe("webhook mode", () => {
         headers: { "x-telegram-bot-api-secret-token": secret },
       });
       expect(taken.statusCode).toBe(200);
-      expect((await chat.next((t) => /sj_[A-Za-z0-9_-]{43}/.test(t))).protect_content).toBe(true);
+      expect((await chat.next((t) => /sj_[A-Za-z0-9_-]{43}/.test(t))).protect_content).toBeFalsy();
     } finally {
       await hooked.close();
     }

@@ -19,13 +19,13 @@ describe("store top-up in the bot", () => {
     await chat.tap("Store top-up");
     expect((await chat.next((t) => t.includes("login"))).text).toContain("not the profile name");
     expect((await chat.reply("gabe@example.com", (t) => t.includes("e-mail"))).text).toContain("not accepted");
-    await chat.reply("pending_gabe", (t) => t.includes("How many USD"));
-    expect((await chat.reply("10.123", (t) => t.includes("at most 2 decimals"))).text).toContain("1 to 400");
+    await chat.reply("pending_gabe", (t) => t.includes("How much to add"));
+    expect((await chat.reply("10.123", (t) => t.includes("at most 2 decimals"))).text).toContain("from 1.00 USD to 400.00 USD");
     const confirm = await chat.reply("10", (t) => t.includes("Confirm?"));
     for (const part of [
-      "Nominal: 10.00 USD",
-      "Provider fee: 0.30 USD",
-      "Service markup (3%): 0.309 USDT",
+      "Credited to the wallet: 10.00 USD",
+      "Provider fee: 0.30 USDT",
+      "Service markup (3%): 0.31 USDT",
       "Total: 10.61 USDT",
       "Balance after: 39.39 USDT",
     ]) {
@@ -49,18 +49,17 @@ describe("game credit in the bot", () => {
     expect(servers.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toEqual(["America", "Europe", "Asia", "TW, HK, MO", "✖ Cancel"]);
     await chat.tap("Europe");
     await chat.next((t) => t.includes("player ID"));
-    expect((await chat.reply("000000", (t) => t.includes("not found"))).text).toBeTruthy();
-    const who = await chat.reply("700123456", (t) => t.includes("right account"));
+    expect((await chat.reply("000000", (t) => t.includes("not accepted"))).text).toContain("player ID not found");
+    const who = await chat.reply("700123456", (t) => t.includes("Choose the top-up"));
     expect(who.text).toContain("Player3456");
     expect(who.text).toContain("cannot be reversed");
-    await chat.tap("No");
+    await chat.tap("Wrong account");
     await chat.next((t) => t.includes("player ID"));
-    await chat.reply("700123456", (t) => t.includes("right account"));
-    await chat.tap("Yes");
-    await chat.next((t) => t.includes("Choose the top-up"));
+    await chat.reply("700123456", (t) => t.includes("Choose the top-up"));
     await chat.tap("Blessing of the Welkin Moon");
     const confirm = await chat.next((t) => t.includes("Confirm?"));
-    expect(confirm.text).toContain("server os_euro");
+    expect(confirm.text).toContain("server Europe");
+    expect(confirm.text).not.toContain("os_euro");
     expect(confirm.text).toContain("5.2395 USDT");
     await chat.tap("Confirm");
     await chat.next((t) => t.includes("being processed"));
@@ -80,9 +79,7 @@ describe("game credit in the bot", () => {
     await chat.next((t) => t.includes("Which game?"));
     await chat.tap("PUBG Mobile");
     await chat.next((t) => t.includes("Note:"));
-    await chat.reply("999111222", (t) => t.includes("right account"));
-    await chat.tap("Yes");
-    await chat.next((t) => t.includes("Choose the top-up"));
+    await chat.reply("999111222", (t) => t.includes("Choose the top-up"));
     await chat.tap(/^60 ·/);
     await chat.next((t) => t.includes("Confirm?"));
     await chat.tap("Confirm");
@@ -128,12 +125,8 @@ describe("gifts in the bot", () => {
     const gifts = await chat.next((t) => t.includes("Which gift?"));
     expect(gifts.reply_markup!.inline_keyboard.flat().some((b) => b.text.includes("🎃"))).toBe(false);
     await chat.tap("🌹");
-    await chat.reply("@refuse_rita", (t) => t.includes("message"));
-    await chat.tap("Skip");
-    await chat.next((t) => t.includes("Show your name"));
-    await chat.tap("Hide my name");
-    // The confirmation is the core's quote, which checks the recipient: the refusal comes before any Confirm.
-    const refused = await chat.next((t) => t.includes("does not accept gifts"));
+    // The recipient is checked at once, and asked again with the reason.
+    const refused = await chat.reply("@refuse_rita", (t) => t.includes("does not accept gifts"));
     expect((await chat.messages()).some((m) => m.text?.includes("Confirm?"))).toBe(false);
     expect(refused.text).toContain("their choice");
     expect(refused.text).toContain("nothing was charged");

@@ -40,11 +40,12 @@ const orders = async (telegramId: number) => {
 };
 
 describe("keys", () => {
-  it("/start registers and shows a working key once, as a protected code entity; a returning user gets the menu", async () => {
+  it("/start registers and shows a working key once, as a code entity that can be copied; a returning user gets the menu", async () => {
     const chat = user();
     const shown = await chat.reply("/start", (t) => KEY.test(t));
     const key = KEY.exec(shown.text)![0];
-    expect(shown.protect_content).toBe(true);
+    // Protected content cannot be copied in Telegram, and a key must be copied into the partner's system.
+    expect(shown.protect_content).toBeFalsy();
     expect(shown.entities).toContainEqual({ type: "code", offset: shown.text.indexOf(key), length: key.length });
     expect(shown.text).toContain("X-API-Key");
     expect(shown.text).toContain("only time");

@@ -20,6 +20,10 @@ export interface BotOptions {
   token: string;
   apiRoot?: string;
   admins: number[];
+  /** Who users can write to, shown wherever a flow ends in a refusal; null for none. */
+  support: string | null;
+  /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
+  adminConfirmAboveMicro: number;
   log: NotifyLog & { info(obj: object, msg: string): void };
 }
 
@@ -27,6 +31,7 @@ export interface BotOptions {
 const CONVERSATION_VERSION = 1;
 const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
 
+const ADMIN_PATTERN = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
 const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "language", "help", "cancel"];
 
 /** The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications. */
@@ -57,12 +62,15 @@ export function createBot(options: BotOptions) {
       return;
     }
     const caller = ctx.caller;
+    const support = options.support ? `\n${ctx.t("support", { contact: options.support })}` : "";
     if (caller?.account.blocked) {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery();
-      await ctx.reply(ctx.t("blocked"));
+      await ctx.reply(`${ctx.t("blocked")}${support}`);
       return;
     }
-    if (!caller && !ctx.message?.text?.startsWith("/start")) {
+    // Administrators use their commands without being customers (no key needed).
+    const adminCommand = admins.has(ctx.from.id) && (ADMIN_PATTERN.test(ctx.message?.text ?? "") || ctx.callbackQuery?.data?.startsWith("adm:"));
+    if (!caller && !adminCommand && !ctx.message?.text?.startsWith("/start")) {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery();
       await ctx.reply(ctx.t("start-first"));
       return;
@@ -100,10 +108,11 @@ export function createBot(options: BotOptions) {
     await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
   });
 
-  for (const flow of FLOWS) bot.use(flow.install({ core }));
+  const deps = { core, menu: mainMenu, support: options.support };
+  for (const flow of FLOWS) bot.use(flow.install(deps));
   bot.use(keyFeatures(core));
-  bot.use(accountFeatures(core));
-  bot.use(adminFeatures({ core, admins, tell: notifier.tell }));
+  bot.use(accountFeatures(core, options.support));
+  bot.use(adminFeatures({ core, admins, tell: notifier.tell, confirmAboveMicro: options.adminConfirmAboveMicro }));
 
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.
   bot.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: ctx.t("button-expired") }));

@@ -4,21 +4,38 @@ import type { Order } from "../core/products/index.js";
 /** A translation function: the context's `t`, or a locale's outside any update (notifications). */
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
 
-/** One number format for USDT in every message. */
+/** One number format for USDT in every message: at least 2 decimals, and every decimal a charge has. */
 export const usdt = (micro: Micro) => formatUsdt(micro);
 
-/** One line about an order, for lists and notifications. */
-export function orderLine(t: Translate, order: Order): string {
-  return t("order-line", {
-    id: String(order.id),
-    product: t(`product-${order.productType}`),
-    recipient: order.recipient,
-    charged: usdt(order.chargeMicro),
-    status: t(`status-${order.status}`),
-  });
+/** One number format for USD (store nominals): always 2 decimals, then "USD". */
+export const usd = (micro: Micro) => `${(Math.round(micro / 10_000) / 100).toFixed(2)} USD`;
+
+/** Whom or what an order was for, as a person reads it: a gift card order names its cards, not a brand id. */
+const forWhom = (order: Order) => (order.productType === "giftcard" ? `${order.details.quantity} × ${order.details.denomination}` : order.recipient);
+
+/** One line about an order: with its status for lists, without it where the message says it already (notifications). */
+export function orderLine(t: Translate, order: Order, withStatus = true): string {
+  const vars = { id: String(order.id), product: t(`product-${order.productType}`), recipient: forWhom(order), charged: usdt(order.chargeMicro) };
+  return withStatus ? t("order-line", { ...vars, status: t(`status-${order.status}`) }) : t("order-line-short", vars);
 }
 
-/** Why an order failed: a reason of ours in the user's language; a plain provider error keeps the provider's own note. */
+/**
+ * Why an order failed: a reason of ours in the user's language; for a plain provider error, the provider's own
+ * note, quoted on a line of its own so that it never sits inside a sentence of the other language.
+ */
 export function failureReason(t: Translate, order: Order): string {
-  return order.reason && order.reason !== "provider_error" ? t(`reason-${order.reason}`) : (order.error ?? "");
+  if (order.reason && order.reason !== "provider_error") return t(`reason-${order.reason}`);
+  return order.error ? t("provider-note", { note: order.error }) : t("reason-provider_error");
+}
+
+/**
+ * A number as people type it, as a plain decimal: "10 000" and "10,000" (thousands, also in the bot's own
+ * format), "10,5" (a decimal comma), "1 000,50". Null when it is not a number.
+ */
+export function plainNumber(text: string): string | null {
+  let value = text.trim();
+  if (/^\d{1,3}([\s\u00a0\u202f]\d{3})+([.,]\d+)?$/.test(value)) value = value.replace(/[\s\u00a0\u202f]/g, "").replace(",", ".");
+  else if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(value)) value = value.replace(/,/g, "");
+  else if (/^\d+,\d+$/.test(value)) value = value.replace(",", ".");
+  return /^\d+(\.\d+)?$/.test(value) ? value : null;
 }

@@ -34,7 +34,7 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog)
     if (!account.telegramId) return;
     const codes = await core.orders.codes(order);
     await tell(account.telegramId, (t) => {
-      const line = orderLine(t, order);
+      const line = orderLine(t, order, false);
       if (order.status === "failed") return t("notify-refunded", { line, charged: usdt(order.chargeMicro), reason: failureReason(t, order) });
       return codes.length ? `${t("notify-completed", { line })}\n\n${t("codes", { codes: codes.join("\n") })}` : t("notify-completed", { line });
     });

@@ -22,5 +22,6 @@ export function refusalText(t: Translate, refusal: Refusal): string {
   };
   const reason: Reason | undefined = details.reason;
   if (reason) return t("refusal", { reason: t(`reason-${reason}`, money) });
+  if (details.rule) return t(`rule-${details.rule}`, money);
   return t(`refused-${refusal.code}`, money);
 }

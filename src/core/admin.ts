@@ -4,7 +4,7 @@ import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDa
 import { invalid, notFound } from "./errors.js";
 import { post } from "./ledger.js";
 import type { MarkupProduct } from "./markup.js";
-import { MAX_USDT, type Micro, withinBound } from "./money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, withinBound } from "./money.js";
 import type { Clock } from "./ports.js";
 
 const markupColumn = {
@@ -32,7 +32,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
 
   async function target(trx: Executor, telegramId: string): Promise<Account> {
     const account = await findByTelegramId(trx, telegramId);
-    if (!account) throw notFound(`No account for Telegram user ${telegramId}: issue a key first`);
+    if (!account) throw notFound(`No account for Telegram user ${telegramId}: issue a key first`, { rule: "no_account" });
     return account;
   }
 
@@ -47,6 +47,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
       if (account.kind === "owner") {
         throw invalid(
           `${telegramId} is an owner key: it spends the service wallet, not a balance of its own; change the wallet instead (wallet <usdt>)`,
+          { rule: "owner_key" },
         );
       }
       return post(trx, { accountId: account.id, amountMicro, kind, actor, note, at: clock.now().toISOString() });
@@ -54,7 +55,9 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
   }
 
   function positive(amountMicro: Micro) {
-    if (!withinBound(amountMicro) || amountMicro === 0) throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`);
+    if (!withinBound(amountMicro) || amountMicro === 0) {
+      throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
+    }
   }
 
   return {
@@ -82,7 +85,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
     /** A personal markup in basis points, or null to return to the default. */
     setMarkup(telegramId: string, product: MarkupProduct, basisPoints: number | null, actor: string): Promise<void> {
       if (basisPoints !== null && (!Number.isInteger(basisPoints) || basisPoints < 0 || basisPoints > 10_000)) {
-        throw invalid("The markup must be a percentage from 0 to 100");
+        throw invalid("The markup must be a percentage from 0 to 100", { rule: "markup_range" });
       }
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
@@ -104,7 +107,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
         if (account.kind !== "owner" && account.balanceMicro > 0) {
-          throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`);
+          throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`, { rule: "holds_balance" });
         }
         const owner = account.kind === "owner";
         const applied = {
@@ -178,7 +181,8 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
     setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
-      if (!withinBound(amountMicro)) throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`);
+      if (!withinBound(amountMicro))
+        throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
       return db.transaction().execute(async (trx) => {
         const wallet = await walletAccount(trx);
         const difference = amountMicro - wallet.balanceMicro;

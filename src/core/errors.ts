@@ -9,8 +9,12 @@ import type { Reason } from "./reasons.js";
 export type ErrorCode =
   "invalid_input" | "unauthorized" | "key_blocked" | "not_found" | "insufficient_funds" | "rate_limited" | "upstream_failed" | "unavailable";
 
+/** Which administrator rule refused an admin operation (no API client ever meets these), for faces to word it. */
+export type AdminRule = "no_account" | "owner_key" | "amount_bound" | "balance_bound" | "holds_balance" | "markup_range";
+
 export interface ErrorDetails {
   reason?: Reason;
+  rule?: AdminRule;
   /** insufficient_funds: what the order needs; price_changed: the charge it would have now. */
   requiredMicro?: Micro;
   balanceMicro?: Micro;

@@ -22,7 +22,7 @@ export interface Posting {
  */
 export async function post(trx: Executor, posting: Posting): Promise<Micro> {
   if (!Number.isSafeInteger(posting.amountMicro) || Math.abs(posting.amountMicro) > MAX_MICRO) {
-    throw invalid(`An amount is at most ${MAX_USDT} USDT`);
+    throw invalid(`An amount is at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
   }
   const updated = await trx
     .updateTable("accounts")
@@ -34,7 +34,9 @@ export async function post(trx: Executor, posting: Posting): Promise<Micro> {
   if (!updated) {
     const account = await trx.selectFrom("accounts").select("balance_micro").where("id", "=", posting.accountId).executeTakeFirst();
     if (!account) throw new Error(`ledger: account ${posting.accountId} does not exist`);
-    if (posting.amountMicro > 0) throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`);
+    if (posting.amountMicro > 0) {
+      throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`, { rule: "balance_bound", maxMicro: MAX_MICRO });
+    }
     throw new DomainError("insufficient_funds", "Insufficient balance", {
       requiredMicro: -posting.amountMicro,
       balanceMicro: Number(account.balance_micro),

@@ -91,7 +91,8 @@ function checkPlayer(
   playerId: string,
   serverId: string | null | undefined,
 ): { valid: true; name: string } | { valid: false; reason: string } {
-  if (!/^\d{5,12}$/.test(playerId) || playerId === "000000") return { valid: false, reason: "player ID not found" };
+  if (!/^\d{5,12}$/.test(playerId)) return { valid: false, reason: "a player ID is digits only, 5 to 12 of them" };
+  if (playerId === "000000") return { valid: false, reason: "player ID not found" };
   if (game.required_fields.includes("serverid")) {
     if (!serverId) return { valid: false, reason: "server ID required" };
     if (game.servers && !Object.values(game.servers).includes(serverId)) return { valid: false, reason: "unknown server" };

@@ -9,7 +9,7 @@ import { mainMenu } from "../keyboards.js";
 const RECENT_ORDERS = 10;
 
 /** Balance, orders, help, language and the main menu. */
-export function accountFeatures(core: Core) {
+export function accountFeatures(core: Core, support: string | null) {
   const composer = new Composer<BotContext>();
 
   // The gate lets only registered users past (but for /start), so ctx.caller is there from here on.
@@ -54,7 +54,9 @@ export function accountFeatures(core: Core) {
     return ctx.reply(lines.join("\n"));
   });
 
-  composer.command(["help", "menu"], (ctx) => ctx.reply(ctx.t("help"), { reply_markup: mainMenu(ctx) }));
+  composer.command(["help", "menu"], (ctx) =>
+    ctx.reply(`${ctx.t("help")}${support ? `\n${ctx.t("support", { contact: support })}` : ""}`, { reply_markup: mainMenu(ctx) }),
+  );
 
   const languages = () => {
     const keyboard = new InlineKeyboard();

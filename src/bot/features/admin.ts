@@ -1,11 +1,13 @@
-import { Composer } from "grammy";
+import { randomUUID } from "node:crypto";
+import { Composer, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/accounts.js";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
-import { MAX_USDT, parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
 import type { BotContext } from "../context.js";
-import { orderLine, type Translate, usdt } from "../format.js";
+import { orderLine, plainNumber, type Translate, usdt } from "../format.js";
+import { refusalText } from "../refusals.js";
 
 export const ADMIN_COMMANDS = {
   credit: "/credit <target> <usdt> [note]",
@@ -19,94 +21,159 @@ export const ADMIN_COMMANDS = {
   stats: "/stats",
 } as const;
 
-class Usage extends Error {}
+/** A bad argument: the i18n key of why, and its values; answered with the command's usage line. */
+class Usage extends Error {
+  constructor(
+    readonly key: string,
+    readonly vars: Record<string, string | number> = {},
+  ) {
+    super(key);
+  }
+}
 
 export interface AdminDeps {
   core: Core;
   admins: Set<number>;
-
   /** Tells a user something in their own language; failures (a user who blocked the bot) are logged, not thrown. */
   tell(telegramId: string, text: (t: Translate) => string): Promise<void>;
+  /** Money moves above this ask the admin to confirm first. */
+  confirmAboveMicro: Micro;
 }
+
+/** A refused admin operation in the admin's language: a short balance names what the account holds. */
+function adminRefusal(ctx: BotContext, error: DomainError): string {
+  if (error.code === "insufficient_funds") return ctx.t("adm-insufficient", { balance: usdt(error.details.balanceMicro ?? 0) });
+  return refusalText(ctx.t.bind(ctx), error);
+}
+
+/** A money move waiting for the admin's Confirm; kept in memory for a few minutes (a restart asks to send it again). */
+interface Pending {
+  admin: number;
+  until: number;
+  run(): Promise<string>;
+}
+const PENDING_MS = 5 * 60 * 1000;
 
 /**
  * Admin commands, for the ids in ADMIN_TELEGRAM_IDS only: everyone else falls through as if they did not exist.
  * A target is a Telegram user id, an @username the bot has seen, or a key's display prefix (sj_xxxxxxxx).
- * Every action is a ledger or audit entry naming the admin (actor tg:<id>).
+ * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
+ * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
  */
-export function adminFeatures({ core, admins, tell }: AdminDeps) {
+export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDeps) {
   const composer = new Composer<BotContext>();
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
+  const pending = new Map<string, Pending>();
 
   async function target(text: string | undefined): Promise<Account & { telegramId: string }> {
-    if (!text) throw new Usage("a target is needed");
+    if (!text) throw new Usage("adm-need-target");
     const account = await core.admin.findTarget(text);
-    if (!account?.telegramId) throw new DomainError("not_found", `No user ${text}`);
+    if (!account?.telegramId) throw new Usage("adm-no-user", { target: text });
     return account as Account & { telegramId: string };
   }
 
   const amount = (text: string | undefined) => {
-    const micro = text === undefined ? null : parseUsdt(text);
-    if (micro === null || micro <= 0) throw new Usage(`the amount is a USDT number above 0, at most ${MAX_USDT}, with at most 6 decimals`);
+    const plain = text === undefined ? null : plainNumber(text);
+    const micro = plain === null ? null : parseUsdt(plain);
+    if (micro === null || micro <= 0) throw new Usage("adm-bad-amount", { max: String(MAX_USDT) });
     return micro;
   };
 
-  /** Runs one admin command: a bad argument answers the usage line, never an exception. */
-  function command(name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string>) {
+  /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
+  async function confirmed(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
+    if (micro <= confirmAboveMicro) return run();
+    const token = randomUUID().slice(0, 12);
+    pending.set(token, { admin: ctx.from!.id, until: Date.now() + PENDING_MS, run });
+    await ctx.reply(question, {
+      reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), `adm:ok:${token}`).text(ctx.t("btn-cancel"), `adm:no:${token}`),
+    });
+    return null;
+  }
+
+  /** Runs one admin command: a bad argument answers the usage line, a refusal its reason, never an exception. */
+  function command(name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string | null>) {
     only.command(name, async (ctx) => {
       const args = ctx.match.trim().split(/\s+/).filter(Boolean);
       try {
-        await ctx.reply(await run(args, `tg:${ctx.from!.id}`, ctx));
+        const reply = await run(args, `tg:${ctx.from!.id}`, ctx);
+        if (reply !== null) await ctx.reply(reply);
       } catch (error) {
-        if (error instanceof Usage) await ctx.reply(`${error.message}\nusage: ${ADMIN_COMMANDS[name]}`);
-        else if (error instanceof DomainError) await ctx.reply(error.message);
+        if (error instanceof Usage) await ctx.reply(`${ctx.t(error.key, error.vars)}\n${ctx.t("adm-usage", { usage: ADMIN_COMMANDS[name] })}`);
+        else if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
         else throw error;
       }
     });
   }
 
-  command("credit", async ([who, sum, ...note], actor) => {
-    const account = await target(who);
-    const balance = await core.admin.credit(account.telegramId, amount(sum), actor, note.join(" ") || undefined);
-    await tell(account.telegramId, (t) => t("credited", { amount: usdt(amount(sum)), balance: usdt(balance) }));
-    return `${who}: +${usdt(amount(sum))} USDT, balance ${usdt(balance)} USDT`;
+  only.callbackQuery(/^adm:(ok|no):(\w+)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const [, verdict, token] = ctx.match;
+    const waiting = pending.get(token);
+    pending.delete(token);
+    // The buttons go first: a second tap finds no pending move.
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    if (!waiting || waiting.admin !== ctx.from.id || waiting.until < Date.now()) return ctx.reply(ctx.t("adm-expired"));
+    if (verdict === "no") return ctx.reply(ctx.t("adm-dropped"));
+    try {
+      await ctx.reply(await waiting.run());
+    } catch (error) {
+      if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
+      else throw error;
+    }
   });
 
-  command("debit", async ([who, sum, ...note], actor) => {
+  command("credit", async ([who, sum, ...note], actor, ctx) => {
     const account = await target(who);
-    const balance = await core.admin.debit(account.telegramId, amount(sum), actor, note.join(" ") || undefined);
-    return `${who}: -${usdt(amount(sum))} USDT, balance ${usdt(balance)} USDT`;
+    const micro = amount(sum);
+    return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: who, amount: usdt(micro) }), async () => {
+      const balance = await core.admin.credit(account.telegramId, micro, actor, note.join(" ") || undefined);
+      await tell(account.telegramId, (t) => t("credited", { amount: usdt(micro), balance: usdt(balance) }));
+      return ctx.t("adm-credited", { target: who, amount: usdt(micro), balance: usdt(balance) });
+    });
+  });
+
+  command("debit", async ([who, sum, ...note], actor, ctx) => {
+    const account = await target(who);
+    const micro = amount(sum);
+    return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: who, amount: usdt(micro) }), async () => {
+      const balance = await core.admin.debit(account.telegramId, micro, actor, note.join(" ") || undefined);
+      await tell(account.telegramId, (t) => t("debited", { amount: usdt(micro), balance: usdt(balance) }));
+      return ctx.t("adm-debited", { target: who, amount: usdt(micro), balance: usdt(balance) });
+    });
   });
 
   for (const name of ["block", "unblock"] as const) {
-    command(name, async ([who], actor) => {
+    command(name, async ([who], actor, ctx) => {
       const account = await target(who);
       await core.admin.setBlocked(account.telegramId, name === "block", actor);
-      return `${who}: ${name === "block" ? "blocked" : "unblocked"}`;
+      await tell(account.telegramId, (t) => t(name === "block" ? "you-blocked" : "you-unblocked"));
+      return ctx.t(name === "block" ? "adm-blocked" : "adm-unblocked", { target: who });
     });
   }
 
-  command("markup", async ([who, product, percent], actor) => {
-    if (!MARKUP_PRODUCTS.includes(product as MarkupProduct)) throw new Usage(`the product is one of ${MARKUP_PRODUCTS.join(", ")}`);
+  command("markup", async ([who, product, percent], actor, ctx) => {
+    if (!MARKUP_PRODUCTS.includes(product as MarkupProduct)) throw new Usage("adm-bad-product", { products: MARKUP_PRODUCTS.join(", ") });
     const basisPoints = percent === "default" ? null : parseBasisPoints(percent ?? "");
-    if (basisPoints === null && percent !== "default") throw new Usage("the percent is a number from 0 to 100 such as 4 or 2.5, or 'default'");
+    if (basisPoints === null && percent !== "default") throw new Usage("adm-bad-percent");
     const account = await target(who);
     await core.admin.setMarkup(account.telegramId, product as MarkupProduct, basisPoints, actor);
-    return `${who}: ${product} markup ${basisPoints === null ? "default" : `${percent}%`}`;
+    return ctx.t("adm-markup", { target: who, product: product!, percent: basisPoints === null ? "default" : `${percent}%` });
   });
 
-  command("owner", async ([who, daily, perOrder], actor) => {
+  command("owner", async ([who, daily, perOrder], actor, ctx) => {
     // A limit left out (or "keep") stays as it is; "-" removes it.
     const limit = (text: string | undefined) => (text === undefined || text === "keep" ? undefined : text === "-" ? null : amount(text));
     const account = await target(who);
     const limits = await core.admin.makeOwner(account.telegramId, { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) }, actor);
-    const shown = (micro: number | null) => (micro === null ? "none" : usdt(micro));
-    return `${who}: owner key, daily limit ${shown(limits.dailyLimitMicro)}, per-order limit ${shown(limits.orderLimitMicro)}`;
+    const shown = (micro: number | null) => (micro === null ? ctx.t("adm-none") : usdt(micro));
+    return ctx.t("adm-owner", { target: who, daily: shown(limits.dailyLimitMicro), perOrder: shown(limits.orderLimitMicro) });
   });
 
-  command("wallet", async ([sum], actor) => {
+  command("wallet", async ([sum], actor, ctx) => {
     const micro = sum === "0" ? 0 : amount(sum);
-    return `service wallet: ${usdt(await core.admin.setWallet(micro, actor))} USDT`;
+    return confirmed(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
+      ctx.t("adm-wallet", { amount: usdt(await core.admin.setWallet(micro, actor)) }),
+    );
   });
 
   command("user", async ([who], _actor, ctx) => {
@@ -116,28 +183,37 @@ export function adminFeatures({ core, admins, tell }: AdminDeps) {
       core.admin.keyPrefix(account.id),
       core.orders.list(account.id, 5),
     ]);
-    const rates = MARKUP_PRODUCTS.map((p) => `${p} ${account.markupBp[p] === null ? "default" : `${account.markupBp[p]! / 100}%`}`).join(", ");
+    const rates = MARKUP_PRODUCTS.map((p) => `${p} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`).join(
+      ", ",
+    );
     return [
-      `user ${account.telegramId}${account.username ? ` @${account.username}` : ""} (${account.kind}${account.blocked ? ", BLOCKED" : ""})`,
-      `balance ${usdt(funds.availableMicro)} USDT${funds.unlimited ? " (service wallet)" : ""}`,
-      `key ${prefix ?? "none"}…`,
-      `markups: ${rates}`,
+      ctx.t("adm-user", {
+        id: account.telegramId,
+        username: account.username ? ` @${account.username}` : "",
+        kind: account.kind,
+        blocked: account.blocked ? "yes" : "no",
+      }),
+      ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
+      ctx.t("adm-user-key", { prefix: prefix ?? ctx.t("adm-none") }),
+      ctx.t("adm-user-markups", { rates }),
       ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
     ].join("\n");
   });
 
-  command("stats", async () => {
+  command("stats", async (_args, _actor, ctx) => {
     const rows = await core.admin.stats(core.clock.now());
     const { ready } = await core.health();
-    const lines = rows.map((r) => `${r.product} ${r.status}: ${r.orders} orders, ${usdt(r.volumeMicro)} USDT`);
+    const lines = rows.map((r) => ctx.t("adm-stats-line", { product: r.product, status: r.status, orders: r.orders, volume: usdt(r.volumeMicro) }));
     const refunds = rows.filter((r) => r.status === "failed");
     return [
-      "today (UTC):",
-      ...(lines.length ? lines : ["no orders yet"]),
-      `refunds: ${refunds.reduce((n, r) => n + r.orders, 0)}, ${usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0))} USDT`,
-      `upstreams: ${Object.entries(ready)
-        .map(([name, ok]) => `${name} ${ok ? "ready" : "DOWN"}`)
-        .join(", ")}`,
+      ctx.t("adm-stats-title"),
+      ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
+      ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
+      ctx.t("adm-stats-upstreams", {
+        list: Object.entries(ready)
+          .map(([name, ok]) => `${name} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
+          .join(", "),
+      }),
     ].join("\n");
   });
 

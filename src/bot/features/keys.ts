@@ -5,10 +5,14 @@ import type { BotContext, FlowContext } from "../context.js";
 import { speak } from "../i18n.js";
 import { mainMenu } from "../keyboards.js";
 
-/** Shows a key once: a code entity (no escaping needed), protected from forwarding and saving. */
+/**
+ * Shows a key once, as a code entity (tap to copy; no escaping needed). Not protected: protected content
+ * cannot be copied at all, and a key must be copied into the partner's system.
+ */
 async function showKey(ctx: FlowContext, key: string, intro: string) {
   const message = fmt`${intro}\n\n${FormattedString.code(key)}\n\n${ctx.t("key-usage")}\n${ctx.t("key-once")}`;
-  await ctx.reply(message.text, { entities: message.entities, protect_content: true });
+  await ctx.reply(message.text, { entities: message.entities });
+  await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
 }
 
 /** /start registers and issues the first key; "New API key" rotates it after a confirmation. */
@@ -25,15 +29,20 @@ export function keyFeatures(core: Core) {
     // The language starts as the user's Telegram language; /language changes it.
     await core.accounts.setLanguage(issued.account.id, speak(ctx.from!.language_code));
     await showKey(ctx, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
-    await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
   });
 
   composer.callbackQuery("key:rotate", async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.conversation.exitAll();
     await ctx.reply(ctx.t("key-rotate-ask"), {
-      reply_markup: new InlineKeyboard().text(ctx.t("btn-rotate"), "key:rotate:yes").text(ctx.t("btn-cancel"), "cancel"),
+      reply_markup: new InlineKeyboard().text(ctx.t("btn-rotate"), "key:rotate:yes").text(ctx.t("btn-keep-key"), "key:rotate:no"),
     });
+  });
+
+  composer.callbackQuery("key:rotate:no", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    await ctx.reply(ctx.t("key-kept"), { reply_markup: mainMenu(ctx) });
   });
 
   composer.callbackQuery("key:rotate:yes", async (ctx) => {

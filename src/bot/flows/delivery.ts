@@ -1,36 +1,38 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import type { Core } from "../../core/index.js";
 import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
 import type { Found } from "../../core/products/delivery.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, callerOf, defineFlow, parseWhole, purchase, refuse } from "./kit.js";
+import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse } from "./kit.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
-/** Asks for the recipient (the user themself by default) and looks them up, until one is found. */
-async function recipient(conversation: Flow, ctx: FlowContext, core: Core, caller: Caller, product: "stars" | "premium"): Promise<Found> {
+/** Asks for the recipient (the user themself when they have a username) and looks them up, until one is found. */
+async function recipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller, product: "stars" | "premium"): Promise<Found> {
   const own = ctx.from?.username;
   const keyboard = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), "me") : undefined;
-  let prompt = ctx.t("ask-recipient");
+  const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
+  let prompt = question;
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, keyboard);
     const username = reply.kind === "button" ? (reply.data === "me" && own ? own : null) : parseUsername(reply.text);
     if (!username) {
-      prompt = ctx.t("bad-username");
+      prompt = `${ctx.t("bad-username")}\n${question}`;
       continue;
     }
-    const found = await attempt(conversation, () => core.search(caller, product, username));
+    const found = await attempt(conversation, () => deps.core.search(caller, product, username));
     if (found.ok) return found.value;
-    if (found.code !== "not_found") return refuse(conversation, ctx, found);
+    if (found.code !== "not_found") return refuse(conversation, ctx, deps, found);
     prompt = ctx.t("recipient-not-found", { username });
   }
 }
 
-export const starsFlow = defineFlow("stars", "menu-stars", ({ core }) => async (conversation, ctx) => {
+export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conversation, ctx) => {
+  const { core } = deps;
   const caller = await callerOf(conversation, ctx, core);
-  const who = await recipient(conversation, ctx, core, caller, "stars");
+  await ensureAffordable(conversation, ctx, deps, await announceFunds(conversation, ctx, deps, caller), core.pricing.starsPrice(STARS_MIN));
+  const who = await recipient(conversation, ctx, deps, caller, "stars");
   const presets = new InlineKeyboard();
   STAR_PRESETS.forEach((n, i) => {
     presets.text(String(n), `n:${n}`);
@@ -42,7 +44,7 @@ export const starsFlow = defineFlow("stars", "menu-stars", ({ core }) => async (
     const stars = parseWhole(reply.kind === "button" ? reply.data.replace(/^n:/, "") : reply.text, STARS_MIN, STARS_MAX);
     if (stars !== null) {
       const request = { username: who.username, stars };
-      return purchase(conversation, ctx, core, caller, {
+      return purchase(conversation, ctx, deps, caller, {
         quote: () => core.stars.quote(caller, request),
         describe: () => ctx.t("what-stars", { amount: stars, username: who.username }),
         buy: (options) => core.stars.buy(caller, request, options),
@@ -53,25 +55,24 @@ export const starsFlow = defineFlow("stars", "menu-stars", ({ core }) => async (
   }
 });
 
-export const premiumFlow = defineFlow("premium", "menu-premium", ({ core }) => async (conversation, ctx) => {
+export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async (conversation, ctx) => {
+  const { core } = deps;
   const caller = await callerOf(conversation, ctx, core);
-  const who = await recipient(conversation, ctx, core, caller, "premium");
+  const cheapest = Math.min(...PREMIUM_MONTHS.map((months) => core.pricing.premiumPrice(months)));
+  await ensureAffordable(conversation, ctx, deps, await announceFunds(conversation, ctx, deps, caller), cheapest);
+  const who = await recipient(conversation, ctx, deps, caller, "premium");
   if (who.premium) await ctx.reply(ctx.t("premium-already", { username: who.username }));
-  const keyboard = new InlineKeyboard();
-  for (const months of PREMIUM_MONTHS) keyboard.text(ctx.t("btn-months", { months, price: usdt(core.pricing.premiumPrice(months)) }), `m:${months}`);
-  let prompt = ctx.t("ask-months", { name: who.name, username: who.username });
-  for (;;) {
-    const reply = await ask(conversation, ctx, prompt, keyboard);
-    const months = Number((reply.kind === "button" ? reply.data : reply.text).replace(/^m:/, ""));
-    if ((PREMIUM_MONTHS as readonly number[]).includes(months)) {
-      const request = { username: who.username, months };
-      return purchase(conversation, ctx, core, caller, {
-        quote: () => core.premium.quote(caller, request),
-        describe: () => ctx.t("what-premium", { months, username: who.username }),
-        buy: (options) => core.premium.buy(caller, request, options),
-        later: ctx.t("later-delivery"),
-      });
-    }
-    prompt = ctx.t("bad-months");
-  }
+  const options = PREMIUM_MONTHS.map((months) => ({
+    label: ctx.t("btn-months", { months, price: usdt(core.pricing.premiumPrice(months)) }),
+    value: months,
+    aliases: [String(months)],
+  }));
+  const months = await choose(conversation, ctx, ctx.t("ask-months", { name: who.name, username: who.username }), options, 3);
+  const request = { username: who.username, months };
+  return purchase(conversation, ctx, deps, caller, {
+    quote: () => core.premium.quote(caller, request),
+    describe: () => ctx.t("what-premium", { months, username: who.username }),
+    buy: (options) => core.premium.buy(caller, request, options),
+    later: ctx.t("later-delivery"),
+  });
 });

@@ -1,52 +1,67 @@
 import { InlineKeyboard } from "grammy";
 import { usdt } from "../format.js";
-import { ask, attempt, callerOf, defineFlow, parseWhole, purchase, refuse } from "./kit.js";
+import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, finish, parseWhole, purchase, refuse } from "./kit.js";
 
-export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", ({ core }) => async (conversation, ctx) => {
+export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) => async (conversation, ctx) => {
+  const { core } = deps;
   const caller = await callerOf(conversation, ctx, core);
+  const canSpend = await announceFunds(conversation, ctx, deps, caller);
   const list = await attempt(conversation, () => core.giftcards.list(caller));
-  if (!list.ok) return refuse(conversation, ctx, list);
+  if (!list.ok) return refuse(conversation, ctx, deps, list);
   const brands = list.value.brands;
 
-  const brandKeys = new InlineKeyboard();
-  brands.forEach((b, i) => brandKeys.text(b.name, `b:${i}`).row());
+  // The brand: a button, or its name or id typed; each with its region note, since a code works only there.
   const notes = brands.map((b) => `• ${b.name}${b.notes ? ` (${b.notes})` : ""}`).join("\n");
-  let brand: (typeof brands)[number] | undefined;
-  while (!brand) {
-    const reply = await ask(conversation, ctx, ctx.t("ask-brand", { brands: notes }), brandKeys);
-    if (reply.kind === "button" && reply.data.startsWith("b:")) brand = brands[Number(reply.data.slice(2))];
-  }
+  const brand = await choose(
+    conversation,
+    ctx,
+    ctx.t("ask-brand", { brands: notes }),
+    brands.map((b) => ({ label: b.name, value: b, aliases: [b.categoryId, b.categoryId.split("-")[0]] })),
+  );
 
   const categoryId = brand.categoryId;
   const catalogue = await attempt(conversation, () => core.giftcards.catalogue(caller, categoryId));
-  if (!catalogue.ok) return refuse(conversation, ctx, catalogue);
+  if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const cards = catalogue.value.cards.filter((c) => c.stock >= c.minQuantity);
   if (!cards.length) {
-    await ctx.reply(ctx.t("no-stock"));
+    await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
-  const cardKeys = new InlineKeyboard();
-  cards.forEach((c, i) => cardKeys.text(ctx.t("btn-card", { name: c.name, price: usdt(c.priceMicro), stock: c.stock }), `c:${i}`).row());
-  let card: (typeof cards)[number] | undefined;
-  while (!card) {
-    const reply = await ask(conversation, ctx, ctx.t("ask-card", { brand: brand.name, notes: brand.notes ?? "" }), cardKeys);
-    if (reply.kind === "button" && reply.data.startsWith("c:")) card = cards[Number(reply.data.slice(2))];
-  }
+  await ensureAffordable(conversation, ctx, deps, canSpend, Math.min(...cards.map((c) => c.priceMicro * c.minQuantity)));
+  // Cards of the same name (a promotion beside the regular one) are told apart by their quantity rule.
+  const named = (name: string) => cards.filter((c) => c.name === name).length;
+  const card = await choose(
+    conversation,
+    ctx,
+    ctx.t("ask-card", { brand: brand.name, notes: brand.notes ?? "" }),
+    cards.map((c) => ({
+      label: ctx.t(named(c.name) > 1 ? "btn-card-range" : "btn-card", {
+        name: c.name,
+        price: usdt(c.priceMicro),
+        stock: c.stock,
+        min: c.minQuantity,
+        max: c.maxQuantity,
+      }),
+      value: c,
+      aliases: named(c.name) > 1 ? [c.cardId] : [c.name, c.cardId],
+    })),
+  );
 
   const most = Math.min(card.maxQuantity, card.stock);
-  const quantityKeys = new InlineKeyboard();
-  for (let q = card.minQuantity; q <= Math.min(most, card.minQuantity + 4); q++) quantityKeys.text(String(q), `q:${q}`);
+  const quantityKeys = Array.from({ length: Math.min(most, card.minQuantity + 4) - card.minQuantity + 1 }, (_, i) => card.minQuantity + i);
+  const keyboard = new InlineKeyboard();
+  for (const q of quantityKeys) keyboard.text(String(q), `q:${q}`);
   let prompt = ctx.t("ask-quantity", { min: card.minQuantity, max: most });
   let quantity: number | null = null;
   while (quantity === null) {
-    const reply = await ask(conversation, ctx, prompt, quantityKeys);
+    const reply = await ask(conversation, ctx, prompt, keyboard);
     quantity = parseWhole(reply.kind === "button" ? reply.data.replace(/^q:/, "") : reply.text, card.minQuantity, most);
     prompt = ctx.t("bad-quantity", { min: card.minQuantity, max: most });
   }
 
   const request = { categoryId, cardId: card.cardId, quantity };
   const brandName = brand.name;
-  return purchase(conversation, ctx, core, caller, {
+  return purchase(conversation, ctx, deps, caller, {
     quote: () => core.giftcards.quote(caller, request),
     describe: ({ details }) => ctx.t("what-giftcard", { quantity: details.quantity, name: details.denomination, brand: brandName }),
     buy: (options) => core.giftcards.buy(caller, request, options),

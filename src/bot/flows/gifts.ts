@@ -1,40 +1,58 @@
 import { InlineKeyboard } from "grammy";
 import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
 import { usdt } from "../format.js";
-import { ask, attempt, callerOf, defineFlow, purchase, refuse } from "./kit.js";
+import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, finish, purchase, refuse } from "./kit.js";
 
-export const giftsFlow = defineFlow("gifts", "menu-gifts", ({ core }) => async (conversation, ctx) => {
+export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conversation, ctx) => {
+  const { core } = deps;
   const caller = await callerOf(conversation, ctx, core);
+  const canSpend = await announceFunds(conversation, ctx, deps, caller);
   const catalogue = await attempt(conversation, () => core.gifts.catalogue());
-  if (!catalogue.ok) return refuse(conversation, ctx, catalogue);
+  if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const items = catalogue.value;
   if (!items.length) {
-    await ctx.reply(ctx.t("no-stock"));
+    await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
+  await ensureAffordable(conversation, ctx, deps, canSpend, Math.min(...items.map((g) => g.priceMicro)));
 
-  const giftKeys = new InlineKeyboard();
-  items.forEach((g, i) => {
-    giftKeys.text(ctx.t("btn-gift", { emoji: g.emoji, stars: g.stars, price: usdt(g.priceMicro), limited: g.limited ? "yes" : "no" }), `g:${i}`);
-    if (i % 2 === 1) giftKeys.row();
-  });
-  let gift: (typeof items)[number] | undefined;
-  while (!gift) {
-    const reply = await ask(conversation, ctx, ctx.t("ask-gift"), giftKeys);
-    if (reply.kind === "button" && reply.data.startsWith("g:")) gift = items[Number(reply.data.slice(2))];
-  }
+  const gift = await choose(
+    conversation,
+    ctx,
+    ctx.t("ask-gift"),
+    items.map((g) => ({
+      label: ctx.t("btn-gift", { emoji: g.emoji, stars: g.stars, price: usdt(g.priceMicro), limited: g.limited ? "yes" : "no" }),
+      value: g,
+      aliases: [g.emoji],
+    })),
+    2,
+  );
 
+  // The recipient, checked at once: unknown, or refusing gifts (their choice), is asked again with the reason.
   const own = ctx.from?.username;
   const meKeys = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), "me") : undefined;
-  let prompt = ctx.t("ask-recipient");
-  let recipient: string | null = null;
+  const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
+  let prompt = question;
+  let recipient: { username: string; name: string } | null = null;
   while (!recipient) {
     const reply = await ask(conversation, ctx, prompt, meKeys);
-    recipient = reply.kind === "button" ? (reply.data === "me" && own ? own : null) : parseUsername(reply.text);
-    prompt = ctx.t("bad-username");
+    const username = reply.kind === "button" ? (reply.data === "me" && own ? own : null) : parseUsername(reply.text);
+    if (!username) {
+      prompt = `${ctx.t("bad-username")}\n${question}`;
+      continue;
+    }
+    const check = await attempt(conversation, () => core.gifts.checkRecipient(username));
+    if (!check.ok) return refuse(conversation, ctx, deps, check);
+    if (!check.value.exists) prompt = ctx.t("recipient-not-found", { username });
+    else if (!check.value.acceptsGifts) prompt = ctx.t("gift-refuses-choose-another", { username });
+    else {
+      // The name, as stars and premium show it, when the delivery gateway knows the user.
+      const found = await attempt(conversation, () => core.search(caller, "stars", username));
+      recipient = { username, name: found.ok ? found.value.name : username };
+    }
   }
 
-  prompt = ctx.t("ask-gift-message", { max: MESSAGE_MAX });
+  prompt = ctx.t("ask-gift-message", { max: MESSAGE_MAX, name: recipient.name, username: recipient.username });
   let message: string | null = null;
   while (message === null) {
     const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), "skip"));
@@ -43,26 +61,27 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", ({ core }) => async (
     prompt = ctx.t("bad-gift-message", { max: MESSAGE_MAX });
   }
 
-  let hideName: boolean | null = null;
-  while (hideName === null) {
-    const reply = await ask(
-      conversation,
-      ctx,
-      ctx.t("ask-gift-hide"),
-      new InlineKeyboard().text(ctx.t("btn-show-name"), "show").text(ctx.t("btn-hide-name"), "hide"),
-    );
-    if (reply.kind === "button" && (reply.data === "show" || reply.data === "hide")) hideName = reply.data === "hide";
-  }
+  const hideName = await choose(
+    conversation,
+    ctx,
+    ctx.t("ask-gift-hide"),
+    [
+      { label: ctx.t("btn-show-name"), value: false, aliases: ["show", "показать"] },
+      { label: ctx.t("btn-hide-name"), value: true, aliases: ["hide", "скрыть"] },
+    ],
+    2,
+  );
 
-  const request = { recipient, giftId: gift.giftId, hideName, message };
+  const request = { recipient: recipient.username, giftId: gift.giftId, hideName, message };
   const to = recipient;
-  return purchase(conversation, ctx, core, caller, {
+  return purchase(conversation, ctx, deps, caller, {
     quote: () => core.gifts.quote(caller, request),
     describe: ({ details }) =>
       ctx.t("what-gift", {
         emoji: details.emoji,
         stars: details.stars,
-        username: to,
+        name: to.name,
+        username: to.username,
         hidden: details.hide_name ? "yes" : "no",
         message: details.message || "-",
       }),

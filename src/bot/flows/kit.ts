@@ -8,13 +8,17 @@ import type { Micro } from "../../core/money.js";
 import type { Order } from "../../core/products/index.js";
 import type { Placed, PurchaseOptions, Quote } from "../../core/purchase.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
-import { failureReason, usdt } from "../format.js";
+import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
 
 export const CANCEL = "cancel";
 
 export interface FlowDeps {
   core: Core;
+  /** The main menu: every final message offers it as the next step. */
+  menu(ctx: FlowContext): InlineKeyboard;
+  /** Who users can write to (SUPPORT_CONTACT), or null. */
+  support: string | null;
 }
 
 /** A purchase flow as a feature: its conversation, its command and its main-menu entry, in one composer. */
@@ -89,6 +93,41 @@ export async function ask(conversation: Flow, ctx: FlowContext, prompt: string, 
   return answer(conversation, ctx);
 }
 
+export interface Option<T> {
+  label: string;
+  value: T;
+  /** Other texts a user may type for it (a game's code, a server's value, a bare name without the price). */
+  aliases?: string[];
+}
+
+const fold = (text: string) => text.trim().toLowerCase().replace(/\s+/g, " ");
+
+/**
+ * A question answered by one of the options: a tap, or the option's label (or an alias) typed out. Anything
+ * else is asked again, saying why, with the same buttons.
+ */
+export async function choose<T>(conversation: Flow, ctx: FlowContext, prompt: string, options: Option<T>[], perRow = 1): Promise<T> {
+  const keyboard = new InlineKeyboard();
+  options.forEach((option, i) => {
+    keyboard.text(option.label, `o:${i}`);
+    if (i % perRow === perRow - 1) keyboard.row();
+  });
+  let question = prompt;
+  for (;;) {
+    const reply = await ask(conversation, ctx, question, keyboard);
+    if (reply.kind === "button" && reply.data.startsWith("o:")) {
+      const option = options[Number(reply.data.slice(2))];
+      if (option) return option.value;
+    }
+    if (reply.kind === "text") {
+      const typed = fold(reply.text);
+      const option = options.find((o) => [o.label, ...(o.aliases ?? [])].some((name) => fold(name) === typed));
+      if (option) return option.value;
+    }
+    question = `${ctx.t("pick-one")}\n${prompt}`;
+  }
+}
+
 /** Runs a core call once (replays reuse its logged result); a DomainError comes back as data. */
 export function attempt<T>(conversation: Flow, task: () => Promise<T>): Promise<Outcome<T>> {
   return conversation.external(async (): Promise<Outcome<T>> => {
@@ -115,10 +154,47 @@ async function balanceOf(conversation: Flow, core: Core, caller: Caller): Promis
   return conversation.external(async () => await core.accounts.available(caller.account));
 }
 
-/** Explains a refused core call in the user's language, by its reason; the flow ends. */
-export async function refuse(conversation: Flow, ctx: FlowContext, refusal: Refusal): Promise<never> {
-  await ctx.reply(refusalText(ctx.t.bind(ctx), refusal));
+/** A message that ends a flow: it offers the main menu as the next step. */
+export async function finish(ctx: FlowContext, deps: FlowDeps, text: string): Promise<void> {
+  await ctx.reply(text, { reply_markup: deps.menu(ctx) });
+}
+
+/** The line that tells how to reach a person, when SUPPORT_CONTACT is set. */
+export const supportLine = (ctx: FlowContext, deps: FlowDeps) => (deps.support ? `\n${ctx.t("support", { contact: deps.support })}` : "");
+
+/** Explains a refused core call in the user's language, by its reason, with the way on; the flow ends. */
+export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDeps, refusal: Refusal): Promise<never> {
+  await finish(ctx, deps, `${refusalText(ctx.t.bind(ctx), refusal)}${supportLine(ctx, deps)}`);
   return conversation.halt();
+}
+
+/**
+ * What the user can spend, said when a flow starts: the balance, or for an owner key the wallet within its
+ * limits (never a balance the user does not have). Returns the most one order may charge.
+ */
+export async function announceFunds(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller): Promise<Micro> {
+  const funds = await conversation.external(async () => {
+    const { availableMicro, unlimited, orderLimitMicro } = await deps.core.accounts.balance(caller.account);
+    return { availableMicro, unlimited, orderLimitMicro };
+  });
+  const text = funds.unlimited
+    ? ctx.t("flow-owner-limits", { today: usdt(funds.availableMicro), perOrder: funds.orderLimitMicro === null ? "-" : usdt(funds.orderLimitMicro) })
+    : ctx.t("flow-balance", { balance: usdt(funds.availableMicro) });
+  await ctx.reply(text);
+  return funds.orderLimitMicro === null ? funds.availableMicro : Math.min(funds.availableMicro, funds.orderLimitMicro);
+}
+
+/** Ends the flow early, saying so, when not even the cheapest choice fits what the user can spend. */
+export async function ensureAffordable(
+  conversation: Flow,
+  ctx: FlowContext,
+  deps: FlowDeps,
+  canSpendMicro: Micro,
+  cheapestMicro: Micro,
+): Promise<void> {
+  if (canSpendMicro >= cheapestMicro) return;
+  await finish(ctx, deps, `${ctx.t("nothing-affordable", { cheapest: usdt(cheapestMicro), balance: usdt(canSpendMicro) })}${supportLine(ctx, deps)}`);
+  await conversation.halt();
 }
 
 /** What a purchase flow hands the last step: the fresh quote, how to describe it, and how to buy it. */
@@ -139,7 +215,7 @@ export interface Purchase<D> {
 export async function purchase<D>(
   conversation: Flow,
   ctx: FlowContext,
-  core: Core,
+  deps: FlowDeps,
   caller: Caller,
   order: Purchase<D>,
   /** A quote the flow already read to check an answer. */
@@ -148,11 +224,12 @@ export async function purchase<D>(
   let quote = first ?? (await attempt(conversation, () => order.quote()));
   const key = await conversation.external(() => randomUUID());
   for (let round = 0; ; round++) {
-    if (!quote.ok) return refuse(conversation, ctx, quote);
+    if (!quote.ok) return refuse(conversation, ctx, deps, quote);
     const chargeMicro = quote.value.chargeMicro;
-    const balance = await balanceOf(conversation, core, caller);
-    if (balance < chargeMicro)
-      return refuse(conversation, ctx, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
+    const balance = await balanceOf(conversation, deps.core, caller);
+    if (balance < chargeMicro) {
+      return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
+    }
     // The token names this round: a Confirm left over from an earlier price buys nothing.
     const token = `ok:${key.slice(0, 8)}:${round}`;
     const summary = ctx.t("confirm", { what: order.describe(quote.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
@@ -165,37 +242,38 @@ export async function purchase<D>(
     const result = await attempt(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
-    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, core, caller, result, order.later);
+    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, caller, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
     quote = await attempt(conversation, () => order.quote());
   }
 }
 
-/** Tells the outcome of a purchase: refused, or the order completed, refunded or still under way (`later`). */
+/** Tells the outcome of a purchase (refused, or completed, refunded or still under way) and offers the menu. */
 async function report(
   conversation: Flow,
   ctx: FlowContext,
-  core: Core,
+  deps: FlowDeps,
   caller: Caller,
   result: Outcome<Placed<Order>>,
   later: string,
 ): Promise<void> {
-  if (!result.ok) return refuse(conversation, ctx, result);
+  if (!result.ok) return refuse(conversation, ctx, deps, result);
   const order = result.value.order;
   const charged = usdt(order.chargeMicro);
   const id = String(order.id);
   if (order.status === "completed") {
-    await ctx.reply(ctx.t("order-completed", { id, charged, balance: usdt(await balanceOf(conversation, core, caller)) }));
+    await finish(ctx, deps, ctx.t("order-completed", { id, charged, balance: usdt(await balanceOf(conversation, deps.core, caller)) }));
   } else if (order.status === "failed") {
-    await ctx.reply(ctx.t("order-refunded", { id, charged, reason: failureReason(ctx.t.bind(ctx), order) }));
+    await finish(ctx, deps, ctx.t("order-refunded", { id, charged, reason: failureReason(ctx.t.bind(ctx), order) }));
   } else {
-    await ctx.reply(ctx.t("order-processing", { id, later }));
+    await finish(ctx, deps, ctx.t("order-processing", { id, later }));
   }
 }
 
-/** A whole number within [min, max] from text, or null. */
+/** A whole number within [min, max] from what a person types ("1000", "1 000", "1,000"), or null. */
 export function parseWhole(text: string, min: number, max: number): number | null {
-  if (!/^\d{1,9}$/.test(text.trim())) return null;
-  const value = Number(text.trim());
+  const plain = plainNumber(text);
+  if (plain === null || !/^\d{1,9}$/.test(plain)) return null;
+  const value = Number(plain);
   return value >= min && value <= max ? value : null;
 }

@@ -1,11 +1,12 @@
 import { InlineKeyboard } from "grammy";
 import { checkStoreLogin } from "../../core/limits.js";
-import { parseUsd, toUsdt } from "../../core/money.js";
+import { storeQuote } from "../../core/markup.js";
+import { parseUsd } from "../../core/money.js";
 import type { StoreDetails } from "../../core/products/store.js";
 import type { PurchaseOptions, Quote } from "../../core/purchase.js";
 import type { Flow, FlowContext } from "../context.js";
-import { usdt } from "../format.js";
-import { ask, attempt, callerOf, defineFlow, purchase, refuse } from "./kit.js";
+import { plainNumber, usd, usdt } from "../format.js";
+import { announceFunds, ask, attempt, callerOf, defineFlow, ensureAffordable, purchase, refuse } from "./kit.js";
 
 const PRESETS_USD = [5, 10, 25, 50, 100];
 const LOGIN_REFUSALS = { email: "bad-login-email", numeric_link: "bad-login-numeric", pattern: "bad-login" } as const;
@@ -21,21 +22,26 @@ async function login(conversation: Flow, ctx: FlowContext): Promise<string> {
   }
 }
 
-export const storeFlow = defineFlow("store", "menu-store", ({ core }) => async (conversation, ctx) => {
+export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conversation, ctx) => {
+  const { core } = deps;
   const caller = await callerOf(conversation, ctx, core);
+  const canSpend = await announceFunds(conversation, ctx, deps, caller);
   const pricing = await attempt(conversation, () => core.store.pricing(caller));
-  if (!pricing.ok) return refuse(conversation, ctx, pricing);
-  const { limits } = pricing.value;
+  if (!pricing.ok) return refuse(conversation, ctx, deps, pricing);
+  const { limits, markupBp } = pricing.value;
+  await ensureAffordable(conversation, ctx, deps, canSpend, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
   const account = await login(conversation, ctx);
 
   // The amount, checked by the core's quote against the live limits; a refused amount is asked again with them.
   const presets = new InlineKeyboard();
-  for (const usd of PRESETS_USD.filter((u) => u * 1e6 >= limits.minMicro && u * 1e6 <= limits.maxMicro)) presets.text(`$${usd}`, `a:${usd}`);
-  const range = { min: toUsdt(limits.minMicro), max: toUsdt(limits.maxMicro) };
+  for (const dollars of PRESETS_USD.filter((d) => d * 1e6 >= limits.minMicro && d * 1e6 <= limits.maxMicro))
+    presets.text(usd(dollars * 1e6), `a:${dollars}`);
+  const range = { min: usd(limits.minMicro), max: usd(limits.maxMicro) };
   let prompt = ctx.t("ask-store-amount", { login: account, ...range });
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, presets);
-    const micro = parseUsd(reply.kind === "button" ? reply.data.replace(/^a:/, "") : reply.text.replace(/^\$/, ""));
+    const typed = reply.kind === "button" ? reply.data.replace(/^a:/, "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
+    const micro = typed === null ? null : parseUsd(typed);
     if (micro === null) {
       prompt = ctx.t("bad-store-amount", range);
       continue;
@@ -45,23 +51,24 @@ export const storeFlow = defineFlow("store", "menu-store", ({ core }) => async (
     if (!quote.ok && quote.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
       const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = quote.details;
-      prompt = ctx.t("bad-store-amount", { min: toUsdt(minMicro), max: toUsdt(maxMicro) });
+      prompt = ctx.t("bad-store-amount", { min: usd(minMicro), max: usd(maxMicro) });
       continue;
     }
     const order = {
       quote: () => core.store.quote(caller, request),
+      // The breakdown adds up to the total: the markup shown is what the total adds to the cost, after rounding.
       describe: ({ details, chargeMicro }: Quote<StoreDetails>) =>
         ctx.t("store-quote", {
           login: details.store_login,
-          amount: usdt(details.amount_micro),
+          amount: usd(details.amount_micro),
           fee: usdt(details.fee_micro),
-          markup: usdt(details.markup_micro),
+          markup: usdt(chargeMicro - details.cost_micro),
           percent: details.markup_bp / 100,
           total: usdt(chargeMicro),
         }),
       buy: (options: PurchaseOptions) => core.store.buy(caller, request, options),
       later: ctx.t("later-store"),
     };
-    return purchase(conversation, ctx, core, caller, order, quote);
+    return purchase(conversation, ctx, deps, caller, order, quote);
   }
 });

@@ -3,8 +3,6 @@ btn-cancel = ✖ Cancel
 btn-confirm = ✅ Confirm
 btn-myself = Myself (@{ $username })
 btn-months = { $months } months · { $price } USDT
-btn-yes = ✅ Yes, that's me
-btn-no = ↩ No, re-enter
 btn-skip = Skip
 btn-show-name = Show my name
 btn-hide-name = Hide my name
@@ -92,7 +90,8 @@ confirm =
     Balance after: { $after } USDT
     Confirm?
 order-completed = ✅ Done! Order #{ $id }, charged { $charged } USDT. Balance: { $balance } USDT.
-order-refunded = ❌ Order #{ $id } failed: { $reason }. { $charged } USDT were refunded to your balance.
+order-refunded = ❌ Order #{ $id } failed; { $charged } USDT were refunded to your balance.
+    { $reason }
 order-processing = ⏳ Order #{ $id } is being processed. { $later }
 later-delivery = I will message you when it is delivered or refunded.
 later-store = Store top-ups can take a few minutes; I will message you when it completes or is refunded.
@@ -100,7 +99,7 @@ later-game = Credit usually lands in 1 to 2 minutes; I will message you when it 
 later-giftcard = The codes will arrive in this private chat in about half a minute; you can also find them in /orders.
 
 # Stars and Premium
-ask-recipient = Who is it for? Send a @username, or tap Myself.
+ask-recipient = Who is it for? Send a @username.
 bad-username = That is not a username: 3 to 32 letters, digits or underscores, like @alice.
 recipient-not-found = I could not find @{ $username }. Check the spelling and send it again.
 ask-stars = Recipient: { $name } (@{ $username }). How many stars? Tap a preset or send a number from { $min } to { $max }.
@@ -116,26 +115,22 @@ ask-store-login = Send the store account login: the name you sign in with, not t
 bad-login-email = An e-mail address is not accepted: send the account login instead.
 bad-login-numeric = A numeric profile link (…/profiles/123…) is not accepted: send the account login, or a …/id/name link.
 bad-login = That does not look like a login: 3 to 64 letters, digits, dots, dashes or underscores.
-ask-store-amount = Account { $login }. How many USD to add? Tap an amount or send one from { $min } to { $max } (at most 2 decimals).
-bad-store-amount = Send an amount from { $min } to { $max } USD with at most 2 decimals.
-store-quote =
-    Store top-up for { $login }
-    Nominal: { $amount } USD
-    Provider fee: { $fee } USD
+ask-store-amount = Account { $login }. How much to add? Tap an amount or send one from { $min } to { $max } (at most 2 decimals).
+bad-store-amount = Send an amount from { $min } to { $max } with at most 2 decimals, like 10 or 12.50.
+store-quote = Store top-up for { $login }
+    Credited to the wallet: { $amount }
+    Provider fee: { $fee } USDT
     Service markup ({ $percent }%): { $markup } USDT
     Total: { $total } USDT
-
 # Games
 ask-game = Which game?
 game-notes = Note: { $notes }
 ask-server = Which server is the account on?
 ask-server-id = Send the server (zone) ID, digits only.
 ask-player-id = Send the player ID for { $game }.
-bad-player-id = That player ID was not found. Check it in the game and send it again.
-is-this-player = The account is { $name } (ID { $id }). Is this the right account? Credit sent to a wrong player cannot be reversed.
-ask-denomination = Choose the top-up (prices are current):
-what-game = { $denomination } in { $game } for { $name } (ID { $id }, server { $server })
-
+bad-player-id = That player ID was not accepted. Check it in the game and send it again.
+ask-denomination = Account: { $name } (ID { $id }). Credit sent to a wrong player cannot be reversed. Choose the top-up (current prices), or say it is the wrong account:
+what-game = { $denomination } in { $game } for { $name } (ID { $id })
 # Gift cards
 ask-brand =
     Which gift card? A code works only for an account of the stated region:
@@ -150,12 +145,13 @@ what-giftcard = { $quantity } × { $name } { $brand } gift card
 
 # Gifts
 ask-gift = Which gift?
-ask-gift-message = Add a message to the gift (up to { $max } characters), or tap Skip.
+ask-gift-message = For { $name } (@{ $username }). Add a message to the gift (up to { $max } characters), or tap Skip.
 bad-gift-message = The message can be at most { $max } characters.
 ask-gift-hide = Show your name on the recipient's public profile? (The recipient always sees who sent it.)
-what-gift = Gift { $emoji } ({ $stars }★) to @{ $username }{ $hidden ->
-    [yes] , name hidden
-   *[no] {""}
+what-gift = Gift { $emoji } ({ $stars }★) to { $name } (@{ $username }){ $hidden ->
+        [yes] , name hidden
+       *[no] {""}
+    }, message: { $message }
 }, message: { $message }
 
 # Balance and orders
@@ -167,6 +163,7 @@ orders-none = No orders yet.
 orders-title = Your recent orders (tap for details):
 order-unknown = Order not found.
 order-line = #{ $id } { $product } → { $recipient } · { $charged } USDT · { $status }
+order-line-short = #{ $id } { $product } → { $recipient } · { $charged } USDT
 order-created = Placed { $at } UTC
 order-failed-detail = { $reason }{ $refunded ->
     [yes] {" "}(refunded)
@@ -190,4 +187,67 @@ language-ask = Choose your language:
 language-set = Done: I will speak English.
 credited = 💰 Your balance was topped up by { $amount } USDT. Balance: { $balance } USDT.
 notify-completed = ✅ Completed: { $line }
-notify-refunded = ❌ Failed and refunded: { $line }. { $charged } USDT are back on your balance. Reason: { $reason }
+notify-refunded = ❌ Failed and refunded: { $line }. { $charged } USDT are back on your balance.
+    { $reason }
+
+# Added for the bot as people use it
+btn-keep-key = Keep my current key
+btn-wrong-account = ↩ Wrong account: enter the ID again
+btn-card-range = { $name } · { $price } USDT · { $min }–{ $max } per order
+support = Need help? Write to { $contact }.
+pick-one = Please choose one of the buttons (or type its name exactly).
+flow-balance = Your balance: { $balance } USDT.
+flow-owner-limits = Owner key: you spend the service wallet, up to { $today } USDT today (per order at most: { $perOrder }).
+nothing-affordable = Not enough to buy here: the cheapest choice costs { $cheapest } USDT and you can spend { $balance } USDT. Ask an administrator to top up your balance.
+key-kept = Kept: your current key still works.
+provider-note = The provider says: «{ $note }»
+ask-recipient-self = Who is it for? Send a @username, or tap Myself.
+bad-server-id = The server (zone) ID is digits only, up to 6 of them. Send it again.
+bad-player-id-format = A player ID is 1 to 64 letters, digits, _ or -. Check it in the game and send it again.
+what-game-server = { $denomination } in { $game } for { $name } (ID { $id }, server { $server })
+gift-refuses-choose-another = @{ $username } does not accept gifts: that is their choice, and nothing was charged. Send another @username.
+debited = 💸 An administrator took { $amount } USDT from your balance. Balance: { $balance } USDT.
+you-blocked = ⛔ An administrator blocked your account: your key answers 403 and purchases are off.
+you-unblocked = ✅ Your account is unblocked: your key works again.
+adm-credited = { $target }: +{ $amount } USDT, balance { $balance } USDT
+adm-debited = { $target }: -{ $amount } USDT, balance { $balance } USDT
+adm-blocked = { $target }: blocked (the user was told)
+adm-unblocked = { $target }: unblocked (the user was told)
+adm-markup = { $target }: { $product } markup { $percent }
+adm-owner = { $target }: owner key, daily limit { $daily }, per-order limit { $perOrder }
+adm-wallet = service wallet: { $amount } USDT
+adm-user = user { $id }{ $username } ({ $kind }{ $blocked ->
+        [yes] , BLOCKED
+       *[no] {""}
+    })
+adm-user-balance = balance { $balance } USDT
+adm-user-wallet = balance { $balance } USDT (service wallet)
+adm-user-key = key { $prefix }…
+adm-user-markups = markups: { $rates }
+adm-default = default
+adm-none = none
+adm-stats-title = today (UTC):
+adm-stats-line = { $product } { $status }: { $orders } orders, { $volume } USDT
+adm-stats-none = no orders yet
+adm-stats-refunds = refunds: { $orders }, { $volume } USDT
+adm-stats-upstreams = upstreams: { $list }
+adm-ready = ready
+adm-down = DOWN
+adm-usage = usage: { $usage }
+adm-need-target = a target is needed
+adm-no-user = No user { $target }
+adm-bad-amount = the amount is a USDT number above 0, at most { $max }, with at most 6 decimals
+adm-bad-product = the product is one of { $products }
+adm-bad-percent = the percent is a number from 0 to 100 such as 4 or 2.5, or 'default'
+adm-confirm-credit = Credit { $amount } USDT to { $target }? That is above the confirmation threshold.
+adm-confirm-debit = Debit { $amount } USDT from { $target }? That is above the confirmation threshold.
+adm-confirm-wallet = Set the service wallet to { $amount } USDT? That is above the confirmation threshold.
+adm-expired = This confirmation has expired or was used already: send the command again.
+adm-dropped = Dropped: nothing changed.
+adm-insufficient = Insufficient balance: the account holds { $balance } USDT.
+rule-no_account = No account for that user: they must send /start first.
+rule-owner_key = That is an owner key: it spends the service wallet and has no balance of its own to credit or debit. Change the wallet with /wallet.
+rule-amount_bound = The amount must be more than 0 and at most { $max } USDT.
+rule-balance_bound = A balance is at most { $max } USDT: this would take it past that.
+rule-holds_balance = That account still holds a balance: debit it before making it an owner key.
+rule-markup_range = The markup must be a percentage from 0 to 100.

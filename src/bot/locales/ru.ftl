@@ -3,8 +3,6 @@ btn-cancel = ✖ Отмена
 btn-confirm = ✅ Подтвердить
 btn-myself = Себе (@{ $username })
 btn-months = { $months } мес. · { $price } USDT
-btn-yes = ✅ Да, это я
-btn-no = ↩ Нет, ввести заново
 btn-skip = Пропустить
 btn-show-name = Показать моё имя
 btn-hide-name = Скрыть моё имя
@@ -92,7 +90,8 @@ confirm =
     Баланс после: { $after } USDT
     Подтвердить?
 order-completed = ✅ Готово! Заказ #{ $id }, списано { $charged } USDT. Баланс: { $balance } USDT.
-order-refunded = ❌ Заказ #{ $id } не выполнен: { $reason }. { $charged } USDT возвращены на баланс.
+order-refunded = ❌ Заказ #{ $id } не выполнен; { $charged } USDT возвращены на баланс.
+    { $reason }
 order-processing = ⏳ Заказ #{ $id } обрабатывается. { $later }
 later-delivery = Я напишу, когда он будет доставлен или возвращён.
 later-store = Пополнение магазина может занять несколько минут; я напишу, когда оно завершится или деньги вернутся.
@@ -100,7 +99,7 @@ later-game = Валюта обычно приходит за 1–2 минуты;
 later-giftcard = Коды придут в этот личный чат примерно через полминуты; их также можно найти в /orders.
 
 # Звёзды и Premium
-ask-recipient = Для кого? Отправьте @username или нажмите «Себе».
+ask-recipient = Кому? Пришлите @username.
 bad-username = Это не username: 3–32 латинские буквы, цифры или подчёркивания, например @alice.
 recipient-not-found = Не нашёл @{ $username }. Проверьте написание и отправьте снова.
 ask-stars = Получатель: { $name } (@{ $username }). Сколько звёзд? Выберите или отправьте число от { $min } до { $max }.
@@ -116,26 +115,22 @@ ask-store-login = Отправьте логин аккаунта магазин�
 bad-login-email = Адрес e-mail не подходит: отправьте логин аккаунта.
 bad-login-numeric = Числовая ссылка на профиль (…/profiles/123…) не подходит: отправьте логин или ссылку вида …/id/имя.
 bad-login = Это не похоже на логин: 3–64 латинские буквы, цифры, точки, дефисы или подчёркивания.
-ask-store-amount = Аккаунт { $login }. Сколько USD зачислить? Выберите сумму или отправьте от { $min } до { $max } (не более 2 знаков после точки).
-bad-store-amount = Отправьте сумму от { $min } до { $max } USD, не более 2 знаков после точки.
-store-quote =
-    Пополнение магазина для { $login }
-    Номинал: { $amount } USD
-    Комиссия провайдера: { $fee } USD
+ask-store-amount = Аккаунт { $login }. Сколько зачислить? Нажмите сумму или пришлите от { $min } до { $max } (не более 2 знаков после точки).
+bad-store-amount = Пришлите сумму от { $min } до { $max }, не более 2 знаков после точки, например 10 или 12,50.
+store-quote = Пополнение магазина для { $login }
+    Зачисляется на кошелёк: { $amount }
+    Комиссия поставщика: { $fee } USDT
     Наценка сервиса ({ $percent }%): { $markup } USDT
     Итого: { $total } USDT
-
 # Игры
 ask-game = Какая игра?
 game-notes = Важно: { $notes }
 ask-server = На каком сервере аккаунт?
-ask-server-id = Отправьте ID сервера (зоны), только цифры.
+ask-server-id = Пришлите ID сервера (зоны), только цифры.
 ask-player-id = Отправьте ID игрока в { $game }.
-bad-player-id = Такой ID игрока не найден. Проверьте его в игре и отправьте снова.
-is-this-player = Аккаунт: { $name } (ID { $id }). Это нужный аккаунт? Зачисление на чужой аккаунт отменить нельзя.
-ask-denomination = Выберите пополнение (цены актуальны):
-what-game = { $denomination } в { $game } для { $name } (ID { $id }, сервер { $server })
-
+bad-player-id = Этот ID игрока не принят. Проверьте его в игре и пришлите ещё раз.
+ask-denomination = Аккаунт: { $name } (ID { $id }). Зачисление не на тот аккаунт отменить нельзя. Выберите пополнение (цены текущие) или отметьте, что аккаунт не тот:
+what-game = { $denomination } в { $game } для { $name } (ID { $id })
 # Подарочные карты
 ask-brand =
     Какая карта? Код работает только для аккаунта указанного региона:
@@ -150,12 +145,13 @@ what-giftcard = { $quantity } × { $name }, карта { $brand }
 
 # Подарки
 ask-gift = Какой подарок?
-ask-gift-message = Добавьте сообщение к подарку (до { $max } символов) или нажмите «Пропустить».
+ask-gift-message = Для { $name } (@{ $username }). Добавьте сообщение к подарку (до { $max } символов) или нажмите «Пропустить».
 bad-gift-message = Сообщение — не более { $max } символов.
 ask-gift-hide = Показывать ваше имя в публичном профиле получателя? (Сам получатель всегда видит отправителя.)
-what-gift = Подарок { $emoji } ({ $stars }★) для @{ $username }{ $hidden ->
-    [yes] , имя скрыто
-   *[no] {""}
+what-gift = Подарок { $emoji } ({ $stars }★) для { $name } (@{ $username }){ $hidden ->
+        [yes] , имя скрыто
+       *[no] {""}
+    }, сообщение: { $message }
 }, сообщение: { $message }
 
 # Баланс и заказы
@@ -167,6 +163,7 @@ orders-none = Заказов пока нет.
 orders-title = Ваши последние заказы (нажмите для подробностей):
 order-unknown = Заказ не найден.
 order-line = #{ $id } { $product } → { $recipient } · { $charged } USDT · { $status }
+order-line-short = #{ $id } { $product } → { $recipient } · { $charged } USDT
 order-created = Создан { $at } UTC
 order-failed-detail = { $reason }{ $refunded ->
     [yes] {" "}(возвращено)
@@ -190,4 +187,67 @@ language-ask = Выберите язык:
 language-set = Готово: теперь я говорю по-русски.
 credited = 💰 Ваш баланс пополнен на { $amount } USDT. Баланс: { $balance } USDT.
 notify-completed = ✅ Выполнено: { $line }
-notify-refunded = ❌ Не выполнено, деньги возвращены: { $line }. { $charged } USDT снова на балансе. Причина: { $reason }
+notify-refunded = ❌ Не выполнен, средства возвращены: { $line }. { $charged } USDT снова на балансе.
+    { $reason }
+
+# Добавлено: бот в живом использовании
+btn-keep-key = Оставить текущий ключ
+btn-wrong-account = ↩ Не тот аккаунт: ввести ID заново
+btn-card-range = { $name } · { $price } USDT · { $min }–{ $max } за заказ
+support = Нужна помощь? Напишите { $contact }.
+pick-one = Выберите одну из кнопок (или напишите её название точно).
+flow-balance = Ваш баланс: { $balance } USDT.
+flow-owner-limits = Ключ владельца: вы тратите кошелёк сервиса, сегодня до { $today } USDT (за заказ не более: { $perOrder }).
+nothing-affordable = Здесь пока нечего купить: самый дешёвый вариант стоит { $cheapest } USDT, а вам доступно { $balance } USDT. Попросите администратора пополнить баланс.
+key-kept = Хорошо: текущий ключ продолжает работать.
+provider-note = Поставщик сообщает: «{ $note }»
+ask-recipient-self = Кому? Пришлите @username или нажмите «Себе».
+bad-server-id = ID сервера (зоны) — только цифры, не больше 6. Пришлите ещё раз.
+bad-player-id-format = ID игрока — от 1 до 64 букв, цифр, _ или -. Проверьте его в игре и пришлите ещё раз.
+what-game-server = { $denomination } в { $game } для { $name } (ID { $id }, сервер { $server })
+gift-refuses-choose-another = @{ $username } не принимает подарки: это его выбор, и ничего не списано. Пришлите другой @username.
+debited = 💸 Администратор списал { $amount } USDT с вашего баланса. Баланс: { $balance } USDT.
+you-blocked = ⛔ Администратор заблокировал ваш аккаунт: ключ отвечает 403, покупки недоступны.
+you-unblocked = ✅ Ваш аккаунт разблокирован: ключ снова работает.
+adm-credited = { $target }: +{ $amount } USDT, баланс { $balance } USDT
+adm-debited = { $target }: -{ $amount } USDT, баланс { $balance } USDT
+adm-blocked = { $target }: заблокирован (пользователь уведомлён)
+adm-unblocked = { $target }: разблокирован (пользователь уведомлён)
+adm-markup = { $target }: наценка { $product } { $percent }
+adm-owner = { $target }: ключ владельца, дневной лимит { $daily }, лимит заказа { $perOrder }
+adm-wallet = кошелёк сервиса: { $amount } USDT
+adm-user = пользователь { $id }{ $username } ({ $kind }{ $blocked ->
+        [yes] , ЗАБЛОКИРОВАН
+       *[no] {""}
+    })
+adm-user-balance = баланс { $balance } USDT
+adm-user-wallet = баланс { $balance } USDT (кошелёк сервиса)
+adm-user-key = ключ { $prefix }…
+adm-user-markups = наценки: { $rates }
+adm-default = по умолчанию
+adm-none = нет
+adm-stats-title = сегодня (UTC):
+adm-stats-line = { $product } { $status }: заказов { $orders }, { $volume } USDT
+adm-stats-none = заказов пока нет
+adm-stats-refunds = возвраты: { $orders }, { $volume } USDT
+adm-stats-upstreams = поставщики: { $list }
+adm-ready = работает
+adm-down = НЕДОСТУПЕН
+adm-usage = формат: { $usage }
+adm-need-target = нужно указать пользователя
+adm-no-user = Нет пользователя { $target }
+adm-bad-amount = сумма — число USDT больше 0, не более { $max }, не более 6 знаков после точки
+adm-bad-product = товар — один из: { $products }
+adm-bad-percent = процент — число от 0 до 100, например 4 или 2.5, или 'default'
+adm-confirm-credit = Зачислить { $amount } USDT пользователю { $target }? Сумма выше порога подтверждения.
+adm-confirm-debit = Списать { $amount } USDT у пользователя { $target }? Сумма выше порога подтверждения.
+adm-confirm-wallet = Установить кошелёк сервиса в { $amount } USDT? Сумма выше порога подтверждения.
+adm-expired = Подтверждение истекло или уже использовано: отправьте команду ещё раз.
+adm-dropped = Отменено: ничего не изменилось.
+adm-insufficient = Недостаточно средств: на счёте { $balance } USDT.
+rule-no_account = У этого пользователя нет аккаунта: сначала он должен отправить /start.
+rule-owner_key = Это ключ владельца: он тратит кошелёк сервиса, своего баланса для зачисления или списания у него нет. Измените кошелёк командой /wallet.
+rule-amount_bound = Сумма должна быть больше 0 и не более { $max } USDT.
+rule-balance_bound = Баланс не может превышать { $max } USDT: эта операция превысила бы его.
+rule-holds_balance = На этом счёте ещё есть баланс: спишите его, прежде чем делать ключ ключом владельца.
+rule-markup_range = Наценка — процент от 0 до 100.

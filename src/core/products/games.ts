@@ -32,6 +32,8 @@ export interface PricedDenomination extends GameDenomination {
   priceMicro: Micro;
 }
 
+export type PlayerLookup = { found: true; playerName: string } | { found: false; note: string };
+
 export const needsServer = (game: GameInfo) => game.requiredFields.includes("serverid");
 
 /** An empty server_id counts as none. */
@@ -67,12 +69,18 @@ export function createGames(games: GamesPort, pipeline: PurchasePipeline, markup
     return { markupBp, denominations: denominations.map((d) => ({ ...d, priceMicro: catalogPrice(d.costMicro, markupBp) })) };
   }
 
-  async function checkPlayer(info: GameInfo, playerId: string, serverId: string | null): Promise<string> {
+  /** The provider's verdict on a player, as data: the bot re-asks with the provider's own note. */
+  async function lookPlayer(info: GameInfo, playerId: string, serverId: string | null): Promise<PlayerLookup> {
     if (!PLAYER_ID_PATTERN.test(playerId)) throw invalid(`player_id must be ${PLAYER_ID_RULE}`);
     const result = await live(() => games.checkPlayer(info.code, playerId, serverId));
-    if (!result.valid) {
+    return result.valid ? { found: true, playerName: result.playerName } : { found: false, note: result.reason };
+  }
+
+  async function checkPlayer(info: GameInfo, playerId: string, serverId: string | null): Promise<string> {
+    const result = await lookPlayer(info, playerId, serverId);
+    if (!result.found) {
       const account = serverId === null ? `player_id ${playerId}` : `player_id ${playerId} on server_id ${serverId}`;
-      throw invalid(`${info.name} does not accept ${account}: ${result.reason}`);
+      throw invalid(`${info.name} does not accept ${account}: ${result.note}`);
     }
     return result.playerName;
   }
@@ -122,6 +130,12 @@ export function createGames(games: GamesPort, pipeline: PurchasePipeline, markup
       const info = await game(code);
       const checkedServer = server(info, serverId);
       return { serverId: checkedServer, playerName: await checkPlayer(info, playerId, checkedServer) };
+    },
+
+    /** Like checkPlayer, but an unknown player is an answer (with the provider's note), not a refusal. */
+    async findPlayer(code: string, playerId: string, serverId: string | null): Promise<PlayerLookup> {
+      const info = await game(code);
+      return lookPlayer(info, playerId, server(info, serverId));
     },
   };
 }

@@ -72,5 +72,7 @@ export function createGifts(gifts: GiftsPort, pipeline: PurchasePipeline, usdtPe
     ...pipeline.offer(product),
     catalogue,
     sticker: (giftId: string): Promise<unknown | null> => live(() => gifts.sticker(giftId)),
+    /** Whether the recipient exists and takes gifts, asked before anything is chosen or charged. */
+    checkRecipient: (recipient: string) => live(() => gifts.checkRecipient(recipientOf(recipient, "recipient"))),
   };
 }
