@@ -190,16 +190,21 @@ export interface BotHarness {
 }
 
 /** The real service with its bot polling the Bot API emulator; users are numbered from `firstUser`. */
-export async function startBotHarness(firstUser: number, options: Omit<HarnessOptions, "emulatorUrl"> = {}): Promise<BotHarness> {
+export async function startBotHarness(
+  firstUser: number,
+  options: Omit<HarnessOptions, "emulatorUrl"> = {},
+  env: Record<string, string> = {},
+): Promise<BotHarness> {
   const emulator = await startEmulator();
-  const h = await startHarness({}, { ...options, emulatorUrl: emulator.url });
+  const h = await startHarness(env, { ...options, emulatorUrl: emulator.url });
   let nextUser = firstUser;
   return {
     h,
     emulatorUrl: emulator.url,
     async registered(usdt, { username = `buyer${nextUser}`, language_code = "en" } = {}) {
       const id = nextUser++;
-      const chat = new EmulatedChat(emulator.url, { id, first_name: `Buyer${id}`, username, language_code });
+      // An empty username plays a Telegram user who has none.
+      const chat = new EmulatedChat(emulator.url, { id, first_name: `Buyer${id}`, ...(username ? { username } : {}), language_code });
       const shown = await chat.reply("/start", (t) => SHOWN_KEY.test(t));
       await chat.next((t) => t.includes("What would you like") || t.includes("Что вы хотите"));
       if (usdt > 0) await h.service.core.admin.credit(String(id), fromUsdt(usdt), "test");

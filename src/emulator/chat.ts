@@ -9,14 +9,17 @@ import { startEmulator } from "./server.js";
 /**
  * `npm run chat`: talk to the real bot from a terminal, with no Telegram token. It starts the Bot API
  * emulator, the upstream simulator and the service (API on a free port, the bot polling the emulator), and
- * plays one user who is also an administrator. Type text to send it; type a button's number to tap it.
+ * plays one user who is also an administrator. Type text to send it (a number stays text); type `#2` to tap
+ * button 2, which may be on any message still on screen. EMULATOR_PORT and SIMULATOR_PORT pick the ports (a
+ * free one by default); both are printed.
  */
 const USER_ID = 100_200_300;
 const EMULATOR_TOKEN = "123456:emulator-token-for-local-chat";
 
 loadDotEnv();
-const emulator = await startEmulator();
-const simulator = await startSimulator(0, { timeScale: Number(process.env.SIMULATOR_TIME_SCALE ?? "0.2") });
+const port = (name: string) => Number(process.env[name] ?? "0");
+const emulator = await startEmulator(port("EMULATOR_PORT"));
+const simulator = await startSimulator(port("SIMULATOR_PORT"), { timeScale: Number(process.env.SIMULATOR_TIME_SCALE ?? "0.2") });
 const config = loadConfig({
   ...process.env,
   PORT: process.env.CHAT_API_PORT ?? "0",
@@ -41,30 +44,31 @@ const chat = new EmulatedChat(emulator.url, {
   language_code: (process.env.LANG ?? "en").slice(0, 2),
 });
 
-let buttons: Array<{ messageId: number; data: string }> = [];
+// Every button shown keeps its number while its message still carries it, so an older one can be tapped too.
+const buttons = new Map<number, { messageId: number; data: string }>();
+let nextButton = 1;
 function show(message: ChatMessage) {
+  for (const [number, button] of buttons) if (button.messageId === message.message_id) buttons.delete(number);
   console.log(`\n🤖 ${message.edits ? "(edited) " : ""}${message.text}`);
   for (const row of message.reply_markup?.inline_keyboard ?? []) {
     const labels = row.map((button) => {
       if (!("callback_data" in button) || !button.callback_data) return `[${button.text}]`;
-      buttons.push({ messageId: message.message_id, data: button.callback_data });
-      return `[${buttons.length}] ${button.text}`;
+      buttons.set(nextButton, { messageId: message.message_id, data: button.callback_data });
+      return `[#${nextButton++}] ${button.text}`;
     });
     console.log(`   ${labels.join("   ")}`);
   }
 }
 
 console.log(`Chatting with the bot as user ${USER_ID} (an administrator here). API at ${apiUrl}, database ${config.DATABASE_URL}.`);
-console.log("Type a message (/start to begin), a button's number to tap it, or /quit. Try /credit 100200300 50 to fund yourself.");
+console.log(`Bot API emulator at ${emulator.url}; upstream simulator at ${simulator.url} (faults: POST ${simulator.url}/control/faults).`);
+console.log("Type a message (/start to begin), #2 to tap button 2, or /quit. Try /credit 100200300 50 to fund yourself.");
 
 let running = true;
 void (async () => {
   while (running) {
     const fresh = await chat.fresh(2_000).catch(() => []);
-    if (fresh.length) {
-      buttons = [];
-      for (const message of fresh) show(message);
-    }
+    for (const message of fresh) show(message);
   }
 })();
 
@@ -73,13 +77,15 @@ for await (const line of input) {
   const text = line.trim();
   if (!text) continue;
   if (text === "/quit") break;
-  const tap = /^\d+$/.test(text) ? buttons[Number(text) - 1] : undefined;
-  if (tap) await chat.tapData(tap.messageId, tap.data);
-  else await chat.say(text);
+  const tapped = /^#(\d+)$/.exec(text);
+  const button = tapped ? buttons.get(Number(tapped[1])) : undefined;
+  if (!tapped) await chat.say(text);
+  else if (button) await chat.tapData(button.messageId, button.data);
+  else console.log(`(no button ${text} on screen)`);
 }
+// Leaves at once: the database is closed cleanly if that is quick, and the process ends either way.
 running = false;
 input.close();
-await service.close();
-await simulator.app.close();
-await emulator.app.close();
+setTimeout(() => process.exit(0), 1_000).unref();
+await Promise.allSettled([service.close(), simulator.app.close(), emulator.app.close()]);
 process.exit(0);

@@ -105,7 +105,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
     });
   }
 
-  only.callbackQuery(/^adm:(ok|no):(\w+)$/, async (ctx) => {
+  only.callbackQuery(/^adm:(ok|no):([\w-]+)$/, async (ctx) => {
     await ctx.answerCallbackQuery();
     const [, verdict, token] = ctx.match;
     const waiting = pending.get(token);
