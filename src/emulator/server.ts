@@ -37,7 +37,8 @@ const BOT_USER: User = { id: 7_000_000_001, is_bot: true, first_name: "Purchase 
 const MAX_POLL_SECONDS = 50;
 
 export function buildEmulator(): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  // Long polls are held open: closing must not wait for their keep-alive to time out.
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, forceCloseConnections: true });
   const updates: Update[] = [];
   let nextUpdateId = 1;
   const chats = new Map<number, Chat>();
