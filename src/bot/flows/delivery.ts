@@ -4,7 +4,7 @@ import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/
 import type { Found } from "../../core/products/delivery.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse } from "./kit.js";
+import { ask, attempt, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse, startFlow } from "./kit.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
@@ -30,8 +30,8 @@ async function recipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, c
 
 export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conversation, ctx) => {
   const { core } = deps;
-  const caller = await callerOf(conversation, ctx, core);
-  await ensureAffordable(conversation, ctx, deps, await announceFunds(conversation, ctx, deps, caller), core.pricing.starsPrice(STARS_MIN));
+  const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, core.pricing.starsPrice(STARS_MIN));
   const who = await recipient(conversation, ctx, deps, caller, "stars");
   const presets = new InlineKeyboard();
   STAR_PRESETS.forEach((n, i) => {
@@ -57,9 +57,9 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
 
 export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async (conversation, ctx) => {
   const { core } = deps;
-  const caller = await callerOf(conversation, ctx, core);
+  const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
   const cheapest = Math.min(...PREMIUM_MONTHS.map((months) => core.pricing.premiumPrice(months)));
-  await ensureAffordable(conversation, ctx, deps, await announceFunds(conversation, ctx, deps, caller), cheapest);
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, cheapest);
   const who = await recipient(conversation, ctx, deps, caller, "premium");
   if (who.premium) await ctx.reply(ctx.t("premium-already", { username: who.username }));
   const options = PREMIUM_MONTHS.map((months) => ({

@@ -1,13 +1,11 @@
 import { PLAYER_ID_PATTERN } from "../../core/limits.js";
-import type { PricedDenomination } from "../../core/products/games.js";
-import { needsServer } from "../../core/products/games.js";
+import { needsServer, type PricedDenomination } from "../../core/products/games.js";
 import { usdt } from "../format.js";
-import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, purchase, refuse } from "./kit.js";
+import { ask, attempt, choose, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
 
 export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conversation, ctx) => {
   const { core } = deps;
-  const caller = await callerOf(conversation, ctx, core);
-  const canSpend = await announceFunds(conversation, ctx, deps, caller);
+  const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
   const list = await attempt(conversation, () => core.games.list(caller));
   if (!list.ok) return refuse(conversation, ctx, deps, list);
 
@@ -21,7 +19,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
   const code = game.code;
   const catalogue = await attempt(conversation, () => core.games.catalogue(caller, code));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
-  await ensureAffordable(conversation, ctx, deps, canSpend, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
   if (game.notes) await ctx.reply(ctx.t("game-notes", { notes: game.notes }));
 
   // The server: buttons carrying the exact listed values (or a label or value typed), or digits where none are listed.

@@ -1,11 +1,10 @@
 import { InlineKeyboard } from "grammy";
 import { usdt } from "../format.js";
-import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, finish, parseWhole, purchase, refuse } from "./kit.js";
+import { ask, attempt, choose, defineFlow, ensureAffordable, finish, parseWhole, purchase, refuse, startFlow } from "./kit.js";
 
 export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) => async (conversation, ctx) => {
   const { core } = deps;
-  const caller = await callerOf(conversation, ctx, core);
-  const canSpend = await announceFunds(conversation, ctx, deps, caller);
+  const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
   const list = await attempt(conversation, () => core.giftcards.list(caller));
   if (!list.ok) return refuse(conversation, ctx, deps, list);
   const brands = list.value.brands;
@@ -27,7 +26,7 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
     await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
-  await ensureAffordable(conversation, ctx, deps, canSpend, Math.min(...cards.map((c) => c.priceMicro * c.minQuantity)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...cards.map((c) => c.priceMicro * c.minQuantity)));
   // Cards of the same name (a promotion beside the regular one) are told apart by their quantity rule.
   const named = (name: string) => cards.filter((c) => c.name === name).length;
   const card = await choose(

@@ -1,12 +1,11 @@
 import { InlineKeyboard } from "grammy";
 import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
 import { usdt } from "../format.js";
-import { announceFunds, ask, attempt, callerOf, choose, defineFlow, ensureAffordable, finish, purchase, refuse } from "./kit.js";
+import { ask, attempt, choose, defineFlow, ensureAffordable, finish, purchase, refuse, startFlow } from "./kit.js";
 
 export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conversation, ctx) => {
   const { core } = deps;
-  const caller = await callerOf(conversation, ctx, core);
-  const canSpend = await announceFunds(conversation, ctx, deps, caller);
+  const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
   const catalogue = await attempt(conversation, () => core.gifts.catalogue());
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const items = catalogue.value;
@@ -14,7 +13,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
     await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
-  await ensureAffordable(conversation, ctx, deps, canSpend, Math.min(...items.map((g) => g.priceMicro)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...items.map((g) => g.priceMicro)));
 
   const gift = await choose(
     conversation,

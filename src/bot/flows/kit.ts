@@ -140,16 +140,6 @@ export function attempt<T>(conversation: Flow, task: () => Promise<T>): Promise<
   });
 }
 
-/** The caller for this chat's user; the flow's entry already made sure the account exists. */
-export async function callerOf(conversation: Flow, ctx: FlowContext, core: Core): Promise<Caller> {
-  const caller = await conversation.external(() => core.accounts.botCaller(String(ctx.from!.id)));
-  if (!caller) {
-    await ctx.reply(ctx.t("start-first"));
-    return conversation.halt();
-  }
-  return caller;
-}
-
 async function balanceOf(conversation: Flow, core: Core, caller: Caller): Promise<Micro> {
   return conversation.external(async () => await core.accounts.available(caller.account));
 }
@@ -169,10 +159,16 @@ export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDep
 }
 
 /**
- * What the user can spend, said when a flow starts: the balance, or for an owner key the wallet within its
- * limits (never a balance the user does not have). Returns the most one order may charge.
+ * How every purchase flow starts: the caller for this chat's user (the entry made sure the account exists),
+ * and what they can spend, said at once: the balance, or for an owner key the wallet within its limits (never
+ * a balance the user does not have). `canSpendMicro` is the most one order may charge.
  */
-export async function announceFunds(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller): Promise<Micro> {
+export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: Micro }> {
+  const caller = await conversation.external(() => deps.core.accounts.botCaller(String(ctx.from!.id)));
+  if (!caller) {
+    await ctx.reply(ctx.t("start-first"));
+    return conversation.halt();
+  }
   const funds = await conversation.external(async () => {
     const { availableMicro, unlimited, orderLimitMicro } = await deps.core.accounts.balance(caller.account);
     return { availableMicro, unlimited, orderLimitMicro };
@@ -181,7 +177,8 @@ export async function announceFunds(conversation: Flow, ctx: FlowContext, deps: 
     ? ctx.t("flow-owner-limits", { today: usdt(funds.availableMicro), perOrder: funds.orderLimitMicro === null ? "-" : usdt(funds.orderLimitMicro) })
     : ctx.t("flow-balance", { balance: usdt(funds.availableMicro) });
   await ctx.reply(text);
-  return funds.orderLimitMicro === null ? funds.availableMicro : Math.min(funds.availableMicro, funds.orderLimitMicro);
+  const canSpendMicro = funds.orderLimitMicro === null ? funds.availableMicro : Math.min(funds.availableMicro, funds.orderLimitMicro);
+  return { caller, canSpendMicro };
 }
 
 /** Ends the flow early, saying so, when not even the cheapest choice fits what the user can spend. */

@@ -6,7 +6,7 @@ import type { StoreDetails } from "../../core/products/store.js";
 import type { PurchaseOptions, Quote } from "../../core/purchase.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";
-import { announceFunds, ask, attempt, callerOf, defineFlow, ensureAffordable, purchase, refuse } from "./kit.js";
+import { ask, attempt, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
 
 const PRESETS_USD = [5, 10, 25, 50, 100];
 const LOGIN_REFUSALS = { email: "bad-login-email", numeric_link: "bad-login-numeric", pattern: "bad-login" } as const;
@@ -24,12 +24,11 @@ async function login(conversation: Flow, ctx: FlowContext): Promise<string> {
 
 export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conversation, ctx) => {
   const { core } = deps;
-  const caller = await callerOf(conversation, ctx, core);
-  const canSpend = await announceFunds(conversation, ctx, deps, caller);
+  const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
   const pricing = await attempt(conversation, () => core.store.pricing(caller));
   if (!pricing.ok) return refuse(conversation, ctx, deps, pricing);
   const { limits, markupBp } = pricing.value;
-  await ensureAffordable(conversation, ctx, deps, canSpend, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
   const account = await login(conversation, ctx);
 
   // The amount, checked by the core's quote against the live limits; a refused amount is asked again with them.
