@@ -11,15 +11,22 @@ function idColumn(db: AnyDb) {
     : (t: ReturnType<AnyDb["schema"]["createTable"]>) => t.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
 }
 
+/** Flags are booleans on PostgreSQL; SQLite has no boolean type, and its driver side converts 0/1 (db/database.ts). */
+function flag(db: AnyDb) {
+  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
+  return [pg ? "boolean" : "integer", pg ? false : 0] as const;
+}
+
 export async function up(db: AnyDb): Promise<void> {
   const withId = idColumn(db);
+  const [flagType, no] = flag(db);
 
   await withId(db.schema.createTable("accounts"))
     .addColumn("kind", "text", (c) => c.notNull())
     .addColumn("telegram_id", "text", (c) => c.unique())
     .addColumn("username", "text")
     .addColumn("balance_micro", "bigint", (c) => c.notNull().defaultTo(0))
-    .addColumn("blocked", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("blocked", flagType, (c) => c.notNull().defaultTo(no))
     .addColumn("daily_limit_micro", "bigint")
     .addColumn("order_limit_micro", "bigint")
     .addColumn("markup_store_bp", "integer")
@@ -63,7 +70,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("transaction_id", "text")
     .addColumn("error", "text")
     .addColumn("error_code", "text")
-    .addColumn("refunded", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("refunded", flagType, (c) => c.notNull().defaultTo(no))
     .addColumn("check_after", "text")
     .addColumn("check_attempts", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("created_at", "text", (c) => c.notNull())

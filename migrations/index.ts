@@ -3,6 +3,7 @@ import * as initial from "./0001_initial.js";
 import * as providerFields from "./0002_provider_fields.js";
 import * as bot from "./0003_bot.js";
 import * as balanceBound from "./0004_balance_bound.js";
+import * as rateLimits from "./0005_rate_limits.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   "0002_provider_fields": providerFields,
   "0003_bot": bot,
   "0004_balance_bound": balanceBound,
+  "0005_rate_limits": rateLimits,
 };

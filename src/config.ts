@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { parseBasisPoints, parseUsdt } from "./core/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
+import { engineOf } from "./db/database.js";
 
 /** A tariff in USDT, bounded so that the largest order it prices stays far inside MAX_USDT. */
 const usdt = (fallback: string, max: number) =>
@@ -41,11 +42,10 @@ export const configSchema = z
   .object({
     PORT: integer("8080", 0, 65535),
     HOST: z.string().min(1).default("127.0.0.1"),
-    DATABASE_URL: z
-      .string()
-      .min(1)
-      .default("./data/partner.db")
-      .refine((v) => !/^postgres(ql)?:\/\//.test(v), "postgres:// URLs are not supported yet: use a SQLite file path"),
+    /** A SQLite file path (the embedded default), or postgres://user@host:port/database for PostgreSQL. */
+    DATABASE_URL: z.string().min(1).default("./data/partner.db"),
+    /** PostgreSQL only: connections each instance keeps at most. */
+    DATABASE_POOL_MAX: integer("10", 1, 200),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
     UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
@@ -105,6 +105,10 @@ export const configSchema = z
       .default("1")
       .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 100, "must be a number above 0, at most 100")
       .transform(Number),
+  })
+  .refine((c) => c.CODES_KEY !== undefined || engineOf(c.DATABASE_URL) === "sqlite", {
+    path: ["CODES_KEY"],
+    message: "is required with PostgreSQL, the same on every instance (make one with: openssl rand -base64 32)",
   })
   .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
     path: ["RECONCILE_AFTER_MS"],

@@ -5,6 +5,7 @@ import type { Config } from "./config.js";
 import type { Core } from "./core/index.js";
 import { botStateStore } from "./db/bot-state.js";
 import type { Db } from "./db/database.js";
+import { holdRole } from "./db/leader.js";
 import { openCore, type WiringOverrides } from "./wiring.js";
 
 export interface Service {
@@ -35,6 +36,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         support: config.SUPPORT_CONTACT ?? null,
         adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_USDT,
         log,
+        pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
       })
     : null;
   const webhook =

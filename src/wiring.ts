@@ -77,7 +77,7 @@ function codesKey(config: Config): Buffer {
 
 /** Brings the configured database to the latest schema; returns the names of the migrations it applied. */
 export async function migrateDatabase(config: Config): Promise<string[]> {
-  const db = openDatabase(config.DATABASE_URL);
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   try {
     return await migrateToLatest(db);
   } finally {
@@ -94,7 +94,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     { level: config.LOG_LEVEL, redact: REDACTED_PATHS, serializers: { req: requestSerializer, err: pino.stdSerializers.err } },
     overrides.logDestination ?? pino.destination(1),
   );
-  const db = openDatabase(config.DATABASE_URL);
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   await migrateToLatest(db);
   const clients = PROVIDER_NAMES.map((name) => {
     const url = config[providerUrl(name)];

@@ -10,11 +10,11 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-/** Runs `npm run admin -- ...` as an administrator would, against the running service's database file. */
+/** Runs `npm run admin -- ...` as an administrator would, against the running service's database. */
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec("node", ["--import", "tsx", "src/cli/admin.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: h.dbPath },
+      env: { ...process.env, DATABASE_URL: h.databaseUrl, ...h.databaseEnv },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

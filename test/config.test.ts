@@ -18,14 +18,21 @@ describe("configuration", () => {
   it("names every bad variable in one error", () => {
     const message = (() => {
       try {
-        loadConfig({ PORT: "eighty", STARS_USDT_PER_STAR: "-1", UPSTREAM: "magic", DATABASE_URL: "postgres://x/y" });
+        loadConfig({ PORT: "eighty", STARS_USDT_PER_STAR: "-1", UPSTREAM: "magic", DATABASE_POOL_MAX: "0" });
         return "no error";
       } catch (error) {
         return (error as Error).message;
       }
     })();
     expect(message).toMatch(/^invalid configuration:/);
-    for (const name of ["PORT", "STARS_USDT_PER_STAR", "UPSTREAM", "DATABASE_URL"]) expect(message).toContain(`${name}:`);
+    for (const name of ["PORT", "STARS_USDT_PER_STAR", "UPSTREAM", "DATABASE_POOL_MAX"]) expect(message).toContain(`${name}:`);
+  });
+
+  it("takes a PostgreSQL URL, with the codes key every instance must share", () => {
+    expect(() => loadConfig({ DATABASE_URL: "postgres://app@db.internal:5432/partner" })).toThrow(/CODES_KEY: is required with PostgreSQL/);
+    const key = Buffer.alloc(32, 7).toString("base64");
+    const config = loadConfig({ DATABASE_URL: "postgresql://app@db.internal:5432/partner", CODES_KEY: key, DATABASE_POOL_MAX: "20" });
+    expect(config).toMatchObject({ DATABASE_URL: "postgresql://app@db.internal:5432/partner", DATABASE_POOL_MAX: 20 });
   });
 
   it("refuses a reconcile delay that an in-flight call could outlast", () => {

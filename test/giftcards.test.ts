@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Harness, startHarness } from "./harness.js";
 
@@ -7,6 +9,15 @@ beforeAll(async () => {
 });
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
+
+/** Everything the database holds for orders, as raw as each engine stores it: the SQLite file and its WAL, or the rows as text. */
+async function storedText(): Promise<string> {
+  if (h.engine === "postgres") {
+    const { rows } = await sql<{ raw: string }>`select o::text as raw from orders o`.execute(h.service.db);
+    return rows.map((r) => r.raw).join("\n");
+  }
+  return readFileSync(h.databaseUrl).toString("latin1") + readFileSync(`${h.databaseUrl}-wal`).toString("latin1");
+}
 
 const order = (key: string, category: string, body: object) => h.call("POST", `/v1/giftcards/${category}/order`, { key, body });
 const poll = (key: string, id: number) =>
@@ -68,12 +79,11 @@ describe("POST /v1/giftcards/{category_id}/order", () => {
     expect(replay.status).toBe(200);
     expect(replay.body).not.toHaveProperty("codes");
 
-    // At rest the codes are sealed: the database file does not hold them in clear text.
+    // At rest the codes are sealed: the database does not hold them in clear text.
     const row = await h.service.db.selectFrom("orders").select("sealed_codes").where("id", "=", res.body.order_id).executeTakeFirstOrThrow();
     expect(row.sealed_codes).toMatch(/^v1:/);
     for (const code of done.body.codes) expect(row.sealed_codes).not.toContain(code);
-    const { readFileSync } = await import("node:fs");
-    const raw = readFileSync(h.dbPath).toString("latin1") + readFileSync(`${h.dbPath}-wal`).toString("latin1");
+    const raw = await storedText();
     for (const code of done.body.codes) expect(raw).not.toContain(code);
     // Nor do the logs.
     for (const code of done.body.codes) expect(h.logs.join("")).not.toContain(code);

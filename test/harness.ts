@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
@@ -12,6 +9,7 @@ import { startEmulator } from "../src/emulator/server.js";
 import { createService, type Service } from "../src/service.js";
 import type { Fault, ProviderName } from "../src/simulator/context.js";
 import { startSimulator } from "../src/simulator/server.js";
+import { TEST_ENGINE, testDatabase } from "./databases.js";
 
 export interface Harness {
   service: Service;
@@ -19,7 +17,11 @@ export interface Harness {
   /** Closes the service and starts a new one on the same database, simulator and emulator. */
   restart(): Promise<void>;
   simulatorUrl: string;
-  dbPath: string;
+  /** DATABASE_URL of this harness: a SQLite file, or a PostgreSQL database of its own. */
+  databaseUrl: string;
+  /** What a process of the service needs besides DATABASE_URL to open the same database. */
+  databaseEnv: Record<string, string>;
+  engine: typeof TEST_ENGINE;
   logs: string[];
   /** Registers a Telegram user, issues a key and credits it. */
   newKey(usdt?: number, telegramId?: string): Promise<{ key: string; telegramId: string }>;
@@ -55,10 +57,10 @@ export const TEST_BOT_TOKEN = "123456:test-token-for-the-emulator";
 
 export async function startHarness(env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const simulator = await startSimulator(0, { timeScale: options.timeScale ?? 0.01 });
-  const dir = mkdtempSync(join(tmpdir(), "partner-test-"));
-  const dbPath = join(dir, "partner.db");
+  const database = await testDatabase();
   const config = loadConfig({
-    DATABASE_URL: dbPath,
+    DATABASE_URL: database.url,
+    ...database.env,
     UPSTREAM: "external",
     ...allProvidersAt(simulator.url),
     ...(options.gateway === false ? { GATEWAY_URL: undefined } : {}),
@@ -93,7 +95,9 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       await harness.service.startBot();
     },
     simulatorUrl: simulator.url,
-    dbPath,
+    databaseUrl: database.url,
+    databaseEnv: database.env,
+    engine: TEST_ENGINE,
     logs,
     async newKey(usdt = 0, telegramId = String(nextTelegramId++)) {
       const { key } = await harness.service.core.admin.issueKey(telegramId);
@@ -151,7 +155,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
           throw new Error(`order ${order.id}: expected one charge of ${order.charge_micro}, found ${JSON.stringify(charges)}`);
         }
         const expectedRefunds = order.status === "failed" ? 1 : 0;
-        if (refunds.length !== expectedRefunds || (order.status === "failed") !== (order.refunded === 1)) {
+        if (refunds.length !== expectedRefunds || (order.status === "failed") !== order.refunded) {
           throw new Error(`order ${order.id} (${order.status}): expected ${expectedRefunds} refund, found ${refunds.length}`);
         }
         if (refunds.length && Number(refunds[0].amount_micro) !== Number(order.charge_micro)) {
@@ -162,7 +166,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     async close() {
       await harness.service.close();
       await simulator.app.close();
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
   return harness;

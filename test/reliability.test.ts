@@ -1,8 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../src/config.js";
@@ -14,6 +11,7 @@ import { systemClock } from "../src/core/ports.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { startSimulator } from "../src/simulator/server.js";
+import { type TestDatabase, testDatabase } from "./databases.js";
 import { eventually, type Harness, startHarness } from "./harness.js";
 
 async function freePort(): Promise<number> {
@@ -35,25 +33,26 @@ async function http(method: "GET" | "POST", url: string, key?: string, body?: un
 
 describe("a crash between the charge and the provider's answer", () => {
   let simulator: Awaited<ReturnType<typeof startSimulator>>;
-  let dir: string;
+  let database: TestDatabase | undefined;
   let child: ChildProcess | undefined;
 
   beforeAll(async () => {
     simulator = await startSimulator(0, { timeScale: 0.02 });
   });
-  afterEach(() => {
+  afterEach(async () => {
     child?.kill("SIGKILL");
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
   });
   afterAll(async () => simulator.app.close());
 
   /** Runs the real service as its own process, as `npm start` would, against the test's simulator. */
-  async function startService(dbPath: string, port: number): Promise<ChildProcess> {
+  async function startService(database: TestDatabase, port: number): Promise<ChildProcess> {
     const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
       env: {
         ...process.env,
         PORT: String(port),
-        DATABASE_URL: dbPath,
+        DATABASE_URL: database.url,
+        ...database.env,
         UPSTREAM: "external",
         ...allProvidersAt(simulator.url),
         UPSTREAM_TIMEOUT_MS: "3000",
@@ -75,9 +74,8 @@ describe("a crash between the charge and the provider's answer", () => {
   }
 
   async function scenario(fault: "drop_next" | "hang_after_accept") {
-    dir = mkdtempSync(join(tmpdir(), "partner-crash-"));
-    const dbPath = join(dir, "partner.db");
-    const db = openDatabase(dbPath);
+    database = await testDatabase();
+    const db = openDatabase(database.url);
     await migrateToLatest(db);
     const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
     const { key } = await admin.issueKey("424242");
@@ -85,7 +83,7 @@ describe("a crash between the charge and the provider's answer", () => {
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    child = await startService(dbPath, port);
+    child = await startService(database, port);
     await http("POST", `${simulator.url}/control/faults`, undefined, { provider: "games", mode: fault });
     // The order call hangs at the provider; the charge is already committed.
     const pending = http("POST", `${base}/v1/games/pubgm/order`, key, { denomination: "325", player_id: "512345678" }).catch(() => null);
@@ -100,7 +98,7 @@ describe("a crash between the charge and the provider's answer", () => {
     await pending;
     await http("POST", `${simulator.url}/control/faults`, undefined, { provider: "games", mode: "ok" });
 
-    child = await startService(dbPath, port);
+    child = await startService(database, port);
     // Nobody polls: the restarted service's reconciler settles the order by asking the provider by our reference.
     const settled = await eventually(async () => {
       const row = await db.selectFrom("orders").selectAll().where("id", "=", order.order_id).executeTakeFirstOrThrow();
@@ -116,7 +114,7 @@ describe("a crash between the charge and the provider's answer", () => {
 
   it("refunds once when the provider never received the order", async () => {
     const { settled, entries, balance, providerSide } = await scenario("drop_next");
-    expect(settled).toMatchObject({ status: "failed", refunded: 1 });
+    expect(settled).toMatchObject({ status: "failed", refunded: true });
     expect(entries.map((e) => e.kind).sort()).toEqual(["charge", "refund"]);
     expect(balance).toBe(10);
     expect(providerSide.status).toBe(404);
@@ -124,7 +122,7 @@ describe("a crash between the charge and the provider's answer", () => {
 
   it("completes without a second delivery or a refund when the provider had taken it", async () => {
     const { settled, entries, balance, providerSide } = await scenario("hang_after_accept");
-    expect(settled).toMatchObject({ status: "completed", refunded: 0 });
+    expect(settled).toMatchObject({ status: "completed", refunded: false });
     expect(entries.map((e) => e.kind)).toEqual(["charge"]);
     expect(balance).toBe(4.7605);
     expect(providerSide.body.provider_order_id).toBe(Number(settled.provider_order_id));

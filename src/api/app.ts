@@ -12,6 +12,7 @@ import { DomainError } from "../core/errors.js";
 import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
+import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -74,6 +75,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: rateLimitKey,
+    ...(options.core.sharedCounter ? { store: sharedRateStore(options.core.sharedCounter) } : {}),
     errorResponseBuilder: (_request, context) =>
       new DomainError("rate_limited", `Rate limit of ${context.max} requests a minute exceeded: retry in ${context.after}`, {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),

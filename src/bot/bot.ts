@@ -25,6 +25,16 @@ export interface BotOptions {
   /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
   adminConfirmAboveMicro: number;
   log: NotifyLog & { info(obj: object, msg: string): void };
+  /**
+   * Runs long polling on one instance at a time (Telegram allows one getUpdates consumer per token): the
+   * composition root hands in a lock over the shared database. Resolves `started` after the first round.
+   */
+  pollOnOneInstance(role: PollingRole): { started: Promise<void>; stop(): Promise<void> };
+}
+
+export interface PollingRole {
+  take(): Promise<void>;
+  resign(): Promise<void>;
 }
 
 /** Bump when a conversation's steps change shape: stored flows of the old shape are dropped, not misread. */
@@ -140,18 +150,39 @@ export function createBot(options: BotOptions) {
 
   let runner: RunnerHandle | undefined;
   let purge: NodeJS.Timeout | undefined;
+  let polling: { started: Promise<void>; stop(): Promise<void> } | undefined;
+
+  /** Stops fetching and waits for every update under way, so no conversation state is lost to a shutdown. */
+  async function stopRunner() {
+    clearInterval(purge);
+    if (!runner) return;
+    const stopping = runner;
+    runner = undefined;
+    await stopping.stop();
+    while (stopping.size() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   return {
     bot,
     i18n,
     notifier,
-    /** Long polling with the runner (concurrent across chats, sequential within one). */
+    /**
+     * Long polling with the runner (concurrent across chats, sequential within one), on whichever instance
+     * holds the polling role; the others stand by and take over within seconds when it goes.
+     */
     async startPolling() {
       await bot.init();
-      await bot.api.deleteWebhook();
-      await publishCommands();
-      runner = run(bot);
-      purge = setInterval(() => void storage.purgeOlderThan(ABANDONED_FLOW_MS), 60 * 60 * 1000).unref();
-      log.info({ username: bot.botInfo.username }, "bot polling");
+      polling = options.pollOnOneInstance({
+        take: async () => {
+          await bot.api.deleteWebhook();
+          await publishCommands();
+          runner = run(bot);
+          purge = setInterval(() => void storage.purgeOlderThan(ABANDONED_FLOW_MS), 60 * 60 * 1000).unref();
+          log.info({ username: bot.botInfo.username }, "bot polling");
+        },
+        resign: stopRunner,
+      });
+      await polling.started;
     },
     /**
      * The handler the API server mounts for Telegram's webhook posts; it checks the secret token. Slow work
@@ -165,14 +196,10 @@ export function createBot(options: BotOptions) {
       await bot.api.setWebhook(url, { secret_token: secretToken });
       log.info({ url }, "bot webhook set");
     },
-    /** Stops fetching and waits for every update under way, so no conversation state is lost to a shutdown. */
+    /** Stops polling (if this instance polls) after the updates under way. */
     async stop() {
-      clearInterval(purge);
-      if (!runner) return;
-      const stopping = runner;
-      runner = undefined;
-      await stopping.stop();
-      while (stopping.size() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await polling?.stop();
+      await stopRunner();
     },
   };
 }

@@ -33,7 +33,7 @@ export function toAccount(row: AccountRow): Account {
     telegramId: row.telegram_id,
     username: row.username,
     balanceMicro: Number(row.balance_micro),
-    blocked: row.blocked === 1,
+    blocked: row.blocked,
     dailyLimitMicro: orNull(row.daily_limit_micro),
     orderLimitMicro: orNull(row.order_limit_micro),
     markupBp: { store: orNull(row.markup_store_bp), games: orNull(row.markup_games_bp), giftcards: orNull(row.markup_giftcards_bp) },

@@ -72,11 +72,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
     setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
       return db.transaction().execute(async (trx) => {
         const account = await target(trx, telegramId);
-        await trx
-          .updateTable("accounts")
-          .set({ blocked: blocked ? 1 : 0 })
-          .where("id", "=", account.id)
-          .execute();
+        await trx.updateTable("accounts").set({ blocked }).where("id", "=", account.id).execute();
         await audit(trx, actor, blocked ? "block" : "unblock", account.id, {});
         return { ...account, blocked };
       });

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../db/database.js";
+import { type Db, isPostgres } from "../db/database.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
@@ -14,6 +14,7 @@ import { PRODUCTS } from "./products/index.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
+import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
 import type { Vault } from "./vault.js";
 
@@ -82,7 +83,12 @@ export function createCore(deps: CoreDeps) {
     giftcards: createGiftcards(providers.giftcards, pipeline, deps.markups),
     gifts: createGifts(providers.gifts, pipeline, deps.tariffs.usdtPerStarMicro),
     admin: createAdmin(db, clock, accounts),
-    reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.log),
+    /**
+     * Request counts every instance shares: on PostgreSQL (where several instances may run) in the database;
+     * null on SQLite, whose one instance counts in memory.
+     */
+    sharedCounter: isPostgres(db) ? createRequestCounter(db, clock) : null,
+    reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log),
 
     /** The database and every provider's own health check, at once. */
     health(): Promise<Health> {

@@ -51,7 +51,7 @@ export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefi
     providerStatus: row.provider_status,
     error: row.error,
     reason: row.error_code === null ? null : reasonOf(row.error_code),
-    refunded: row.refunded === 1,
+    refunded: row.refunded,
     createdAt: row.created_at,
     completedAt: row.completed_at,
     details: product.details.parse(JSON.parse(row.details)),

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Db, Executor } from "../db/database.js";
+import { type Db, type Executor, lockRow } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
 import { type Caller, getAccount, spendable } from "./accounts.js";
 import { DomainError, invalid } from "./errors.js";
@@ -107,6 +107,8 @@ export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: n
           const earlier = await findReplay(trx, caller.account.id, key, hash);
           if (earlier) return { order: earlier, replay: true };
         }
+        // An owner key's daily limit is read, then spent: no other instance may do the same in between.
+        if (caller.account.kind === "owner") await lockRow(trx, "accounts", caller.account.id);
         const funds = await spendable(trx, caller.account, now);
         const required = prepared.chargeMicro;
         if (funds.orderLimitMicro !== null && required > funds.orderLimitMicro) {

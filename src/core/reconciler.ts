@@ -1,4 +1,5 @@
-import type { Db } from "../db/database.js";
+import { type Db, isPostgres } from "../db/database.js";
+import type { OrderRow } from "../db/schema.js";
 import type { Clock } from "./ports.js";
 import type { Settlement } from "./settlement.js";
 
@@ -6,27 +7,51 @@ export interface ReconcilerLog {
   warn(obj: object, msg: string): void;
 }
 
-const BATCH = 50;
+/** Orders claimed and asked about at once; each claim is leased for one upstream call's time. */
+const CLAIM = 8;
+/** Orders one pass handles at most, so a pass ends and the next interval starts afresh. */
+const PASS_MAX = 400;
 const MAX_RECHECK_MS = 5 * 60 * 1000;
 
 /**
  * Drives every `processing` order to a terminal state, so an order nobody polls still completes or is
  * refunded, and an order left behind by a crash is settled after restart. One pass at a time per process;
  * an order still pending is asked again later, each time twice as late (at most 5 minutes).
+ *
+ * Several instances share the work: a pass claims a few due orders at a time by moving their `check_after`
+ * one lease ahead (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so two instances never claim the same order), and
+ * each order is asked about by the instance that claimed it. A dead instance's claims simply come due again.
  */
-export function createReconciler(db: Db, clock: Clock, settlement: Settlement, intervalMs: number, log: ReconcilerLog) {
+export function createReconciler(db: Db, clock: Clock, settlement: Settlement, intervalMs: number, leaseMs: number, log: ReconcilerLog) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
 
-  const due = () =>
-    db
-      .selectFrom("orders")
-      .selectAll()
-      .where("status", "=", "processing")
-      .where("check_after", "<=", clock.now().toISOString())
-      .orderBy("check_after")
-      .limit(BATCH)
-      .execute();
+  /** Due orders as they were before the claim (refresh reads their `check_after`), now leased to this instance. */
+  const claim = () =>
+    db.transaction().execute(async (trx) => {
+      const now = clock.now();
+      let due = trx
+        .selectFrom("orders")
+        .selectAll()
+        .where("status", "=", "processing")
+        .where("check_after", "<=", now.toISOString())
+        .orderBy("check_after")
+        .limit(CLAIM);
+      if (isPostgres(trx)) due = due.forUpdate().skipLocked();
+      const rows = await due.execute();
+      if (rows.length) {
+        await trx
+          .updateTable("orders")
+          .set({ check_after: new Date(now.getTime() + leaseMs).toISOString() })
+          .where(
+            "id",
+            "in",
+            rows.map((r) => r.id),
+          )
+          .execute();
+      }
+      return rows;
+    });
 
   async function reschedule(orderId: number, attempts: number): Promise<void> {
     const now = clock.now();
@@ -39,16 +64,24 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
       .execute();
   }
 
+  async function check(order: OrderRow): Promise<boolean> {
+    try {
+      const after = await settlement.refresh(order);
+      if (after.status !== "processing") return true;
+      await reschedule(after.id, after.check_attempts);
+    } catch (error) {
+      log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
+    }
+    return false;
+  }
+
   async function pass(): Promise<number> {
     let settled = 0;
-    for (const order of await due()) {
-      try {
-        const after = await settlement.refresh(order);
-        if (after.status === "processing") await reschedule(after.id, after.check_attempts);
-        else settled += 1;
-      } catch (error) {
-        log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
-      }
+    for (let seen = 0; seen < PASS_MAX;) {
+      const claimed = await claim();
+      if (!claimed.length) break;
+      seen += claimed.length;
+      settled += (await Promise.all(claimed.map(check))).filter(Boolean).length;
     }
     return settled;
   }

@@ -55,7 +55,7 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
           status: "failed",
           error: outcome.error,
           error_code: outcome.reason ?? "provider_error",
-          refunded: 1,
+          refunded: true,
           completed_at: at,
           updated_at: at,
           check_after: null,

@@ -1,12 +1,75 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { CompiledQuery, type Driver, Kysely, SqliteDialect, type Transaction } from "kysely";
+import {
+  CompiledQuery,
+  type Driver,
+  Kysely,
+  type KyselyPlugin,
+  PostgresAdapter,
+  PostgresDialect,
+  type QueryResult,
+  type SqliteDatabase,
+  SqliteDialect,
+  type Transaction,
+  type UnknownRow,
+} from "kysely";
+import pg from "pg";
 import type { Database } from "./schema.js";
 
 export type Db = Kysely<Database>;
 /** Repositories take either the database or an open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
+
+export type Engine = "sqlite" | "postgres";
+
+/** `postgres://…` (or `postgresql://…`) is PostgreSQL; anything else is a SQLite file path. */
+export function engineOf(url: string): Engine {
+  return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
+}
+
+export function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL only: the most connections this process holds. */
+  poolMax?: number;
+}
+
+export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
+  return engineOf(url) === "postgres" ? openPostgres(url, options.poolMax ?? 10) : openSqlite(url);
+}
+
+/**
+ * int8 (counts, ids, money) and numeric (what sum() of int8 returns) arrive from pg as strings. They become
+ * numbers here, exactly or not at all: a value JavaScript cannot hold exactly is an error, never a rounding.
+ */
+export function exactInteger(text: string): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value)) {
+    throw new RangeError(`database value ${text} is not an integer JavaScript holds exactly`);
+  }
+  return value;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+function openPostgres(url: string, max: number): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // Per pool, not pg's global parsers, so nothing else in the process is affected.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === INT8_OID || oid === NUMERIC_OID ? exactInteger : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection (a database restart) must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
 
 /**
  * SQLite's deferred BEGIN takes the write lock only at the first write, and cannot get it once another
@@ -23,13 +86,52 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** The flag columns: booleans on PostgreSQL, 0/1 integers on SQLite (which has no boolean type). */
+const FLAG_COLUMNS = ["blocked", "refunded"];
+
+/** SQLite side of the flags: better-sqlite3 binds no booleans, so they go in as 1/0 … */
+function bindingBooleans(sqlite: SQLite.Database): SqliteDatabase {
+  const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
+  return {
+    close: () => sqlite.close(),
+    prepare(text) {
+      const statement = sqlite.prepare(text);
+      return {
+        reader: statement.reader,
+        all: (parameters) => statement.all(bind(parameters)),
+        run: (parameters) => statement.run(bind(parameters)),
+        iterate: (parameters) => statement.iterate(bind(parameters)),
+      };
+    },
+  };
+}
+
+/** … and come out as booleans, so rows read the same on both engines. */
+const flagsAsBooleans: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  async transformResult({ result }): Promise<QueryResult<UnknownRow>> {
+    for (const row of result.rows) {
+      for (const column of FLAG_COLUMNS) if (typeof row[column] === "number") row[column] = row[column] === 1;
+    }
+    return result;
+  },
+};
+
 /** Opens the SQLite file (creating its folder), in WAL mode so the admin CLI can write while the service runs. */
-export function openDatabase(path: string): Db {
+function openSqlite(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   // SQLite returns BIGINT columns as JS numbers; every money value is a safe integer (see core/money.ts).
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: bindingBooleans(sqlite) }), plugins: [flagsAsBooleans] });
+}
+
+/**
+ * Locks one row until the transaction ends, so two instances cannot both read-then-write it (an owner's
+ * daily limit). SQLite needs nothing: its write transactions already run one at a time (BEGIN IMMEDIATE).
+ */
+export async function lockRow(trx: Transaction<Database>, table: "accounts" | "orders", id: number): Promise<void> {
+  if (isPostgres(trx)) await trx.selectFrom(table).select("id").where("id", "=", id).forUpdate().execute();
 }

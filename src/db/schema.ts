@@ -1,7 +1,11 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 
-/** Money columns are BIGINT micro-USDT; booleans are 0/1 integers so SQLite and PostgreSQL read the same. */
-export type Flag = 0 | 1;
+/**
+ * Money columns are BIGINT micro-USDT, read as exact numbers on both engines (see database.ts); flags are
+ * booleans (0/1 integers in SQLite, converted at the driver); times are ISO 8601 UTC text with milliseconds
+ * (`2026-11-22T21:55:09.123Z`), one fixed width, so they compare as text on both engines.
+ */
+export type Flag = boolean;
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -96,6 +100,14 @@ export interface BotStateTable {
   updated_at: string;
 }
 
+export interface RateLimitsTable {
+  /** `account:<id>` or `ip:<address>`. */
+  key: string;
+  /** Start of the fixed window, in ms since the epoch. */
+  window_start: number;
+  hits: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -103,6 +115,7 @@ export interface Database {
   orders: OrdersTable;
   audit_log: AuditLogTable;
   bot_state: BotStateTable;
+  rate_limits: RateLimitsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

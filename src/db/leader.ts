@@ -1,0 +1,89 @@
+import { sql } from "kysely";
+import { type Db, isPostgres } from "./database.js";
+
+export interface Role {
+  /** Called once this instance holds the lock; the role runs until `resign`. */
+  take(): Promise<void>;
+  resign(): Promise<void>;
+}
+
+export interface LeaderLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Runs `role` on one instance at a time among all that share the database. On PostgreSQL the holder keeps a
+ * session advisory lock on one pinned connection: when the process dies the connection closes and the lock
+ * goes with it, and another instance (retrying every `retryMs`) takes the role within seconds. A single
+ * SQLite instance simply takes it. `started` settles after the first round (the role taken, or held
+ * elsewhere; on SQLite it rejects when taking failed); `stop` resolves once the role is resigned and released.
+ */
+export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retryMs = 2000) {
+  let stopped = false;
+  let wake: () => void = () => {};
+  /** Waits `ms`, or less when `stop` wakes it. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  let firstRound: (error?: unknown) => void = () => {};
+  const started = new Promise<void>((resolve, reject) => {
+    firstRound = (error) => (error === undefined ? resolve() : reject(error));
+  });
+
+  async function contend(): Promise<void> {
+    if (!isPostgres(db)) {
+      try {
+        await role.take();
+        firstRound();
+      } catch (error) {
+        firstRound(error);
+        return;
+      }
+      while (!stopped) await pause(60_000);
+      await role.resign();
+      return;
+    }
+    while (!stopped) {
+      try {
+        await db.connection().execute(async (connection) => {
+          const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as held`.execute(connection);
+          if (!rows[0]?.held) return;
+          log.info({ role: name }, "this instance took the role");
+          try {
+            await role.take();
+            firstRound();
+            // The lock lives as long as this session: check it now and then, and resign if it is gone.
+            while (!stopped) {
+              await pause(retryMs);
+              await sql`select 1`.execute(connection);
+            }
+          } finally {
+            await role.resign();
+            await sql`select pg_advisory_unlock(hashtext(${name}))`.execute(connection).catch(() => undefined);
+          }
+        });
+      } catch (error) {
+        log.warn({ role: name, err: error }, "lost the role or could not contend for it; retrying");
+      }
+      firstRound();
+      if (!stopped) await pause(retryMs);
+    }
+  }
+
+  const running = contend();
+  return {
+    started,
+    async stop() {
+      stopped = true;
+      wake();
+      await running;
+    },
+  };
+}
