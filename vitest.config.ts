@@ -23,7 +23,11 @@ export default defineConfig(async () => {
     console.warn(`\n⚠ PostgreSQL is not reachable at ${POSTGRES}: the PostgreSQL half of the suite is SKIPPED, only SQLite runs.\n`);
   }
   process.env.TEST_POSTGRES_REACHABLE = postgres ? "1" : "0";
-  const engine = (name: "sqlite" | "postgres") => ({ extends: true as const, test: { name, env: { TEST_ENGINE: name } } });
+  // Files named *.pg.test.ts (several instances on one database) exist for PostgreSQL only.
+  const engine = (name: "sqlite" | "postgres") => ({
+    extends: true as const,
+    test: { name, env: { TEST_ENGINE: name }, ...(name === "sqlite" ? { exclude: ["test/**/*.pg.test.ts"] } : {}) },
+  });
   return {
     test: {
       include: ["test/**/*.test.ts"],

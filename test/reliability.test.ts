@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { request } from "undici";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../src/config.js";
 import { createAccounts } from "../src/core/accounts.js";
@@ -12,24 +10,8 @@ import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { startSimulator } from "../src/simulator/server.js";
 import { type TestDatabase, testDatabase } from "./databases.js";
+import { freePort, http, startServiceProcess } from "./processes.js";
 import { eventually, type Harness, startHarness } from "./harness.js";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function http(method: "GET" | "POST", url: string, key?: string, body?: unknown) {
-  const response = await request(url, {
-    method,
-    headers: { ...(key ? { "x-api-key": key } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.statusCode, body: (await response.body.json()) as any };
-}
 
 describe("a crash between the charge and the provider's answer", () => {
   let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -45,32 +27,19 @@ describe("a crash between the charge and the provider's answer", () => {
   });
   afterAll(async () => simulator.app.close());
 
-  /** Runs the real service as its own process, as `npm start` would, against the test's simulator. */
   async function startService(database: TestDatabase, port: number): Promise<ChildProcess> {
-    const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATABASE_URL: database.url,
-        ...database.env,
-        UPSTREAM: "external",
-        ...allProvidersAt(simulator.url),
-        UPSTREAM_TIMEOUT_MS: "3000",
-        RECONCILE_AFTER_MS: "3500",
-        RECONCILE_INTERVAL_MS: "200",
-        LOG_LEVEL: "warn",
-        RATE_LIMIT_PER_MINUTE: "100000",
-      },
-      stdio: "ignore",
-    });
-    await eventually(async () => {
-      try {
-        return (await http("GET", `http://127.0.0.1:${port}/v1/health`)).status === 200 ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 20_000);
-    return proc;
+    const env = {
+      DATABASE_URL: database.url,
+      ...database.env,
+      UPSTREAM: "external",
+      ...allProvidersAt(simulator.url),
+      UPSTREAM_TIMEOUT_MS: "3000",
+      RECONCILE_AFTER_MS: "3500",
+      RECONCILE_INTERVAL_MS: "200",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PER_MINUTE: "100000",
+    };
+    return (await startServiceProcess(env, port)).proc;
   }
 
   async function scenario(fault: "drop_next" | "hang_after_accept") {

@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { InlineKeyboardMarkup, Message, MessageEntity, Update, User } from "grammy/types";
@@ -47,6 +48,9 @@ export function buildEmulator(): FastifyInstance {
   const refusing = new Set<string>();
   const calls: Array<{ method: string; payload: Record<string, unknown> }> = [];
   const waiters = new Set<() => void>();
+  /** The long poll held open now, and how often a second poller cut one short (Telegram's 409 Conflict). */
+  let held: { socket: Socket; terminate(): void } | undefined;
+  let conflicts = 0;
   const wake = () => {
     for (const waiter of [...waiters]) waiter();
   };
@@ -93,7 +97,7 @@ export function buildEmulator(): FastifyInstance {
 
   const fail = (code: number, description: string) => ({ ok: false, error_code: code, description });
 
-  type Handler = (p: Record<string, any>) => unknown;
+  type Handler = (p: Record<string, any>, socket: Socket) => unknown;
   const methods: Record<string, Handler> = {
     getMe: () => BOT_USER,
     deleteWebhook: () => true,
@@ -140,13 +144,19 @@ export function buildEmulator(): FastifyInstance {
       record(c);
       return asMessage(c, m, BOT_USER);
     },
-    async getUpdates(p) {
+    async getUpdates(p, socket) {
+      // As on Telegram, one consumer per token: a second live poller ends the first with 409.
+      if (held && !held.socket.destroyed && held.socket !== socket) {
+        conflicts += 1;
+        held.terminate();
+      }
       const offset = Number(p.offset ?? 0);
       const limit = Math.min(Number(p.limit ?? 100), 100);
       const timeout = Math.min(Number(p.timeout ?? 0), MAX_POLL_SECONDS);
       // Confirmed updates (below the offset) are gone for good, as on Telegram.
       while (updates.length && updates[0].update_id < offset) updates.shift();
       if (!updates.length && timeout > 0) {
+        let terminated = false;
         await new Promise<void>((resolve) => {
           const done = () => {
             waiters.delete(done);
@@ -155,7 +165,16 @@ export function buildEmulator(): FastifyInstance {
           };
           const timer = setTimeout(done, timeout * 1000);
           waiters.add(done);
+          held = {
+            socket,
+            terminate: () => {
+              terminated = true;
+              done();
+            },
+          };
         });
+        if (held?.socket === socket) held = undefined;
+        if (terminated) throw fail(409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running");
       }
       return updates.filter((u) => u.update_id >= offset).slice(0, limit);
     },
@@ -168,7 +187,7 @@ export function buildEmulator(): FastifyInstance {
     if (!handler) return reply.code(404).send(fail(404, "Not Found: method not found"));
     if (refusing.has(request.params.method)) return reply.code(400).send(fail(400, "Bad Request: refused by the emulator"));
     try {
-      return { ok: true, result: await handler(payload) };
+      return { ok: true, result: await handler(payload, request.raw.socket) };
     } catch (error) {
       const refused = error as { ok?: false; error_code?: number };
       if (refused.ok === false) return reply.code(refused.error_code ?? 400).send(refused);
@@ -239,6 +258,7 @@ export function buildEmulator(): FastifyInstance {
   });
 
   app.get("/emulator/calls", async () => ({ calls }));
+  app.get("/emulator/conflicts", async () => ({ conflicts }));
 
   app.addHook("preClose", async () => wake());
   return app;
