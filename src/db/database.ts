@@ -42,8 +42,9 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
 }
 
 /**
- * int8 (counts, ids, money) and numeric (what sum() of int8 returns) arrive from pg as strings. They become
- * numbers here, exactly or not at all: a value JavaScript cannot hold exactly is an error, never a rounding.
+ * 64-bit integers (ids, counts, money) arrive as strings from pg (int8, and numeric from sum()) and as BigInt
+ * from better-sqlite3. They become numbers here, exactly or not at all: a value JavaScript cannot hold
+ * exactly is an error, never a rounding.
  */
 export function exactInteger(text: string): number {
   const value = Number(text);
@@ -106,11 +107,15 @@ function bindingBooleans(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
-/** … and come out as booleans, so rows read the same on both engines. */
-const flagsAsBooleans: KyselyPlugin = {
+/**
+ * … and rows come out as they do from PostgreSQL: integers (read as BigInt, so none is rounded on the way)
+ * become exact numbers or an error, and flags become booleans.
+ */
+const rowsAsOnPostgres: KyselyPlugin = {
   transformQuery: (args) => args.node,
   async transformResult({ result }): Promise<QueryResult<UnknownRow>> {
     for (const row of result.rows) {
+      for (const column in row) if (typeof row[column] === "bigint") row[column] = exactInteger(String(row[column]));
       for (const column of FLAG_COLUMNS) if (typeof row[column] === "number") row[column] = row[column] === 1;
     }
     return result;
@@ -124,8 +129,8 @@ function openSqlite(path: string): Db {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  // SQLite returns BIGINT columns as JS numbers; every money value is a safe integer (see core/money.ts).
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: bindingBooleans(sqlite) }), plugins: [flagsAsBooleans] });
+  sqlite.defaultSafeIntegers(true);
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: bindingBooleans(sqlite) }), plugins: [rowsAsOnPostgres] });
 }
 
 /**
