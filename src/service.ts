@@ -5,7 +5,7 @@ import type { Config } from "./config.js";
 import type { Core } from "./core/index.js";
 import { botStateStore } from "./db/bot-state.js";
 import type { Db } from "./db/database.js";
-import { holdRole } from "./db/leader.js";
+import { holdRole, keyedLock } from "./db/coordination.js";
 import { openCore, type WiringOverrides } from "./wiring.js";
 
 export interface Service {
@@ -26,6 +26,7 @@ export type ServiceOverrides = WiringOverrides;
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const { core, db, log, close } = await openCore(config, overrides);
 
+  const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
     ? createBot({
         core,
@@ -37,10 +38,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_USDT,
         log,
         pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
+        // Webhooks reach every instance: hold each chat's updates apart across them (half the pool at most).
+        ...(webhookMode ? { oneAtATimePerChat: keyedLock(db, Math.max(1, Math.floor(config.DATABASE_POOL_MAX / 2))) } : {}),
       })
     : null;
-  const webhook =
-    bot && config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET ? { url: config.BOT_WEBHOOK_URL, secretToken: config.BOT_WEBHOOK_SECRET } : null;
+  const webhook = bot && webhookMode ? { url: config.BOT_WEBHOOK_URL!, secretToken: config.BOT_WEBHOOK_SECRET! } : null;
 
   const api = await buildApi({
     core,

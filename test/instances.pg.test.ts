@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../src/config.js";
 import { createAccounts } from "../src/core/accounts.js";
@@ -48,6 +49,7 @@ beforeAll(async () => {
     TELEGRAM_API_ROOT: emulator.url,
   };
   ports.push(await freePort(), await freePort());
+  db = openDatabase(database.url);
 });
 
 afterAll(async () => {
@@ -79,7 +81,6 @@ describe("two instances on one PostgreSQL database", () => {
   it("migrate once when both start at the same moment, and only one of them polls the bot", async () => {
     const [a, b] = await Promise.all(ports.map((port) => startServiceProcess(env, port, true)));
     instances.push(a, b);
-    db = openDatabase(database.url);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
     expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrations));
     await eventually(async () => (polling(a) || polling(b) ? true : undefined));
@@ -188,4 +189,45 @@ describe("two instances on one PostgreSQL database", () => {
     expect(told.size).toBeGreaterThanOrEqual(background.length - 2);
     expect((await http("GET", `${emulator.url}/emulator/conflicts`)).body.conflicts).toBe(0);
   }, 120_000);
+
+  it("in webhook mode, run two updates of one chat one after the other even when they reach different instances", async () => {
+    for (const instance of instances.splice(0)) await kill(instance.proc);
+    const secret = "webhook-secret-for-the-test";
+    const webhookEnv = { ...env, BOT_WEBHOOK_URL: "https://bot.example.invalid/telegram/webhook", BOT_WEBHOOK_SECRET: secret };
+    instances.push(...(await Promise.all(ports.map((port) => startServiceProcess(webhookEnv, port, true)))));
+    let updateId = 1_000;
+    const start = (user: number, instance: ServiceProcess) =>
+      request(`${instance.base}/telegram/webhook`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+        body: JSON.stringify({
+          update_id: updateId++,
+          message: {
+            message_id: updateId,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: user, type: "private", first_name: "Twice" },
+            from: { id: user, is_bot: false, first_name: "Twice", language_code: "en" },
+            text: "/start",
+            entities: [{ type: "bot_command", offset: 0, length: 6 }],
+          },
+        }),
+      }).then((r) => r.statusCode);
+    // A new user's /start, sent twice at once, to each instance: one registers and shows the key, the other
+    // (run after it) finds the account and shows the menu. Side by side, both would try to register.
+    const users = Array.from({ length: 6 }, (_, i) => 7_300_000 + i);
+    const statuses = await Promise.all(users.flatMap((user) => instances.map((instance) => start(user, instance))));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    for (const user of users) {
+      const chat = new EmulatedChat(emulator.url, { id: user, first_name: "Twice" });
+      const messages = await eventually(async () => {
+        const all = (await chat.messages()).filter((m) => m.from_bot);
+        return all.some((m) => m.text.startsWith("Welcome back")) ? all : undefined;
+      });
+      expect(messages.filter((m) => /sj_[A-Za-z0-9_-]{43}/.test(m.text))).toHaveLength(1);
+      expect(messages.filter((m) => m.text.startsWith("Welcome back"))).toHaveLength(1);
+    }
+    const accounts = await db.selectFrom("accounts").select("telegram_id").where("telegram_id", "in", users.map(String)).execute();
+    expect(accounts).toHaveLength(users.length);
+    for (const instance of instances) expect(instance.output.join("")).not.toContain("bot update failed");
+  }, 60_000);
 });

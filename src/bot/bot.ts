@@ -30,6 +30,11 @@ export interface BotOptions {
    * composition root hands in a lock over the shared database. Resolves `started` after the first round.
    */
   pollOnOneInstance(role: PollingRole): { started: Promise<void>; stop(): Promise<void> };
+  /**
+   * Webhook mode on several instances: runs one chat's update while no other instance runs one of the same
+   * chat. Not needed when polling (one instance polls, and `sequentialize` orders each chat's updates there).
+   */
+  oneAtATimePerChat?: <T>(chat: string, work: () => Promise<T>) => Promise<T>;
 }
 
 export interface PollingRole {
@@ -55,7 +60,10 @@ export function createBot(options: BotOptions) {
   const notifier = createNotifier(core, bot.api, i18n, log);
 
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
-  bot.use(sequentialize((ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "")));
+  const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
+  const acrossInstances = options.oneAtATimePerChat;
+  if (acrossInstances) bot.use((ctx, next) => acrossInstances(`telegram-chat:${chatOf(ctx)}`, next));
+  bot.use(sequentialize(chatOf));
   // One account lookup per update, shared by the language choice, the gate and the handlers.
   bot.use(async (ctx, next) => {
     if (ctx.from) ctx.caller = await core.accounts.botCaller(String(ctx.from.id));

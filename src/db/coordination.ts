@@ -87,3 +87,32 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
     },
   };
 }
+
+/**
+ * Runs `work` while holding the lock named `key` across every instance on the database, so two holders of
+ * one key never run side by side (PostgreSQL: a transaction-scoped advisory lock on one pooled connection).
+ * At most `slots` are held at once per process, so the rest of the pool stays free for the work itself.
+ * A single SQLite instance needs no lock across processes: `work` runs as it is.
+ */
+export function keyedLock(db: Db, slots: number) {
+  if (!isPostgres(db)) return <T>(_key: string, work: () => Promise<T>) => work();
+  let held = 0;
+  const queue: Array<() => void> = [];
+  const acquire = () => (held < slots ? (held++, Promise.resolve()) : new Promise<void>((resolve) => queue.push(resolve)));
+  const release = () => {
+    const next = queue.shift();
+    if (next) next();
+    else held--;
+  };
+  return async <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    await acquire();
+    try {
+      return await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
+        return work();
+      });
+    } finally {
+      release();
+    }
+  };
+}
