@@ -84,6 +84,20 @@ describe("customers", () => {
     expect(hasMenu(early)).toBe(true);
   });
 
+  it("are offered only the top-ups, months, cards and gifts their balance covers", async () => {
+    const { chat } = await registered(6);
+    await chat.tap("Game credit");
+    await chat.next((t) => t.includes("Which game?"));
+    await chat.tap("PUBG Mobile");
+    await chat.next((t) => t.includes("Note:"));
+    const offered = buttons(await chat.reply("512345678", (t) => t.includes("Choose the top-up")));
+    // 60 (1.0395) and 325 (5.2395) fit in 6 USDT; 60 + Royale Pass (11.0145) does not.
+    expect(offered.some((label) => label.startsWith("60 ·"))).toBe(true);
+    expect(offered.some((label) => label.startsWith("325 ·"))).toBe(true);
+    expect(offered.some((label) => label.includes("Royale Pass"))).toBe(false);
+    await chat.tap("Cancel");
+  });
+
   it("with an owner key see its limits, never a balance they do not have", async () => {
     const { chat, telegramId } = await registered(0);
     await h.service.core.admin.setWallet(fromUsdt(300), "test");
@@ -158,10 +172,12 @@ describe("customers", () => {
     await chat.tap("🌹");
     expect((await chat.reply("@missing_moe", (t) => t.includes("could not find"))).text).toContain("@missing_moe");
     expect((await chat.reply("@alice", (t) => t.includes("message"))).text).toContain("Alice (@alice)");
-    await chat.tap("Skip");
-    await chat.next((t) => t.includes("Show your name"));
+    // Typing the Skip button's label skips, as tapping it does; it never becomes the gift's message.
+    await chat.reply("skip", (t) => t.includes("Show your name"));
     await chat.tap("Show my name");
-    expect((await chat.next((t) => t.includes("Confirm?"))).text).toContain("Alice (@alice)");
+    const confirm = (await chat.next((t) => t.includes("Confirm?"))).text;
+    expect(confirm).toContain("Alice (@alice)");
+    expect(confirm).not.toMatch(/skip/i);
     await chat.tap("Cancel");
   });
 
@@ -203,6 +219,12 @@ describe("customers", () => {
     expect(done.text).not.toContain("psn-us");
     expect(done.text).toContain("1 × $10");
     expect(done.text.match(/completed/gi)).toHaveLength(1);
+    // A notice is a final message too: the menu comes with it, and with an order's detail from /orders.
+    expect(hasMenu(done)).toBe(true);
+    const list = await chat.reply("/orders", (t) => t.includes("recent orders"));
+    expect(buttons(list).every((label) => label.length > 0)).toBe(true);
+    await chat.tap(/^#\d+/);
+    expect(hasMenu(await chat.next((t) => t.includes("USDT")))).toBe(true);
 
     await chat.say("/games");
     await chat.next((t) => t.includes("Which game"));

@@ -112,7 +112,7 @@ describe("a provider that did not take the order", () => {
 describe("the contract's edges", () => {
   it("refuses an idempotency key with control characters with 400, charging nothing", async () => {
     const { key } = await h.newKey(5);
-    for (const idempotency_key of ["a\u0000b", "line\nbreak", "tab\there", "\u007f"]) {
+    for (const idempotency_key of ["a\u0000b", "line\nbreak", "tab\there", "\u007f", "next\u0085line", "\u009f"]) {
       const res = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100, idempotency_key } });
       expect(res.status, JSON.stringify(idempotency_key)).toBe(400);
       expect(res.body.error).toContain("control characters");

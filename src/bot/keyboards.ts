@@ -1,9 +1,9 @@
 import { InlineKeyboard } from "grammy";
-import type { FlowContext } from "./context.js";
+import type { Translate } from "./format.js";
 import { FLOWS } from "./flows/index.js";
 
 /** The purchase flows two to a row, then the account entries. */
-export function mainMenu(ctx: FlowContext): InlineKeyboard {
+export function mainMenu(ctx: { t: Translate }): InlineKeyboard {
   const keyboard = new InlineKeyboard();
   FLOWS.forEach((flow, i) => {
     keyboard.text(ctx.t(flow.menuKey), `menu:${flow.id}`);

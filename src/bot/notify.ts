@@ -3,6 +3,7 @@ import { type Api, GrammyError } from "grammy";
 import type { Core } from "../core/index.js";
 import type { Order } from "../core/products/index.js";
 import { failureReason, orderLine, type Translate, usdt } from "./format.js";
+import { mainMenu } from "./keyboards.js";
 
 export interface NotifyLog {
   warn(obj: object, msg: string): void;
@@ -18,11 +19,10 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog)
   async function tell(telegramId: string, text: (t: Translate) => string): Promise<void> {
     const account = await core.accounts.byTelegramId(telegramId);
     const locale = account?.language ?? "en";
+    const t: Translate = (key, vars) => i18n.t(locale, key, vars);
     try {
-      await api.sendMessage(
-        Number(telegramId),
-        text((key, vars) => i18n.t(locale, key, vars)),
-      );
+      // A notice is a final message too: it offers the menu, the next step.
+      await api.sendMessage(Number(telegramId), text(t), { reply_markup: mainMenu({ t }) });
     } catch (error) {
       if (error instanceof GrammyError && error.error_code === 403) log.warn({ telegramId }, "user blocked the bot; notification skipped");
       else log.error({ telegramId, err: error }, "notification failed");

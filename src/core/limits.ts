@@ -27,8 +27,8 @@ export function recipientOf(text: string, field = "username"): string {
 }
 
 export const IDEMPOTENCY_KEY_MAX = 128;
-/** No control characters (a NUL byte cannot even be stored in PostgreSQL text). */
-export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+/** No control characters, C0 or C1 (a NUL byte cannot even be stored in PostgreSQL text). */
+export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 /** A player ID as the game provider takes it: letters, digits, _ or -, at most 64 characters. */
 export const PLAYER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

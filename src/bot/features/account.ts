@@ -24,9 +24,8 @@ export function accountFeatures(core: Core, support: string | null) {
   async function orders(ctx: BotContext) {
     const recent = await core.orders.list(ctx.caller!.account.id, RECENT_ORDERS);
     if (!recent.length) return ctx.reply(ctx.t("orders-none"), { reply_markup: mainMenu(ctx) });
-    const keyboard = new InlineKeyboard();
-    for (const order of recent) keyboard.text(orderLine(ctx.t.bind(ctx), order), `order:${order.id}`).row();
-    return ctx.reply(ctx.t("orders-title"), { reply_markup: keyboard });
+    const rows = recent.map((order) => [InlineKeyboard.text(orderLine(ctx.t.bind(ctx), order), `order:${order.id}`)]);
+    return ctx.reply(ctx.t("orders-title"), { reply_markup: InlineKeyboard.from(rows) });
   }
 
   composer.command("balance", balance);
@@ -44,14 +43,14 @@ export function accountFeatures(core: Core, support: string | null) {
   composer.callbackQuery(/^order:(\d+)$/, async (ctx) => {
     await ctx.answerCallbackQuery();
     const order = await core.orders.current(ctx.caller!.account.id, Number(ctx.match[1])).catch(() => null);
-    if (!order) return ctx.reply(ctx.t("order-unknown"));
+    if (!order) return ctx.reply(ctx.t("order-unknown"), { reply_markup: mainMenu(ctx) });
     const t = ctx.t.bind(ctx);
     const lines = [orderLine(t, order), ctx.t("order-created", { at: order.createdAt.slice(0, 16).replace("T", " ") })];
     if (order.status === "failed")
       lines.push(ctx.t("order-failed-detail", { reason: failureReason(t, order), refunded: order.refunded ? "yes" : "no" }));
     const codes = await core.orders.codes(order);
     if (codes.length) lines.push(ctx.t("codes", { codes: codes.join("\n") }));
-    return ctx.reply(lines.join("\n"));
+    return ctx.reply(lines.join("\n"), { reply_markup: mainMenu(ctx) });
   });
 
   composer.command(["help", "menu"], (ctx) =>

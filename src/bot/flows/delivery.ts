@@ -62,7 +62,7 @@ export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, cheapest);
   const who = await recipient(conversation, ctx, deps, caller, "premium");
   if (who.premium) await ctx.reply(ctx.t("premium-already", { username: who.username }));
-  const options = PREMIUM_MONTHS.map((months) => ({
+  const options = PREMIUM_MONTHS.filter((months) => core.pricing.premiumPrice(months) <= canSpendMicro).map((months) => ({
     label: ctx.t("btn-months", { months, price: usdt(core.pricing.premiumPrice(months)) }),
     value: months,
     aliases: [String(months)],

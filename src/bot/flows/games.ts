@@ -63,8 +63,11 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     // The catalogue read now, with the exact prices to be charged.
     const fresh = await attempt(conversation, () => core.games.catalogue(caller, code));
     if (!fresh.ok) return refuse(conversation, ctx, deps, fresh);
+    // Only what the balance covers is offered: a top-up picked that it does not would end the flow.
+    const affordable = fresh.value.denominations.filter((d) => d.priceMicro <= canSpendMicro);
+    await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...fresh.value.denominations.map((d) => d.priceMicro)));
     const chosen = await choose<PricedDenomination | null>(conversation, ctx, ctx.t("ask-denomination", { name: playerName, id: playerId }), [
-      ...fresh.value.denominations.map((d) => ({ label: `${d.name} · ${usdt(d.priceMicro)} USDT`, value: d, aliases: [d.name] })),
+      ...affordable.map((d) => ({ label: `${d.name} · ${usdt(d.priceMicro)} USDT`, value: d, aliases: [d.name] })),
       { label: ctx.t("btn-wrong-account"), value: null },
     ]);
     if (!chosen) {

@@ -33,17 +33,19 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
     conversation,
     ctx,
     ctx.t("ask-card", { brand: brand.name, notes: brand.notes ?? "" }),
-    cards.map((c) => ({
-      label: ctx.t(named(c.name) > 1 ? "btn-card-range" : "btn-card", {
-        name: c.name,
-        price: usdt(c.priceMicro),
-        stock: c.stock,
-        min: c.minQuantity,
-        max: c.maxQuantity,
-      }),
-      value: c,
-      aliases: named(c.name) > 1 ? [c.cardId] : [c.name, c.cardId],
-    })),
+    cards
+      .filter((c) => c.priceMicro * c.minQuantity <= canSpendMicro)
+      .map((c) => ({
+        label: ctx.t(named(c.name) > 1 ? "btn-card-range" : "btn-card", {
+          name: c.name,
+          price: usdt(c.priceMicro),
+          stock: c.stock,
+          min: c.minQuantity,
+          max: c.maxQuantity,
+        }),
+        value: c,
+        aliases: named(c.name) > 1 ? [c.cardId] : [c.name, c.cardId],
+      })),
   );
 
   const most = Math.min(card.maxQuantity, card.stock);

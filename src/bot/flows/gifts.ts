@@ -3,6 +3,9 @@ import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limit
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, finish, purchase, refuse, startFlow } from "./kit.js";
 
+/** The Skip button's label in both languages, typed instead of tapped. */
+const SKIP_WORDS = new Set(["skip", "пропустить"]);
+
 export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
@@ -19,11 +22,13 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
     conversation,
     ctx,
     ctx.t("ask-gift"),
-    items.map((g) => ({
-      label: ctx.t("btn-gift", { emoji: g.emoji, stars: g.stars, price: usdt(g.priceMicro), limited: g.limited ? "yes" : "no" }),
-      value: g,
-      aliases: [g.emoji],
-    })),
+    items
+      .filter((g) => g.priceMicro <= canSpendMicro)
+      .map((g) => ({
+        label: ctx.t("btn-gift", { emoji: g.emoji, stars: g.stars, price: usdt(g.priceMicro), limited: g.limited ? "yes" : "no" }),
+        value: g,
+        aliases: [g.emoji],
+      })),
     2,
   );
 
@@ -55,7 +60,9 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
   let message: string | null = null;
   while (message === null) {
     const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), "skip"));
-    if (reply.kind === "button" && reply.data === "skip") message = "";
+    // Typing the button's label (in either language) skips too, as with every other button question.
+    const typedSkip = reply.kind === "text" && SKIP_WORDS.has(reply.text.trim().toLowerCase());
+    if ((reply.kind === "button" && reply.data === "skip") || typedSkip) message = "";
     else if (reply.kind === "text" && reply.text.length <= MESSAGE_MAX) message = reply.text;
     prompt = ctx.t("bad-gift-message", { max: MESSAGE_MAX });
   }
