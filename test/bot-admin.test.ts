@@ -64,7 +64,8 @@ describe("admin commands", () => {
     expect(await say("/owner @mona_m 50 -")).toContain("daily limit 50.00, per-order limit none");
     expect((await h.call("GET", "/v1/balance", { key })).body).toEqual({ success: true, balance_usdt: 50, currency: "USDT", unlimited: true });
     const info = await say("/user @mona_m");
-    for (const part of ["@mona_m", "owner", "balance 50.00 USDT (service wallet)", "key sj_", "markups: store default"]) expect(info).toContain(part);
+    for (const part of ["@mona_m", "owner", "balance 50.00 USDT (service wallet)", "key sj_", "markups: store top-up default"])
+      expect(info).toContain(part);
     const audit = await h.service.db.selectFrom("audit_log").select(["action", "actor"]).where("actor", "=", `tg:${ADMIN}`).execute();
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(["block", "unblock", "markup", "owner"]));
   });
@@ -77,7 +78,7 @@ describe("admin commands", () => {
     const stats = await say("/stats");
     expect(stats).toMatch(/stars completed: \d+ orders/);
     expect(stats).toMatch(/refunds: [1-9]/);
-    expect(stats).toContain("gateway ready");
+    expect(stats).toContain("delivery gateway ready");
   });
 
   it("answers bad arguments with a usage line and changes nothing", async () => {

@@ -44,6 +44,14 @@ describe("admins", () => {
     expect((await en.reply("/credit @walt_w 5", (t) => t.includes("USDT"))).text).toContain("+5.00 USDT, balance 5.00 USDT");
     const ru = admin(RU_ADMIN, "ru");
     expect((await ru.reply("/stats", (t) => t.includes("UTC"))).text).toContain("сегодня (UTC)");
+    // Product, status and account kind in the admin's language, never the ids.
+    const stats = (await ru.reply("/stats", (t) => t.includes("UTC"))).text;
+    const user = (await ru.reply("/user @walt_w", (t) => t.includes("walt_w"))).text;
+    for (const english of ["stars", "completed", "standard", "store", "giftcards"]) {
+      expect(stats).not.toContain(english);
+      expect(user).not.toContain(english);
+    }
+    expect(user).toContain("обычный");
     expect((await ru.reply("/credit @walt_w abc", (t) => t.includes("формат"))).text).toContain("сумма");
     expect(await h.service.core.accounts.byTelegramId(String(ADMIN))).toBeUndefined();
     expect((await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro).toBe(5_000_000);

@@ -9,6 +9,9 @@ import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, type Translate, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
 
+/** Which product each markup prices, for its name in the admin's language. */
+const MARKUP_PRODUCT_TYPE: Record<MarkupProduct, string> = { store: "store", games: "game", giftcards: "giftcard" };
+
 export const ADMIN_COMMANDS = {
   credit: "/credit <target> <usdt> [note]",
   debit: "/debit <target> <usdt> [note]",
@@ -183,14 +186,15 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
       core.admin.keyPrefix(account.id),
       core.orders.list(account.id, 5),
     ]);
-    const rates = MARKUP_PRODUCTS.map((p) => `${p} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`).join(
-      ", ",
-    );
+    const rates = MARKUP_PRODUCTS.map(
+      (p) =>
+        `${ctx.t(`product-${MARKUP_PRODUCT_TYPE[p]}`)} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`,
+    ).join(", ");
     return [
       ctx.t("adm-user", {
         id: account.telegramId,
         username: account.username ? ` @${account.username}` : "",
-        kind: account.kind,
+        kind: ctx.t(`kind-${account.kind}`),
         blocked: account.blocked ? "yes" : "no",
       }),
       ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
@@ -203,7 +207,14 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
   command("stats", async (_args, _actor, ctx) => {
     const rows = await core.admin.stats(core.clock.now());
     const { ready } = await core.health();
-    const lines = rows.map((r) => ctx.t("adm-stats-line", { product: r.product, status: r.status, orders: r.orders, volume: usdt(r.volumeMicro) }));
+    const lines = rows.map((r) =>
+      ctx.t("adm-stats-line", {
+        product: ctx.t(`product-${r.product}`),
+        status: ctx.t(`status-${r.status}`),
+        orders: r.orders,
+        volume: usdt(r.volumeMicro),
+      }),
+    );
     const refunds = rows.filter((r) => r.status === "failed");
     return [
       ctx.t("adm-stats-title"),
@@ -211,7 +222,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
       ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
       ctx.t("adm-stats-upstreams", {
         list: Object.entries(ready)
-          .map(([name, ok]) => `${name} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
+          .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
           .join(", "),
       }),
     ].join("\n");
