@@ -23,10 +23,11 @@ export default defineConfig(async () => {
     console.warn(`\n⚠ PostgreSQL is not reachable at ${POSTGRES}: the PostgreSQL half of the suite is SKIPPED, only SQLite runs.\n`);
   }
   process.env.TEST_POSTGRES_REACHABLE = postgres ? "1" : "0";
-  // Files named *.pg.test.ts (several instances on one database) exist for PostgreSQL only.
+  // Files named *.pg.test.ts (several instances on one database) exist for PostgreSQL only; *.once.test.ts
+  // (the compiled build, the same on either engine) run once, in the SQLite half.
   const engine = (name: "sqlite" | "postgres") => ({
     extends: true as const,
-    test: { name, env: { TEST_ENGINE: name }, ...(name === "sqlite" ? { exclude: ["test/**/*.pg.test.ts"] } : {}) },
+    test: { name, env: { TEST_ENGINE: name }, exclude: [name === "sqlite" ? "test/**/*.pg.test.ts" : "test/**/*.once.test.ts"] },
   });
   return {
     test: {

@@ -28,9 +28,13 @@ export interface ServiceProcess {
   output: string[];
 }
 
-/** Runs the real service as its own process, as `npm start` would, and waits until it answers health. */
-export async function startServiceProcess(env: Record<string, string>, port: number, capture = false): Promise<ServiceProcess> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/** The service from its TypeScript sources (what the tests run), or the compiled build `npm start` runs. */
+const SOURCES = ["--import", "tsx", "src/main.ts"];
+export const COMPILED = ["--enable-source-maps", "dist/src/main.js"];
+
+/** Runs the real service as its own process and waits until it answers health. */
+export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, entry = SOURCES): Promise<ServiceProcess> {
+  const proc = spawn(process.execPath, entry, {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",
   });
