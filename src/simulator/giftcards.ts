@@ -50,8 +50,8 @@ interface CardOrder {
 
 const code = () => randomBytes(8).toString("hex").toUpperCase().match(/.{4}/g)!.join("-");
 
-export function giftcardRoutes(app: FastifyInstance, sim: SimContext) {
-  const cards = CARDS.map((card) => ({ ...card }));
+export function giftcardRoutes(app: FastifyInstance, sim: SimContext, stockScale = 1) {
+  const cards = CARDS.map((card) => ({ ...card, stock: card.stock * stockScale }));
   const orders = new Map<string, CardOrder>();
   let next = 1;
 

@@ -17,6 +17,8 @@ export interface SimulatorOptions {
   timeScale?: number;
   tonUsd?: number;
   logger?: boolean;
+  /** Multiplies every gift card's starting stock (the benchmark orders far more cards than a test). */
+  stockScale?: number;
 }
 
 const faultSchema = z.object({ provider: z.enum(PROVIDERS), mode: z.enum(FAULTS) });
@@ -40,7 +42,7 @@ export function buildSimulator(options: SimulatorOptions = {}): FastifyInstance 
   gatewayRoutes(app, sim);
   storeRoutes(app, sim);
   gameRoutes(app, sim);
-  giftcardRoutes(app, sim);
+  giftcardRoutes(app, sim, options.stockScale ?? 1);
   giftRoutes(app, sim);
   return app;
 }

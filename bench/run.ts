@@ -1,0 +1,454 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { sql } from "kysely";
+import pg from "pg";
+import { request } from "undici";
+import { allProvidersAt } from "../src/config.js";
+import { createAccounts } from "../src/core/accounts.js";
+import { createAdmin } from "../src/core/admin.js";
+import { fromUsdt } from "../src/core/money.js";
+import { systemClock } from "../src/core/ports.js";
+import { type Db, engineOf, isPostgres, openDatabase } from "../src/db/database.js";
+import { migrateToLatest } from "../src/db/migrate.js";
+import { EmulatedChat } from "../src/emulator/client.js";
+import { startEmulator } from "../src/emulator/server.js";
+import { cpuMs, freePort, peakRss, type Proc, startProcess } from "./processes.js";
+
+// npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
+// a bare-Fastify ceiling measured in the same run. `--smoke` runs every part for a moment (the test suite's
+// check that the benchmark still works). DATABASE_URL=postgres://… runs it on PostgreSQL (a database of its
+// own is made on that server, and dropped), with a second instance too.
+
+const smoke = process.argv.includes("--smoke");
+const SECONDS = smoke ? 1 : 5;
+const WARMUP_SECONDS = smoke ? 0.3 : 1.5;
+const CONNECTIONS = 16;
+const KEYS = smoke ? 20 : 300;
+const GROWTH = smoke ? [1_000, 5_000] : [1_000, 1_000_000];
+const BACKLOG = smoke ? 300 : 10_000;
+const BOT_FLOWS = smoke ? 4 : 40;
+const TOKEN = "123456:bench-token-for-the-emulator";
+
+interface Row {
+  name: string;
+  rps: number;
+  ceilingRps: number;
+  ratio: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  peakRssMb: number;
+}
+
+const log = (message: string) => console.error(`[bench] ${message}`);
+
+// ---- the database ------------------------------------------------------------------------------------------
+
+const serverUrl = process.env.DATABASE_URL && engineOf(process.env.DATABASE_URL) === "postgres" ? process.env.DATABASE_URL : null;
+const dir = mkdtempSync(join(tmpdir(), "partner-bench-"));
+let databaseUrl = join(dir, "bench.db");
+const pgName = `bench_${process.pid}`;
+async function onServer(statement: string) {
+  const client = new pg.Client({ connectionString: serverUrl! });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+if (serverUrl) {
+  await onServer(`create database ${pgName}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${pgName}`;
+  databaseUrl = url.toString();
+}
+const engine = engineOf(databaseUrl);
+const db: Db = openDatabase(databaseUrl);
+await migrateToLatest(db);
+
+// ---- the processes: simulator, ceiling, emulator, service ----------------------------------------------------
+
+const simulatorPort = await freePort();
+const simulator = await startProcess(["--import", "tsx", "bench/simulator.ts", String(simulatorPort)], simulatorPort, {}, "/health");
+const ceilingPort = await freePort();
+const ceiling = await startProcess(["--import", "tsx", "bench/ceiling.ts", String(ceilingPort)], ceilingPort, {});
+const emulator = await startEmulator();
+
+const serviceEnv = {
+  DATABASE_URL: databaseUrl,
+  CODES_KEY: randomBytes(32).toString("base64"),
+  UPSTREAM: "external",
+  ...allProvidersAt(simulator.url),
+  RATE_LIMIT_PER_MINUTE: "1000000",
+  LOG_LEVEL: "info",
+  BOT_TOKEN: TOKEN,
+  TELEGRAM_API_ROOT: emulator.url,
+  RECONCILE_INTERVAL_MS: "500",
+};
+const instances: Proc[] = [];
+async function startService(): Promise<Proc> {
+  const port = await freePort();
+  const service = await startProcess(["--enable-source-maps", "dist/src/main.js"], port, { ...serviceEnv, PORT: String(port) }, "/v1/health");
+  instances.push(service);
+  return service;
+}
+
+// ---- seeding -----------------------------------------------------------------------------------------------
+
+const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
+const keys: string[] = [];
+for (let i = 0; i < KEYS; i++) {
+  const telegramId = String(9_000_000 + i);
+  keys.push((await admin.issueKey(telegramId)).key);
+  await admin.credit(telegramId, fromUsdt(1_000_000), "bench");
+}
+log(`${engine}: ${KEYS} funded keys`);
+
+let service = await startService();
+
+async function call(method: "GET" | "POST", path: string, key: string, body?: unknown) {
+  const response = await request(`${service.url}${path}`, {
+    method,
+    headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.statusCode, text: await response.body.text() };
+}
+
+// ---- load --------------------------------------------------------------------------------------------------
+
+interface Target {
+  method: "GET" | "POST";
+  path: string | ((i: number) => string);
+  body?: (i: number) => unknown;
+  /** Which key a request uses; by default they rotate over every funded key. */
+  key?: (i: number) => string;
+}
+
+async function cannon(urls: string[], targets: Target[], seconds: number) {
+  let n = 0;
+  const runs = urls.map((url) =>
+    autocannon({
+      url,
+      connections: Math.max(1, Math.floor(CONNECTIONS / urls.length)),
+      duration: seconds,
+      requests: targets.map((t) => ({
+        method: t.method,
+        setupRequest: (req: autocannon.Request) => {
+          const i = n++;
+          const key = t.key ? t.key(i) : keys[i % keys.length];
+          return {
+            ...req,
+            path: typeof t.path === "string" ? t.path : t.path(i),
+            headers: { "x-api-key": key, ...(t.body ? { "content-type": "application/json" } : {}) },
+            ...(t.body ? { body: JSON.stringify(t.body(i)) } : {}),
+          };
+        },
+      })),
+    }),
+  );
+  const results = await Promise.all(runs);
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0) / targets.length,
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    max: Math.max(...results.map((r) => r.latency.max)),
+    errors: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+  };
+}
+
+/** One row: a warm-up, the ceiling (a constant body of the row's response size), then the row itself. */
+async function measure(name: string, targets: Target[], urls = instances.map((s) => s.url)): Promise<Row> {
+  const first = targets[0];
+  const sample = await call(first.method, typeof first.path === "string" ? first.path : first.path(0), first.key?.(0) ?? keys[1], first.body?.(0));
+  await cannon(urls, targets, WARMUP_SECONDS);
+  const ceilingRun = await cannon([ceiling.url], [{ method: "GET", path: `/${Buffer.byteLength(sample.text)}` }], SECONDS);
+  const peaks = instances.map((s) => peakRss(s.child.pid!));
+  const run = await cannon(urls, targets, SECONDS);
+  const peakRssMb = Math.max(...peaks.map((p) => p.stop()));
+  const row = { name, ...run, ceilingRps: ceilingRun.rps, ratio: run.rps / ceilingRun.rps, peakRssMb };
+  log(`${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms`);
+  return row;
+}
+
+const fresh = () => randomUUID();
+const starsBody = () => ({ username: "alice", stars: 50 });
+
+// A stars order to replay and to read back, on key 0.
+const replayBody = { username: "alice", stars: 50, idempotency_key: "bench-replay" };
+const placed = JSON.parse((await call("POST", "/v1/stars", keys[0], replayBody)).text) as { order_id: number };
+
+function apiRows(urls?: string[]) {
+  return [
+    () => measure("GET /v1/health", [{ method: "GET", path: "/v1/health" }], urls),
+    () => measure("GET /v1/balance", [{ method: "GET", path: "/v1/balance" }], urls),
+    () => measure("GET /v1/pricing", [{ method: "GET", path: "/v1/pricing" }], urls),
+    () => measure("POST /test/v1/stars", [{ method: "POST", path: "/test/v1/stars", body: starsBody }], urls),
+    () => measure("POST /v1/stars", [{ method: "POST", path: "/v1/stars", body: () => ({ ...starsBody(), idempotency_key: fresh() }) }], urls),
+    () => measure("POST /v1/stars, replayed", [{ method: "POST", path: "/v1/stars", body: () => replayBody, key: () => keys[0] }], urls),
+    () => measure("GET /v1/orders?limit=20", [{ method: "GET", path: "/v1/orders?limit=20" }], urls),
+    () => measure("GET /v1/orders/{id}", [{ method: "GET", path: `/v1/orders/${placed.order_id}`, key: () => keys[0] }], urls),
+    () =>
+      measure(
+        "POST /v1/store (instant upstream)",
+        [{ method: "POST", path: "/v1/store", body: () => ({ login: "benchplayer", amount_usd: 10, idempotency_key: fresh() }) }],
+        urls,
+      ),
+    () => giftcardRow(urls),
+  ];
+}
+
+/** A gift card order, then its status, as a partner polls it: pairs of requests on one key each. */
+async function giftcardRow(urls?: string[]): Promise<Row> {
+  const ids: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const answer = await call("POST", "/v1/giftcards/psn-us/order", keys[i % keys.length], { card_id: "psn-us-10", quantity: 1 });
+    ids.push((JSON.parse(answer.text) as { order_id: number }).order_id);
+  }
+  return measure(
+    "gift card order + status",
+    [
+      { method: "POST", path: "/v1/giftcards/psn-us/order", body: () => ({ card_id: "psn-us-10", quantity: 1, idempotency_key: fresh() }) },
+      { method: "GET", path: (i) => `/v1/giftcards/orders/${ids[i % ids.length]}`, key: (i) => keys[(i % ids.length) % keys.length] },
+    ],
+    urls,
+  );
+}
+
+const rows: Row[] = [];
+for (const row of apiRows()) rows.push(await row());
+
+// ---- growth: the order reads with a thousand and with a million orders -----------------------------------
+
+/** Copies the replay order until the table holds `total` orders, spread over the funded accounts. */
+async function growOrders(total: number) {
+  const { count } = await db
+    .selectFrom("orders")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .executeTakeFirstOrThrow();
+  const missing = total - Number(count);
+  if (missing <= 0) return;
+  const accounts = await db.selectFrom("accounts").select("id").where("kind", "=", "standard").execute();
+  const first = Number(accounts[0].id);
+  const span = accounts.length;
+  const copy = (series: ReturnType<typeof sql>) => sql`
+    insert into orders (account_id, funding_account_id, product_type, status, idempotency_key, request_hash, recipient, details,
+      charge_micro, upstream_ref, transaction_id, refunded, check_attempts, created_at, updated_at, completed_at)
+    select ${first} + (n % ${span}), ${first} + (n % ${span}), o.product_type, o.status, null, o.request_hash, o.recipient, o.details,
+      o.charge_micro, o.upstream_ref || '-' || n, o.transaction_id, o.refunded, 0, o.created_at, o.updated_at, o.completed_at
+    from orders o, ${series} where o.id = ${placed.order_id}`;
+  const started = Date.now();
+  if (isPostgres(db)) {
+    await copy(sql`generate_series(1, ${missing}) as s(n)`).execute(db);
+  } else {
+    await sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${missing}) ${copy(sql`s`)}`.execute(db);
+  }
+  log(`seeded ${missing} orders in ${Date.now() - started} ms (total ${total})`);
+}
+
+async function plans(): Promise<string[]> {
+  const accountId = (await db.selectFrom("api_keys").select("account_id").limit(1).executeTakeFirstOrThrow()).account_id;
+  const list = sql`select * from orders where account_id = ${accountId} order by id desc limit 20`;
+  const one = sql`select * from orders where id = ${placed.order_id} and account_id = ${accountId}`;
+  const explain = isPostgres(db) ? (q: ReturnType<typeof sql>) => sql`explain ${q}` : (q: ReturnType<typeof sql>) => sql`explain query plan ${q}`;
+  const lines: string[] = [];
+  for (const query of [list, one]) {
+    const { rows } = await explain(query).execute(db);
+    lines.push(rows.map((r) => String((r as Record<string, unknown>)["QUERY PLAN"] ?? (r as Record<string, unknown>).detail)).join(" / "));
+  }
+  return lines;
+}
+
+const growth: Array<{ orders: number; rows: Row[] }> = [];
+for (const total of GROWTH) {
+  await growOrders(total);
+  if (isPostgres(db)) await sql`analyze orders`.execute(db);
+  growth.push({
+    orders: total,
+    rows: [
+      await measure(`GET /v1/orders?limit=20 @ ${total}`, [{ method: "GET", path: "/v1/orders?limit=20" }]),
+      await measure(`GET /v1/orders/{id} @ ${total}`, [{ method: "GET", path: `/v1/orders/${placed.order_id}`, key: () => keys[0] }]),
+      await measure(`GET /v1/balance @ ${total}`, [{ method: "GET", path: "/v1/balance" }]),
+    ],
+  });
+}
+const queryPlans = await plans();
+
+// ---- the reconciler: a backlog of due asynchronous orders nobody polls -----------------------------------
+
+async function reconcilerDrain() {
+  await service.stop();
+  instances.splice(instances.indexOf(service), 1);
+  const account = (await db.selectFrom("accounts").select("id").where("kind", "=", "standard").limit(1).executeTakeFirstOrThrow()).id;
+  const past = new Date(Date.now() - 60_000).toISOString();
+  const references = Array.from({ length: BACKLOG }, () => randomUUID());
+  // The provider has every order (completed); our side has them all `processing` and due.
+  for (let i = 0; i < references.length; i += 200) {
+    await Promise.all(
+      references.slice(i, i + 200).map(async (reference) => {
+        const response = await request(`${simulator.url}/store/orders`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ reference, login: "benchplayer", amount_usd: 10 }),
+        });
+        await response.body.dump();
+      }),
+    );
+  }
+  const details = JSON.stringify({
+    store_login: "benchplayer",
+    amount_micro: 10_000_000,
+    fee_micro: 0,
+    cost_micro: 10_000_000,
+    markup_bp: 0,
+    markup_micro: 0,
+  });
+  for (let i = 0; i < references.length; i += 1000) {
+    await db
+      .insertInto("orders")
+      .values(
+        references.slice(i, i + 1000).map((reference) => ({
+          account_id: account,
+          funding_account_id: account,
+          product_type: "store",
+          status: "processing" as const,
+          idempotency_key: null,
+          request_hash: "bench",
+          recipient: "benchplayer",
+          details,
+          charge_micro: 10_000_000,
+          upstream_ref: reference,
+          check_after: past,
+          created_at: past,
+          updated_at: past,
+        })),
+      )
+      .execute();
+  }
+  const started = Date.now();
+  service = await startService();
+  const cpuBefore = cpuMs(service.child.pid!);
+  for (;;) {
+    const { count } = await db
+      .selectFrom("orders")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .where("status", "=", "processing")
+      .executeTakeFirstOrThrow();
+    if (Number(count) === 0) break;
+    if (Date.now() - started > 10 * 60_000) throw new Error(`the reconciler left ${count} orders after 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const result = { orders: BACKLOG, seconds, perSecond: BACKLOG / seconds, serviceCpuMs: cpuMs(service.child.pid!) - cpuBefore };
+  log(`reconciler: ${BACKLOG} due orders in ${seconds.toFixed(1)} s (${Math.round(result.perSecond)} a second)`);
+  return result;
+}
+const reconciler = await reconcilerDrain();
+
+// ---- the bot: our CPU per update through a whole purchase, and updates a second ---------------------------
+
+const chatOf = (user: number) => new EmulatedChat(emulator.url, { id: user, first_name: "Bench", username: `bench${user}`, language_code: "en" });
+
+/** A whole stars purchase from the menu command to the outcome: five updates. */
+async function botFlow(user: number) {
+  const chat = chatOf(user);
+  await chat.reply("/stars", (t) => t.includes("Who"));
+  await chat.reply("@alice", (t) => t.includes("How many stars"));
+  await chat.reply("50", (t) => t.includes("Confirm?"));
+  await chat.tap("Confirm");
+  await chat.next((t) => t.includes("Done!"));
+  return 5;
+}
+
+async function botBench() {
+  const users = Array.from({ length: BOT_FLOWS * 2 }, (_, i) => 9_500_000 + i);
+  for (const user of users) {
+    await chatOf(user).reply("/start", (t) => t.includes("What would you like"));
+    await admin.credit(String(user), fromUsdt(100), "bench");
+  }
+  // Our CPU per update: flows one after another, so nothing else runs in the service meanwhile.
+  const pid = service.child.pid!;
+  let updates = 0;
+  await botFlow(users[0]);
+  const cpuBefore = cpuMs(pid);
+  for (const user of users.slice(1, BOT_FLOWS)) updates += await botFlow(user);
+  const cpuPerUpdateMs = (cpuMs(pid) - cpuBefore) / updates;
+  // Updates a second: many chats at once.
+  const started = Date.now();
+  const concurrent = (await Promise.all(users.slice(BOT_FLOWS).map(botFlow))).reduce((a, b) => a + b, 0);
+  const updatesPerSecond = concurrent / ((Date.now() - started) / 1000);
+  log(`bot: ${cpuPerUpdateMs.toFixed(2)} ms of CPU per update, ${Math.round(updatesPerSecond)} updates a second`);
+  return { flows: BOT_FLOWS, cpuPerUpdateMs, updatesPerSecond };
+}
+const bot = await botBench();
+
+// ---- PostgreSQL: the API rows again with two instances ------------------------------------------------------
+
+const twoInstances: Row[] = [];
+if (isPostgres(db)) {
+  await startService();
+  for (const row of apiRows()) twoInstances.push(await row());
+}
+
+// ---- report ------------------------------------------------------------------------------------------------
+
+for (const instance of instances) await instance.stop();
+await simulator.stop();
+await ceiling.stop();
+await emulator.app.close();
+await db.destroy();
+if (serverUrl) await onServer(`drop database if exists ${pgName} with (force)`);
+rmSync(dir, { recursive: true, force: true });
+
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const table = (list: Row[]) => [
+  "| row | req/s | % of ceiling | p50 ms | p99 ms | max ms | errors | peak RSS MB |",
+  "|---|---|---|---|---|---|---|---|",
+  ...list.map(
+    (r) => `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
+  ),
+];
+const growthRatio = (i: number) => growth[1].rows[i].rps / growth[0].rows[i].rps;
+const markdown = [
+  `## Benchmark (${engine}${smoke ? ", smoke run" : ""}) — ${new Date().toISOString()}`,
+  "",
+  `Machine: ${machine}. ${CONNECTIONS} connections, ${SECONDS} s a row after a ${WARMUP_SECONDS} s warm-up; the ceiling is bare Fastify answering a constant JSON body, measured right before each row. Service: compiled JavaScript, info logging, ${KEYS} funded keys, simulator with no delay.`,
+  "",
+  ...table(rows),
+  ...(twoInstances.length ? ["", "Two instances on the same PostgreSQL database (load split between them):", "", ...table(twoInstances)] : []),
+  "",
+  `Growth, ${growth[0].orders} → ${growth[1].orders} orders: throughput ratio ${growth[0].rows
+    .map((r, i) => `${r.name.replace(/ @.*/, "")} ${growthRatio(i).toFixed(2)}`)
+    .join(", ")}.`,
+  "",
+  ...table(growth.flatMap((g) => g.rows)),
+  "",
+  `Query plans: ${queryPlans.map((p) => `\`${p}\``).join("; ")}.`,
+  "",
+  `Reconciler: ${reconciler.orders} due orders nobody polls drained in ${reconciler.seconds.toFixed(1)} s: ${Math.round(reconciler.perSecond)} a second.`,
+  "",
+  `Bot: ${bot.cpuPerUpdateMs.toFixed(2)} ms of the service's CPU per update through a whole stars purchase (${bot.flows} flows); ${Math.round(bot.updatesPerSecond)} updates a second with ${bot.flows} chats at once.`,
+  "",
+].join("\n");
+
+const resultsDir = join("bench", "results");
+mkdirSync(resultsDir, { recursive: true });
+const stamp = `${new Date().toISOString().replace(/[:.]/g, "-")}-${engine}${smoke ? "-smoke" : ""}`;
+writeFileSync(join(resultsDir, `${stamp}.md`), markdown);
+writeFileSync(
+  join(resultsDir, `${stamp}.json`),
+  JSON.stringify(
+    { engine, smoke, machine, connections: CONNECTIONS, seconds: SECONDS, rows, twoInstances, growth, queryPlans, reconciler, bot },
+    null,
+    2,
+  ),
+);
+console.log(markdown);
+console.error(`[bench] written to ${join(resultsDir, stamp)}.md and .json`);
+process.exit(0);
