@@ -23,6 +23,8 @@ import { cpuMs, freePort, peakRss, type Proc, startProcess } from "./processes.j
 // own is made on that server, and dropped), with a second instance too.
 
 const smoke = process.argv.includes("--smoke");
+/** `--api`: the API rows alone (no growth, reconciler or bot parts), for a quick look while optimising. */
+const apiOnly = process.argv.includes("--api");
 const SECONDS = smoke ? 1 : 5;
 const WARMUP_SECONDS = smoke ? 0.3 : 1.5;
 const CONNECTIONS = 16;
@@ -265,7 +267,7 @@ async function plans(): Promise<string[]> {
 }
 
 const growth: Array<{ orders: number; rows: Row[] }> = [];
-for (const total of GROWTH) {
+for (const total of apiOnly ? [] : GROWTH) {
   await growOrders(total);
   if (isPostgres(db)) await sql`analyze orders`.execute(db);
   growth.push({
@@ -277,7 +279,7 @@ for (const total of GROWTH) {
     ],
   });
 }
-const queryPlans = await plans();
+const queryPlans = apiOnly ? [] : await plans();
 
 // ---- the reconciler: a backlog of due asynchronous orders nobody polls -----------------------------------
 
@@ -348,7 +350,7 @@ async function reconcilerDrain() {
   log(`reconciler: ${BACKLOG} due orders in ${seconds.toFixed(1)} s (${Math.round(result.perSecond)} a second)`);
   return result;
 }
-const reconciler = await reconcilerDrain();
+const reconciler = apiOnly ? null : await reconcilerDrain();
 
 // ---- the bot: our CPU per update through a whole purchase, and updates a second ---------------------------
 
@@ -385,12 +387,12 @@ async function botBench() {
   log(`bot: ${cpuPerUpdateMs.toFixed(2)} ms of CPU per update, ${Math.round(updatesPerSecond)} updates a second`);
   return { flows: BOT_FLOWS, cpuPerUpdateMs, updatesPerSecond };
 }
-const bot = await botBench();
+const bot = apiOnly ? null : await botBench();
 
 // ---- PostgreSQL: the API rows again with two instances ------------------------------------------------------
 
 const twoInstances: Row[] = [];
-if (isPostgres(db)) {
+if (isPostgres(db) && !apiOnly) {
   await startService();
   for (const row of apiRows()) twoInstances.push(await row());
 }
@@ -416,30 +418,42 @@ const table = (list: Row[]) => [
 ];
 const growthRatio = (i: number) => growth[1].rows[i].rps / growth[0].rows[i].rps;
 const markdown = [
-  `## Benchmark (${engine}${smoke ? ", smoke run" : ""}) — ${new Date().toISOString()}`,
+  `## Benchmark (${engine}${smoke ? ", smoke run" : ""}${apiOnly ? ", API rows only" : ""}) — ${new Date().toISOString()}`,
   "",
   `Machine: ${machine}. ${CONNECTIONS} connections, ${SECONDS} s a row after a ${WARMUP_SECONDS} s warm-up; the ceiling is bare Fastify answering a constant JSON body, measured right before each row. Service: compiled JavaScript, info logging, ${KEYS} funded keys, simulator with no delay.`,
   "",
   ...table(rows),
   ...(twoInstances.length ? ["", "Two instances on the same PostgreSQL database (load split between them):", "", ...table(twoInstances)] : []),
-  "",
-  `Growth, ${growth[0].orders} → ${growth[1].orders} orders: throughput ratio ${growth[0].rows
-    .map((r, i) => `${r.name.replace(/ @.*/, "")} ${growthRatio(i).toFixed(2)}`)
-    .join(", ")}.`,
-  "",
-  ...table(growth.flatMap((g) => g.rows)),
-  "",
-  `Query plans: ${queryPlans.map((p) => `\`${p}\``).join("; ")}.`,
-  "",
-  `Reconciler: ${reconciler.orders} due orders nobody polls drained in ${reconciler.seconds.toFixed(1)} s: ${Math.round(reconciler.perSecond)} a second.`,
-  "",
-  `Bot: ${bot.cpuPerUpdateMs.toFixed(2)} ms of the service's CPU per update through a whole stars purchase (${bot.flows} flows); ${Math.round(bot.updatesPerSecond)} updates a second with ${bot.flows} chats at once.`,
+  ...(growth.length
+    ? [
+        "",
+        `Growth, ${growth[0].orders} → ${growth[1].orders} orders: throughput ratio ${growth[0].rows
+          .map((r, i) => `${r.name.replace(/ @.*/, "")} ${growthRatio(i).toFixed(2)}`)
+          .join(", ")}.`,
+        "",
+        ...table(growth.flatMap((g) => g.rows)),
+        "",
+        `Query plans: ${queryPlans.map((p) => `\`${p}\``).join("; ")}.`,
+      ]
+    : []),
+  ...(reconciler
+    ? [
+        "",
+        `Reconciler: ${reconciler.orders} due orders nobody polls drained in ${reconciler.seconds.toFixed(1)} s: ${Math.round(reconciler.perSecond)} a second.`,
+      ]
+    : []),
+  ...(bot
+    ? [
+        "",
+        `Bot: ${bot.cpuPerUpdateMs.toFixed(2)} ms of the service's CPU per update through a whole stars purchase (${bot.flows} flows); ${Math.round(bot.updatesPerSecond)} updates a second with ${bot.flows} chats at once.`,
+      ]
+    : []),
   "",
 ].join("\n");
 
 const resultsDir = join("bench", "results");
 mkdirSync(resultsDir, { recursive: true });
-const stamp = `${new Date().toISOString().replace(/[:.]/g, "-")}-${engine}${smoke ? "-smoke" : ""}`;
+const stamp = `${new Date().toISOString().replace(/[:.]/g, "-")}-${engine}${smoke ? "-smoke" : ""}${apiOnly ? "-api" : ""}`;
 writeFileSync(join(resultsDir, `${stamp}.md`), markdown);
 writeFileSync(
   join(resultsDir, `${stamp}.json`),

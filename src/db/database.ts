@@ -90,13 +90,31 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** The flag columns: booleans on PostgreSQL, 0/1 integers on SQLite (which has no boolean type). */
 const FLAG_COLUMNS = ["blocked", "refunded"];
 
-/** SQLite side of the flags: better-sqlite3 binds no booleans, so they go in as 1/0 … */
-function bindingBooleans(sqlite: SQLite.Database): SqliteDatabase {
+/** Prepared statements kept per SQL text: kysely asks for one per query, and preparing is most of a read's cost. */
+const STATEMENT_CACHE = 500;
+
+/**
+ * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text (an LRU of
+ * STATEMENT_CACHE), and the flags go in as 1/0, since better-sqlite3 binds no booleans …
+ */
+function sqliteDriver(sqlite: SQLite.Database): SqliteDatabase {
   const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
+  const prepared = new Map<string, SQLite.Statement>();
+  const statementFor = (text: string) => {
+    let statement = prepared.get(text);
+    if (statement) {
+      prepared.delete(text);
+    } else {
+      statement = sqlite.prepare(text);
+      if (prepared.size >= STATEMENT_CACHE) prepared.delete(prepared.keys().next().value!);
+    }
+    prepared.set(text, statement);
+    return statement;
+  };
   return {
     close: () => sqlite.close(),
     prepare(text) {
-      const statement = sqlite.prepare(text);
+      const statement = statementFor(text);
       return {
         reader: statement.reader,
         all: (parameters) => statement.all(bind(parameters)),
@@ -130,7 +148,7 @@ function openSqlite(path: string): Db {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.defaultSafeIntegers(true);
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: bindingBooleans(sqlite) }), plugins: [rowsAsOnPostgres] });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite) }), plugins: [rowsAsOnPostgres] });
 }
 
 /**
