@@ -92,7 +92,8 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
 export async function openCore(config: Config, overrides: WiringOverrides = {}): Promise<Wiring> {
   const log = pino(
     { level: config.LOG_LEVEL, redact: REDACTED_PATHS, serializers: { req: requestSerializer, err: pino.stdSerializers.err } },
-    overrides.logDestination ?? pino.destination(1),
+    // Written asynchronously: lines logged while a write is under way go out together in the next one.
+    overrides.logDestination ?? pino.destination({ dest: 1, sync: false }),
   );
   const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   await migrateToLatest(db);

@@ -36,7 +36,15 @@ export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 
 /** The partner HTTP API over the core: routes translate HTTP to core calls and back, nothing more. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: options.logger, bodyLimit: options.bodyLimitBytes }).withTypeProvider<ZodTypeProvider>();
+  // One log line per request, when it is answered (Fastify's default is two: received and answered).
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimitBytes,
+    disableRequestLogging: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, "request completed");
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: Fastify's default text/plain parser would let a plain-text body through to validation.

@@ -108,19 +108,22 @@ export function createAccounts(db: Db, clock: Clock) {
     /** Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. */
     async authenticate(presented: string | undefined): Promise<Caller> {
       if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
-      const wrong = new DomainError("unauthorized", "API key is not valid");
-      if (!looksLikeKey(presented)) throw wrong;
+      const wrong = () => new DomainError("unauthorized", "API key is not valid");
+      if (!looksLikeKey(presented)) throw wrong();
       const hash = hashKey(presented);
+      // The key and its account in one indexed read: this runs on every request.
       const row = await db
         .selectFrom("api_keys")
-        .select(["id", "account_id", "key_hash"])
-        .where("key_hash", "=", hash)
-        .where("revoked_at", "is", null)
+        .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+        .selectAll("accounts")
+        .select(["api_keys.id as key_id", "api_keys.key_hash"])
+        .where("api_keys.key_hash", "=", hash)
+        .where("api_keys.revoked_at", "is", null)
         .executeTakeFirst();
-      if (!row || !sameDigest(row.key_hash, hash)) throw wrong;
-      const account = await getAccount(db, Number(row.account_id));
+      if (!row || !sameDigest(row.key_hash, hash)) throw wrong();
+      const account = toAccount(row);
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
-      return { account, actor: `key:${row.id}` };
+      return { account, actor: `key:${row.key_id}` };
     },
 
     get: (id: number) => getAccount(db, id),
@@ -141,8 +144,8 @@ export function createAccounts(db: Db, clock: Clock) {
       await db.updateTable("accounts").set({ language }).where("id", "=", accountId).execute();
     },
 
-    /** What the caller can spend now (see `spendable`). */
-    balance: (account: Account) => spendable(db, account, clock.now()),
+    /** What the caller can spend now (see `spendable`); `account` is this request's own read of it. */
+    balance: (account: Account) => spendable(db, account, clock.now(), false),
 
     /** Just the amount of `balance`: what every "balance after" shows. */
     available: async (account: Account): Promise<Micro> => (await spendable(db, account, clock.now())).availableMicro,
@@ -165,13 +168,16 @@ export interface Spendable {
   orderLimitMicro: Micro | null;
 }
 
-/** Where a caller's purchases are paid from and how much is available; call inside the purchase transaction. */
-export async function spendable(trx: Executor, account: Account, now: Date): Promise<Spendable> {
+/**
+ * Where a caller's purchases are paid from and how much is available. Inside the purchase transaction the
+ * account is read afresh; `reread = false` takes `account` as read a moment ago (a balance shown to its owner).
+ */
+export async function spendable(trx: Executor, account: Account, now: Date, reread = true): Promise<Spendable> {
   if (account.kind !== "owner") {
-    const fresh = await getAccount(trx, account.id);
+    const fresh = reread ? await getAccount(trx, account.id) : account;
     return { availableMicro: fresh.balanceMicro, unlimited: false, fundingAccountId: fresh.id, orderLimitMicro: null };
   }
-  const owner = await getAccount(trx, account.id);
+  const owner = reread ? await getAccount(trx, account.id) : account;
   const wallet = await walletAccount(trx);
   let available = wallet.balanceMicro;
   if (owner.dailyLimitMicro !== null) {
