@@ -95,18 +95,16 @@ export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: n
       .executeTakeFirst();
 
   /**
-   * The idempotency check, the debit and the order row in one transaction: the order row is the saved
-   * result, and a concurrent duplicate finds it (the unique index decides a race the check misses).
+   * The debit and the order row in one transaction: the order row is the saved result, and the unique index
+   * on (account, key, request) decides a race with a concurrent duplicate, whose order is then answered.
    */
   async function place(caller: Caller, type: string, prepared: Quote<unknown>, key: string | null, hash: string): Promise<Placed<OrderRow>> {
     const now = clock.now();
     const at = now.toISOString();
     try {
+      // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
+      // insert on the unique index, and is answered below.
       return await db.transaction().execute(async (trx) => {
-        if (key) {
-          const earlier = await findReplay(trx, caller.account.id, key, hash);
-          if (earlier) return { order: earlier, replay: true };
-        }
         // An owner key's daily limit is read, then spent: no other instance may do the same in between.
         if (caller.account.kind === "owner") await lockRow(trx, "accounts", caller.account.id);
         const funds = await spendable(trx, caller.account, now);

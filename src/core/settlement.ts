@@ -26,17 +26,18 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
       ...(outcome.providerOrderId === undefined ? {} : { provider_order_id: outcome.providerOrderId }),
       ...(outcome.providerStatus === undefined ? {} : { provider_status: outcome.providerStatus }),
     };
-    const finished = await db.transaction().execute(async (trx) => {
+    // The order as this call finished it, or undefined when it was not this call (pending, or already final).
+    const finished = await db.transaction().execute(async (trx): Promise<OrderRow | undefined> => {
       const processing = trx.updateTable("orders").where("id", "=", orderId).where("status", "=", "processing");
       if (outcome.kind === "pending") {
         // The provider has the order: ask again soon (the long first wait only guards "never received").
         const soon = new Date(clock.now().getTime() + recheckMs).toISOString();
         await processing.set({ ...provider, updated_at: at }).execute();
         await processing.where("check_after", ">", soon).set({ check_after: soon }).execute();
-        return false;
+        return undefined;
       }
       if (outcome.kind === "completed") {
-        const updated = await processing
+        return processing
           .set({
             ...provider,
             status: "completed",
@@ -46,8 +47,8 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
             updated_at: at,
             check_after: null,
           })
+          .returningAll()
           .executeTakeFirst();
-        return updated.numUpdatedRows > 0n;
       }
       const failed = await processing
         .set({
@@ -60,9 +61,9 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
           updated_at: at,
           check_after: null,
         })
-        .returning(["funding_account_id", "charge_micro"])
+        .returningAll()
         .executeTakeFirst();
-      if (!failed) return false;
+      if (!failed) return undefined;
       await post(trx, {
         accountId: Number(failed.funding_account_id),
         amountMicro: Number(failed.charge_micro),
@@ -72,14 +73,12 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
         note: outcome.error,
         at,
       });
-      return true;
+      return failed;
     });
-    const row = await byId(orderId);
-    if (finished) {
-      const order = toOrder(row);
-      for (const listener of listeners) listener(order, how);
-    }
-    return row;
+    if (!finished) return byId(orderId);
+    const order = toOrder(finished);
+    for (const listener of listeners) listener(order, how);
+    return finished;
   }
 
   /**
