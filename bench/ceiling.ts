@@ -1,5 +1,6 @@
 import Fastify from "fastify";
 import pino from "pino";
+import { OneLinePerRequest } from "../src/api/request-log.js";
 
 // The ceiling of the stack on this machine: bare Fastify answering a constant JSON body of the given size,
 // with the same logger settings as the service (info, to the same kind of sink).
@@ -12,10 +13,7 @@ const body = (size: number) => {
   return found;
 };
 // The service's logging: info, one line per request when answered, written asynchronously to stdout.
-const app = Fastify({ loggerInstance: pino({ level: "info" }, pino.destination({ dest: 1, sync: false })), disableRequestLogging: true });
-app.addHook("onResponse", async (request, reply) => {
-  request.log.info({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, "request completed");
-});
+const app = Fastify({ loggerInstance: pino({ level: "info" }, pino.destination({ dest: 1, sync: false })), logController: new OneLinePerRequest() });
 app.get<{ Params: { size?: string } }>("/:size?", async (request, reply) =>
   reply.type("application/json").send(body(Number(request.params.size ?? 64))),
 );

@@ -245,10 +245,15 @@ async function growOrders(total: number) {
       o.charge_micro, o.upstream_ref || '-' || n, o.transaction_id, o.refunded, 0, o.created_at, o.updated_at, o.completed_at
     from orders o, ${series} where o.id = ${placed.order_id}`;
   const started = Date.now();
-  if (isPostgres(db)) {
-    await copy(sql`generate_series(1, ${missing}) as s(n)`).execute(db);
-  } else {
-    await sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${missing}) ${copy(sql`s`)}`.execute(db);
+  // In chunks, each its own short transaction, so the running service never waits long for the write lock.
+  const CHUNK = 20_000;
+  for (let from = 1; from <= missing; from += CHUNK) {
+    const to = Math.min(missing, from + CHUNK - 1);
+    if (isPostgres(db)) {
+      await copy(sql`generate_series(${from}, ${to}) as s(n)`).execute(db);
+    } else {
+      await sql`with recursive s(n) as (select ${from} union all select n + 1 from s where n < ${to}) ${copy(sql`s`)}`.execute(db);
+    }
   }
   log(`seeded ${missing} orders in ${Date.now() - started} ms (total ${total})`);
 }

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../src/config.js";
@@ -154,4 +155,35 @@ describe("in the running service", () => {
     const codes = await h.call("GET", `/v1/giftcards/orders/${ids[2]}`, { key });
     expect(codes.body.codes).toHaveLength(2);
   });
+});
+
+describe("a database busy past the service's wait", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  it("does not stop the service: the background reconciler logs it and settles the order once the database is free", async () => {
+    const { key } = await h.newKey(50);
+    const placed = await h.call("POST", "/v1/store", { key, body: { login: "pending_busy", amount_usd: 10 } });
+    expect(placed.status).toBe(202);
+    // Another process holds the write lock for longer than the service waits (SQLite's busy_timeout is 5 s),
+    // as a long admin job might; on PostgreSQL the orders table is locked as long.
+    const other = openDatabase(h.databaseUrl);
+    const held = other.transaction().execute(async (trx) => {
+      if (h.engine === "postgres") await sql`lock table orders in exclusive mode`.execute(trx);
+      else await trx.updateTable("accounts").set({ username: null }).where("id", "=", -1).execute();
+      await new Promise((resolve) => setTimeout(resolve, 6_500));
+    });
+    await held;
+    await other.destroy();
+    const settled = await eventually(async () => {
+      const order = await h.call("GET", `/v1/store/${placed.body.order_id}`, { key });
+      return order.body.status === "completed" ? order : undefined;
+    });
+    expect(settled.body.status).toBe("completed");
+    expect((await h.call("GET", "/v1/health")).status).toBe(200);
+    if (h.engine === "sqlite") expect(h.logs.join("")).toContain("reconciler pass failed");
+  }, 30_000);
 });

@@ -12,6 +12,7 @@ import { DomainError } from "../core/errors.js";
 import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
+import { OneLinePerRequest } from "./request-log.js";
 import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
@@ -36,15 +37,11 @@ export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 
 /** The partner HTTP API over the core: routes translate HTTP to core calls and back, nothing more. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
-  // One log line per request, when it is answered (Fastify's default is two: received and answered).
   const app = Fastify({
     loggerInstance: options.logger,
+    logController: new OneLinePerRequest(),
     bodyLimit: options.bodyLimitBytes,
-    disableRequestLogging: true,
   }).withTypeProvider<ZodTypeProvider>();
-  app.addHook("onResponse", async (request, reply) => {
-    request.log.info({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, "request completed");
-  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: Fastify's default text/plain parser would let a plain-text body through to validation.

@@ -185,7 +185,9 @@ export function createBot(options: BotOptions) {
           await bot.api.deleteWebhook();
           await publishCommands();
           runner = run(bot);
-          purge = setInterval(() => void storage.purgeOlderThan(ABANDONED_FLOW_MS), 60 * 60 * 1000).unref();
+          const purgeAbandoned = () =>
+            storage.purgeOlderThan(ABANDONED_FLOW_MS).catch((error) => log.warn({ err: error }, "could not purge abandoned flows"));
+          purge = setInterval(purgeAbandoned, 60 * 60 * 1000).unref();
           log.info({ username: bot.botInfo.username }, "bot polling");
         },
         resign: stopRunner,

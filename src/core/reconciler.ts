@@ -89,9 +89,16 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
   return {
     /** Runs one pass now (or joins the one under way); resolves to the number of orders it settled. */
     runOnce(): Promise<number> {
-      running ??= pass().finally(() => {
-        running = undefined;
-      });
+      // A pass that fails as a whole (the database busy past its wait, or unreachable) is logged and the
+      // next interval tries again: it runs in the background, where a rejection would end the process.
+      running ??= pass()
+        .catch((error: unknown) => {
+          log.warn({ err: error }, "reconciler pass failed; the next one will try again");
+          return 0;
+        })
+        .finally(() => {
+          running = undefined;
+        });
       return running;
     },
     start() {
