@@ -11,6 +11,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Every process started here, ended with the benchmark however it ends (a failed run leaves none behind). */
+const started = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of started) child.kill("SIGKILL");
+});
+
 export interface Proc {
   child: ChildProcess;
   url: string;
@@ -20,6 +26,8 @@ export interface Proc {
 /** Starts a node process and waits until `probe` (a path on its port) answers. Its output is discarded. */
 export async function startProcess(args: string[], port: number, env: Record<string, string>, probe = "/"): Promise<Proc> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  started.add(child);
+  child.once("exit", () => started.delete(child));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

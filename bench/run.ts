@@ -64,6 +64,21 @@ async function onServer(statement: string) {
   }
 }
 if (serverUrl) {
+  // Databases of earlier runs that died before dropping theirs (their process is gone) go first.
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  const { rows } = await client.query<{ datname: string }>("select datname from pg_database where datname like 'bench\\_%'");
+  await client.end();
+  for (const { datname } of rows) {
+    const pid = Number(datname.slice("bench_".length));
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
+    if (!alive) await onServer(`drop database if exists ${datname} with (force)`);
+  }
   await onServer(`create database ${pgName}`);
   const url = new URL(serverUrl);
   url.pathname = `/${pgName}`;
@@ -271,7 +286,7 @@ async function growOrders(total: number) {
   for (let from = 1; from <= missing; from += CHUNK) {
     const to = Math.min(missing, from + CHUNK - 1);
     if (isPostgres(db)) {
-      await copy(sql`generate_series(${from}, ${to}) as s(n)`).execute(db);
+      await copy(sql`generate_series(${from}::int, ${to}::int) as s(n)`).execute(db);
     } else {
       await sql`with recursive s(n) as (select ${from} union all select n + 1 from s where n < ${to}) ${copy(sql`s`)}`.execute(db);
     }

@@ -5,7 +5,7 @@ import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import { type Clock, PROVIDER_NAMES, type Providers, systemClock } from "./core/ports.js";
 import { createVault, newVaultKey } from "./core/vault.js";
-import { type Db, openDatabase } from "./db/database.js";
+import { type Db, isPostgres, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createGamesAdapter } from "./upstream/games.js";
 import { createGatewayAdapter } from "./upstream/gateway.js";
@@ -97,6 +97,8 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
   );
   const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   await migrateToLatest(db);
+  // Several instances may share a PostgreSQL database: they count requests there, on a small pool of its own.
+  const counterDb = isPostgres(db) ? openDatabase(config.DATABASE_URL, { poolMax: 4, unsyncedCommits: true }) : undefined;
   const clients = PROVIDER_NAMES.map((name) => {
     const url = config[providerUrl(name)];
     return url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS) : null;
@@ -119,6 +121,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     reconcileAfterMs: config.RECONCILE_AFTER_MS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     log,
+    counterDb,
   });
   return {
     core,
@@ -127,6 +130,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     async close() {
       await core.reconciler.stop();
       await Promise.all(clients.map((client) => client?.close()));
+      await counterDb?.destroy();
       await db.destroy();
     },
   };

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type Db, isPostgres } from "../db/database.js";
+import type { Db } from "../db/database.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
@@ -29,6 +29,11 @@ export interface CoreDeps {
   reconcileAfterMs: number;
   reconcileIntervalMs: number;
   log: ReconcilerLog;
+  /**
+   * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
+   * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.
+   */
+  counterDb?: Db;
 }
 
 export interface Health {
@@ -83,11 +88,8 @@ export function createCore(deps: CoreDeps) {
     giftcards: createGiftcards(providers.giftcards, pipeline, deps.markups),
     gifts: createGifts(providers.gifts, pipeline, deps.tariffs.usdtPerStarMicro),
     admin: createAdmin(db, clock, accounts),
-    /**
-     * Request counts every instance shares: on PostgreSQL (where several instances may run) in the database;
-     * null on SQLite, whose one instance counts in memory.
-     */
-    sharedCounter: isPostgres(db) ? createRequestCounter(db, clock) : null,
+    /** Request counts every instance shares, or null where one instance counts in memory. */
+    sharedCounter: deps.counterDb ? createRequestCounter(deps.counterDb, clock) : null,
     reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log),
 
     /** The database and every provider's own health check, at once. */

@@ -35,10 +35,15 @@ export function isPostgres(db: Executor): boolean {
 export interface DatabaseOptions {
   /** PostgreSQL only: the most connections this process holds. */
   poolMax?: number;
+  /**
+   * PostgreSQL only: commits do not wait for the WAL to reach disk (`synchronous_commit = off`). Only for
+   * data whose last moments may be lost in a database crash: the request counters, never money.
+   */
+  unsyncedCommits?: boolean;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
-  return engineOf(url) === "postgres" ? openPostgres(url, options.poolMax ?? 10) : openSqlite(url);
+  return engineOf(url) === "postgres" ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false) : openSqlite(url);
 }
 
 /**
@@ -57,10 +62,11 @@ export function exactInteger(text: string): number {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-function openPostgres(url: string, max: number): Db {
+function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    ...(unsyncedCommits ? { options: "-c synchronous_commit=off" } : {}),
     // Per pool, not pg's global parsers, so nothing else in the process is affected.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
