@@ -271,15 +271,19 @@ async function growOrders(total: number) {
     .executeTakeFirstOrThrow();
   const missing = total - Number(count);
   if (missing <= 0) return;
-  const accounts = await db.selectFrom("accounts").select("id").where("kind", "=", "standard").execute();
-  const first = Number(accounts[0].id);
-  const span = accounts.length;
+  const { span } = await db
+    .selectFrom("accounts")
+    .select((eb) => eb.fn.countAll<number>().as("span"))
+    .where("kind", "=", "standard")
+    .executeTakeFirstOrThrow();
+  // Spread over the funded accounts by their rank (ids need not be contiguous).
   const copy = (series: ReturnType<typeof sql>) => sql`
     insert into orders (account_id, funding_account_id, product_type, status, idempotency_key, request_hash, recipient, details,
       charge_micro, upstream_ref, transaction_id, refunded, check_attempts, created_at, updated_at, completed_at)
-    select ${first} + (n % ${span}), ${first} + (n % ${span}), o.product_type, o.status, null, o.request_hash, o.recipient, o.details,
+    select a.id, a.id, o.product_type, o.status, null, o.request_hash, o.recipient, o.details,
       o.charge_micro, o.upstream_ref || '-' || n, o.transaction_id, o.refunded, 0, o.created_at, o.updated_at, o.completed_at
-    from orders o, ${series} where o.id = ${placed.order_id}`;
+    from orders o, ${series}, (select id, row_number() over (order by id) - 1 as rank from accounts where kind = 'standard') a
+    where o.id = ${placed.order_id} and a.rank = n % ${Number(span)}`;
   const started = Date.now();
   // In chunks, each its own short transaction, so the running service never waits long for the write lock.
   const CHUNK = 20_000;
