@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -107,10 +107,12 @@ const serviceEnv = {
   TELEGRAM_API_ROOT: emulator.url,
   RECONCILE_INTERVAL_MS: "500",
 };
+/** The service as `npm start` runs it after its build: node's arguments from package.json. */
+const START_ARGS = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);
 const instances: Proc[] = [];
 async function startService(): Promise<Proc> {
   const port = await freePort();
-  const service = await startProcess(["--enable-source-maps", "dist/src/main.js"], port, { ...serviceEnv, PORT: String(port) }, "/v1/health");
+  const service = await startProcess(START_ARGS, port, { ...serviceEnv, PORT: String(port) }, "/v1/health");
   instances.push(service);
   return service;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { request } from "undici";
@@ -30,7 +31,8 @@ export interface ServiceProcess {
 
 /** The service from its TypeScript sources (what the tests run), or the compiled build `npm start` runs. */
 const SOURCES = ["--import", "tsx", "src/main.ts"];
-export const COMPILED = ["--enable-source-maps", "dist/src/main.js"];
+/** Exactly what `npm start` runs after its build: node's arguments taken from package.json. */
+export const COMPILED = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);
 
 /** Runs the real service as its own process and waits until it answers health. */
 export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, entry = SOURCES): Promise<ServiceProcess> {
