@@ -45,7 +45,8 @@ export const configSchema = z
     /** A SQLite file path (the embedded default), or postgres://user@host:port/database for PostgreSQL. */
     DATABASE_URL: z.string().min(1).default("./data/partner.db"),
     /** PostgreSQL only: connections each instance keeps at most. */
-    DATABASE_POOL_MAX: integer("10", 1, 200),
+    /** At least 3: the bot's polling lock and per-chat locks each hold a connection while others do the work. */
+    DATABASE_POOL_MAX: integer("10", 3, 200),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
     UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),

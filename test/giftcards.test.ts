@@ -10,11 +10,14 @@ beforeAll(async () => {
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
-/** Everything the database holds for orders, as raw as each engine stores it: the SQLite file and its WAL, or the rows as text. */
+/** Everything the database holds, as raw as each engine stores it: the SQLite file and its WAL, or every table's rows as text. */
 async function storedText(): Promise<string> {
   if (h.engine === "postgres") {
-    const { rows } = await sql<{ raw: string }>`select o::text as raw from orders o`.execute(h.service.db);
-    return rows.map((r) => r.raw).join("\n");
+    const tables = ["accounts", "api_keys", "orders", "ledger_entries", "audit_log", "bot_state", "rate_limits"];
+    const dumps = await Promise.all(
+      tables.map((table) => sql<{ raw: string }>`select t::text as raw from ${sql.table(table)} t`.execute(h.service.db)),
+    );
+    return dumps.flatMap((d) => d.rows.map((r) => r.raw)).join("\n");
   }
   return readFileSync(h.databaseUrl).toString("latin1") + readFileSync(`${h.databaseUrl}-wal`).toString("latin1");
 }

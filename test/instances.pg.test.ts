@@ -148,7 +148,7 @@ describe("two instances on one PostgreSQL database", () => {
     expect(welcome.text).toContain("sj_");
     expect(polling(survivor)).toBe(true);
 
-    // The killed instance comes back on its port; requests that died with it are sent again with their keys.
+    // The killed instance comes back on its port (requests that died with it were sent to the other, above).
     const restarted = await startServiceProcess(env, Number(new URL(victim.base).port), true);
     instances[instances.indexOf(victim)] = restarted;
 

@@ -40,6 +40,7 @@ export interface BotOptions {
 export interface PollingRole {
   take(): Promise<void>;
   resign(): Promise<void>;
+  working(): boolean;
 }
 
 /** Bump when a conversation's steps change shape: stored flows of the old shape are dropped, not misread. */
@@ -61,9 +62,10 @@ export function createBot(options: BotOptions) {
 
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
+  bot.use(sequentialize(chatOf));
+  // Across instances too (webhook mode); after sequentialize, so one chat holds at most one lock slot here.
   const acrossInstances = options.oneAtATimePerChat;
   if (acrossInstances) bot.use((ctx, next) => acrossInstances(`telegram-chat:${chatOf(ctx)}`, next));
-  bot.use(sequentialize(chatOf));
   // One account lookup per update, shared by the language choice, the gate and the handlers.
   bot.use(async (ctx, next) => {
     if (ctx.from) ctx.caller = await core.accounts.botCaller(String(ctx.from.id));
@@ -185,12 +187,15 @@ export function createBot(options: BotOptions) {
           await bot.api.deleteWebhook();
           await publishCommands();
           runner = run(bot);
+          // A runner that dies (Telegram's 409 when another poller appeared) is logged; the role sees it stopped.
+          runner.task()?.catch((error) => log.error({ err: error }, "polling stopped"));
           const purgeAbandoned = () =>
             storage.purgeOlderThan(ABANDONED_FLOW_MS).catch((error) => log.warn({ err: error }, "could not purge abandoned flows"));
           purge = setInterval(purgeAbandoned, 60 * 60 * 1000).unref();
           log.info({ username: bot.botInfo.username }, "bot polling");
         },
         resign: stopRunner,
+        working: () => runner?.isRunning() ?? false,
       });
       await polling.started;
     },

@@ -52,7 +52,7 @@ export function createCore(deps: CoreDeps) {
     PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
   const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault);
-  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle);
+  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log);
   const accounts = createAccounts(db, clock);
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
   const delivery = createDelivery(providers.gateway, pipeline, pricing);

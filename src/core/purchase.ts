@@ -84,7 +84,13 @@ function checkGuard(chargeMicro: Micro, guard: PriceGuard | undefined) {
  * place (idempotency, funds, debit and order row in one transaction), send, settle. The charge commits
  * before the provider is called, and no transaction is ever open across a provider call.
  */
-export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: number, settle: Settle) {
+export function createPurchasePipeline(
+  db: Db,
+  clock: Clock,
+  reconcileAfterMs: number,
+  settle: Settle,
+  log: { warn(obj: object, msg: string): void },
+) {
   const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
     exec
       .selectFrom("orders")
@@ -179,8 +185,16 @@ export function createPurchasePipeline(db: Db, clock: Clock, reconcileAfterMs: n
       checkGuard(prepared.chargeMicro, options.guard);
       const placed = await place(caller, product.type, prepared, key, hash);
       if (placed.replay) return { order: orderOf(placed.order, product), replay: true };
-      const settled = await settle(placed.order.id, await prepared.send(placed.order.upstream_ref), { inline: true });
-      return { order: orderOf(settled, product), replay: false };
+      const outcome = await prepared.send(placed.order.upstream_ref);
+      try {
+        const settled = await settle(placed.order.id, outcome, { inline: true });
+        return { order: orderOf(settled, product), replay: false };
+      } catch (error) {
+        // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
+        // as still processing, and the reconciler applies the outcome from the provider later.
+        log.warn({ orderId: placed.order.id, err: error }, "could not record a provider's answer; the reconciler will");
+        return { order: orderOf(placed.order, product), replay: false };
+      }
     },
 
     /** A product's quote and buy, the pair every product module offers the faces. */

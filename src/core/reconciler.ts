@@ -26,9 +26,20 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
 
+  const anyDue = async () =>
+    (await db
+      .selectFrom("orders")
+      .select("id")
+      .where("status", "=", "processing")
+      .where("check_after", "<=", clock.now().toISOString())
+      .limit(1)
+      .executeTakeFirst()) !== undefined;
+
   /** Due orders as they were before the claim (refresh reads their `check_after`), now leased to this instance. */
-  const claim = () =>
-    db.transaction().execute(async (trx) => {
+  const claim = async () => {
+    // A plain read first: the claim's write transaction (SQLite's write lock) only when something is due.
+    if (!(await anyDue())) return [];
+    return db.transaction().execute(async (trx) => {
       const now = clock.now();
       let due = trx
         .selectFrom("orders")
@@ -52,6 +63,7 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
       }
       return rows;
     });
+  };
 
   async function reschedule(orderId: number, attempts: number): Promise<void> {
     const now = clock.now();

@@ -5,7 +5,15 @@ export interface Role {
   /** Called once this instance holds the lock; the role runs until `resign`. */
   take(): Promise<void>;
   resign(): Promise<void>;
+  /** False once the role has stopped working by itself (a poller that died): it is resigned and contended for again. */
+  working(): boolean;
 }
+
+/** How long a held lock's liveness check may take before the session counts as lost. */
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+
+const within = <T>(ms: number, work: Promise<T>) =>
+  Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
 export interface LeaderLog {
   info(obj: object, msg: string): void;
@@ -21,6 +29,10 @@ export interface LeaderLog {
  */
 export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retryMs = 2000) {
   let stopped = false;
+  let stopNow: () => void = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    stopNow = resolve;
+  });
   let wake: () => void = () => {};
   /** Waits `ms`, or less when `stop` wakes it. */
   const pause = (ms: number) =>
@@ -46,7 +58,7 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
         firstRound(error);
         return;
       }
-      while (!stopped) await pause(60_000);
+      await stopping;
       await role.resign();
       return;
     }
@@ -55,18 +67,24 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
         await db.connection().execute(async (connection) => {
           const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as held`.execute(connection);
           if (!rows[0]?.held) return;
-          log.info({ role: name }, "this instance took the role");
           try {
+            if (stopped) return;
+            log.info({ role: name }, "this instance took the role");
             await role.take();
             firstRound();
-            // The lock lives as long as this session: check it now and then, and resign if it is gone.
+            // The lock lives as long as this session: check it now and then (in bounded time, so a silent
+            // network cannot keep a lost lock's holder working), and give the role up when either fails.
             while (!stopped) {
               await pause(retryMs);
-              await sql`select 1`.execute(connection);
+              if (!role.working()) throw new Error("the role stopped working");
+              await within(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(connection));
             }
           } finally {
-            await role.resign();
-            await sql`select pg_advisory_unlock(hashtext(${name}))`.execute(connection).catch(() => undefined);
+            try {
+              await role.resign();
+            } finally {
+              await within(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(connection)).catch(() => undefined);
+            }
           }
         });
       } catch (error) {
@@ -82,6 +100,7 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
     started,
     async stop() {
       stopped = true;
+      stopNow();
       wake();
       await running;
     },

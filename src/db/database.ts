@@ -67,14 +67,19 @@ function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
     connectionString: url,
     max,
     ...(unsyncedCommits ? { options: "-c synchronous_commit=off" } : {}),
+    // A dead peer is noticed (keepalive), and a pool that has run out says so instead of waiting forever.
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
     // Per pool, not pg's global parsers, so nothing else in the process is affected.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === INT8_OID || oid === NUMERIC_OID ? exactInteger : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its connection (a database restart) must not crash the process; the pool replaces it.
+  // A client losing its connection (a database restart) must not crash the process: idle ones are replaced by
+  // the pool, and a checked-out one (a held lock) fails its next query, which its holder handles.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
