@@ -309,6 +309,9 @@ async function plans(): Promise<string[]> {
   return lines;
 }
 
+// The growth rows read key 0's orders, which get a full page of their own first, so both steps answer the same
+// 20 orders and only the table around them grows.
+if (!apiOnly) for (let i = 0; i < 25; i++) await call("POST", "/v1/stars", keys[0], { ...starsBody(), idempotency_key: `page-${i}` });
 const growth: Array<{ orders: number; rows: Row[] }> = [];
 for (const total of apiOnly ? [] : GROWTH) {
   await growOrders(total);
@@ -316,7 +319,7 @@ for (const total of apiOnly ? [] : GROWTH) {
   growth.push({
     orders: total,
     rows: [
-      await measure(`GET /v1/orders?limit=20 @ ${total}`, [{ method: "GET", path: "/v1/orders?limit=20" }]),
+      await measure(`GET /v1/orders?limit=20 @ ${total}`, [{ method: "GET", path: "/v1/orders?limit=20", key: () => keys[0] }]),
       await measure(`GET /v1/orders/{id} @ ${total}`, [{ method: "GET", path: `/v1/orders/${placed.order_id}`, key: () => keys[0] }]),
       await measure(`GET /v1/balance @ ${total}`, [{ method: "GET", path: "/v1/balance" }]),
     ],

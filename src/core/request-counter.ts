@@ -23,9 +23,10 @@ export function createRequestCounter(db: Db, clock: Clock) {
         .insertInto("rate_limits")
         .values({ key, window_start: start, hits: 1 })
         .onConflict((oc) =>
+          // Only a newer window starts the count afresh: an instance whose clock lags counts into the current one.
           oc.column("key").doUpdateSet({
-            hits: sql<number>`case when rate_limits.window_start = excluded.window_start then rate_limits.hits + 1 else 1 end`,
-            window_start: sql<number>`excluded.window_start`,
+            hits: sql<number>`case when excluded.window_start > rate_limits.window_start then 1 else rate_limits.hits + 1 end`,
+            window_start: sql<number>`case when excluded.window_start > rate_limits.window_start then excluded.window_start else rate_limits.window_start end`,
           }),
         )
         .returning("hits")
