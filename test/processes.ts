@@ -1,16 +1,9 @@
 import { readFileSync } from "node:fs";
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { request } from "undici";
 import { eventually } from "./harness.js";
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from "../bench/processes.js";
 
 /** One HTTP call as a partner makes it; throws when the connection fails (a killed instance). */
 export async function http(method: "GET" | "POST", url: string, key?: string, body?: unknown) {
