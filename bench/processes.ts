@@ -55,6 +55,9 @@ export async function startProcess(args: string[], port: number, env: Record<str
   };
 }
 
+/** Exactly what `npm start` runs after its build: node's arguments, taken from package.json. */
+export const START_ARGS = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);
+
 const TICKS_PER_SECOND = 100;
 
 /** CPU time (user + system) a process has used, in ms, from /proc. */

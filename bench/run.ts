@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -15,7 +15,7 @@ import { type Db, engineOf, isPostgres, openDatabase } from "../src/db/database.
 import { migrateToLatest } from "../src/db/migrate.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
-import { cpuMs, freePort, peakRss, type Proc, startProcess } from "./processes.js";
+import { cpuMs, freePort, peakRss, type Proc, START_ARGS, startProcess } from "./processes.js";
 
 // npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
 // a bare-Fastify ceiling measured in the same run. `--smoke` runs every part for a moment (the test suite's
@@ -105,8 +105,6 @@ const serviceEnv = {
   TELEGRAM_API_ROOT: emulator.url,
   RECONCILE_INTERVAL_MS: "500",
 };
-/** The service as `npm start` runs it after its build: node's arguments from package.json. */
-const START_ARGS = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);
 const instances: Proc[] = [];
 async function startService(): Promise<Proc> {
   const port = await freePort();

@@ -4,22 +4,13 @@ import { type Kysely, PostgresAdapter, sql } from "kysely";
 // biome-ignore lint: migrations see the database untyped
 type AnyDb = Kysely<any>;
 
-function idColumn(db: AnyDb) {
+export async function up(db: AnyDb): Promise<void> {
   const pg = db.getExecutor().adapter instanceof PostgresAdapter;
-  return pg
+  const withId = pg
     ? (t: ReturnType<AnyDb["schema"]["createTable"]>) => t.addColumn("id", "bigserial", (c) => c.primaryKey())
     : (t: ReturnType<AnyDb["schema"]["createTable"]>) => t.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
-}
-
-/** Flags are booleans on PostgreSQL; SQLite has no boolean type, and its driver side converts 0/1 (db/database.ts). */
-function flag(db: AnyDb) {
-  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
-  return [pg ? "boolean" : "integer", pg ? false : 0] as const;
-}
-
-export async function up(db: AnyDb): Promise<void> {
-  const withId = idColumn(db);
-  const [flagType, no] = flag(db);
+  // Flags are booleans on PostgreSQL; SQLite has no boolean type, and its driver side converts 0/1 (db/database.ts).
+  const [flagType, no] = pg ? (["boolean", false] as const) : (["integer", 0] as const);
 
   await withId(db.schema.createTable("accounts"))
     .addColumn("kind", "text", (c) => c.notNull())

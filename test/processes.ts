@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "undici";
 import { eventually } from "./harness.js";
 
-export { freePort } from "../bench/processes.js";
+export { freePort, START_ARGS as COMPILED } from "../bench/processes.js";
 
 /** One HTTP call as a partner makes it; throws when the connection fails (a killed instance). */
 export async function http(method: "GET" | "POST", url: string, key?: string, body?: unknown) {
@@ -22,10 +21,8 @@ export interface ServiceProcess {
   output: string[];
 }
 
-/** The service from its TypeScript sources (what the tests run), or the compiled build `npm start` runs. */
+/** The service from its TypeScript sources (what the tests run); COMPILED is the build as `npm start` runs it. */
 const SOURCES = ["--import", "tsx", "src/main.ts"];
-/** Exactly what `npm start` runs after its build: node's arguments taken from package.json. */
-export const COMPILED = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);
 
 /** Runs the real service as its own process and waits until it answers health. */
 export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, entry = SOURCES): Promise<ServiceProcess> {

@@ -29,7 +29,7 @@ export interface BotOptions {
    * Runs long polling on one instance at a time (Telegram allows one getUpdates consumer per token): the
    * composition root hands in a lock over the shared database. Resolves `started` after the first round.
    */
-  pollOnOneInstance(role: PollingRole): { started: Promise<void>; stop(): Promise<void> };
+  pollOnOneInstance(role: PollingRole): Polling;
   /**
    * Webhook mode on several instances: runs one chat's update while no other instance runs one of the same
    * chat. Not needed when polling (one instance polls, and `sequentialize` orders each chat's updates there).
@@ -41,6 +41,12 @@ export interface PollingRole {
   take(): Promise<void>;
   resign(): Promise<void>;
   working(): boolean;
+}
+
+/** The polling role as held for this instance: settled after its first round, and given up by `stop`. */
+interface Polling {
+  started: Promise<void>;
+  stop(): Promise<void>;
 }
 
 /** Bump when a conversation's steps change shape: stored flows of the old shape are dropped, not misread. */
@@ -160,7 +166,7 @@ export function createBot(options: BotOptions) {
 
   let runner: RunnerHandle | undefined;
   let purge: NodeJS.Timeout | undefined;
-  let polling: { started: Promise<void>; stop(): Promise<void> } | undefined;
+  let polling: Polling | undefined;
 
   /** Stops fetching and waits for every update under way, so no conversation state is lost to a shutdown. */
   async function stopRunner() {

@@ -33,16 +33,8 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
   const stopping = new Promise<void>((resolve) => {
     stopNow = resolve;
   });
-  let wake: () => void = () => {};
-  /** Waits `ms`, or less when `stop` wakes it. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  /** Waits `ms`, or less when `stop` is called. */
+  const pause = (ms: number) => Promise.race([stopping, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
 
   let firstRound: (error?: unknown) => void = () => {};
   const started = new Promise<void>((resolve, reject) => {
@@ -101,7 +93,6 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
     async stop() {
       stopped = true;
       stopNow();
-      wake();
       await running;
     },
   };
