@@ -9,6 +9,7 @@ import { request } from "undici";
 import { allProvidersAt } from "../src/config.js";
 import { createAccounts } from "../src/core/accounts.js";
 import { createAdmin } from "../src/core/admin.js";
+import { createOutbox } from "../src/core/webhooks/outbox.js";
 import { fromUsdt } from "../src/core/money.js";
 import { systemClock } from "../src/core/ports.js";
 import { type Db, engineOf, isPostgres, openDatabase } from "../src/db/database.js";
@@ -115,7 +116,12 @@ async function startService(): Promise<Proc> {
 
 // ---- seeding -----------------------------------------------------------------------------------------------
 
-const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
+const admin = createAdmin(
+  db,
+  systemClock,
+  createAccounts(db, systemClock),
+  createOutbox(systemClock, () => ({})),
+);
 const keys: string[] = [];
 for (let i = 0; i < KEYS; i++) {
   const telegramId = String(9_000_000 + i);

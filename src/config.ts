@@ -98,6 +98,19 @@ export const configSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{16,256}$/, "must be 16 to 256 letters, digits, _ or -")
       .optional(),
+    /** Webhooks to this machine (http:// or https:// to localhost): allowed by default only with the embedded simulator (development). */
+    WEBHOOK_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
+    /** One delivery attempt's bound, the whole exchange included. */
+    WEBHOOK_TIMEOUT_MS: integer("10000", 100, 60_000),
+    /** The first retry's delay; each later one doubles, up to WEBHOOK_RETRY_MAX_MS. */
+    WEBHOOK_RETRY_BASE_MS: integer("10000", 10, 3_600_000),
+    WEBHOOK_RETRY_MAX_MS: integer("3600000", 10, 86_400_000),
+    /** How long a failing event is retried before the endpoint is disabled (26 hours: at least a day, as promised). */
+    WEBHOOK_RETRY_FOR_MS: integer("93600000", 100, 7 * 86_400_000),
+    /** How often each instance looks for due events besides being woken by its own commits. */
+    WEBHOOK_POLL_MS: integer("1000", 20, 60_000),
+    /** After a secret rotation, how long the previous secret keeps signing beside the new one. */
+    WEBHOOK_SECRET_OVERLAP_HOURS: integer("24", 0, 720),
     /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */
     SIMULATOR_PORT: integer("9090", 0, 65535),
     /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */

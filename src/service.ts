@@ -53,6 +53,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   core.reconciler.start();
+  core.webhooks.delivery.start();
 
   return {
     core,

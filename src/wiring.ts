@@ -14,6 +14,8 @@ import { createGiftsAdapter } from "./upstream/gifts.js";
 import { createHttpClient, type HttpClient } from "./upstream/http.js";
 import { createRatesAdapter } from "./upstream/rates.js";
 import { createStoreAdapter } from "./upstream/store.js";
+import { createWebhookSender } from "./upstream/webhook-sender.js";
+import { anyOrderView } from "./api/present.js";
 
 /** Paths of request data that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
@@ -103,6 +105,8 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     const url = config[providerUrl(name)];
     return url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS) : null;
   });
+  const allowLoopback = (config.WEBHOOK_ALLOW_LOOPBACK ?? (config.UPSTREAM === "simulator" ? "true" : "false")) === "true";
+  const webhookSender = createWebhookSender({ allowLoopback });
   const providers = Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, ADAPTERS[name](clients[i])])) as unknown as Providers;
 
   const core = createCore({
@@ -122,6 +126,19 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     log,
     counterDb,
+    webhooks: {
+      sender: webhookSender,
+      settings: {
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
+        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+        pollMs: config.WEBHOOK_POLL_MS,
+      },
+      policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
+      // Order events carry the order's status-endpoint body (without gift card codes).
+      orderBody: anyOrderView,
+    },
   });
   return {
     core,
@@ -129,6 +146,8 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     log,
     async close() {
       await core.reconciler.stop();
+      await core.webhooks.delivery.stop();
+      await webhookSender.close();
       await Promise.all(clients.map((client) => client?.close()));
       await counterDb?.destroy();
       await db.destroy();

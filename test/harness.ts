@@ -26,7 +26,7 @@ export interface Harness {
   /** Registers a Telegram user, issues a key and credits it. */
   newKey(usdt?: number, telegramId?: string): Promise<{ key: string; telegramId: string }>;
   call(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "DELETE",
     url: string,
     options?: { key?: string; body?: unknown; headers?: Record<string, string>; remoteAddress?: string },
   ): Promise<{

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../src/config.js";
 import { createAccounts } from "../src/core/accounts.js";
 import { createAdmin } from "../src/core/admin.js";
+import { createOutbox } from "../src/core/webhooks/outbox.js";
 import { fromUsdt } from "../src/core/money.js";
 import { systemClock } from "../src/core/ports.js";
 import { type Db, openDatabase } from "../src/db/database.js";
@@ -91,7 +92,12 @@ describe("two instances on one PostgreSQL database", () => {
   });
 
   it("keep every guarantee under concurrent load from many keys, upstream failures and one instance killed mid-run", async () => {
-    const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
+    const admin = createAdmin(
+      db,
+      systemClock,
+      createAccounts(db, systemClock),
+      createOutbox(systemClock, () => ({})),
+    );
     const users = [];
     for (let i = 0; i < KEYS; i++) {
       const telegramId = String(7_100_000 + i);

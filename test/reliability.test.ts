@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../src/config.js";
 import { createAccounts } from "../src/core/accounts.js";
 import { createAdmin } from "../src/core/admin.js";
+import { createOutbox } from "../src/core/webhooks/outbox.js";
 import { unbalancedAccounts } from "../src/core/ledger.js";
 import { fromUsdt } from "../src/core/money.js";
 import { systemClock } from "../src/core/ports.js";
@@ -47,7 +48,12 @@ describe("a crash between the charge and the provider's answer", () => {
     database = await testDatabase();
     const db = openDatabase(database.url);
     await migrateToLatest(db);
-    const admin = createAdmin(db, systemClock, createAccounts(db, systemClock));
+    const admin = createAdmin(
+      db,
+      systemClock,
+      createAccounts(db, systemClock),
+      createOutbox(systemClock, () => ({})),
+    );
     const { key } = await admin.issueKey("424242");
     await admin.credit("424242", fromUsdt(10), "test");
 

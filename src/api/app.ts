@@ -22,6 +22,7 @@ import { gameRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
 import { storeRoutes } from "./routes/store.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 
 export interface ApiOptions {
   core: Core;
@@ -94,6 +95,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(gameRoutes, { core: options.core });
   await app.register(giftcardRoutes, { core: options.core });
   await app.register(giftRoutes, { core: options.core });
+  await app.register(webhookRoutes, { core: options.core });
   app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.

@@ -16,7 +16,7 @@ interface Operation {
 interface Document {
   info?: object;
   servers?: Array<{ url: string; description: string }>;
-  paths?: Record<string, Partial<Record<"get" | "post", Operation>> | undefined>;
+  paths?: Record<string, Partial<Record<"get" | "post" | "delete", Operation>> | undefined>;
   components?: { schemas?: Record<string, unknown> };
 }
 
@@ -63,7 +63,7 @@ export function finishDocument(doc: Document): Document {
   doc.servers = [{ url: "/", description: "This service: paths are relative to the address it is reached at" }];
   doc.info = { ...doc.info, license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } };
   for (const path of Object.values(doc.paths ?? {})) {
-    for (const method of ["get", "post"] as const) {
+    for (const method of ["get", "post", "delete"] as const) {
       const operation = path?.[method];
       if (!operation) continue;
       const responses = operation.responses ?? {};

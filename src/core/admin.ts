@@ -6,6 +6,7 @@ import { post } from "./ledger.js";
 import type { MarkupProduct } from "./markup.js";
 import { MAX_MICRO, MAX_USDT, type Micro, withinBound } from "./money.js";
 import type { Clock } from "./ports.js";
+import type { Outbox } from "./webhooks/outbox.js";
 
 const markupColumn = {
   store: "markup_store_bp",
@@ -23,7 +24,7 @@ export interface OwnerLimits {
  * What administrators do, from the CLI and (later) the bot. `actor` names who did it; every balance change
  * is a ledger entry and every other change an audit entry.
  */
-export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
+export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Outbox) {
   const audit = (trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
     trx
       .insertInto("audit_log")
@@ -42,7 +43,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
    */
   async function adjust(telegramId: string, amountMicro: Micro, kind: "credit" | "debit", actor: string, note?: string): Promise<Micro> {
     positive(Math.abs(amountMicro));
-    return db.transaction().execute(async (trx) => {
+    const { balance, event } = await db.transaction().execute(async (trx) => {
       const account = await target(trx, telegramId);
       if (account.kind === "owner") {
         throw invalid(
@@ -50,8 +51,13 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts) {
           { rule: "owner_key" },
         );
       }
-      return post(trx, { accountId: account.id, amountMicro, kind, actor, note, at: clock.now().toISOString() });
+      const after = await post(trx, { accountId: account.id, amountMicro, kind, actor, note, at: clock.now().toISOString() });
+      // The partner's webhook hears of it in the same transaction (the outbox).
+      const change = { kind, amountMicro, balanceAfterMicro: after, note: note ?? null };
+      return { balance: after, event: await outbox.balanceChanged(trx, account.id, change) };
     });
+    if (event) outbox.committed();
+    return balance;
   }
 
   function positive(amountMicro: Micro) {

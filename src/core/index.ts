@@ -17,6 +17,7 @@ import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
 import type { Vault } from "./vault.js";
+import { createWebhooks, type WebhookDeps } from "./webhooks/index.js";
 
 export interface CoreDeps {
   db: Db;
@@ -34,6 +35,7 @@ export interface CoreDeps {
    * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.
    */
   counterDb?: Db;
+  webhooks: WebhookDeps;
 }
 
 export interface Health {
@@ -51,7 +53,8 @@ export function createCore(deps: CoreDeps) {
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
     PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
-  const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault);
+  const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log);
+  const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault, webhooks.outbox);
   const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log);
   const accounts = createAccounts(db, clock);
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
@@ -87,7 +90,8 @@ export function createCore(deps: CoreDeps) {
     games: createGames(providers.games, pipeline, deps.markups),
     giftcards: createGiftcards(providers.giftcards, pipeline, deps.markups),
     gifts: createGifts(providers.gifts, pipeline, deps.tariffs.usdtPerStarMicro),
-    admin: createAdmin(db, clock, accounts),
+    admin: createAdmin(db, clock, accounts, webhooks.outbox),
+    webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter: deps.counterDb ? createRequestCounter(deps.counterDb, clock) : null,
     reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log),

@@ -148,6 +148,26 @@ export interface Providers {
 /** The providers that settle orders: each answers "what happened to the order with this reference?". */
 export type OrderProviderName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
 
+/** One signed webhook POST. */
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+/** What came of it: the receiver's status, or why there was none (refused, timed out, address not allowed). */
+export interface WebhookResult {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Sends webhooks to partners' endpoints; never throws (every failure is a result). */
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<WebhookResult>;
+}
+
 export class UpstreamError extends Error {
   constructor(
     message: string,

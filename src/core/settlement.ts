@@ -1,10 +1,11 @@
-import type { Db } from "../db/database.js";
+import type { Db, Executor } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
 import { post } from "./ledger.js";
 import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
 import type { SettledHow } from "./purchase.js";
 import { type Order, toOrder } from "./products/index.js";
 import type { Vault } from "./vault.js";
+import type { Outbox } from "./webhooks/outbox.js";
 
 /** Asks the provider of one product type about an order by our reference. */
 export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
@@ -14,7 +15,7 @@ export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
  * Whichever path sees an outcome first (the purchase itself, a client poll, the reconciler) applies it;
  * the others find the order final.
  */
-export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookups: Record<string, StatusLookup>, vault: Vault) {
+export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookups: Record<string, StatusLookup>, vault: Vault, outbox: Outbox) {
   const listeners: Array<(order: Order, how: SettledHow) => void> = [];
   const byId = (id: number) => db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
@@ -26,8 +27,10 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
       ...(outcome.providerOrderId === undefined ? {} : { provider_order_id: outcome.providerOrderId }),
       ...(outcome.providerStatus === undefined ? {} : { provider_status: outcome.providerStatus }),
     };
-    // The order as this call finished it, or undefined when it was not this call (pending, or already final).
-    const finished = await db.transaction().execute(async (trx): Promise<OrderRow | undefined> => {
+    // The webhook event is written in the same transaction: it commits with the final state, or neither does.
+    const withEvent = async (trx: Executor, row: OrderRow) => ({ row, event: await outbox.orderFinished(trx, row) });
+    // The order as this call finished it (and its event), or undefined when it was not this call (pending, or already final).
+    const finishing = await db.transaction().execute(async (trx) => {
       const processing = trx.updateTable("orders").where("id", "=", orderId).where("status", "=", "processing");
       if (outcome.kind === "pending") {
         // The provider has the order: ask again soon (the long first wait only guards "never received").
@@ -37,7 +40,7 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
         return undefined;
       }
       if (outcome.kind === "completed") {
-        return processing
+        const completed = await processing
           .set({
             ...provider,
             status: "completed",
@@ -49,6 +52,7 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
           })
           .returningAll()
           .executeTakeFirst();
+        return completed && withEvent(trx, completed);
       }
       const failed = await processing
         .set({
@@ -73,9 +77,11 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
         note: outcome.error,
         at,
       });
-      return failed;
+      return withEvent(trx, failed);
     });
-    if (!finished) return byId(orderId);
+    if (!finishing) return byId(orderId);
+    const { row: finished, event } = finishing;
+    if (event) outbox.committed();
     const order = toOrder(finished);
     for (const listener of listeners) listener(order, how);
     return finished;

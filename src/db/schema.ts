@@ -108,6 +108,54 @@ export interface RateLimitsTable {
   hits: number;
 }
 
+export interface WebhookEndpointsTable {
+  account_id: number;
+  url: string;
+  /** Sealed with the codes key (core/vault.ts). */
+  secret_sealed: string;
+  /** The secret before the last rotation: it signs beside the new one until `previous_secret_until`. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: string | null;
+  /** Set when deliveries gave up; events wait until the endpoint is set again. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WebhookEventStatus = "pending" | "delivered" | "failed";
+
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  /** `evt_…`: what the receiver deduplicates on. */
+  event_id: string;
+  account_id: number;
+  type: string;
+  order_id: number | null;
+  test_event: ColumnType<Flag, Flag | undefined, Flag>;
+  /** The exact JSON body sent on every attempt. */
+  payload: string;
+  status: WebhookEventStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** When a pending event is next due; a claim moves it one lease ahead. */
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  event_id: number;
+  account_id: number;
+  url: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  succeeded: Flag;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -116,6 +164,9 @@ export interface Database {
   audit_log: AuditLogTable;
   bot_state: BotStateTable;
   rate_limits: RateLimitsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -42,7 +42,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     const stars = "stars" in body ? body.stars : null;
     const months = "months" in body ? body.months : null;
     const now = core.clock.now().toISOString();
-    return {
+    const answer = {
       success: true,
       order_id: 0,
       idempotency_key: options.idempotencyKey,
@@ -60,6 +60,9 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       completed_at: now,
       test: true as const,
     };
+    // A key with a webhook hears of the sandbox order as a test event, so a receiver can be built without spending.
+    await core.webhooks.testEvent(caller.account.id, { order: answer });
+    return answer;
   }
 
   const purchaseErrors = { 400: errorBody, 402: insufficientFundsBody, 503: errorBody, ...keyedErrors };

@@ -1,0 +1,148 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Core } from "../../core/index.js";
+import type { WebhookEndpoint } from "../../core/webhooks/endpoints.js";
+import { callerOf } from "../auth.js";
+import { errorBody, keyedErrors } from "../schemas.js";
+import {
+  webhookAttemptsQuery,
+  webhookAttemptsResponse,
+  webhookBody,
+  webhookPingResponse,
+  webhookRemovedResponse,
+  webhookResponse,
+  webhookSecretResponse,
+  webhookSetResponse,
+} from "../webhook-schemas.js";
+
+/** The key's webhook endpoint: set, show, rotate its secret, ping it, list delivery attempts, remove it. */
+export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  const { webhooks } = core;
+  const view = async (accountId: number, endpoint: WebhookEndpoint) => ({
+    url: endpoint.url,
+    enabled: endpoint.enabled,
+    disabled_at: endpoint.disabledAt,
+    disabled_reason: endpoint.disabledReason,
+    previous_secret_until: endpoint.previousSecretUntil,
+    pending_events: await webhooks.pending(accountId),
+    created_at: endpoint.createdAt,
+    updated_at: endpoint.updatedAt,
+  });
+  const tags = ["Webhooks"];
+
+  app.get(
+    "/v1/webhook",
+    {
+      schema: { summary: "The key's webhook endpoint, or null", operationId: "getWebhook", tags, response: { 200: webhookResponse, ...keyedErrors } },
+    },
+    async (request) => {
+      const { account } = callerOf(request);
+      const endpoint = await webhooks.get(account.id);
+      return { success: true as const, webhook: endpoint && (await view(account.id, endpoint)) };
+    },
+  );
+
+  app.post(
+    "/v1/webhook",
+    {
+      schema: {
+        summary: "Set the webhook endpoint (the first time, the signing secret is returned once)",
+        operationId: "setWebhook",
+        tags,
+        body: webhookBody,
+        response: { 200: webhookSetResponse, 400: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { account } = callerOf(request);
+      const { endpoint, secret } = await webhooks.set(account.id, request.body.url);
+      return { success: true as const, webhook: await view(account.id, endpoint), ...(secret ? { secret } : {}) };
+    },
+  );
+
+  app.delete(
+    "/v1/webhook",
+    {
+      schema: {
+        summary: "Remove the webhook endpoint (events not yet delivered are given up)",
+        operationId: "removeWebhook",
+        tags,
+        response: { 200: webhookRemovedResponse, ...keyedErrors },
+      },
+    },
+    async (request) => ({ success: true as const, removed: await webhooks.remove(callerOf(request).account.id) }),
+  );
+
+  app.post(
+    "/v1/webhook/secret",
+    {
+      schema: {
+        summary: "Rotate the signing secret; the previous one keeps signing during the overlap",
+        operationId: "rotateWebhookSecret",
+        tags,
+        response: { 200: webhookSecretResponse, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const rotated = await webhooks.rotateSecret(callerOf(request).account.id);
+      return { success: true as const, secret: rotated.secret, previous_secret_until: rotated.previousSecretUntil };
+    },
+  );
+
+  app.post(
+    "/v1/webhook/ping",
+    {
+      schema: {
+        summary: "Send a signed ping event to the endpoint now and report its answer",
+        operationId: "pingWebhook",
+        tags,
+        response: { 200: webhookPingResponse, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const ping = await webhooks.ping(callerOf(request).account.id);
+      return {
+        success: true as const,
+        event_id: ping.eventId,
+        delivered: ping.delivered,
+        status_code: ping.statusCode,
+        error: ping.error,
+        duration_ms: Math.round(ping.durationMs),
+      };
+    },
+  );
+
+  app.get(
+    "/v1/webhook/attempts",
+    {
+      schema: {
+        summary: "Delivery attempts and their results, newest first",
+        operationId: "listWebhookAttempts",
+        tags,
+        querystring: webhookAttemptsQuery,
+        response: { 200: webhookAttemptsResponse, 400: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { limit, before } = request.query;
+      const attempts = await webhooks.attempts(callerOf(request).account.id, { limit, before });
+      return {
+        success: true as const,
+        count: attempts.length,
+        attempts: attempts.map((a) => ({
+          attempt_id: a.id,
+          event_id: a.eventId,
+          event_type: a.eventType,
+          order_id: a.orderId,
+          test: a.test,
+          url: a.url,
+          attempted_at: a.attemptedAt,
+          status_code: a.statusCode,
+          succeeded: a.succeeded,
+          error: a.error,
+          duration_ms: a.durationMs,
+        })),
+        next_before: attempts.length === limit ? attempts[attempts.length - 1].id : null,
+      };
+    },
+  );
+};

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { WEBHOOK_URL_MAX } from "../core/webhooks/endpoints.js";
+
+// Shapes of the webhook endpoints (an addition to the contract): one endpoint per key, its secret shown once.
+
+const dateTime = z.iso.datetime();
+
+export const webhookBody = z.object({
+  url: z
+    .string({ error: (issue) => (issue.input === undefined ? "url is required" : "url must be a string") })
+    .trim()
+    .min(1, "url must not be empty")
+    .max(WEBHOOK_URL_MAX, `url must be at most ${WEBHOOK_URL_MAX} characters`)
+    .describe("Where events are POSTed: https:// (http:// only to this machine, in development)"),
+});
+
+export const webhookView = z
+  .object({
+    url: z.string(),
+    enabled: z.boolean().describe("False once deliveries gave up (after about a day of failures); setting the URL again enables it"),
+    disabled_at: dateTime.nullable(),
+    disabled_reason: z.string().nullable(),
+    previous_secret_until: dateTime.nullable().describe("After a rotation: until when the previous secret also signs"),
+    pending_events: z.number().int().describe("Events not yet delivered"),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: "Webhook" });
+
+export const webhookResponse = z.object({ success: z.literal(true), webhook: webhookView.nullable() });
+
+export const webhookSetResponse = z.object({
+  success: z.literal(true),
+  webhook: webhookView,
+  secret: z.string().optional().describe("Only when the endpoint is first set: the signing secret, shown this once"),
+});
+
+export const webhookRemovedResponse = z.object({ success: z.literal(true), removed: z.boolean() });
+
+export const webhookSecretResponse = z.object({
+  success: z.literal(true),
+  secret: z.string().describe("The new signing secret, shown this once"),
+  previous_secret_until: dateTime.describe("Until then the previous secret signs too (two v1 signatures)"),
+});
+
+export const webhookPingResponse = z.object({
+  success: z.literal(true),
+  event_id: z.string(),
+  delivered: z.boolean().describe("True when the endpoint answered 2xx"),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+});
+
+export const webhookAttemptsQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, "limit must be a whole number from 1 to 100")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 100, "limit must be a whole number from 1 to 100")
+    .default(20),
+  before: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, "before must be an attempt id (a whole number of at least 1)")
+    .transform(Number)
+    .optional(),
+});
+
+export const webhookAttemptsResponse = z.object({
+  success: z.literal(true),
+  count: z.number().int(),
+  attempts: z.array(
+    z
+      .object({
+        attempt_id: z.number().int(),
+        event_id: z.string(),
+        event_type: z.string(),
+        order_id: z.number().int().nullable(),
+        test: z.boolean(),
+        url: z.string(),
+        attempted_at: dateTime,
+        status_code: z.number().int().nullable(),
+        succeeded: z.boolean(),
+        error: z.string().nullable(),
+        duration_ms: z.number().int(),
+      })
+      .meta({ id: "WebhookAttempt" }),
+  ),
+  next_before: z.number().int().nullable().describe("Pass as `before` for the next (older) page; null on the last page"),
+});

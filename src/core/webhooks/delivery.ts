@@ -1,0 +1,285 @@
+import { type Db, type Executor, isPostgres } from "../../db/database.js";
+import type { WebhookEventsTable } from "../../db/schema.js";
+import type { Selectable } from "kysely";
+import { notFound } from "../errors.js";
+import type { Clock, WebhookResult, WebhookSender } from "../ports.js";
+import type { Endpoints } from "./endpoints.js";
+import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
+
+export interface DeliverySettings {
+  /** One attempt's bound: connecting, the answer's headers and its body. */
+  timeoutMs: number;
+  /** The first retry's delay; each later one doubles, up to `retryMaxMs`, with a little jitter. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Failures keep being retried until the event is this old; then the endpoint is disabled. */
+  retryForMs: number;
+  pollMs: number;
+}
+
+export interface DeliveryLog {
+  warn(obj: object, msg: string): void;
+}
+
+type EventRow = Selectable<WebhookEventsTable>;
+
+/** Deliveries under way at once in one process, each on its own: a slow receiver holds one slot, not the others. */
+const SLOTS = 16;
+
+const errorOf = (result: WebhookResult) => result.error ?? `HTTP ${result.statusCode}`;
+const succeeded = (result: WebhookResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+
+/**
+ * Delivers the outbox. An event is claimed by moving its `next_attempt_at` one lease ahead (`FOR UPDATE SKIP
+ * LOCKED` on PostgreSQL, so of several instances exactly one makes each attempt); a process killed during an
+ * attempt leaves the claim to lapse, and the event is sent again: at least once. An event waits while an earlier
+ * event of the same order is undelivered, so each order's events arrive in order.
+ */
+export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sender: WebhookSender, settings: DeliverySettings, log: DeliveryLog) {
+  const leaseMs = settings.timeoutMs + 5_000;
+  const disabledListeners: Array<(accountId: number, url: string, reason: string) => void> = [];
+  const inFlight = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = true;
+
+  const dueEvents = (exec: Executor, now: string, limit: number) =>
+    exec
+      .selectFrom("webhook_events as e")
+      .selectAll("e")
+      .where("e.status", "=", "pending")
+      .where("e.next_attempt_at", "<=", now)
+      .where("e.account_id", "in", (eb) => eb.selectFrom("webhook_endpoints").select("account_id").where("disabled_at", "is", null))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("webhook_events as earlier")
+              .select("earlier.id")
+              .whereRef("earlier.order_id", "=", "e.order_id")
+              .whereRef("earlier.id", "<", "e.id")
+              .where("earlier.status", "=", "pending"),
+          ),
+        ),
+      )
+      .orderBy("e.id")
+      .limit(limit);
+
+  async function claim(limit: number): Promise<EventRow[]> {
+    const now = clock.now();
+    // A plain read first: the claim's write transaction only when something is due.
+    if (!(await dueEvents(db, now.toISOString(), 1).executeTakeFirst())) return [];
+    return db.transaction().execute(async (trx) => {
+      let due = trx
+        .selectFrom("webhook_events")
+        .selectAll()
+        .where("id", "in", dueEvents(db, now.toISOString(), limit).clearSelect().select("e.id"));
+      if (isPostgres(trx)) due = due.forUpdate().skipLocked();
+      const rows = await due.execute();
+      if (!rows.length) return [];
+      await trx
+        .updateTable("webhook_events")
+        .set((eb) => ({ next_attempt_at: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb("attempts", "+", 1) }))
+        .where(
+          "id",
+          "in",
+          rows.map((row) => row.id),
+        )
+        .execute();
+      return rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
+    });
+  }
+
+  /** One signed POST of the event's stored body to the endpoint as it is now. */
+  async function send(event: EventRow, attempt: number) {
+    const endpoint = await db.selectFrom("webhook_endpoints").selectAll().where("account_id", "=", event.account_id).executeTakeFirst();
+    if (!endpoint) return null;
+    const timestamp = Math.floor(clock.now().getTime() / 1000);
+    const result = await sender.send({
+      url: endpoint.url,
+      body: event.payload,
+      timeoutMs: settings.timeoutMs,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "partner-purchase-webhooks/1",
+        "x-webhook-id": event.event_id,
+        "x-webhook-type": event.type,
+        "x-webhook-attempt": String(attempt),
+        [SIGNATURE_HEADER]: signatureHeader(endpoints.secretsOf(endpoint), timestamp, event.payload),
+      },
+    });
+    return { url: endpoint.url, result };
+  }
+
+  const recordAttempt = (trx: Executor, event: EventRow, url: string, result: WebhookResult, at: string) =>
+    trx
+      .insertInto("webhook_attempts")
+      .values({
+        event_id: event.id,
+        account_id: event.account_id,
+        url,
+        attempted_at: at,
+        status_code: result.statusCode,
+        error: succeeded(result) ? null : errorOf(result).slice(0, 500),
+        duration_ms: Math.round(result.durationMs),
+        succeeded: succeeded(result),
+      })
+      .execute();
+
+  function backoff(attempts: number): number {
+    const step = Math.min(settings.retryBaseMs * 2 ** Math.min(attempts - 1, 30), settings.retryMaxMs);
+    return Math.round(step * (0.9 + Math.random() * 0.2));
+  }
+
+  /** The attempt and what follows from it, in one transaction: delivered, due again later, or given up. */
+  async function settle(event: EventRow, url: string, result: WebhookResult) {
+    const now = clock.now();
+    const at = now.toISOString();
+    const ok = succeeded(result);
+    const disabled = await db.transaction().execute(async (trx) => {
+      await recordAttempt(trx, event, url, result, at);
+      const pending = trx.updateTable("webhook_events").where("id", "=", event.id).where("status", "=", "pending");
+      if (ok) {
+        await pending.set({ status: "delivered", delivered_at: at, next_attempt_at: null, last_error: null }).execute();
+        return null;
+      }
+      const givingUp = now.getTime() - Date.parse(event.created_at) >= settings.retryForMs;
+      if (!givingUp) {
+        await pending
+          .set({ next_attempt_at: new Date(now.getTime() + backoff(event.attempts)).toISOString(), last_error: errorOf(result) })
+          .execute();
+        return null;
+      }
+      await pending.set({ status: "failed", next_attempt_at: null, last_error: errorOf(result) }).execute();
+      const reason = `event ${event.event_id} undelivered after ${event.attempts} attempts (${errorOf(result)})`;
+      const endpoint = await trx
+        .updateTable("webhook_endpoints")
+        .set({ disabled_at: at, disabled_reason: reason, updated_at: at })
+        .where("account_id", "=", event.account_id)
+        .where("disabled_at", "is", null)
+        .returning("url")
+        .executeTakeFirst();
+      return endpoint ? { url: endpoint.url, reason } : null;
+    });
+    // Told once: only the instance whose update disabled the endpoint tells its owner.
+    if (disabled) for (const listener of disabledListeners) listener(Number(event.account_id), disabled.url, disabled.reason);
+  }
+
+  async function deliver(event: EventRow): Promise<void> {
+    try {
+      const sent = await send(event, event.attempts);
+      if (sent) await settle(event, sent.url, sent.result);
+    } catch (error) {
+      // The claim lapses and the event comes due again: nothing is lost.
+      log.warn({ eventId: event.event_id, err: error }, "webhook delivery could not be recorded; it will be retried");
+    }
+  }
+
+  async function pass(): Promise<void> {
+    for (;;) {
+      const free = SLOTS - inFlight.size;
+      if (free <= 0 || stopped) return;
+      const claimed = await claim(free);
+      if (!claimed.length) return;
+      for (const event of claimed) {
+        const job: Promise<void> = deliver(event).finally(() => {
+          inFlight.delete(job);
+          wake();
+        });
+        inFlight.add(job);
+      }
+    }
+  }
+
+  function runOnce(): Promise<void> {
+    running ??= pass()
+      .catch((error: unknown) => log.warn({ err: error }, "webhook pass failed; the next one will try again"))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          void runOnce();
+        }
+      });
+    return running;
+  }
+
+  /** Looks for due events now (after a commit that recorded some, or a delivery that freed a slot). */
+  function wake() {
+    if (stopped) return;
+    if (running) again = true;
+    else void runOnce();
+  }
+
+  return {
+    wake,
+    /** Runs one pass and waits for the deliveries it started: tests and tools use it. */
+    async drain(): Promise<void> {
+      const wasStopped = stopped;
+      stopped = false;
+      try {
+        do {
+          await runOnce();
+          await Promise.all([...inFlight]);
+        } while (inFlight.size);
+      } finally {
+        stopped = wasStopped;
+      }
+    },
+    start() {
+      stopped = false;
+      timer ??= setInterval(wake, settings.pollMs);
+      timer.unref();
+      wake();
+    },
+    /** Stops claiming and waits for the attempts under way (each bounded by the timeout). */
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+      await Promise.all([...inFlight]);
+    },
+
+    /** A ping to the endpoint now, once, whether or not it is enabled; recorded like any attempt, never retried. */
+    async ping(accountId: number, envelope: { eventId: string; payload: string; at: string }) {
+      const endpoint = await endpoints.get(accountId);
+      if (!endpoint) throw notFound("No webhook endpoint: set one first (POST /v1/webhook)");
+      const event = await db
+        .insertInto("webhook_events")
+        .values({
+          event_id: envelope.eventId,
+          account_id: accountId,
+          type: "ping",
+          test_event: true,
+          payload: envelope.payload,
+          status: "pending",
+          attempts: 1,
+          next_attempt_at: null,
+          created_at: envelope.at,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const sent = await send(event, 1);
+      if (!sent) throw notFound("No webhook endpoint: set one first (POST /v1/webhook)");
+      const ok = succeeded(sent.result);
+      await db.transaction().execute(async (trx) => {
+        await recordAttempt(trx, event, sent.url, sent.result, clock.now().toISOString());
+        await trx
+          .updateTable("webhook_events")
+          .set(ok ? { status: "delivered", delivered_at: clock.now().toISOString() } : { status: "failed", last_error: errorOf(sent.result) })
+          .where("id", "=", event.id)
+          .execute();
+      });
+      return { eventId: envelope.eventId, url: sent.url, delivered: ok, ...sent.result };
+    },
+
+    /** Told when deliveries gave up and the endpoint was disabled (the bot tells the owner). Must not throw. */
+    onDisabled(listener: (accountId: number, url: string, reason: string) => void) {
+      disabledListeners.push(listener);
+    },
+  };
+}
+
+export type Delivery = ReturnType<typeof createDelivery>;

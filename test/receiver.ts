@@ -1,0 +1,77 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { eventually } from "./harness.js";
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  /** The raw body, as the signature covers it. */
+  body: string;
+  json: any;
+}
+
+/** What the receiver does with the next request: answer with a status, after a delay (or never). */
+export type Behaviour = { status: number; delayMs?: number } | "hang";
+
+/**
+ * A partner's webhook receiver: a real HTTP server on a loopback port that records every request and answers as
+ * told (fail, be slow, hang), and can go down and come back on the same port.
+ */
+export async function startReceiver(port = 0) {
+  const received: Received[] = [];
+  let behave: (request: Received) => Behaviour = () => ({ status: 200 });
+  const hanging = new Set<() => void>();
+  let server: Server;
+
+  const listen = (at: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const s = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8");
+          const entry: Received = { headers: req.headers, body, json: JSON.parse(body) };
+          received.push(entry);
+          const answer = behave(entry);
+          if (answer === "hang") {
+            hanging.add(() => res.destroy());
+            return;
+          }
+          setTimeout(() => res.writeHead(answer.status, { "content-type": "text/plain" }).end("ok"), answer.delayMs ?? 0);
+        });
+      });
+      s.once("error", reject);
+      s.listen(at, "127.0.0.1", () => resolve(s));
+    });
+
+  server = await listen(port);
+  const actualPort = (server.address() as AddressInfo).port;
+
+  const receiver = {
+    url: `http://127.0.0.1:${actualPort}/hooks`,
+    port: actualPort,
+    received,
+    set behaviour(fn: (request: Received) => Behaviour) {
+      behave = fn;
+    },
+    /** Requests carrying this event id, in arrival order. */
+    of: (eventId: string) => received.filter((r) => r.json.id === eventId),
+    /** Waits for the first request matching `match`. */
+    waitFor: (match: (r: Received) => boolean, timeoutMs = 10_000) => eventually(async () => received.find(match), timeoutMs),
+    /** Down: the port refuses connections until `up`. */
+    async down() {
+      for (const cut of hanging) cut();
+      hanging.clear();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+    async up() {
+      server = await listen(actualPort);
+    },
+    async close() {
+      if (server.listening) await receiver.down();
+    },
+  };
+  return receiver;
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
