@@ -45,5 +45,13 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog)
     orderSettled(order).catch((error) => log.error({ orderId: order.id, err: error }, "notification failed"));
   });
 
+  // Deliveries gave up: the key's owner hears of it here, once (only the instance that disabled it calls).
+  core.webhooks.onDisabled((accountId, url, reason) => {
+    core.accounts
+      .get(accountId)
+      .then((account) => (account.telegramId ? tell(account.telegramId, (t) => t("webhook-disabled", { url, reason })) : undefined))
+      .catch((error) => log.error({ accountId, err: error }, "webhook notice failed"));
+  });
+
   return { tell };
 }

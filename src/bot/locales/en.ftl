@@ -260,3 +260,31 @@ rule-amount_bound = The amount must be more than 0 and at most { $max } USDT.
 rule-balance_bound = A balance is at most { $max } USDT: this would take it past that.
 rule-holds_balance = That account still holds a balance: debit it before making it an owner key.
 rule-markup_range = The markup must be a percentage from 0 to 100.
+
+# Webhooks
+cmd-webhook = Signed notifications to your server
+btn-webhook-ping = 📡 Send a test
+btn-webhook-secret = 🔐 New secret
+btn-webhook-remove = 🗑 Remove
+btn-webhook-remove-yes = Yes, remove it
+btn-webhook-keep = Keep it
+webhook-none = No webhook is set. Send /webhook https://your.server/path and every finished order and balance change is posted there, signed.
+webhook-status =
+    Webhook: { $url }
+    Enabled: { $enabled ->
+        [yes] yes
+       *[no] no
+    } · waiting to be delivered: { $pending }
+webhook-disabled-why = Disabled after a day of failed deliveries: { $reason }. Send /webhook with the URL again to resume.
+webhook-last = Last attempt { $at } UTC ({ $type }): { $result }
+webhook-set = Webhook set to { $url }. Its signing secret:
+webhook-changed = Webhook changed to { $url }. The signing secret stays the same; waiting events go there now.
+webhook-secret-new = A new signing secret. The previous one also signs until { $until } UTC, so you can switch without missing anything:
+webhook-secret-once = ⚠ Shown only this once. Check the X-Webhook-Signature header with it (see the API documentation).
+webhook-bad-url = That address cannot receive webhooks: it must be an https:// URL of a public server.
+webhook-ping-ok = ✅ Test event delivered: HTTP { $status } in { $ms } ms.
+webhook-ping-failed = ❌ Test event not delivered: { $result }.
+webhook-remove-ask = Remove the webhook? Events not yet delivered are dropped.
+webhook-kept = Kept: the webhook stays as it is.
+webhook-removed = Webhook removed: nothing more is posted.
+webhook-disabled = ⚠ Your webhook { $url } is disabled: { $reason }. Fix the server, then send /webhook with the URL again to resume; undelivered events are then sent.

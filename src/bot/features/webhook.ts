@@ -1,0 +1,87 @@
+import { FormattedString, fmt } from "@grammyjs/parse-mode";
+import { Composer, InlineKeyboard } from "grammy";
+import { DomainError } from "../../core/errors.js";
+import type { Core } from "../../core/index.js";
+import type { BotContext } from "../context.js";
+import { mainMenu } from "../keyboards.js";
+
+/** /webhook: the key's signed webhook endpoint, set by URL, with a test ping, a new secret and removal. */
+export function webhookFeatures(core: Core) {
+  const composer = new Composer<BotContext>();
+  const { webhooks } = core;
+
+  async function status(ctx: BotContext) {
+    const accountId = ctx.caller!.account.id;
+    const endpoint = await webhooks.get(accountId);
+    if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
+    const [last] = await webhooks.attempts(accountId, { limit: 1 });
+    const lines = [
+      ctx.t("webhook-status", { url: endpoint.url, enabled: endpoint.enabled ? "yes" : "no", pending: await webhooks.pending(accountId) }),
+    ];
+    if (!endpoint.enabled) lines.push(ctx.t("webhook-disabled-why", { reason: endpoint.disabledReason ?? "" }));
+    if (last) {
+      const result = last.succeeded ? String(last.statusCode) : (last.error ?? "");
+      lines.push(ctx.t("webhook-last", { at: last.attemptedAt.slice(0, 16).replace("T", " "), type: last.eventType, result }));
+    }
+    const keyboard = new InlineKeyboard()
+      .text(ctx.t("btn-webhook-ping"), "wh:ping")
+      .text(ctx.t("btn-webhook-secret"), "wh:secret")
+      .row()
+      .text(ctx.t("btn-webhook-remove"), "wh:remove");
+    return ctx.reply(lines.join("\n"), { reply_markup: keyboard });
+  }
+
+  /** A secret is shown once, as a code entity (tap to copy). */
+  async function showSecret(ctx: BotContext, intro: string, secret: string) {
+    const message = fmt`${intro}\n\n${FormattedString.code(secret)}\n\n${ctx.t("webhook-secret-once")}`;
+    await ctx.reply(message.text, { entities: message.entities, reply_markup: mainMenu(ctx) });
+  }
+
+  composer.command("webhook", async (ctx) => {
+    const url = ctx.match.trim();
+    if (!url) return status(ctx);
+    try {
+      const { endpoint, secret } = await webhooks.set(ctx.caller!.account.id, url);
+      if (secret) return showSecret(ctx, ctx.t("webhook-set", { url: endpoint.url }), secret);
+      return ctx.reply(ctx.t("webhook-changed", { url: endpoint.url }), { reply_markup: mainMenu(ctx) });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== "invalid_input") throw error;
+      return ctx.reply(ctx.t("webhook-bad-url"), { reply_markup: mainMenu(ctx) });
+    }
+  });
+
+  composer.callbackQuery("wh:ping", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const endpoint = await webhooks.get(ctx.caller!.account.id);
+    if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
+    const ping = await webhooks.ping(ctx.caller!.account.id);
+    const text = ping.delivered
+      ? ctx.t("webhook-ping-ok", { status: String(ping.statusCode), ms: Math.round(ping.durationMs) })
+      : ctx.t("webhook-ping-failed", { result: ping.error ?? `HTTP ${ping.statusCode}` });
+    return ctx.reply(text, { reply_markup: mainMenu(ctx) });
+  });
+
+  composer.callbackQuery("wh:secret", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const endpoint = await webhooks.get(ctx.caller!.account.id);
+    if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
+    const rotated = await webhooks.rotateSecret(ctx.caller!.account.id);
+    await showSecret(ctx, ctx.t("webhook-secret-new", { until: rotated.previousSecretUntil.slice(0, 16).replace("T", " ") }), rotated.secret);
+  });
+
+  composer.callbackQuery("wh:remove", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.reply(ctx.t("webhook-remove-ask"), {
+      reply_markup: new InlineKeyboard().text(ctx.t("btn-webhook-remove-yes"), "wh:remove:yes").text(ctx.t("btn-webhook-keep"), "wh:remove:no"),
+    });
+  });
+  composer.callbackQuery(/^wh:remove:(yes|no)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    if (ctx.match[1] === "no") return ctx.reply(ctx.t("webhook-kept"), { reply_markup: mainMenu(ctx) });
+    const removed = await webhooks.remove(ctx.caller!.account.id);
+    return ctx.reply(ctx.t(removed ? "webhook-removed" : "webhook-none"), { reply_markup: mainMenu(ctx) });
+  });
+
+  return composer;
+}
