@@ -60,6 +60,17 @@ describe("the OpenAPI document", () => {
     expect(amount).toMatchObject({ exclusiveMinimum: 0, multipleOf: 0.01 });
   });
 
+  it("describes the webhook events partners receive, each referring to schemas the document has", () => {
+    const doc = JSON.parse(document);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(["balance.changed", "order.completed", "order.failed", "ping"]);
+    const completed = doc.webhooks["order.completed"].post;
+    expect(completed.operationId).toBe("onOrderCompleted");
+    expect(completed.parameters.map((p: { name: string }) => p.name)).toContain("X-Webhook-Signature");
+    const refs = JSON.stringify(doc.webhooks).match(/#\/components\/schemas\/\w+/g) ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(doc.components.schemas[ref.split("/").pop()!], ref).toBeDefined();
+  });
+
   it("generates a typed client that type-checks a purchase and refuses a wrong one, and the call works against the service", async () => {
     const dir = mkdtempSync(join(process.cwd(), "node_modules", ".openapi-client-"));
     try {

@@ -15,6 +15,7 @@ interface Operation {
 }
 interface Document {
   info?: object;
+  webhooks?: Record<string, { post: object }>;
   servers?: Array<{ url: string; description: string }>;
   paths?: Record<string, Partial<Record<"get" | "post" | "delete", Operation>> | undefined>;
   components?: { schemas?: Record<string, unknown> };
@@ -47,6 +48,73 @@ const RATE_LIMIT_HEADERS: Record<string, Header> = {
   "x-ratelimit-reset": { description: "Seconds until the current minute's window ends", schema: { type: "integer" } },
 };
 const RETRY_AFTER: Header = { description: "Seconds until a retry is allowed", schema: { type: "integer" } };
+
+const ORDER_BODIES = ["PurchaseResponse", "StoreOrderResponse", "GameOrderResponse", "GiftcardOrderResponse", "GiftOrder"].map((name) => ({
+  $ref: `#/components/schemas/${name}`,
+}));
+
+const envelope = (type: string, data: object) => ({
+  type: "object",
+  required: ["id", "type", "created_at", "test", "data"],
+  properties: {
+    id: { type: "string", description: "evt_…: the same on every attempt; deduplicate on it" },
+    type: { const: type },
+    created_at: { type: "string", format: "date-time" },
+    test: { type: "boolean", description: "True for sandbox calls and pings: nothing was charged or delivered" },
+    data,
+  },
+});
+
+const orderEvent = {
+  type: "object",
+  required: ["order"],
+  properties: {
+    order: { description: "The order's status-endpoint body, without gift card codes", oneOf: ORDER_BODIES },
+    codes_ready: { const: true, description: "Only for a completed gift card order: fetch the codes from its status endpoint" },
+  },
+};
+
+const EVENT_HEADERS = [
+  ["X-Webhook-Signature", "t=<unix seconds>,v1=<hex HMAC-SHA256 of `<t>.<raw body>`> (a second v1 during a secret rotation's overlap)"],
+  ["X-Webhook-Id", "The event id, as in the body"],
+  ["X-Webhook-Type", "The event type, as in the body"],
+  ["X-Webhook-Attempt", "1 for the first attempt, then 2, 3, …"],
+].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }));
+
+/** The events POSTed to a key's endpoint (see POST /v1/webhook): OpenAPI 3.1's `webhooks`. */
+const webhookEvent = (summary: string, type: string, data: object) => ({
+  post: {
+    summary,
+    operationId: `on${type.replace(/(^|\.)([a-z])/g, (_m, _dot, c: string) => c.toUpperCase())}`,
+    tags: ["Webhooks"],
+    security: [],
+    parameters: EVENT_HEADERS,
+    requestBody: { required: true, content: { "application/json": { schema: envelope(type, data) } } },
+    responses: {
+      "200": { description: "Any 2xx: received. Anything else, or no answer within the timeout, is retried with backoff for about a day" },
+      "400": { description: "Not accepted (for example a signature that does not verify): retried like any failure" },
+    },
+  },
+});
+
+const WEBHOOKS = {
+  "order.completed": webhookEvent("An order completed", "order.completed", orderEvent),
+  "order.failed": webhookEvent("An order failed and was refunded", "order.failed", orderEvent),
+  "balance.changed": webhookEvent("An administrator credited or debited the balance", "balance.changed", {
+    type: "object",
+    required: ["kind", "amount_usdt", "balance_usdt", "note"],
+    properties: {
+      kind: { enum: ["credit", "debit"] },
+      amount_usdt: { type: "number", description: "Signed: negative for a debit" },
+      balance_usdt: { type: "number", description: "The balance right after" },
+      note: { type: ["string", "null"] },
+    },
+  }),
+  ping: webhookEvent("A test event sent on demand (POST /v1/webhook/ping)", "ping", {
+    type: "object",
+    properties: { ping: { const: true } },
+  }),
+};
 
 const errorResponse = (status: number, headers?: Record<string, Header>): Response => ({
   description: MEANINGS[status],
@@ -85,9 +153,10 @@ export function finishDocument(doc: Document): Document {
       operation.responses = responses;
     }
   }
+  doc.webhooks = WEBHOOKS;
   const schemas = doc.components?.schemas ?? {};
   for (;;) {
-    const text = JSON.stringify({ paths: doc.paths, schemas });
+    const text = JSON.stringify({ paths: doc.paths, webhooks: doc.webhooks, schemas });
     const unused = Object.keys(schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
     if (!unused.length) break;
     for (const name of unused) delete schemas[name];
