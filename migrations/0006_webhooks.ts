@@ -57,6 +57,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("succeeded", flagType, (c) => c.notNull())
     .execute();
   await db.schema.createIndex("webhook_attempts_account").on("webhook_attempts").columns(["account_id", "id"]).execute();
+  await db.schema.createIndex("webhook_attempts_event").on("webhook_attempts").column("event_id").execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {

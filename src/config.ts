@@ -109,6 +109,8 @@ export const configSchema = z
     WEBHOOK_RETRY_FOR_MS: integer("93600000", 100, 7 * 86_400_000),
     /** How often each instance looks for due events besides being woken by its own commits. */
     WEBHOOK_POLL_MS: integer("1000", 20, 60_000),
+    /** Delivered and given-up webhook events (and their attempts) are deleted after this many days. */
+    WEBHOOK_RETENTION_DAYS: integer("30", 1, 3650),
     /** After a secret rotation, how long the previous secret keeps signing beside the new one. */
     WEBHOOK_SECRET_OVERLAP_HOURS: integer("24", 0, 720),
     /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */

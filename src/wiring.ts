@@ -134,6 +134,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
         retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
         retryForMs: config.WEBHOOK_RETRY_FOR_MS,
         pollMs: config.WEBHOOK_POLL_MS,
+        retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
       },
       policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
       // Order events carry the order's status-endpoint body (without gift card codes).

@@ -260,3 +260,28 @@ describe("delivery", () => {
     expect(verifySignature(String(got.headers["x-webhook-signature"]), got.body, fresh, 300, Date.now() + 301_000)).toBe(false);
   });
 });
+
+describe("retention", () => {
+  it("deletes delivered and given-up events past the retention with their attempts, never a pending one", async () => {
+    const { key } = await subscribed();
+    const ping = await h.call("POST", "/v1/webhook/ping", { key });
+    expect(ping.body.delivered).toBe(true);
+    await receiver.down();
+    const bought = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 55 } });
+    try {
+      const db = h.service.db;
+      const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+      await db.updateTable("webhook_events").set({ created_at: longAgo }).where("event_id", "=", ping.body.event_id).execute();
+      await db.updateTable("webhook_events").set({ created_at: longAgo }).where("order_id", "=", bought.body.order_id).execute();
+      expect(await h.service.core.webhooks.delivery.purge()).toBeGreaterThanOrEqual(1);
+      expect(await db.selectFrom("webhook_events").select("id").where("event_id", "=", ping.body.event_id).execute()).toEqual([]);
+      const pending = await db.selectFrom("webhook_events").select("status").where("order_id", "=", bought.body.order_id).execute();
+      expect(pending).toEqual([{ status: "pending" }]);
+      const listed = (await h.call("GET", "/v1/webhook/attempts", { key })).body.attempts;
+      expect(listed.some((a: any) => a.event_id === ping.body.event_id)).toBe(false);
+    } finally {
+      await receiver.up();
+    }
+    await receiver.waitFor((r) => r.json.data?.order?.order_id === bought.body.order_id);
+  });
+});

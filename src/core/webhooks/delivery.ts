@@ -15,6 +15,8 @@ export interface DeliverySettings {
   /** Failures keep being retried until the event is this old; then the endpoint is disabled. */
   retryForMs: number;
   pollMs: number;
+  /** Delivered and given-up events, with their attempts, are kept this long, then deleted. */
+  retentionMs: number;
 }
 
 export interface DeliveryLog {
@@ -22,6 +24,10 @@ export interface DeliveryLog {
 }
 
 type EventRow = Selectable<WebhookEventsTable>;
+
+/** How often old events are deleted, and how many at most each time. */
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+const PURGE_MAX = 5_000;
 
 /** Deliveries under way at once in one process, each on its own: a slow receiver holds one slot, not the others. */
 const SLOTS = 16;
@@ -40,6 +46,7 @@ export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sende
   const disabledListeners: Array<(accountId: number, url: string, reason: string) => void> = [];
   const inFlight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
+  let purger: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = true;
@@ -212,8 +219,28 @@ export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sende
     else void runOnce();
   }
 
+  /** Deletes events past the retention (never a pending one) and their attempts; returns how many events. */
+  async function purge(): Promise<number> {
+    const cutoff = new Date(clock.now().getTime() - settings.retentionMs).toISOString();
+    return db.transaction().execute(async (trx) => {
+      const old = await trx
+        .selectFrom("webhook_events")
+        .select("id")
+        .where("status", "!=", "pending")
+        .where("created_at", "<", cutoff)
+        .limit(PURGE_MAX)
+        .execute();
+      const ids = old.map((row) => row.id);
+      if (!ids.length) return 0;
+      await trx.deleteFrom("webhook_attempts").where("event_id", "in", ids).execute();
+      await trx.deleteFrom("webhook_events").where("id", "in", ids).execute();
+      return ids.length;
+    });
+  }
+
   return {
     wake,
+    purge,
     /** Runs one pass and waits for the deliveries it started: tests and tools use it. */
     async drain(): Promise<void> {
       const wasStopped = stopped;
@@ -231,13 +258,17 @@ export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sende
       stopped = false;
       timer ??= setInterval(wake, settings.pollMs);
       timer.unref();
+      const purgeOld = () => purge().catch((error: unknown) => log.warn({ err: error }, "could not delete old webhook events"));
+      purger ??= setInterval(purgeOld, PURGE_EVERY_MS);
+      purger.unref();
       wake();
     },
     /** Stops claiming and waits for the attempts under way (each bounded by the timeout). */
     async stop() {
       stopped = true;
       clearInterval(timer);
-      timer = undefined;
+      clearInterval(purger);
+      timer = purger = undefined;
       await running;
       await Promise.all([...inFlight]);
     },
