@@ -78,10 +78,9 @@ export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sende
     // A plain read first: the claim's write transaction only when something is due.
     if (!(await dueEvents(db, now.toISOString(), 1).executeTakeFirst())) return [];
     return db.transaction().execute(async (trx) => {
-      let due = trx
-        .selectFrom("webhook_events")
-        .selectAll()
-        .where("id", "in", dueEvents(db, now.toISOString(), limit).clearSelect().select("e.id"));
+      // The conditions sit on the locked rows themselves, so PostgreSQL re-checks them against a claim that
+      // another instance committed meanwhile.
+      let due = dueEvents(trx, now.toISOString(), limit);
       if (isPostgres(trx)) due = due.forUpdate().skipLocked();
       const rows = await due.execute();
       if (!rows.length) return [];
