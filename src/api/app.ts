@@ -18,6 +18,7 @@ import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
+import { quoteRoutes } from "./routes/quotes.js";
 import { gameRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
@@ -94,6 +95,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(gameRoutes, { core: options.core });
   await app.register(giftcardRoutes, { core: options.core });
   await app.register(giftRoutes, { core: options.core });
+  await app.register(quoteRoutes, { core: options.core });
   app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.

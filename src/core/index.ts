@@ -13,6 +13,7 @@ import { createGifts } from "./products/gifts.js";
 import { PRODUCTS } from "./products/index.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
+import { createQuoteBook } from "./quotes.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
@@ -28,6 +29,8 @@ export interface CoreDeps {
   vault: Vault;
   reconcileAfterMs: number;
   reconcileIntervalMs: number;
+  /** How long a binding quote (POST /v1/quotes) holds its charge. */
+  quoteTtlMs: number;
   log: ReconcilerLog;
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
@@ -52,7 +55,8 @@ export function createCore(deps: CoreDeps) {
     PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
   const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault);
-  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log);
+  const quotes = createQuoteBook(db, clock, deps.quoteTtlMs);
+  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log, quotes);
   const accounts = createAccounts(db, clock);
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
   const delivery = createDelivery(providers.gateway, pipeline, pricing);

@@ -108,6 +108,23 @@ export interface RateLimitsTable {
   hits: number;
 }
 
+export interface QuotesTable {
+  /** `q_` and 24 random base64url characters: unguessable, so only the account it was given to knows it. */
+  id: string;
+  account_id: number;
+  product_type: string;
+  /** The same hash of the product type and identifying fields as orders.request_hash: what the quote is for. */
+  request_hash: string;
+  recipient: string;
+  /** The product's details as quoted (the prices the charge was computed from), as JSON; the order keeps them. */
+  details: string;
+  charge_micro: number;
+  created_at: string;
+  expires_at: string;
+  /** The order that used the quote; null while unused. */
+  order_id: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -116,7 +133,9 @@ export interface Database {
   audit_log: AuditLogTable;
   bot_state: BotStateTable;
   rate_limits: RateLimitsTable;
+  quotes: QuotesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
 export type OrderRow = Selectable<OrdersTable>;
+export type QuoteRow = Selectable<QuotesTable>;

@@ -260,3 +260,9 @@ rule-amount_bound = The amount must be more than 0 and at most { $max } USDT.
 rule-balance_bound = A balance is at most { $max } USDT: this would take it past that.
 rule-holds_balance = That account still holds a balance: debit it before making it an owner key.
 rule-markup_range = The markup must be a percentage from 0 to 100.
+
+# Binding quotes (POST /v1/quotes, quote_id): the refusals of a purchase naming a quote
+reason-quote_not_found = That quote does not exist for this key
+reason-quote_expired = That quote has expired: ask for a new one
+reason-quote_used = That quote has already been used
+reason-quote_mismatch = That quote is for another purchase

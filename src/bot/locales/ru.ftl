@@ -260,3 +260,9 @@ rule-amount_bound = Сумма должна быть больше 0 и не бо
 rule-balance_bound = Баланс не может превышать { $max } USDT: эта операция превысила бы его.
 rule-holds_balance = На этом счёте ещё есть баланс: спишите его, прежде чем делать ключ ключом владельца.
 rule-markup_range = Наценка — процент от 0 до 100.
+
+# Binding quotes (POST /v1/quotes, quote_id): the refusals of a purchase naming a quote
+reason-quote_not_found = Такой котировки у этого ключа нет
+reason-quote_expired = Срок котировки истёк: запросите новую
+reason-quote_used = Эта котировка уже использована
+reason-quote_mismatch = Эта котировка выдана для другой покупки
