@@ -12,6 +12,7 @@ import { DomainError } from "../core/errors.js";
 import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
+import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
 import { OneLinePerRequest } from "./request-log.js";
 import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
@@ -35,6 +36,8 @@ export interface ApiOptions {
 }
 
 export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
+/** The per-key limit counts requests in windows of a minute (RATE_LIMIT_PER_MINUTE). */
+const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** The partner HTTP API over the core: routes translate HTTP to core calls and back, nothing more. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
@@ -79,7 +82,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
-    timeWindow: 60_000,
+    timeWindow: RATE_LIMIT_WINDOW_SECONDS * 1000,
     keyGenerator: rateLimitKey,
     ...(options.core.sharedCounter ? { store: sharedRateStore(options.core.sharedCounter) } : {}),
     errorResponseBuilder: (_request, context) =>
@@ -87,6 +90,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
       }),
   });
+  addDraftRateLimitHeaders(app, RATE_LIMIT_WINDOW_SECONDS);
 
   await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider });
   await app.register(purchaseRoutes, { core: options.core });
