@@ -248,7 +248,7 @@ export function createPurchasePipeline(
       }
     },
 
-    /** A product's quote and buy, the pair every product module offers the faces. */
+    /** A product's quote, binding quote and buy, what every product module offers the faces. */
     offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
       return {
         quote: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.quote(product, caller, request, guard, quoteId),
