@@ -5,6 +5,7 @@ import * as bot from "./0003_bot.js";
 import * as balanceBound from "./0004_balance_bound.js";
 import * as rateLimits from "./0005_rate_limits.js";
 import * as webhooks from "./0006_webhooks.js";
+import * as quotes from "./0007_quotes.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "0004_balance_bound": balanceBound,
   "0005_rate_limits": rateLimits,
   "0006_webhooks": webhooks,
+  "0007_quotes": quotes,
 };

@@ -63,6 +63,8 @@ export const configSchema = z
       .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes"),
     UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
     RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
+    /** How long a binding quote (POST /v1/quotes) holds its charge; the service carries any price move meanwhile. */
+    QUOTE_TTL_SECONDS: integer("60", 1, 3600),
     BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
     STARS_USDT_PER_STAR: usdt("0.015", 100),
     PREMIUM_USDT_3: usdt("11.99", 100_000),

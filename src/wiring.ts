@@ -124,6 +124,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     vault: createVault(codesKey(config)),
     reconcileAfterMs: config.RECONCILE_AFTER_MS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     log,
     counterDb,
     webhooks: {

@@ -12,12 +12,14 @@ import { DomainError } from "../core/errors.js";
 import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
+import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
 import { OneLinePerRequest } from "./request-log.js";
 import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
+import { quoteRoutes } from "./routes/quotes.js";
 import { gameRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
@@ -35,6 +37,8 @@ export interface ApiOptions {
 }
 
 export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
+/** The per-key limit counts requests in windows of a minute (RATE_LIMIT_PER_MINUTE). */
+const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** The partner HTTP API over the core: routes translate HTTP to core calls and back, nothing more. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
@@ -79,7 +83,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
-    timeWindow: 60_000,
+    timeWindow: RATE_LIMIT_WINDOW_SECONDS * 1000,
     keyGenerator: rateLimitKey,
     ...(options.core.sharedCounter ? { store: sharedRateStore(options.core.sharedCounter) } : {}),
     errorResponseBuilder: (_request, context) =>
@@ -87,6 +91,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
       }),
   });
+  addDraftRateLimitHeaders(app, RATE_LIMIT_WINDOW_SECONDS);
 
   await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider });
   await app.register(purchaseRoutes, { core: options.core });
@@ -96,6 +101,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(giftcardRoutes, { core: options.core });
   await app.register(giftRoutes, { core: options.core });
   await app.register(webhookRoutes, { core: options.core });
+  await app.register(quoteRoutes, { core: options.core });
   app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.

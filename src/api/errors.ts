@@ -61,7 +61,10 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return reply.code(status).send({ success: false, error: clientErrorMessage(error) });
+    const body: Record<string, unknown> = { success: false, error: clientErrorMessage(error) };
+    // Every 429 says when to come back, whichever path refused it.
+    if (status === 429) body.retry_after = Number(reply.getHeader("retry-after")) || null;
+    return reply.code(status).send(body);
   }
   request.log.error({ err: error }, "unhandled error");
   return reply.code(500).send({ success: false, error: "Internal error: the request was not completed" });

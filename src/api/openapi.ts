@@ -41,11 +41,21 @@ const MEANINGS: Record<string, string> = {
   503: "Service or product unavailable; retry later",
 };
 
-/** The per-key rate limit's headers, on every keyed answer (@fastify/rate-limit's names). */
+/**
+ * The per-key rate limit's headers, on every keyed answer: @fastify/rate-limit's names, and the same values
+ * under the IETF draft's names (draft-ietf-httpapi-ratelimit-headers) with the policy.
+ */
 const RATE_LIMIT_HEADERS: Record<string, Header> = {
   "x-ratelimit-limit": { description: "Requests allowed per minute for this key", schema: { type: "integer" } },
   "x-ratelimit-remaining": { description: "Requests left in the current minute", schema: { type: "integer" } },
   "x-ratelimit-reset": { description: "Seconds until the current minute's window ends", schema: { type: "integer" } },
+  "ratelimit-limit": { description: "RateLimit-Limit (IETF draft): the same as x-ratelimit-limit", schema: { type: "integer" } },
+  "ratelimit-remaining": { description: "RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining", schema: { type: "integer" } },
+  "ratelimit-reset": { description: "RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds", schema: { type: "integer" } },
+  "ratelimit-policy": {
+    description: "RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60`",
+    schema: { type: "string" },
+  },
 };
 const RETRY_AFTER: Header = { description: "Seconds until a retry is allowed", schema: { type: "integer" } };
 

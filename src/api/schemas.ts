@@ -8,6 +8,8 @@ import {
   PLAYER_ID_PATTERN,
   PLAYER_ID_RULE,
   PREMIUM_MONTHS,
+  QUOTE_ID_PATTERN,
+  QUOTE_ID_RULE,
   SERVER_ID_MAX,
   STARS_MAX,
   STARS_MIN,
@@ -50,6 +52,15 @@ export const maxUsdtField = z
     "Optional: the most this order may charge, in USDT (the amount the buyer saw). When the charge would be higher, nothing is charged and the answer is 400 with error_code price_changed",
   );
 
+/** A binding quote to buy at: an addition to the contract that a client may ignore. */
+export const quoteIdField = z
+  .string(expect("quote_id", "a string"))
+  .regex(QUOTE_ID_PATTERN, `quote_id must be ${QUOTE_ID_RULE}`)
+  .nullish()
+  .describe(
+    "Optional: a binding quote from POST /v1/quotes for exactly this purchase. The order is charged exactly its charge_usdt, or refused with 400 and error_code quote_not_found, quote_expired, quote_used or quote_mismatch (nothing charged)",
+  );
+
 export const starsBody = z.object({
   username: usernameField,
   stars: z
@@ -59,6 +70,7 @@ export const starsBody = z.object({
     .max(STARS_MAX, `stars must be at most ${STARS_MAX}`),
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
+  quote_id: quoteIdField,
 });
 
 export const premiumBody = z.object({
@@ -66,6 +78,7 @@ export const premiumBody = z.object({
   months: z.literal(PREMIUM_MONTHS, expect("months", `one of ${PREMIUM_MONTHS.join(", ")}`)),
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
+  quote_id: quoteIdField,
 });
 
 const digits = (name: string) =>
@@ -265,6 +278,7 @@ export const storeBody = z.object({
     .describe("Nominal in USD, at most 2 decimals; the live limits (GET /v1/store/pricing, 1 to 400 today) decide what is accepted"),
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
+  quote_id: quoteIdField,
 });
 
 export const storeOrderResponse = z
@@ -353,6 +367,7 @@ export const gameOrderBody = z.object({
   server_id: serverIdField,
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
+  quote_id: quoteIdField,
 });
 
 export const gameOrderResponse = z
@@ -419,6 +434,7 @@ export const giftcardOrderBody = z.object({
     .describe(`Defaults to ${GIFTCARD_DEFAULT_QUANTITY}`),
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
+  quote_id: quoteIdField,
 });
 
 export const giftcardOrderResponse = z
@@ -470,6 +486,7 @@ export const giftBody = z.object({
   message: z.string(expect("message", "a string")).max(GIFT_MESSAGE_MAX, `message must be at most ${GIFT_MESSAGE_MAX} characters`).optional(),
   idempotency_key: idempotencyKeyField,
   max_usdt: maxUsdtField,
+  quote_id: quoteIdField,
 });
 
 export const giftIdParams = z.object({ gift_id: z.string().regex(/^\d{1,20}$/, "gift_id must be a string of digits") });
@@ -492,3 +509,65 @@ export const giftOrderResponse = z
     created_at: dateTime,
   })
   .meta({ id: "GiftOrder" });
+
+// ---- Binding quotes --------------------------------------------------------------------------------
+
+/** What only a purchase carries (its idempotency key and a quote to buy at): a quote takes the rest of its body. */
+const purchaseOnly = { idempotency_key: true, quote_id: true } as const;
+
+const pathField = (name: string) =>
+  z.string(expect(name, "a string")).min(1, `${name} must not be empty`).max(64, `${name} must be at most 64 characters`);
+
+export const quoteBody = z
+  .discriminatedUnion(
+    "product_type",
+    [
+      starsBody.omit(purchaseOnly).extend({ product_type: z.literal("stars") }),
+      premiumBody.omit(purchaseOnly).extend({ product_type: z.literal("premium") }),
+      storeBody.omit(purchaseOnly).extend({ product_type: z.literal("store") }),
+      gameOrderBody
+        .omit(purchaseOnly)
+        .extend({ product_type: z.literal("game"), game_code: pathField("game_code").describe("The {code} of POST /v1/games/{code}/order") }),
+      giftcardOrderBody.omit(purchaseOnly).extend({
+        product_type: z.literal("giftcard"),
+        category_id: pathField("category_id").describe("The {category_id} of POST /v1/giftcards/{category_id}/order"),
+      }),
+      giftBody.omit(purchaseOnly).extend({ product_type: z.literal("gift") }),
+    ],
+    { error: () => `product_type must be one of ${PRODUCT_TYPES.join(", ")}` },
+  )
+  .describe("product_type and the body of that product's purchase (game_code and category_id stand for their paths)");
+
+export const quoteResponse = z
+  .object({
+    success: z.literal(true),
+    quote_id: z.string().describe("Send it as quote_id with the purchase"),
+    product_type: z.enum(PRODUCT_TYPES),
+    charge_usdt: z.number().describe("Exactly what the purchase naming this quote is charged, whatever the price does meanwhile"),
+    currency: z.literal("USDT"),
+    recipient: z.string().describe("Username, store login, player ID, gift card brand or gift recipient"),
+    fields: z
+      .object({
+        username: z.string().optional(),
+        stars: z.number().int().optional(),
+        months: z.number().int().optional(),
+        login: z.string().optional(),
+        amount_usd: z.number().optional(),
+        game_code: z.string().optional(),
+        denomination: z.string().optional(),
+        player_id: z.string().optional(),
+        server_id: z.string().nullable().optional(),
+        category_id: z.string().optional(),
+        card_id: z.string().optional(),
+        quantity: z.number().int().optional(),
+        recipient: z.string().optional(),
+        gift_id: z.string().optional(),
+        hide_name: z.boolean().optional(),
+        message: z.string().optional(),
+      })
+      .describe("The identifying fields the quote is bound to: the purchase must send the same ones"),
+    created_at: dateTime,
+    expires_at: dateTime.describe("Unused after this, the quote is refused with quote_expired"),
+    ttl_seconds: z.number().int().describe("The quote's lifetime (QUOTE_TTL_SECONDS)"),
+  })
+  .meta({ id: "BindingQuote" });

@@ -13,6 +13,7 @@ import { createGifts } from "./products/gifts.js";
 import { PRODUCTS } from "./products/index.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
+import { createQuoteBook } from "./quotes.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
@@ -29,6 +30,8 @@ export interface CoreDeps {
   vault: Vault;
   reconcileAfterMs: number;
   reconcileIntervalMs: number;
+  /** How long a binding quote (POST /v1/quotes) holds its charge. */
+  quoteTtlMs: number;
   log: ReconcilerLog;
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
@@ -55,7 +58,8 @@ export function createCore(deps: CoreDeps) {
   );
   const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log);
   const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault, webhooks.outbox);
-  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log);
+  const quotes = createQuoteBook(db, clock, deps.quoteTtlMs);
+  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log, quotes);
   const accounts = createAccounts(db, clock);
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
   const delivery = createDelivery(providers.gateway, pipeline, pricing);

@@ -35,6 +35,10 @@ export const PLAYER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const PLAYER_ID_RULE = "1 to 64 letters, digits, _ or -";
 export const SERVER_ID_MAX = 64;
 
+/** A binding quote's id (POST /v1/quotes): `q_` and 24 base64url characters, 144 random bits. */
+export const QUOTE_ID_PATTERN = /^q_[A-Za-z0-9_-]{24}$/;
+export const QUOTE_ID_RULE = "an id from POST /v1/quotes: q_ and 24 letters, digits, _ or -";
+
 export const GIFT_MESSAGE_MAX = 255;
 /** Gift card quantity when an order names none, and the most one order may ask for (the catalogue may allow less). */
 export const GIFTCARD_DEFAULT_QUANTITY = 1;

@@ -8,6 +8,7 @@ import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
 import { type Micro, toUsdt } from "./money.js";
 import { orderOf, type OrderOf, type ProductDefinition } from "./order.js";
 import type { Clock, UpstreamOutcome } from "./ports.js";
+import type { BindingQuote, QuoteBook, QuoteTarget } from "./quotes.js";
 
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
 export interface Prepared<D> {
@@ -46,6 +47,8 @@ export interface PriceGuard {
 export interface PurchaseOptions {
   idempotencyKey: string | null;
   guard?: PriceGuard;
+  /** A binding quote (POST /v1/quotes): the order is charged exactly its amount, or refused with a `quote_*` reason. */
+  quoteId?: string;
 }
 
 /** inline: the outcome came back with the purchase itself, so the buyer already saw it. */
@@ -59,6 +62,19 @@ function requestHash(productType: string, identifying: unknown[]): string {
   return createHash("sha256")
     .update(JSON.stringify([productType, ...identifying]))
     .digest("hex");
+}
+
+/** What a quote for this request is bound to. */
+function target<R>(product: Purchasable<string, R, unknown>, request: R): QuoteTarget {
+  return { productType: product.type, requestHash: requestHash(product.type, product.identify(request)) };
+}
+
+/**
+ * The live purchase at the quoted charge, with the details as quoted (the prices the charge was computed
+ * from), so the order adds up; the live rules have passed and its send is the live one.
+ */
+function withQuote<D>(live: Prepared<D>, bound: BindingQuote): Prepared<D> {
+  return { ...live, chargeMicro: bound.chargeMicro, details: bound.details as D };
 }
 
 function checkKey(key: string | null) {
@@ -90,6 +106,7 @@ export function createPurchasePipeline(
   reconcileAfterMs: number,
   settle: Settle,
   log: { warn(obj: object, msg: string): void },
+  quotes: QuoteBook,
 ) {
   const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
     exec
@@ -104,7 +121,14 @@ export function createPurchasePipeline(
    * The debit and the order row in one transaction: the order row is the saved result, and the unique index
    * on (account, key, request) decides a race with a concurrent duplicate, whose order is then answered.
    */
-  async function place(caller: Caller, type: string, prepared: Quote<unknown>, key: string | null, hash: string): Promise<Placed<OrderRow>> {
+  async function place(
+    caller: Caller,
+    type: string,
+    prepared: Quote<unknown>,
+    key: string | null,
+    hash: string,
+    quoteId?: string,
+  ): Promise<Placed<OrderRow>> {
     const now = clock.now();
     const at = now.toISOString();
     try {
@@ -144,6 +168,8 @@ export function createPurchasePipeline(
           .returningAll()
           .executeTakeFirstOrThrow();
         await post(trx, { accountId: funds.fundingAccountId, amountMicro: -required, kind: "charge", orderId: order.id, actor: caller.actor, at });
+        // Spent with the charge or not at all: a second purchase naming it rolls back here.
+        if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
         return { order, replay: false };
       });
     } catch (error) {
@@ -162,10 +188,30 @@ export function createPurchasePipeline(
      * What the purchase would charge now, with every rule and live read applied (and the price guard, when
      * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
      */
-    async quote<T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, guard?: PriceGuard): Promise<Quote<D>> {
-      const { recipient, chargeMicro, details } = await product.prepare(await current(caller), request);
-      checkGuard(chargeMicro, guard);
-      return { recipient, chargeMicro, details };
+    async quote<T extends string, R, D>(
+      product: Purchasable<T, R, D>,
+      caller: Caller,
+      request: R,
+      guard?: PriceGuard,
+      quoteId?: string,
+    ): Promise<Quote<D>> {
+      // A named quote is checked (never spent): the sandbox answers what the purchase would charge with it.
+      const bound = quoteId ? await quotes.usable(caller.account.id, quoteId, target(product, request)) : null;
+      const live = await product.prepare(await current(caller), request);
+      const quoted = bound ? withQuote(live, bound) : live;
+      checkGuard(quoted.chargeMicro, guard);
+      return { recipient: quoted.recipient, chargeMicro: quoted.chargeMicro, details: quoted.details };
+    },
+
+    /** A binding quote: what the purchase would charge now (every rule and live read applied), stored for the caller. */
+    async issueQuote<T extends string, R, D>(
+      product: Purchasable<T, R, D>,
+      caller: Caller,
+      request: R,
+      guard?: PriceGuard,
+    ): Promise<BindingQuote<D>> {
+      const quoted = await pipeline.quote(product, caller, request, guard);
+      return quotes.issue(caller.account.id, target(product, request), quoted);
     },
 
     async buy<T extends string, R, D>(
@@ -181,9 +227,14 @@ export function createPurchasePipeline(
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
       if (earlier) return { order: orderOf(earlier, product), replay: true };
 
-      const prepared = await product.prepare(await current(caller), request);
+      // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
+      const bound = options.quoteId
+        ? await quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
+        : null;
+      const live = await product.prepare(await current(caller), request);
+      const prepared = bound ? withQuote(live, bound) : live;
       checkGuard(prepared.chargeMicro, options.guard);
-      const placed = await place(caller, product.type, prepared, key, hash);
+      const placed = await place(caller, product.type, prepared, key, hash, options.quoteId);
       if (placed.replay) return { order: orderOf(placed.order, product), replay: true };
       const outcome = await prepared.send(placed.order.upstream_ref);
       try {
@@ -197,10 +248,11 @@ export function createPurchasePipeline(
       }
     },
 
-    /** A product's quote and buy, the pair every product module offers the faces. */
+    /** A product's quote, binding quote and buy, what every product module offers the faces. */
     offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
       return {
-        quote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.quote(product, caller, request, guard),
+        quote: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.quote(product, caller, request, guard, quoteId),
+        issueQuote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.issueQuote(product, caller, request, guard),
         buy: (caller: Caller, request: R, options: PurchaseOptions) => pipeline.buy(product, caller, request, options),
       };
     },

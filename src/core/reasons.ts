@@ -1,6 +1,7 @@
 /**
  * Machine-readable reasons: exactly the contract's `error_code` values, plus `price_changed` for the
- * confirmed-price guard (`max_usdt`). Provider answers are mapped into this set; anything else is `provider_error`.
+ * confirmed-price guard (`max_usdt`) and the `quote_*` refusals of a purchase naming a binding quote
+ * (`quote_id`). Provider answers are mapped into this set; anything else is `provider_error`.
  */
 export const REASONS = [
   "login_not_supported",
@@ -13,6 +14,10 @@ export const REASONS = [
   "disabled",
   "recipient_refuses",
   "price_changed",
+  "quote_not_found",
+  "quote_expired",
+  "quote_used",
+  "quote_mismatch",
 ] as const;
 export type Reason = (typeof REASONS)[number];
 

@@ -156,6 +156,23 @@ export interface WebhookAttemptsTable {
   succeeded: Flag;
 }
 
+export interface QuotesTable {
+  /** `q_` and 24 random base64url characters: unguessable, so only the account it was given to knows it. */
+  id: string;
+  account_id: number;
+  product_type: string;
+  /** The same hash of the product type and identifying fields as orders.request_hash: what the quote is for. */
+  request_hash: string;
+  recipient: string;
+  /** The product's details as quoted (the prices the charge was computed from), as JSON; the order keeps them. */
+  details: string;
+  charge_micro: number;
+  created_at: string;
+  expires_at: string;
+  /** The order that used the quote; null while unused. */
+  order_id: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -167,7 +184,9 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
+  quotes: QuotesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
 export type OrderRow = Selectable<OrdersTable>;
+export type QuoteRow = Selectable<QuotesTable>;

@@ -18,8 +18,9 @@ import {
   starsBody,
 } from "../schemas.js";
 
-type StarsBody = { username: string; stars: number; idempotency_key?: string | null; max_usdt?: number };
-type PremiumBody = { username: string; months: number; idempotency_key?: string | null; max_usdt?: number };
+type Extras = { idempotency_key?: string | null; max_usdt?: number; quote_id?: string | null };
+type StarsBody = { username: string; stars: number } & Extras;
+type PremiumBody = { username: string; months: number } & Extras;
 
 /** Search, stars, premium and their sandbox. */
 export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -32,13 +33,16 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     return { order, replay, view: purchaseView(order, await core.accounts.available(caller.account)) };
   }
 
-  /** The sandbox answers from the core's quote: the same rules and price as a real order, nothing stored or sent. */
+  /**
+   * The sandbox answers from the core's quote: the same rules and price as a real order, nothing stored or sent.
+   * A named binding quote is checked like a purchase would check it, and not spent.
+   */
   async function sandbox(caller: Caller, body: StarsBody | PremiumBody) {
     const options = purchaseOptions(body);
     const quote =
       "stars" in body
-        ? await core.stars.quote(caller, { username: body.username, stars: body.stars }, options.guard)
-        : await core.premium.quote(caller, { username: body.username, months: body.months }, options.guard);
+        ? await core.stars.quote(caller, { username: body.username, stars: body.stars }, options.guard, options.quoteId)
+        : await core.premium.quote(caller, { username: body.username, months: body.months }, options.guard, options.quoteId);
     const stars = "stars" in body ? body.stars : null;
     const months = "months" in body ? body.months : null;
     const now = core.clock.now().toISOString();

@@ -105,7 +105,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req) => {
       const caller = callerOf(req);
-      const quoted = await core.store.quote(caller, request(req.body), purchaseOptions(req.body).guard);
+      const options = purchaseOptions(req.body);
+      const quoted = await core.store.quote(caller, request(req.body), options.guard, options.quoteId);
       const quote = storeQuoteOf(quoted);
       const balance = await core.accounts.available(caller.account);
       const now = core.clock.now().toISOString();

@@ -288,3 +288,8 @@ webhook-remove-ask = Remove the webhook? Events not yet delivered are dropped.
 webhook-kept = Kept: the webhook stays as it is.
 webhook-removed = Webhook removed: nothing more is posted.
 webhook-disabled = ⚠ Your webhook { $url } is disabled: { $reason }. Fix the server, then send /webhook with the URL again to resume; undelivered events are then sent.
+# Binding quotes (POST /v1/quotes, quote_id): the refusals of a purchase naming a quote
+reason-quote_not_found = That quote does not exist for this key
+reason-quote_expired = That quote has expired: ask for a new one
+reason-quote_used = That quote has already been used
+reason-quote_mismatch = That quote is for another purchase

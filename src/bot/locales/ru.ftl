@@ -288,3 +288,8 @@ webhook-remove-ask = Удалить вебхук? Недоставленные �
 webhook-kept = Вебхук оставлен как есть.
 webhook-removed = Вебхук удалён: больше ничего не отправляется.
 webhook-disabled = ⚠ Ваш вебхук { $url } отключён: { $reason }. Исправьте сервер и отправьте /webhook с адресом ещё раз — недоставленные события будут отправлены.
+# Binding quotes (POST /v1/quotes, quote_id): the refusals of a purchase naming a quote
+reason-quote_not_found = Такой котировки у этого ключа нет
+reason-quote_expired = Срок котировки истёк: запросите новую
+reason-quote_used = Эта котировка уже использована
+reason-quote_mismatch = Эта котировка выдана для другой покупки
