@@ -4,6 +4,7 @@ import * as providerFields from "./0002_provider_fields.js";
 import * as bot from "./0003_bot.js";
 import * as balanceBound from "./0004_balance_bound.js";
 import * as rateLimits from "./0005_rate_limits.js";
+import * as ledgerPaging from "./0008_ledger_paging.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "0003_bot": bot,
   "0004_balance_bound": balanceBound,
   "0005_rate_limits": rateLimits,
+  "0008_ledger_paging": ledgerPaging,
 };

@@ -16,6 +16,7 @@ import { createPurchasePipeline } from "./purchase.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
+import { createStatements } from "./statement.js";
 import type { Vault } from "./vault.js";
 
 export interface CoreDeps {
@@ -79,6 +80,8 @@ export function createCore(deps: CoreDeps) {
     clock,
     accounts,
     orders: createOrders(db, settlement, deps.vault),
+    /** The caller's ledger statement: pages newest first, CSV exports of a range. */
+    statements: createStatements(db),
     pricing,
     search: delivery.search,
     stars: delivery.stars,
