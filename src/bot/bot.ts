@@ -7,6 +7,7 @@ import type { BotContext, FlowContext } from "./context.js";
 import { ADMIN_COMMANDS, adminFeatures } from "./features/admin.js";
 import { accountFeatures } from "./features/account.js";
 import { keyFeatures } from "./features/keys.js";
+import { statementFeatures } from "./features/statement.js";
 import { FLOWS } from "./flows/index.js";
 import { CANCEL } from "./flows/kit.js";
 import { createI18n } from "./i18n.js";
@@ -54,7 +55,7 @@ const CONVERSATION_VERSION = 1;
 const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
 
 const ADMIN_PATTERN = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
-const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "language", "help", "cancel"];
+const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "statement", "language", "help", "cancel"];
 
 /** The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications. */
 export function createBot(options: BotOptions) {
@@ -138,6 +139,7 @@ export function createBot(options: BotOptions) {
   for (const flow of FLOWS) bot.use(flow.install(deps));
   bot.use(keyFeatures(core));
   bot.use(accountFeatures(core, options.support));
+  bot.use(statementFeatures(core));
   bot.use(adminFeatures({ core, admins, tell: notifier.tell, confirmAboveMicro: options.adminConfirmAboveMicro }));
 
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.

@@ -41,7 +41,7 @@ cmd-cancel = Выйти из текущего шага
 help =
     Я продаю цифровые товары за ваш баланс в USDT: звёзды, Premium, пополнение магазина, игровую валюту, подарочные карты и подарки.
     Ваш API-ключ работает по HTTP с тем же балансом: передавайте его в X-API-Key или Authorization: Bearer.
-    /balance · /orders · /language · /cancel выходит из любого шага.
+    /balance · /orders · /statement · /language · /cancel выходит из любого шага.
 
 # Ключи
 welcome-back = С возвращением, { $name }!
@@ -260,3 +260,24 @@ rule-amount_bound = Сумма должна быть больше 0 и не бо
 rule-balance_bound = Баланс не может превышать { $max } USDT: эта операция превысила бы его.
 rule-holds_balance = На этом счёте ещё есть баланс: спишите его, прежде чем делать ключ ключом владельца.
 rule-markup_range = Наценка — процент от 0 до 100.
+
+# Ledger statement (/statement, CSV export)
+cmd-statement = История баланса и выгрузка CSV
+menu-statement = 📒 Выписка
+statement-title = 📒 История баланса, сначала новые. Баланс сейчас: { $balance } USDT
+statement-title-owner = 📒 Списания и возвраты ваших заказов с кошелька сервиса, сначала новые. Итого: { $total } USDT
+statement-older-page = (более ранние записи)
+statement-none = Изменений баланса пока нет.
+statement-order = заказ #{ $id }
+statement-note = «{ $note }»
+statement-older = ◀ Ранее
+statement-export-month = 📄 CSV: этот месяц
+statement-export-last-month = 📄 CSV: прошлый месяц
+statement-export-30d = 📄 CSV: последние 30 дней
+statement-export-caption = Выписка { $from } – { $to } (UTC): записей: { $count }. Баланс на начало { $opening } USDT, на конец { $closing } USDT.
+statement-export-caption-owner = Ваши заказы с кошелька сервиса { $from } – { $to } (UTC): записей: { $count }. Итого до периода { $opening } USDT, после { $closing } USDT.
+ledger-kind-credit = зачисление
+ledger-kind-debit = списание
+ledger-kind-charge = оплата
+ledger-kind-refund = возврат
+ledger-kind-adjustment = корректировка
