@@ -357,3 +357,34 @@ describe("an owner key's statement", () => {
     expect(others.body.entries.map((e: Entry) => e.amount_usdt)).toEqual([-3]);
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("describes the statement, its CSV export and the order list's new filters", async () => {
+    const doc = JSON.parse((await h.api.inject({ url: "/openapi.json" })).body);
+    const params = (path: string) => doc.paths[path].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]);
+    expect(params("/v1/ledger")).toEqual([
+      ["limit", false],
+      ["before", false],
+      ["from", false],
+      ["to", false],
+    ]);
+    expect(params("/v1/ledger/export")).toEqual([
+      ["from", true],
+      ["to", true],
+    ]);
+    expect(params("/v1/orders")).toEqual([
+      ["limit", false],
+      ["before", false],
+      ["product_type", false],
+      ["status", false],
+    ]);
+    expect(Object.keys(doc.paths["/v1/ledger/export"].get.responses["200"].content)).toEqual(["text/csv"]);
+    expect(doc.paths["/v1/ledger"].get.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/LedgerStatement");
+    expect(doc.paths["/v1/orders"].get.responses["200"].content["application/json"].schema.properties).toHaveProperty("orders");
+    expect(Object.keys(doc.paths["/v1/orders"].get.responses["200"].content["application/json"].schema.properties)).toEqual([
+      "success",
+      "count",
+      "orders",
+    ]);
+  });
+});

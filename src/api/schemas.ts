@@ -125,32 +125,29 @@ const DATE_OR_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\
  */
 export function isoTime(name: string) {
   const rule = `${name} must be an ISO 8601 date or time with a zone, such as 2026-11-01 or 2026-11-01T00:00:00Z`;
-  return z
-    .string({ error: (issue) => (issue.input === undefined ? `${name} is required` : rule) })
-    .transform((text, ctx) => {
-      const match = DATE_OR_TIME.exec(text);
-      const [, year, month, day, hour = "0", minute = "0", second = "0", , offsetHours = "0", offsetMinutes = "0"] = match ?? [];
-      const days = match ? new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate() : 0;
-      const valid =
-        match &&
-        Number(year) >= 1970 &&
-        Number(month) >= 1 &&
-        Number(month) <= 12 &&
-        Number(day) >= 1 &&
-        Number(day) <= days &&
-        Number(hour) <= 23 &&
-        Number(minute) <= 59 &&
-        Number(second) <= 59 &&
-        Number(offsetHours) <= 14 &&
-        Number(offsetMinutes) <= 59;
-      const at = valid ? new Date(match[4] === undefined ? `${text}T00:00:00Z` : text) : null;
-      if (!at || Number.isNaN(at.getTime()) || at.getUTCFullYear() > 9999) {
-        ctx.addIssue({ code: "custom", message: rule });
-        return z.NEVER;
-      }
-      return at.toISOString();
-    })
-    .meta({ format: "date-time" });
+  return z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : rule) }).transform((text, ctx) => {
+    const match = DATE_OR_TIME.exec(text);
+    const [, year, month, day, hour = "0", minute = "0", second = "0", , offsetHours = "0", offsetMinutes = "0"] = match ?? [];
+    const days = match ? new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate() : 0;
+    const valid =
+      match &&
+      Number(year) >= 1970 &&
+      Number(month) >= 1 &&
+      Number(month) <= 12 &&
+      Number(day) >= 1 &&
+      Number(day) <= days &&
+      Number(hour) <= 23 &&
+      Number(minute) <= 59 &&
+      Number(second) <= 59 &&
+      Number(offsetHours) <= 14 &&
+      Number(offsetMinutes) <= 59;
+    const at = valid ? new Date(match[4] === undefined ? `${text}T00:00:00Z` : text) : null;
+    if (!at || Number.isNaN(at.getTime()) || at.getUTCFullYear() > 9999) {
+      ctx.addIssue({ code: "custom", message: rule });
+      return z.NEVER;
+    }
+    return at.toISOString();
+  });
 }
 
 /** The statement's cursor: opaque to clients; inside, the id of the last entry of the page they have. */
