@@ -6,6 +6,7 @@ import * as balanceBound from "./0004_balance_bound.js";
 import * as rateLimits from "./0005_rate_limits.js";
 import * as webhooks from "./0006_webhooks.js";
 import * as quotes from "./0007_quotes.js";
+import * as ledgerPaging from "./0008_ledger_paging.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   "0005_rate_limits": rateLimits,
   "0006_webhooks": webhooks,
   "0007_quotes": quotes,
+  "0008_ledger_paging": ledgerPaging,
 };

@@ -48,3 +48,102 @@ describe("GET /v1/orders across every product", () => {
     }
   });
 });
+
+describe("GET /v1/orders paging and filters", () => {
+  type Summary = { order_id: number; product_type: string; status: string };
+
+  /** Every page of the list, passing the last order_id of each page as before. */
+  async function allPages(key: string, query: string, limit: number): Promise<Summary[]> {
+    const seen: Summary[] = [];
+    let before: number | null = null;
+    for (let i = 0; i < 100; i++) {
+      const response = await h.call("GET", `/v1/orders?limit=${limit}${query}${before ? `&before=${before}` : ""}`, { key });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      // Exactly the contract's body: no paging fields added.
+      expect(Object.keys(response.body).sort()).toEqual(["count", "orders", "success"]);
+      expect(response.body.count).toBe(response.body.orders.length);
+      seen.push(...response.body.orders);
+      if (response.body.orders.length < limit) return seen;
+      before = response.body.orders.at(-1).order_id;
+    }
+    throw new Error("too many pages");
+  }
+
+  it("pages with before through every order with no gap or duplicate, and filters by product and status, also together", async () => {
+    const { key } = await h.newKey(300);
+    const other = await h.newKey(50);
+    await h.call("POST", "/v1/stars", { key: other.key, body: { username: "alice", stars: 50 } });
+    const placed: Summary[] = [];
+    const place = async (url: string, body: object) => {
+      const response = await h.call("POST", url, { key, body });
+      placed.push({
+        order_id: response.body.order_id,
+        product_type: url === "/v1/stars" ? "stars" : url === "/v1/premium" ? "premium" : "gift",
+        status: response.body.status,
+      });
+    };
+    for (let i = 0; i < 8; i++) await place("/v1/stars", { username: "alice", stars: 50 + i });
+    for (let i = 0; i < 3; i++) await place("/v1/stars", { username: "fail_bob", stars: 60 + i });
+    for (let i = 0; i < 4; i++) await place("/v1/premium", { username: `alice${i}`, months: 3 });
+    for (let i = 0; i < 3; i++) await place("/v1/gifts", { recipient: "bob", gift_id: "5168103777563050263", message: `m${i}` });
+    expect(placed.filter((o) => o.status === "failed").length).toBe(3);
+    const newestFirst = [...placed].sort((a, b) => b.order_id - a.order_id);
+
+    const unpaged = await h.call("GET", "/v1/orders?limit=100", { key });
+    expect(unpaged.body.orders.map((o: Summary) => o.order_id)).toEqual(newestFirst.map((o) => o.order_id));
+    for (const limit of [1, 5, 18]) {
+      expect((await allPages(key, "", limit)).map((o) => o.order_id)).toEqual(newestFirst.map((o) => o.order_id));
+    }
+    // The list's entries are the same objects whichever way they are reached.
+    expect(await allPages(key, "", 4)).toEqual(unpaged.body.orders);
+
+    for (const type of ["stars", "premium", "gift", "store"]) {
+      const got = await allPages(key, `&product_type=${type}`, 3);
+      expect(
+        got.map((o) => o.order_id),
+        type,
+      ).toEqual(newestFirst.filter((o) => o.product_type === type).map((o) => o.order_id));
+    }
+    for (const status of ["completed", "failed", "processing"]) {
+      const got = await allPages(key, `&status=${status}`, 2);
+      expect(
+        got.map((o) => o.order_id),
+        status,
+      ).toEqual(newestFirst.filter((o) => o.status === status).map((o) => o.order_id));
+    }
+    const failedStars = await allPages(key, "&product_type=stars&status=failed", 2);
+    expect(failedStars.map((o) => o.order_id)).toEqual(
+      newestFirst.filter((o) => o.product_type === "stars" && o.status === "failed").map((o) => o.order_id),
+    );
+    // An id above every order starts at the newest; another key's orders never appear.
+    const fromTop = await h.call("GET", "/v1/orders?before=999999999999", { key });
+    expect(fromTop.body.orders.map((o: Summary) => o.order_id)).toEqual(unpaged.body.orders.slice(0, 20).map((o: Summary) => o.order_id));
+    const first = await h.call("GET", `/v1/orders?before=${newestFirst.at(-1)!.order_id}`, { key });
+    expect(first.body).toEqual({ success: true, count: 0, orders: [] });
+  });
+
+  it("refuses bad paging and filter values with 400 naming them, and places or changes nothing", async () => {
+    const { key } = await h.newKey(10);
+    const orders = await h.orderCount();
+    const cases: Array<[string, RegExp]> = [
+      ["before=0", /before must be an order id/],
+      ["before=-3", /before must be an order id/],
+      ["before=1.5", /before must be an order id/],
+      ["before=abc", /before must be an order id/],
+      ["before=1234567890123456", /before must be an order id/],
+      ["product_type=ads", /product_type must be one of stars, premium, store, game, giftcard, gift/],
+      ["product_type=", /product_type must be one of/],
+      ["status=done", /status must be one of processing, completed, failed/],
+      ["status=FAILED", /status must be one of/],
+      ["limit=0&status=failed", /limit must be a whole number from 1 to 100/],
+    ];
+    for (const [query, message] of cases) {
+      const response = await h.call("GET", `/v1/orders?${query}`, { key });
+      expect(response.status, query).toBe(400);
+      expect(response.body.success, query).toBe(false);
+      expect(response.body.error, query).toMatch(message);
+    }
+    expect(await h.orderCount()).toBe(orders);
+    expect(await h.balance(key)).toBe(10);
+  });
+});

@@ -17,6 +17,7 @@ import { OneLinePerRequest } from "./request-log.js";
 import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
+import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import { quoteRoutes } from "./routes/quotes.js";
@@ -96,6 +97,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider });
   await app.register(purchaseRoutes, { core: options.core });
   await app.register(orderRoutes, { core: options.core });
+  await app.register(ledgerRoutes, { core: options.core });
   await app.register(storeRoutes, { core: options.core });
   await app.register(gameRoutes, { core: options.core });
   await app.register(giftcardRoutes, { core: options.core });

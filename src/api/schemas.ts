@@ -104,13 +104,91 @@ export const orderIdParams = z.object({
     .transform(Number),
 });
 
+const limitField = z
+  .string()
+  .regex(/^\d{1,3}$/, "limit must be a whole number from 1 to 100")
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 100, "limit must be a whole number from 1 to 100")
+  .default(20);
+
 export const ordersQuery = z.object({
-  limit: z
+  limit: limitField,
+  // Additions: a client that sends none of these sees the list exactly as before.
+  before: z
     .string()
-    .regex(/^\d{1,3}$/, "limit must be a whole number from 1 to 100")
+    .regex(/^[1-9]\d{0,14}$/, "before must be an order id: a whole number of at least 1")
     .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, "limit must be a whole number from 1 to 100")
-    .default(20),
+    .optional()
+    .describe("Optional: only orders with a smaller order_id; pass the last order_id of the page you have to get the next one"),
+  product_type: z
+    .enum(PRODUCT_TYPES, { error: `product_type must be one of ${PRODUCT_TYPES.join(", ")}` })
+    .optional()
+    .describe("Optional: only orders of this product"),
+  status: z
+    .enum(["processing", "completed", "failed"], { error: "status must be one of processing, completed, failed" })
+    .optional()
+    .describe("Optional: only orders in this status"),
+});
+
+const DATE_OR_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
+
+/**
+ * An ISO 8601 date (UTC midnight) or a time with a zone (Z or ±hh:mm), normalized to the stored form (UTC, ms).
+ * A time without a zone is refused: it would mean a different instant on every client.
+ */
+export function isoTime(name: string) {
+  const rule = `${name} must be an ISO 8601 date or time with a zone, such as 2026-11-01 or 2026-11-01T00:00:00Z`;
+  return z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : rule) }).transform((text, ctx) => {
+    const match = DATE_OR_TIME.exec(text);
+    const [, year, month, day, hour = "0", minute = "0", second = "0", , offsetHours = "0", offsetMinutes = "0"] = match ?? [];
+    const days = match ? new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate() : 0;
+    const valid =
+      match &&
+      Number(year) >= 1970 &&
+      Number(month) >= 1 &&
+      Number(month) <= 12 &&
+      Number(day) >= 1 &&
+      Number(day) <= days &&
+      Number(hour) <= 23 &&
+      Number(minute) <= 59 &&
+      Number(second) <= 59 &&
+      Number(offsetHours) <= 14 &&
+      Number(offsetMinutes) <= 59;
+    const at = valid ? new Date(match[4] === undefined ? `${text}T00:00:00Z` : text) : null;
+    if (!at || Number.isNaN(at.getTime()) || at.getUTCFullYear() > 9999) {
+      ctx.addIssue({ code: "custom", message: rule });
+      return z.NEVER;
+    }
+    return at.toISOString();
+  });
+}
+
+/** The statement's cursor: opaque to clients; inside, the id of the last entry of the page they have. */
+export const encodeCursor = (entryId: number) => Buffer.from(`e${entryId}`).toString("base64url");
+
+const cursorField = z
+  .string()
+  .transform((text, ctx) => {
+    const inside = /^[A-Za-z0-9_-]{1,24}$/.test(text) ? /^e([1-9]\d{0,14})$/.exec(Buffer.from(text, "base64url").toString("latin1")) : null;
+    if (!inside) {
+      ctx.addIssue({ code: "custom", message: "before must be a next_before value from an earlier page" });
+      return z.NEVER;
+    }
+    return Number(inside[1]);
+  })
+  .optional()
+  .describe("Optional: the next_before of the page you have, for the next (older) page");
+
+export const ledgerQuery = z.object({
+  limit: limitField,
+  before: cursorField,
+  from: isoTime("from").optional().describe("Optional: entries at or after this time (ISO 8601 date or time with a zone)"),
+  to: isoTime("to").optional().describe("Optional: entries before this time (exclusive)"),
+});
+
+export const ledgerExportQuery = z.object({
+  from: isoTime("from").describe("Entries at or after this time (ISO 8601 date or time with a zone)"),
+  to: isoTime("to").describe("Entries before this time (exclusive); at most 366 days after from"),
 });
 
 export const errorBody = z
@@ -171,6 +249,36 @@ export const orderSummary = z
   .meta({ id: "OrderSummary" });
 
 export const ordersResponse = z.object({ success: z.literal(true), count: z.number().int(), orders: z.array(orderSummary) });
+
+export const ledgerEntrySchema = z
+  .object({
+    entry_id: z.number().int(),
+    kind: z.enum(["credit", "debit", "charge", "refund", "adjustment"]),
+    amount_usdt: z.number().describe("Signed: credits and refunds positive, charges and debits negative"),
+    balance_after_usdt: z.number().nullable().describe("The balance after this entry; null for an owner key, which has no balance of its own"),
+    order_id: z.number().int().nullable(),
+    note: z.string().nullable().describe("The administrator's note of a credit, debit or adjustment; null otherwise"),
+    created_at: dateTime,
+  })
+  .meta({ id: "LedgerEntry" });
+
+export const ledgerResponse = z
+  .object({
+    success: z.literal(true),
+    basis: z
+      .enum(["balance", "owner_orders"])
+      .describe(
+        "balance: the key's own balance. owner_orders (an owner key): the wallet's charges and refunds of this key's orders; opening and closing are their running net total from 0",
+      ),
+    from: dateTime.nullable(),
+    to: dateTime.nullable(),
+    opening_balance_usdt: z.number().describe("Before from (0 without from)"),
+    closing_balance_usdt: z.number().describe("opening_balance_usdt plus every entry of the range, on every page"),
+    count: z.number().int(),
+    entries: z.array(ledgerEntrySchema),
+    next_before: z.string().nullable().describe("Pass as before for the next (older) page; null on the last page"),
+  })
+  .meta({ id: "LedgerStatement" });
 
 export const balanceResponse = z.object({
   success: z.literal(true),

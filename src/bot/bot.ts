@@ -8,6 +8,7 @@ import { ADMIN_COMMANDS, adminFeatures } from "./features/admin.js";
 import { accountFeatures } from "./features/account.js";
 import { keyFeatures } from "./features/keys.js";
 import { webhookFeatures } from "./features/webhook.js";
+import { statementFeatures } from "./features/statement.js";
 import { FLOWS } from "./flows/index.js";
 import { CANCEL } from "./flows/kit.js";
 import { createI18n } from "./i18n.js";
@@ -55,7 +56,7 @@ const CONVERSATION_VERSION = 1;
 const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
 
 const ADMIN_PATTERN = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
-const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "webhook", "language", "help", "cancel"];
+const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "statement", "webhook", "language", "help", "cancel"];
 
 /** The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications. */
 export function createBot(options: BotOptions) {
@@ -140,6 +141,7 @@ export function createBot(options: BotOptions) {
   bot.use(keyFeatures(core));
   bot.use(accountFeatures(core, options.support));
   bot.use(webhookFeatures(core));
+  bot.use(statementFeatures(core));
   bot.use(adminFeatures({ core, admins, tell: notifier.tell, confirmAboveMicro: options.adminConfirmAboveMicro }));
 
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.

@@ -13,6 +13,7 @@ export function mainMenu(ctx: { t: Translate }): InlineKeyboard {
   return keyboard
     .text(ctx.t("menu-balance"), "menu:balance")
     .text(ctx.t("menu-orders"), "menu:orders")
+    .text(ctx.t("menu-statement"), "menu:statement")
     .row()
     .text(ctx.t("menu-key"), "key:rotate")
     .text(ctx.t("menu-language"), "menu:language");

@@ -17,6 +17,7 @@ import { createQuoteBook } from "./quotes.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
+import { createStatements } from "./statement.js";
 import type { Vault } from "./vault.js";
 import { createWebhooks, type WebhookDeps } from "./webhooks/index.js";
 
@@ -86,6 +87,8 @@ export function createCore(deps: CoreDeps) {
     clock,
     accounts,
     orders: createOrders(db, settlement, deps.vault),
+    /** The caller's ledger statement: pages newest first, CSV exports of a range. */
+    statements: createStatements(db),
     pricing,
     search: delivery.search,
     stars: delivery.stars,

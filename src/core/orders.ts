@@ -1,8 +1,15 @@
 import type { Db } from "../db/database.js";
 import { notFound } from "./errors.js";
+import type { OrderStatus } from "./order.js";
 import { type Order, type OrderOfType, type ProductType, toOrder } from "./products/index.js";
 import type { Settlement } from "./settlement.js";
 import type { Vault } from "./vault.js";
+
+export interface OrderFilter {
+  before?: number | null;
+  productType?: ProductType | null;
+  status?: OrderStatus | null;
+}
 
 /** The caller's own orders, as domain objects; someone else's order is as unknown as a missing one. */
 export function createOrders(db: Db, settlement: Settlement, vault: Vault) {
@@ -24,8 +31,13 @@ export function createOrders(db: Db, settlement: Settlement, vault: Vault) {
   return {
     current,
 
-    async list(accountId: number, limit: number): Promise<Order[]> {
-      const rows = await db.selectFrom("orders").selectAll().where("account_id", "=", accountId).orderBy("id", "desc").limit(limit).execute();
+    /** Newest first; `before` pages on (orders with smaller ids), the filters narrow by product and status. */
+    async list(accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> {
+      let query = db.selectFrom("orders").selectAll().where("account_id", "=", accountId);
+      if (filter.before) query = query.where("id", "<", filter.before);
+      if (filter.productType) query = query.where("product_type", "=", filter.productType);
+      if (filter.status) query = query.where("status", "=", filter.status);
+      const rows = await query.orderBy("id", "desc").limit(limit).execute();
       return rows.map(toOrder);
     },
 

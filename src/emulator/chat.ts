@@ -50,6 +50,8 @@ let nextButton = 1;
 function show(message: ChatMessage) {
   for (const [number, button] of buttons) if (button.messageId === message.message_id) buttons.delete(number);
   console.log(`\n🤖 ${message.edits ? "(edited) " : ""}${message.text}`);
+  // A document is shown whole when it is text (a CSV statement), so the chat shows what the user would open.
+  if (message.document) console.log(`📎 ${message.document.file_name}\n${EmulatedChat.documentText(message)}`);
   for (const row of message.reply_markup?.inline_keyboard ?? []) {
     const labels = row.map((button) => {
       if (!("callback_data" in button) || !button.callback_data) return `[${button.text}]`;

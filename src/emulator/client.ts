@@ -87,6 +87,23 @@ export class EmulatedChat {
     return this.next(match);
   }
 
+  /** The text of a document the bot sent (a CSV, say), as UTF-8. */
+  static documentText(message: ChatMessage): string {
+    if (!message.document) throw new Error(`message ${message.message_id} has no document`);
+    return Buffer.from(message.document.content, "base64").toString("utf8");
+  }
+
+  /** Waits for a new document from the bot whose caption matches (any, by default) and returns it. */
+  async nextDocument(match: (caption: string) => boolean = () => true, timeoutMs = 10_000): Promise<ChatMessage> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await this.fresh(deadline - Date.now());
+      const hit = found.find((m) => m.document && match(m.text));
+      if (hit) return hit;
+      if (Date.now() >= deadline) throw new Error("no document from the bot in time");
+    }
+  }
+
   async setBlocked(blocked: boolean) {
     await this.call("POST", "/emulator/blocked", { chat_id: this.chatId, blocked });
   }

@@ -15,10 +15,21 @@ export interface EmulatedUser {
   language_code?: string;
 }
 
+/** A file the bot sent (sendDocument), kept whole so a test can read it. */
+export interface SentDocument {
+  file_id: string;
+  file_name: string;
+  file_size: number;
+  /** The bytes, base64. */
+  content: string;
+}
+
 export interface ChatMessage {
   message_id: number;
   from_bot: boolean;
+  /** The text, or a document's caption ("" for none). */
   text: string;
+  document?: SentDocument;
   entities?: MessageEntity[];
   reply_markup?: InlineKeyboardMarkup;
   protect_content?: boolean;
@@ -34,12 +45,61 @@ interface Chat {
   version: number;
 }
 
+/** A multipart/form-data part: a field's text, or a file's name and bytes. */
+type Part = { name: string; filename?: string; data: Buffer };
+
+/**
+ * Multipart/form-data as grammY sends it with a file (fields, then `attach://<id>` parts; the filename may be
+ * unquoted). Enough for the Bot API's uploads, not a general parser.
+ */
+export function parseMultipart(body: Buffer, contentType: string): Part[] {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!boundary) throw new Error("multipart body without a boundary");
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const parts: Part[] = [];
+  let at = body.indexOf(delimiter);
+  while (at !== -1) {
+    const start = at + delimiter.length;
+    if (body.subarray(start, start + 2).toString() === "--") break;
+    const next = body.indexOf(delimiter, start);
+    if (next === -1) break;
+    // Each part: CRLF, headers, a blank line, the data, CRLF before the next delimiter.
+    const part = body.subarray(start + 2, next - 2);
+    const split = part.indexOf("\r\n\r\n");
+    const headers = part.subarray(0, split).toString();
+    const disposition = /content-disposition:\s*form-data;\s*name="([^"]*)"(?:;\s*filename=(?:"([^"]*)"|([^;\r\n]*)))?/i.exec(headers);
+    if (disposition) parts.push({ name: disposition[1], filename: disposition[2] ?? disposition[3], data: part.subarray(split + 4) });
+    at = next;
+  }
+  return parts;
+}
+
 const BOT_USER: User = { id: 7_000_000_001, is_bot: true, first_name: "Purchase Bot", username: "purchase_test_bot" };
 const MAX_POLL_SECONDS = 50;
+/** Where the multipart parser leaves a request's files, beside its fields. */
+const FILES = Symbol("files");
+/** A field that Telegram takes as JSON arrives as text in a multipart request. */
+const jsonField = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
 
 export function buildEmulator(): FastifyInstance {
   // Long polls are held open: closing must not wait for their keep-alive to time out.
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true });
+  // Uploads (sendDocument with a file) come as multipart: fields become the payload, files ride along under
+  // their part names for the `attach://` references.
+  app.addContentTypeParser("multipart/form-data", { parseAs: "buffer" }, (request, body, done) => {
+    try {
+      const payload: Record<string, unknown> = {};
+      const files: Record<string, Part> = {};
+      for (const part of parseMultipart(body as Buffer, String(request.headers["content-type"]))) {
+        if (part.filename !== undefined) files[part.name] = part;
+        else payload[part.name] = part.data.toString("utf8");
+      }
+      done(null, { ...payload, [FILES]: files });
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  const documents = new Map<string, SentDocument>();
   const updates: Update[] = [];
   let nextUpdateId = 1;
   const chats = new Map<number, Chat>();
@@ -77,6 +137,18 @@ export function buildEmulator(): FastifyInstance {
       chat: telegramChat(c),
       from,
       text: m.text,
+      ...(m.document
+        ? {
+            text: undefined,
+            document: {
+              file_id: m.document.file_id,
+              file_unique_id: m.document.file_id,
+              file_name: m.document.file_name,
+              file_size: m.document.file_size,
+            },
+            ...(m.text ? { caption: m.text } : {}),
+          }
+        : {}),
       ...(m.entities ? { entities: m.entities } : {}),
       ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}),
       ...(m.edits ? { edit_date: now() } : {}),
@@ -118,6 +190,37 @@ export function buildEmulator(): FastifyInstance {
         entities: p.entities,
         reply_markup: p.reply_markup,
         protect_content: p.protect_content,
+        edits: 0,
+      };
+      c.messages.push(m);
+      record(c);
+      return asMessage(c, m, BOT_USER);
+    },
+    sendDocument(p) {
+      const c = chat(Number(p.chat_id));
+      if (blocked.has(c.id)) throw fail(403, "Forbidden: bot was blocked by the user");
+      const caption = p.caption === undefined ? "" : String(p.caption);
+      if (caption.length > 1024) throw fail(400, "Bad Request: message caption is too long");
+      const reference = typeof p.document === "string" ? p.document : "";
+      let document: SentDocument | undefined;
+      if (reference.startsWith("attach://")) {
+        const file = (p[FILES as unknown as string] as Record<string, Part> | undefined)?.[reference.slice("attach://".length)];
+        if (!file) throw fail(400, "Bad Request: file must be uploaded as multipart/form-data");
+        if (file.data.length === 0) throw fail(400, "Bad Request: file must be non-empty");
+        const file_id = `doc${documents.size + 1}`;
+        document = { file_id, file_name: file.filename || "document", file_size: file.data.length, content: file.data.toString("base64") };
+        documents.set(file_id, document);
+      } else {
+        document = documents.get(reference);
+      }
+      if (!document) throw fail(400, "Bad Request: wrong file identifier/HTTP URL specified");
+      const m: ChatMessage = {
+        message_id: c.messages.length + 1,
+        from_bot: true,
+        text: caption,
+        document,
+        reply_markup: p.reply_markup === undefined ? undefined : jsonField(p.reply_markup),
+        protect_content: p.protect_content === undefined ? undefined : jsonField(p.protect_content),
         edits: 0,
       };
       c.messages.push(m);

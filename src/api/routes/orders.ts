@@ -22,7 +22,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     "/v1/orders",
     {
       schema: {
-        summary: "The key's orders, newest first",
+        summary: "The key's orders, newest first; optionally older than an order id, of one product or in one status",
         operationId: "listOrders",
         tags: ["Orders"],
         querystring: ordersQuery,
@@ -30,7 +30,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       },
     },
     async (request) => {
-      const orders = await core.orders.list(callerOf(request).account.id, request.query.limit);
+      const { limit, before, product_type, status } = request.query;
+      const orders = await core.orders.list(callerOf(request).account.id, limit, { before, productType: product_type, status });
       return { success: true as const, count: orders.length, orders: orders.map(summaryView) };
     },
   );

@@ -41,7 +41,7 @@ cmd-cancel = Leave the current step
 help =
     I sell digital goods paid from your USDT balance: stars, Premium, store top-ups, game credit, gift cards and gifts.
     Your API key works over HTTP with the same balance: send it as X-API-Key or Authorization: Bearer.
-    /balance · /orders · /language · /cancel leaves any step.
+    /balance · /orders · /statement · /language · /cancel leaves any step.
 
 # Keys
 welcome-back = Welcome back, { $name }!
@@ -293,3 +293,23 @@ reason-quote_not_found = That quote does not exist for this key
 reason-quote_expired = That quote has expired: ask for a new one
 reason-quote_used = That quote has already been used
 reason-quote_mismatch = That quote is for another purchase
+# Ledger statement (/statement, CSV export)
+cmd-statement = Balance history and CSV export
+menu-statement = 📒 Statement
+statement-title = 📒 Balance history, newest first. Balance now: { $balance } USDT
+statement-title-owner = 📒 Charges and refunds of your orders on the service wallet, newest first. Net total: { $total } USDT
+statement-older-page = (older entries)
+statement-none = No balance changes yet.
+statement-order = order #{ $id }
+statement-note = “{ $note }”
+statement-older = ◀ Older
+statement-export-month = 📄 CSV: this month
+statement-export-last-month = 📄 CSV: last month
+statement-export-30d = 📄 CSV: last 30 days
+statement-export-caption = Statement { $from } – { $to } (UTC): { $count } entries. Opening balance { $opening } USDT, closing { $closing } USDT.
+statement-export-caption-owner = Your orders on the service wallet { $from } – { $to } (UTC): { $count } entries. Net total before { $opening } USDT, after { $closing } USDT.
+ledger-kind-credit = credit
+ledger-kind-debit = debit
+ledger-kind-charge = charge
+ledger-kind-refund = refund
+ledger-kind-adjustment = adjustment

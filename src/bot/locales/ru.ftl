@@ -41,7 +41,7 @@ cmd-cancel = Выйти из текущего шага
 help =
     Я продаю цифровые товары за ваш баланс в USDT: звёзды, Premium, пополнение магазина, игровую валюту, подарочные карты и подарки.
     Ваш API-ключ работает по HTTP с тем же балансом: передавайте его в X-API-Key или Authorization: Bearer.
-    /balance · /orders · /language · /cancel выходит из любого шага.
+    /balance · /orders · /statement · /language · /cancel выходит из любого шага.
 
 # Ключи
 welcome-back = С возвращением, { $name }!
@@ -293,3 +293,23 @@ reason-quote_not_found = Такой котировки у этого ключа 
 reason-quote_expired = Срок котировки истёк: запросите новую
 reason-quote_used = Эта котировка уже использована
 reason-quote_mismatch = Эта котировка выдана для другой покупки
+# Ledger statement (/statement, CSV export)
+cmd-statement = История баланса и выгрузка CSV
+menu-statement = 📒 Выписка
+statement-title = 📒 История баланса, сначала новые. Баланс сейчас: { $balance } USDT
+statement-title-owner = 📒 Списания и возвраты ваших заказов с кошелька сервиса, сначала новые. Итого: { $total } USDT
+statement-older-page = (более ранние записи)
+statement-none = Изменений баланса пока нет.
+statement-order = заказ #{ $id }
+statement-note = «{ $note }»
+statement-older = ◀ Ранее
+statement-export-month = 📄 CSV: этот месяц
+statement-export-last-month = 📄 CSV: прошлый месяц
+statement-export-30d = 📄 CSV: последние 30 дней
+statement-export-caption = Выписка { $from } – { $to } (UTC): записей: { $count }. Баланс на начало { $opening } USDT, на конец { $closing } USDT.
+statement-export-caption-owner = Ваши заказы с кошелька сервиса { $from } – { $to } (UTC): записей: { $count }. Итого до периода { $opening } USDT, после { $closing } USDT.
+ledger-kind-credit = зачисление
+ledger-kind-debit = списание
+ledger-kind-charge = оплата
+ledger-kind-refund = возврат
+ledger-kind-adjustment = корректировка

@@ -1,0 +1,219 @@
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Db } from "../db/database.js";
+import type { Database, LedgerKind } from "../db/schema.js";
+import type { Account } from "./accounts.js";
+import { invalid } from "./errors.js";
+import { formatUsdt, type Micro } from "./money.js";
+
+/** The most entries one statement page holds (the same bound as the order list). */
+export const STATEMENT_PAGE_MAX = 100;
+/** The longest range one CSV export covers. */
+export const EXPORT_MAX_DAYS = 366;
+/** The most entries one CSV export holds; a busier range is refused with a request to split it. */
+export const EXPORT_MAX_ENTRIES = 100_000;
+const EXPORT_CHUNK = 1_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What the statement's balances mean. `balance`: the account's own balance (a standard key). `owner_orders`: an
+ * owner key has no balance; its statement is the wallet's charges and refunds of the orders the key placed, and
+ * its "balances" are the running net total of those entries from the key's first order on (0, then negative).
+ */
+export type StatementBasis = "balance" | "owner_orders";
+
+export interface StatementEntry {
+  id: number;
+  kind: LedgerKind;
+  /** Signed: credits and refunds positive, charges and debits negative. */
+  amountMicro: Micro;
+  /** The account's balance after this entry; null for an owner key (the wallet is shared, not the key's). */
+  balanceAfterMicro: Micro | null;
+  orderId: number | null;
+  /** The administrator's note of a credit, debit or adjustment; null for charges and refunds. */
+  note: string | null;
+  createdAt: string;
+}
+
+/** ISO times with ms in UTC (as stored); `from` inclusive, `to` exclusive; null is open-ended. */
+export interface StatementRange {
+  from: string | null;
+  to: string | null;
+}
+
+export interface Statement extends StatementRange {
+  basis: StatementBasis;
+  /** Sum of the shown basis before `from` (0 without one). */
+  openingMicro: Micro;
+  /** `openingMicro` plus every entry of the range: closing - opening = the sum of the range's entries. */
+  closingMicro: Micro;
+  entries: StatementEntry[];
+}
+
+export interface StatementPage extends Statement {
+  /** Entry id to pass as `before` for the next (older) page; null on the last page. */
+  nextBefore: number | null;
+}
+
+type EntryScope = ExpressionBuilder<Database, "ledger_entries">;
+
+/** Which entries a caller's statement shows: its own account's, or for an owner key the wallet's entries of its own orders. */
+function scope(account: Account) {
+  return (eb: EntryScope) =>
+    account.kind === "owner"
+      ? eb.and([
+          eb("ledger_entries.order_id", "in", eb.selectFrom("orders").select("orders.id").where("orders.account_id", "=", account.id)),
+          eb("ledger_entries.account_id", "!=", account.id),
+        ])
+      : eb("ledger_entries.account_id", "=", account.id);
+}
+
+function inRange({ from, to }: StatementRange) {
+  return (eb: EntryScope) =>
+    eb.and([...(from ? [eb("ledger_entries.created_at", ">=", from)] : []), ...(to ? [eb("ledger_entries.created_at", "<", to)] : [])]);
+}
+
+function checkRange({ from, to }: StatementRange): void {
+  if (from && to && from >= to) throw invalid("from must be before to");
+}
+
+const NOTED: ReadonlySet<LedgerKind> = new Set(["credit", "debit", "adjustment"]);
+
+export function createStatements(db: Db) {
+  const columns = ["id", "kind", "amount_micro", "balance_after_micro", "order_id", "note", "created_at"] as const;
+
+  function toEntry(account: Account) {
+    return (row: {
+      id: number;
+      kind: LedgerKind;
+      amount_micro: number;
+      balance_after_micro: number;
+      order_id: number | null;
+      note: string | null;
+      created_at: string;
+    }) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      amountMicro: Number(row.amount_micro),
+      balanceAfterMicro: account.kind === "owner" ? null : Number(row.balance_after_micro),
+      orderId: row.order_id === null ? null : Number(row.order_id),
+      note: NOTED.has(row.kind) ? row.note : null,
+      createdAt: row.created_at,
+    });
+  }
+
+  /** The opening total (before `from`) and the range's sum, in one statement so both come from one snapshot. */
+  async function totals(account: Account, range: StatementRange): Promise<{ openingMicro: Micro; withinMicro: Micro }> {
+    const from = range.from ?? "";
+    const row = await db
+      .selectFrom("ledger_entries")
+      .select([
+        sql<number>`coalesce(sum(case when created_at < ${from} then amount_micro else 0 end), 0)`.as("opening"),
+        sql<number>`coalesce(sum(case when created_at >= ${from} then amount_micro else 0 end), 0)`.as("within"),
+      ])
+      .where(scope(account))
+      .where(inRange({ from: null, to: range.to }))
+      .executeTakeFirstOrThrow();
+    return { openingMicro: Number(row.opening), withinMicro: Number(row.within) };
+  }
+
+  const basisOf = (account: Account): StatementBasis => (account.kind === "owner" ? "owner_orders" : "balance");
+
+  return {
+    /** One page of the caller's entries, newest first, with the range's opening and closing totals. */
+    async page(account: Account, options: StatementRange & { limit: number; before?: number | null }): Promise<StatementPage> {
+      const range = { from: options.from, to: options.to };
+      checkRange(range);
+      if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > STATEMENT_PAGE_MAX) {
+        throw invalid(`limit must be a whole number from 1 to ${STATEMENT_PAGE_MAX}`);
+      }
+      let query = db.selectFrom("ledger_entries").select(columns).where(scope(account)).where(inRange(range));
+      if (options.before) query = query.where("id", "<", options.before);
+      const rows = await query
+        .orderBy("id", "desc")
+        .limit(options.limit + 1)
+        .execute();
+      const more = rows.length > options.limit;
+      const entries = rows.slice(0, options.limit).map(toEntry(account));
+      const { openingMicro, withinMicro } = await totals(account, range);
+      return {
+        basis: basisOf(account),
+        ...range,
+        openingMicro,
+        closingMicro: openingMicro + withinMicro,
+        entries,
+        nextBefore: more ? entries[entries.length - 1].id : null,
+      };
+    },
+
+    /**
+     * Every entry of a closed range, oldest first, for a CSV export. The closing total is the opening plus the
+     * entries read, so the export agrees with itself even while new entries arrive.
+     */
+    async export(account: Account, range: StatementRange): Promise<Statement> {
+      if (!range.from || !range.to) throw invalid("from and to are both required for an export");
+      checkRange(range);
+      if (Date.parse(range.to) - Date.parse(range.from) > EXPORT_MAX_DAYS * DAY_MS) {
+        throw invalid(`An export covers at most ${EXPORT_MAX_DAYS} days: split the range`);
+      }
+      const entries: StatementEntry[] = [];
+      for (let after = 0; ;) {
+        const rows = await db
+          .selectFrom("ledger_entries")
+          .select(columns)
+          .where(scope(account))
+          .where(inRange(range))
+          .where("id", ">", after)
+          .orderBy("id", "asc")
+          .limit(EXPORT_CHUNK)
+          .execute();
+        entries.push(...rows.map(toEntry(account)));
+        if (entries.length > EXPORT_MAX_ENTRIES) {
+          throw invalid(`The range holds more than ${EXPORT_MAX_ENTRIES} entries: export a shorter range`);
+        }
+        if (rows.length < EXPORT_CHUNK) break;
+        after = entries[entries.length - 1].id;
+      }
+      const { openingMicro } = await totals(account, { from: range.from, to: range.from });
+      const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
+      return { basis: basisOf(account), ...range, openingMicro, closingMicro: openingMicro + sum, entries };
+    },
+  };
+}
+
+export type Statements = ReturnType<typeof createStatements>;
+
+// ---- CSV --------------------------------------------------------------------------------------------
+
+export const CSV_COLUMNS = ["entry_id", "created_at", "kind", "amount_usdt", "balance_after_usdt", "order_id", "note"] as const;
+
+/**
+ * One CSV cell (RFC 4180): text a spreadsheet would run as a formula (= + - @, a tab or a carriage return
+ * first) gets a leading apostrophe; a cell with a quote, comma or line break is quoted, quotes doubled.
+ * Only free text goes through the formula guard: amounts are generated and may rightly start with "-".
+ */
+export function csvText(value: string): string {
+  const guarded = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
+}
+
+/** A statement as CSV: a header row, then one row per entry in the statement's order; CRLF line ends. */
+export function statementCsv(statement: Statement): string {
+  const rows = statement.entries.map((e) =>
+    [
+      String(e.id),
+      e.createdAt,
+      e.kind,
+      formatUsdt(e.amountMicro),
+      e.balanceAfterMicro === null ? "" : formatUsdt(e.balanceAfterMicro),
+      e.orderId === null ? "" : String(e.orderId),
+      e.note === null ? "" : csvText(e.note),
+    ].join(","),
+  );
+  return [CSV_COLUMNS.join(","), ...rows].map((line) => `${line}\r\n`).join("");
+}
+
+/** A file name for an export of the range: `ledger_20261101T000000Z_20261201T000000Z.csv`. */
+export function exportFileName({ from, to }: StatementRange): string {
+  const compact = (iso: string | null) => (iso ?? "").replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+  return `ledger_${compact(from)}_${compact(to)}.csv`;
+}
