@@ -7,6 +7,7 @@ import * as rateLimits from "./0005_rate_limits.js";
 import * as webhooks from "./0006_webhooks.js";
 import * as quotes from "./0007_quotes.js";
 import * as ledgerPaging from "./0008_ledger_paging.js";
+import * as operations from "./0009_operations.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "0006_webhooks": webhooks,
   "0007_quotes": quotes,
   "0008_ledger_paging": ledgerPaging,
+  "0009_operations": operations,
 };

@@ -115,6 +115,30 @@ export const configSchema = z
     WEBHOOK_RETENTION_DAYS: integer("30", 1, 3650),
     /** After a secret rotation, how long the previous secret keeps signing beside the new one. */
     WEBHOOK_SECRET_OVERLAP_HOURS: integer("24", 0, 720),
+    /** Prometheus metrics on a listener of their own (never the API's port): 0 picks a free port; "off" serves none. */
+    METRICS_PORT: z
+      .string()
+      .default("9464")
+      .refine((v) => v === "off" || (/^\d+$/.test(v) && Number(v) <= 65535), "must be a port 0..65535, or off")
+      .transform((v) => (v === "off" ? null : Number(v))),
+    METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+    /** When set, a scrape must send Authorization: Bearer <token> (for a metrics port reachable beyond this machine). */
+    METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    /** Administrator alerts in Telegram: how often the conditions are checked. */
+    ALERT_CHECK_INTERVAL_MS: integer("30000", 100, 3_600_000),
+    /** At least ALERT_REFUNDS refunds within ALERT_REFUND_WINDOW_MINUTES is a spike. */
+    ALERT_REFUNDS: integer("10", 1, 1_000_000),
+    ALERT_REFUND_WINDOW_MINUTES: integer("15", 1, 1440),
+    /** The service wallet (what owner keys spend) below this is told, while an owner key exists. */
+    ALERT_WALLET_BELOW_USDT: usdt("100", 1_000_000_000),
+    /** How often the books are checked in full (every balance against the sum of its entries). */
+    ALERT_LEDGER_CHECK_SECONDS: integer("3600", 1, 604_800),
+    /** A condition that keeps firing is told again after this long. */
+    ALERT_REPEAT_HOURS: integer("6", 1, 720),
+    /** Messages one instance sends at most per hour; the rest are counted in the next one. */
+    ALERT_MAX_PER_HOUR: integer("20", 1, 1000),
+    /** A purchase that takes a customer's balance below this tells them in the bot (they can turn it off). */
+    LOW_BALANCE_USDT: usdt("5", 1_000_000_000),
     /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */
     SIMULATOR_PORT: integer("9090", 0, 65535),
     /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */

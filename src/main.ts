@@ -27,6 +27,7 @@ if (config.UPSTREAM === "simulator") {
 
 const service = await createService(config);
 await service.api.listen({ host: config.HOST, port: config.PORT });
+await service.startMetrics();
 await service.startBot();
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

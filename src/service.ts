@@ -6,6 +6,7 @@ import type { Core } from "./core/index.js";
 import { botStateStore } from "./db/bot-state.js";
 import type { Db } from "./db/database.js";
 import { holdRole, keyedLock } from "./db/coordination.js";
+import { type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openCore, type WiringOverrides } from "./wiring.js";
 
 export interface Service {
@@ -15,6 +16,9 @@ export interface Service {
   api: FastifyInstance;
   /** Null without BOT_TOKEN. */
   bot: PurchaseBot | null;
+  metrics: Metrics;
+  /** Serves the metrics on their own port (METRICS_PORT) unless it is off; resolves to their URL, or null. */
+  startMetrics(): Promise<string | null>;
   /** Starts the bot (long polling, or the webhook when BOT_WEBHOOK_URL is set); call once the API listens. */
   startBot(): Promise<void>;
   close(): Promise<void>;
@@ -24,7 +28,7 @@ export type ServiceOverrides = WiringOverrides;
 
 /** The composition root: config in, a wired service out. Starts nothing listening; main.ts does. */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
-  const { core, db, log, close } = await openCore(config, overrides);
+  const { core, db, log, metrics, close } = await openCore(config, overrides);
 
   const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
@@ -37,6 +41,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         support: config.SUPPORT_CONTACT ?? null,
         adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_USDT,
         log,
+        observeUpdate: metrics.botUpdate,
         pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
         // Webhooks reach every instance: hold each chat's updates apart across them (half the pool at most).
         ...(webhookMode ? { oneAtATimePerChat: keyedLock(db, Math.max(1, Math.floor(config.DATABASE_POOL_MAX / 2))) } : {}),
@@ -50,16 +55,25 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
     logger: log,
+    onAnswered: metrics.request,
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   core.reconciler.start();
   core.webhooks.delivery.start();
+  core.monitor.start();
 
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> = null;
   return {
     core,
     db,
     api,
     bot,
+    metrics,
+    async startMetrics() {
+      if (config.METRICS_PORT === null) return null;
+      metricsServer = await serveMetrics(metrics, { host: config.METRICS_HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, log });
+      return metricsServer?.url ?? null;
+    },
     async startBot() {
       if (!bot) {
         log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it");
@@ -71,6 +85,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     async close() {
       await bot?.stop();
       await api.close();
+      await metricsServer?.close();
       await close();
     },
   };

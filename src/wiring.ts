@@ -16,6 +16,7 @@ import { createRatesAdapter } from "./upstream/rates.js";
 import { createStoreAdapter } from "./upstream/store.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { anyOrderView } from "./api/present.js";
+import { createMetrics, type Metrics } from "./observability/metrics.js";
 
 /** Paths of request data that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
@@ -47,6 +48,7 @@ export interface WiringOverrides {
 
 export interface Wiring {
   core: Core;
+  metrics: Metrics;
   db: Db;
   log: pino.Logger;
   close(): Promise<void>;
@@ -127,6 +129,16 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     log,
     counterDb,
+    monitor: {
+      intervalMs: config.ALERT_CHECK_INTERVAL_MS,
+      refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
+      refundThreshold: config.ALERT_REFUNDS,
+      walletBelowMicro: config.ALERT_WALLET_BELOW_USDT,
+      ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
+      repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
+      maxPerHour: config.ALERT_MAX_PER_HOUR,
+    },
+    lowBalanceMicro: config.LOW_BALANCE_USDT,
     webhooks: {
       sender: webhookSender,
       settings: {
@@ -142,13 +154,18 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
       orderBody: anyOrderView,
     },
   });
+  // The backlog is read from the database when scraped; every instance reports its own counts.
+  const metrics = createMetrics(() => core.monitor.backlog());
+  core.orders.onSettled((order) => metrics.orderFinished(order));
   return {
     core,
+    metrics,
     db,
     log,
     async close() {
       await core.reconciler.stop();
       await core.webhooks.delivery.stop();
+      await core.monitor.stop();
       await webhookSender.close();
       await Promise.all(clients.map((client) => client?.close()));
       await counterDb?.destroy();

@@ -27,7 +27,8 @@ const SOURCES = ["--import", "tsx", "src/main.ts"];
 /** Runs the real service as its own process and waits until it answers health. */
 export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, entry = SOURCES): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, entry, {
-    env: { ...process.env, ...env, PORT: String(port) },
+    // Each process's metrics on a free port of their own unless the test says otherwise.
+    env: { ...process.env, METRICS_PORT: "0", ...env, PORT: String(port) },
     stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",
   });
   const output: string[] = [];

@@ -9,6 +9,7 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import { DomainError } from "../core/errors.js";
+import type { AnsweredRequest } from "../observability/metrics.js";
 import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
@@ -33,6 +34,8 @@ export interface ApiOptions {
   bodyLimitBytes: number;
   deliveryProvider: string;
   logger: FastifyBaseLogger;
+  /** Told of every answered request (metrics). */
+  onAnswered?: (answer: AnsweredRequest) => void;
   /** Webhook mode: the handler of the bot's updates, mounted at POST /telegram/webhook (it checks Telegram's secret itself). */
   telegramWebhook?: RouteHandlerMethod;
 }
@@ -75,6 +78,18 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
 
   registerAuth(app, options.core.accounts);
+  const answered = options.onAnswered;
+  if (answered) {
+    app.addHook("onResponse", async (request, reply) => {
+      answered({
+        method: request.method,
+        route: request.routeOptions.url ?? "unmatched",
+        status: reply.statusCode,
+        seconds: reply.elapsedTime / 1000,
+        authenticated: request.caller !== null,
+      });
+    });
+  }
   // Bodies are plain JSON: a compressed one is an unsupported media type, not "invalid JSON".
   app.addHook("preParsing", async (request) => {
     const encoding = request.headers["content-encoding"];

@@ -27,6 +27,8 @@ export interface BotOptions {
   /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
   adminConfirmAboveMicro: number;
   log: NotifyLog & { info(obj: object, msg: string): void };
+  /** Told of every update handled: its kind and how long it took (metrics). */
+  observeUpdate?: (kind: string, seconds: number) => void;
   /**
    * Runs long polling on one instance at a time (Telegram allows one getUpdates consumer per token): the
    * composition root hands in a lock over the shared database. Resolves `started` after the first round.
@@ -66,8 +68,19 @@ export function createBot(options: BotOptions) {
   const i18n = createI18n(core);
   const { storage } = options;
   const admins = new Set(options.admins);
-  const notifier = createNotifier(core, bot.api, i18n, log);
+  const notifier = createNotifier(core, bot.api, i18n, log, options.admins);
 
+  const observe = options.observeUpdate;
+  if (observe) {
+    bot.use(async (ctx, next) => {
+      const started = performance.now();
+      try {
+        await next();
+      } finally {
+        observe(Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown", (performance.now() - started) / 1000);
+      }
+    });
+  }
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
   bot.use(sequentialize(chatOf));

@@ -1,6 +1,7 @@
 import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
 import type { Core } from "../core/index.js";
+import { fromUsdt } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
 import { failureReason, orderLine, type Translate, usdt } from "./format.js";
 import { mainMenu } from "./keyboards.js";
@@ -15,7 +16,7 @@ export interface NotifyLog {
  * over the API with the user's key), with gift card codes, and an administrator's credit. A user who blocked
  * the bot is logged and skipped; nothing is lost, the codes stay in /orders.
  */
-export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog) {
+export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog, admins: number[]) {
   async function tell(telegramId: string, text: (t: Translate) => string): Promise<void> {
     const account = await core.accounts.byTelegramId(telegramId);
     const locale = account?.language ?? "en";
@@ -51,6 +52,31 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog)
       .get(accountId)
       .then((account) => (account.telegramId ? tell(account.telegramId, (t) => t("webhook-disabled", { url, reason })) : undefined))
       .catch((error) => log.error({ accountId, err: error }, "webhook notice failed"));
+  });
+
+  // A purchase took the balance below the line: told once per crossing, unless the user turned it off.
+  core.lowBalance.onLow((account, balanceMicro) => {
+    if (!account.telegramId) return;
+    const threshold = usdt(core.lowBalance.thresholdMicro);
+    tell(account.telegramId, (t) => t("low-balance", { balance: usdt(balanceMicro), threshold })).catch((error) =>
+      log.error({ accountId: account.id, err: error }, "low-balance notice failed"),
+    );
+  });
+
+  // Administrators hear of every alert, each in the language of their own account (English without one).
+  core.monitor.onAlert((alert) => {
+    const text = (t: Translate) => {
+      // Amounts in USDT show as everywhere in the bot (two decimals at least); everything else as it is.
+      const shown = (name: string, value: string | number) => (name.endsWith("_usdt") ? usdt(fromUsdt(Number(value))) : String(value));
+      const vars = Object.fromEntries(Object.entries(alert.details).map(([name, value]) => [name, shown(name, value)]));
+      const body = t(`alert-${alert.kind}-${alert.state === "resolved" ? "resolved" : "firing"}`, vars);
+      const still = alert.state === "reminder" ? `${t("alert-still")} ` : "";
+      const held = alert.suppressed ? `\n${t("alert-suppressed", { count: String(alert.suppressed) })}` : "";
+      return `${still}${body}${held}`;
+    };
+    for (const admin of admins) {
+      tell(String(admin), text).catch((error) => log.error({ admin, err: error }, "alert failed"));
+    }
   });
 
   return { tell };

@@ -21,6 +21,8 @@ export interface Account {
   markupBp: Record<MarkupProduct, number | null>;
   /** Bot language chosen with /language; null follows the user's Telegram language. */
   language: string | null;
+  /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
+  lowBalanceNotice: boolean;
   createdAt: string;
 }
 
@@ -38,6 +40,7 @@ export function toAccount(row: AccountRow): Account {
     orderLimitMicro: orNull(row.order_limit_micro),
     markupBp: { store: orNull(row.markup_store_bp), games: orNull(row.markup_games_bp), giftcards: orNull(row.markup_giftcards_bp) },
     language: row.language,
+    lowBalanceNotice: row.low_balance_notice,
     createdAt: row.created_at,
   };
 }
@@ -142,6 +145,10 @@ export function createAccounts(db: Db, clock: Clock) {
 
     async setLanguage(accountId: number, language: string | null): Promise<void> {
       await db.updateTable("accounts").set({ language }).where("id", "=", accountId).execute();
+    },
+
+    async setLowBalanceNotice(accountId: number, on: boolean): Promise<void> {
+      await db.updateTable("accounts").set({ low_balance_notice: on }).where("id", "=", accountId).execute();
     },
 
     /** What the caller can spend now (see `spendable`); `account` is this request's own read of it. */

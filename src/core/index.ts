@@ -14,6 +14,8 @@ import { PRODUCTS } from "./products/index.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
 import { createQuoteBook } from "./quotes.js";
+import { createLowBalance } from "./low-balance.js";
+import { createMonitor, type MonitorSettings } from "./monitor.js";
 import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
@@ -40,6 +42,9 @@ export interface CoreDeps {
    */
   counterDb?: Db;
   webhooks: WebhookDeps;
+  monitor: MonitorSettings;
+  /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
+  lowBalanceMicro: number;
 }
 
 export interface Health {
@@ -60,7 +65,8 @@ export function createCore(deps: CoreDeps) {
   const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log);
   const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault, webhooks.outbox);
   const quotes = createQuoteBook(db, clock, deps.quoteTtlMs);
-  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log, quotes);
+  const lowBalance = createLowBalance(deps.lowBalanceMicro);
+  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log, quotes, lowBalance);
   const accounts = createAccounts(db, clock);
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
   const delivery = createDelivery(providers.gateway, pipeline, pricing);
@@ -68,6 +74,12 @@ export function createCore(deps: CoreDeps) {
 
   // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
   let probing: Promise<Health> | undefined;
+  const health = (): Promise<Health> => {
+    probing ??= probe().finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  };
   async function probe(): Promise<Health> {
     const databaseReady = sql`select 1`.execute(db).then(
       () => true,
@@ -104,12 +116,10 @@ export function createCore(deps: CoreDeps) {
     reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log),
 
     /** The database and every provider's own health check, at once. */
-    health(): Promise<Health> {
-      probing ??= probe().finally(() => {
-        probing = undefined;
-      });
-      return probing;
-    },
+    health,
+    /** Alerts for administrators (providers, refunds, the wallet, stuck orders, the books) and the backlog. */
+    monitor: createMonitor(db, clock, health, deps.monitor, deps.log),
+    lowBalance,
   };
 }
 

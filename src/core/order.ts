@@ -28,11 +28,15 @@ export interface OrderBase {
 /** An order of one product: its type and its typed details (the product's fields and the prices it was charged at). */
 export type OrderOf<T extends string, D> = OrderBase & { productType: T; details: D };
 
+export const MINUTE = 60_000;
+
 /** What the core knows of a product without running it: its type, who settles it, and the shape of its details. */
 export interface ProductDefinition<T extends string = string, D = unknown> {
   type: T;
   provider: OrderProviderName;
   details: z.ZodType<D>;
+  /** How long its provider normally takes at most: an order `processing` longer than this is stuck (an alert). */
+  settlesWithinMs: number;
 }
 
 /** A stored order as the domain object of its product; details are checked against the product's schema. */

@@ -8,6 +8,7 @@ import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
 import { type Micro, toUsdt } from "./money.js";
 import { orderOf, type OrderOf, type ProductDefinition } from "./order.js";
 import type { Clock, UpstreamOutcome } from "./ports.js";
+import type { LowBalance } from "./low-balance.js";
 import type { BindingQuote, QuoteBook, QuoteTarget } from "./quotes.js";
 
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
@@ -107,6 +108,7 @@ export function createPurchasePipeline(
   settle: Settle,
   log: { warn(obj: object, msg: string): void },
   quotes: QuoteBook,
+  lowBalance: LowBalance,
 ) {
   const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
     exec
@@ -134,7 +136,7 @@ export function createPurchasePipeline(
     try {
       // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
       // insert on the unique index, and is answered below.
-      return await db.transaction().execute(async (trx) => {
+      const placed = await db.transaction().execute(async (trx) => {
         // An owner key's daily limit is read, then spent: no other instance may do the same in between.
         if (caller.account.kind === "owner") await lockRow(trx, "accounts", caller.account.id);
         const funds = await spendable(trx, caller.account, now);
@@ -167,11 +169,20 @@ export function createPurchasePipeline(
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await post(trx, { accountId: funds.fundingAccountId, amountMicro: -required, kind: "charge", orderId: order.id, actor: caller.actor, at });
+        const balanceAfter = await post(trx, {
+          accountId: funds.fundingAccountId,
+          amountMicro: -required,
+          kind: "charge",
+          orderId: order.id,
+          actor: caller.actor,
+          at,
+        });
         // Spent with the charge or not at all: a second purchase naming it rolls back here.
         if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
-        return { order, replay: false };
+        return { order, balanceAfter };
       });
+      lowBalance.charged(caller.account, prepared.chargeMicro, placed.balanceAfter);
+      return { order: placed.order, replay: false };
     } catch (error) {
       // A concurrent identical request committed first: return its order instead of failing.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;

@@ -22,6 +22,8 @@ export interface AccountsTable {
   markup_giftcards_bp: number | null;
   /** Bot language chosen with /language; null follows the user's Telegram language. */
   language: string | null;
+  /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
+  low_balance_notice: ColumnType<Flag, Flag | undefined, Flag>;
   created_at: string;
 }
 
@@ -173,6 +175,16 @@ export interface QuotesTable {
   order_id: number | null;
 }
 
+export interface AlertStatesTable {
+  /** What is alerted on: `provider:<name>`, `refunds`, `wallet`, `stuck`, `ledger`. */
+  key: string;
+  firing: Flag;
+  /** When it last started or stopped firing. */
+  since: string;
+  last_sent_at: string | null;
+  details: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -185,6 +197,7 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
   quotes: QuotesTable;
+  alert_states: AlertStatesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -18,7 +18,12 @@ export function accountFeatures(core: Core, support: string | null) {
     const { tonUsd } = await core.pricing.tonRate();
     const uzs = divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT);
     const ton = tonUsd === null ? ctx.t("ton-unavailable") : usdt(divideRounded(available, tonUsd));
-    return ctx.reply(ctx.t("balance", { usdt: usdt(available), uzs, ton }), { reply_markup: mainMenu(ctx) });
+    const keyboard = mainMenu(ctx);
+    // The low-balance notice is a standard balance's (an owner key spends the service wallet).
+    const { account } = ctx.caller!;
+    if (account.kind === "standard")
+      keyboard.row().text(ctx.t(account.lowBalanceNotice ? "btn-low-balance-on" : "btn-low-balance-off"), "lowbal:toggle");
+    return ctx.reply(ctx.t("balance", { usdt: usdt(available), uzs, ton }), { reply_markup: keyboard });
   }
 
   async function orders(ctx: BotContext) {
@@ -32,6 +37,13 @@ export function accountFeatures(core: Core, support: string | null) {
   composer.callbackQuery("menu:balance", async (ctx) => {
     await ctx.answerCallbackQuery();
     await balance(ctx);
+  });
+  composer.callbackQuery("lowbal:toggle", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const on = !ctx.caller!.account.lowBalanceNotice;
+    await core.accounts.setLowBalanceNotice(ctx.caller!.account.id, on);
+    const threshold = usdt(core.lowBalance.thresholdMicro);
+    await ctx.reply(ctx.t(on ? "low-balance-set-on" : "low-balance-set-off", { threshold }), { reply_markup: mainMenu(ctx) });
   });
   composer.command("orders", orders);
   composer.callbackQuery("menu:orders", async (ctx) => {

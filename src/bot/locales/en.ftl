@@ -313,3 +313,22 @@ ledger-kind-debit = debit
 ledger-kind-charge = charge
 ledger-kind-refund = refund
 ledger-kind-adjustment = adjustment
+
+# Operations: administrator alerts and the low-balance notice
+alert-still = Still:
+alert-suppressed = ({ $count } more alerts were held back by the hourly limit: see the service log.)
+alert-provider-firing = 🔴 Provider { $provider } is down: its health check fails. Its products answer 503 or wait.
+alert-provider-resolved = 🟢 Provider { $provider } is back.
+alert-refunds-firing = 🔴 { $count } refunds in the last { $minutes } minutes (alert at { $threshold }).
+alert-refunds-resolved = 🟢 Refunds are back under { $threshold } in { $minutes } minutes.
+alert-wallet-firing = 🔴 The service wallet holds { $balance_usdt } USDT, under { $threshold_usdt } USDT: owner keys will soon be refused.
+alert-wallet-resolved = 🟢 The service wallet is back at { $balance_usdt } USDT.
+alert-stuck-firing = 🔴 { $count } orders are processing past their provider's time; the oldest is #{ $order_id } ({ $product }) since { $since }.
+alert-stuck-resolved = 🟢 No order is stuck any more.
+alert-ledger-firing = 🚨 The books do not hold: { $accounts } balances differ from the sum of their entries (first: account { $account_id }). Investigate before crediting anyone.
+alert-ledger-resolved = 🟢 The books hold again.
+low-balance = ⚠ Your balance is { $balance } USDT, under { $threshold } USDT. Top it up to keep buying. (Turn this notice off under /balance.)
+btn-low-balance-on = 🔔 Low-balance notice: on
+btn-low-balance-off = 🔕 Low-balance notice: off
+low-balance-set-on = 🔔 You will be told when a purchase takes your balance under { $threshold } USDT.
+low-balance-set-off = 🔕 Low-balance notices are off. Turn them on again under /balance.

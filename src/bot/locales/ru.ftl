@@ -313,3 +313,22 @@ ledger-kind-debit = списание
 ledger-kind-charge = оплата
 ledger-kind-refund = возврат
 ledger-kind-adjustment = корректировка
+
+# Operations: administrator alerts and the low-balance notice
+alert-still = По-прежнему:
+alert-suppressed = (Ещё { $count } оповещений задержано часовым лимитом: смотрите журнал сервиса.)
+alert-provider-firing = 🔴 Провайдер { $provider } недоступен: проверка его состояния не проходит. Его товары отвечают 503 или ждут.
+alert-provider-resolved = 🟢 Провайдер { $provider } снова доступен.
+alert-refunds-firing = 🔴 { $count } возвратов за последние { $minutes } мин. (порог { $threshold }).
+alert-refunds-resolved = 🟢 Возвратов снова меньше { $threshold } за { $minutes } мин.
+alert-wallet-firing = 🔴 На сервисном кошельке { $balance_usdt } USDT, меньше { $threshold_usdt } USDT: ключам владельца скоро начнут отказывать.
+alert-wallet-resolved = 🟢 На сервисном кошельке снова { $balance_usdt } USDT.
+alert-stuck-firing = 🔴 { $count } заказов в обработке дольше обычного для их провайдера; самый старый — №{ $order_id } ({ $product }) с { $since }.
+alert-stuck-resolved = 🟢 Зависших заказов больше нет.
+alert-ledger-firing = 🚨 Учёт не сходится: у { $accounts } счетов баланс не равен сумме проводок (первый: счёт { $account_id }). Разберитесь, прежде чем кому-либо начислять.
+alert-ledger-resolved = 🟢 Учёт снова сходится.
+low-balance = ⚠ Ваш баланс { $balance } USDT — меньше { $threshold } USDT. Пополните его, чтобы продолжать покупки. (Отключить это уведомление можно в /balance.)
+btn-low-balance-on = 🔔 Уведомление о низком балансе: вкл.
+btn-low-balance-off = 🔕 Уведомление о низком балансе: выкл.
+low-balance-set-on = 🔔 Мы сообщим, когда покупка опустит баланс ниже { $threshold } USDT.
+low-balance-set-off = 🔕 Уведомления о низком балансе выключены. Включить снова можно в /balance.

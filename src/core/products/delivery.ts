@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, notFound, unavailable } from "../errors.js";
 import { parseUsername, recipientOf } from "../limits.js";
 import type { Micro } from "../money.js";
-import type { ProductDefinition } from "../order.js";
+import { MINUTE, type ProductDefinition } from "../order.js";
 import { type GatewayPort, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
 import type { Pricing } from "../pricing.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -15,8 +15,18 @@ const premiumDetails = z.object({ months: z.number().int(), price_micro: z.numbe
 export type StarsDetails = z.infer<typeof starsDetails>;
 export type PremiumDetails = z.infer<typeof premiumDetails>;
 
-export const starsProduct: ProductDefinition<"stars", StarsDetails> = { type: "stars", provider: "gateway", details: starsDetails };
-export const premiumProduct: ProductDefinition<"premium", PremiumDetails> = { type: "premium", provider: "gateway", details: premiumDetails };
+export const starsProduct: ProductDefinition<"stars", StarsDetails> = {
+  type: "stars",
+  provider: "gateway",
+  details: starsDetails,
+  settlesWithinMs: 10 * MINUTE,
+};
+export const premiumProduct: ProductDefinition<"premium", PremiumDetails> = {
+  type: "premium",
+  provider: "gateway",
+  details: premiumDetails,
+  settlesWithinMs: 10 * MINUTE,
+};
 
 export interface StarsRequest {
   username: string;

@@ -4,7 +4,7 @@ import { invalid, providerReader } from "../errors.js";
 import { PLAYER_ID_PATTERN, PLAYER_ID_RULE } from "../limits.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
 import type { Micro } from "../money.js";
-import type { ProductDefinition } from "../order.js";
+import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GameDenomination, GameInfo, GamesPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
@@ -19,7 +19,12 @@ const gameDetails = z.object({
 });
 export type GameDetails = z.infer<typeof gameDetails>;
 
-export const gameProduct: ProductDefinition<"game", GameDetails> = { type: "game", provider: "games", details: gameDetails };
+export const gameProduct: ProductDefinition<"game", GameDetails> = {
+  type: "game",
+  provider: "games",
+  details: gameDetails,
+  settlesWithinMs: 15 * MINUTE,
+};
 
 export interface GameOrderRequest {
   code: string;

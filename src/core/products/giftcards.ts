@@ -4,7 +4,7 @@ import { invalid, providerReader } from "../errors.js";
 import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
 import type { Micro } from "../money.js";
-import type { ProductDefinition } from "../order.js";
+import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GiftcardBrand, GiftcardDenomination, GiftcardsPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
@@ -23,6 +23,7 @@ export const giftcardProduct: ProductDefinition<"giftcard", GiftcardDetails> = {
   type: "giftcard",
   provider: "giftcards",
   details: giftcardDetails,
+  settlesWithinMs: 15 * MINUTE,
 };
 
 export interface GiftcardRequest {

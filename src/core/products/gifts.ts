@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DomainError, invalid, providerReader, unavailable } from "../errors.js";
 import { GIFT_MESSAGE_MAX, recipientOf } from "../limits.js";
 import type { Micro } from "../money.js";
-import type { ProductDefinition } from "../order.js";
+import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GiftsPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
@@ -16,7 +16,12 @@ const giftDetails = z.object({
 });
 export type GiftDetails = z.infer<typeof giftDetails>;
 
-export const giftProduct: ProductDefinition<"gift", GiftDetails> = { type: "gift", provider: "gifts", details: giftDetails };
+export const giftProduct: ProductDefinition<"gift", GiftDetails> = {
+  type: "gift",
+  provider: "gifts",
+  details: giftDetails,
+  settlesWithinMs: 10 * MINUTE,
+};
 
 export interface GiftRequest {
   recipient: string;

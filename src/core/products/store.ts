@@ -4,7 +4,7 @@ import { DomainError, invalid } from "../errors.js";
 import { checkStoreLogin } from "../limits.js";
 import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
 import { MAX_USDT, type Micro, toUsdt } from "../money.js";
-import type { ProductDefinition } from "../order.js";
+import { MINUTE, type ProductDefinition } from "../order.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
@@ -18,7 +18,12 @@ const storeDetails = z.object({
 });
 export type StoreDetails = z.infer<typeof storeDetails>;
 
-export const storeProduct: ProductDefinition<"store", StoreDetails> = { type: "store", provider: "store", details: storeDetails };
+export const storeProduct: ProductDefinition<"store", StoreDetails> = {
+  type: "store",
+  provider: "store",
+  details: storeDetails,
+  settlesWithinMs: 30 * MINUTE,
+};
 
 export interface StoreRequest {
   login: string;
