@@ -165,3 +165,21 @@ describe("the low-balance notice", () => {
     expect((await chat.messages()).filter((m) => m.text.includes("under 5.00 USDT"))).toHaveLength(1);
   });
 });
+
+describe("the example alert rules", () => {
+  it("name only metrics the service exports", async () => {
+    const { readFileSync } = await import("node:fs");
+    const rules = readFileSync("ops/prometheus-alerts.yml", "utf8");
+    const exprs = [...rules.matchAll(/expr: (>\n(?:\s{10,}.*\n)+|.*\n)/g)].map((m) => m[1]);
+    const named = new Set(exprs.flatMap((expr) => expr.match(/\b[a-z_]+(?:_total|_seconds|_bytes|_processing|_pending|_count|_bucket)\b/g) ?? []));
+    expect(named.size).toBeGreaterThanOrEqual(8);
+    const scraped = await h.service.metrics.scrape();
+    // Declared metrics (a labelled one has no sample before its first event), with a histogram's series.
+    const exported = new Set(
+      [...scraped.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
+        type === "histogram" ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name],
+      ),
+    );
+    for (const name of named) expect(exported.has(name), name).toBe(true);
+  });
+});
