@@ -16,7 +16,10 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("last_sent_at", "text")
     .addColumn("details", "text")
     .execute();
-  await db.schema.alterTable("accounts").addColumn("low_balance_notice", flagType, (c) => c.notNull().defaultTo(yes)).execute();
+  await db.schema
+    .alterTable("accounts")
+    .addColumn("low_balance_notice", flagType, (c) => c.notNull().defaultTo(yes))
+    .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
