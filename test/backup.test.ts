@@ -28,10 +28,11 @@ function expectRefusal(result: { code: number; stdout: string; stderr: string },
 describe.runIf(TEST_ENGINE === "postgres")("npm run admin -- backup on PostgreSQL", () => {
   it("refuses and points to pg_dump, with or without CODES_KEY set, writing nothing", async () => {
     const target = join(database.dir, "partner.db");
-    for (const env of [
+    const settings: Array<Record<string, string>> = [
       { DATABASE_URL: database.url, ...database.env },
       { DATABASE_URL: database.url, CODES_KEY: "" },
-    ]) {
+    ];
+    for (const env of settings) {
       expectRefusal(await backupCli(env, target), "DATABASE_URL is PostgreSQL: back it up with pg_dump -Fc (restore with pg_restore)");
     }
     expect(readdirSync(database.dir)).toEqual([]);
