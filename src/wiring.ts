@@ -69,7 +69,7 @@ const ADAPTERS: { [N in keyof Providers]: (http: HttpClient | null) => Providers
  */
 function codesKey(config: Config): Buffer {
   if (config.CODES_KEY) return Buffer.from(config.CODES_KEY, "base64");
-  const file = join(dirname(config.DATABASE_URL), "codes.key");
+  const file = codesKeyFile(config);
   try {
     // "wx": of two processes starting at once, one writes and the other reads what it wrote.
     writeFileSync(file, newVaultKey().toString("base64"), { mode: 0o600, flag: "wx" });
@@ -78,6 +78,9 @@ function codesKey(config: Config): Buffer {
   }
   return Buffer.from(readFileSync(file, "utf8").trim(), "base64");
 }
+
+/** Where the codes key is kept when CODES_KEY is not set: `codes.key` beside the SQLite database. */
+export const codesKeyFile = (config: Config) => join(dirname(config.DATABASE_URL), "codes.key");
 
 /** Brings the configured database to the latest schema; returns the names of the migrations it applied. */
 export async function migrateDatabase(config: Config): Promise<string[]> {

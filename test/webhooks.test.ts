@@ -192,7 +192,8 @@ describe("delivery", () => {
       const listed = await h.call("GET", "/v1/webhook/attempts", { key });
       return listed.body.attempts.find((a: any) => a.order_id === bought.body.order_id && !a.succeeded);
     });
-    expect(failedAttempt.error).toBe("ECONNREFUSED");
+    // Refused, or (a kept-alive connection the receiver cut) closed under the request: no answer either way.
+    expect(failedAttempt.error).toMatch(/^(ECONNREFUSED|UND_ERR_SOCKET)$/);
     expect((await h.call("GET", "/v1/webhook", { key })).body.webhook.pending_events).toBe(1);
     await receiver.up();
     await receiver.waitFor((r) => r.json.data?.order?.order_id === bought.body.order_id);
@@ -232,7 +233,8 @@ describe("delivery", () => {
     await receiver.down();
     try {
       const refused = await h.call("POST", "/v1/webhook/ping", { key });
-      expect(refused.body).toMatchObject({ success: true, delivered: false, status_code: null, error: "ECONNREFUSED" });
+      expect(refused.body).toMatchObject({ success: true, delivered: false, status_code: null });
+      expect(refused.body.error).toMatch(/^(ECONNREFUSED|UND_ERR_SOCKET)$/);
     } finally {
       await receiver.up();
     }

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { BackupRefused, backupDatabase, refusePostgres } from "../backup.js";
 import { loadConfig, loadDotEnv } from "../config.js";
 import type { Admin } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
@@ -15,6 +16,8 @@ const USAGE = `usage: npm run admin -- <command>
   owner <telegram-id> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
                                                      make the key an owner key; a limit not named stays as it is
   wallet <usdt>                                      set the service wallet that owner keys spend
+  backup <file>                                      copy the SQLite database while the service runs, verified, with
+                                                     its codes key beside it (<file>.codes.key); never overwrites
   help                                               this text
 amounts: USDT above 0 and at most ${MAX_USDT}, with at most 6 decimals`;
 
@@ -82,7 +85,27 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
   }
 }
 
+/** `backup <file>`: what was copied and verified on stdout, or one line on stderr saying why not; the exit code. */
+async function backup(argv: string[]): Promise<number> {
+  const [file, ...extra] = argv;
+  if (!file || extra.length || file.startsWith("-")) {
+    console.error(`backup takes one file name, got ${argv.length ? argv.join(" ") : "none"}\n\n${USAGE}`);
+    return 1;
+  }
+  try {
+    refusePostgres(process.env.DATABASE_URL); // before the config, which on PostgreSQL would first ask for CODES_KEY
+    for (const line of await backupDatabase(loadConfig(), file)) console.log(line);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BackupRefused) && !(error as Error).message?.startsWith("invalid configuration")) throw error;
+    console.error(`backup refused: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
 loadDotEnv();
+// The backup opens no core: it must not create, migrate or write to the database it copies.
+if (process.argv[2] === "backup") process.exit(await backup(process.argv.slice(3)));
 // The same wiring as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
 const { core, close } = await openCore({ ...loadConfig(), LOG_LEVEL: "warn" }, { logDestination: process.stderr });
 try {

@@ -1,0 +1,111 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { sql } from "kysely";
+import type { Config } from "./config.js";
+import { unbalancedAccounts } from "./core/ledger.js";
+import { createVault } from "./core/vault.js";
+import { BackupRefused, copySqlite, refuseTarget } from "./db/backup.js";
+import { engineOf, openDatabase } from "./db/database.js";
+import { codesKeyFile } from "./wiring.js";
+
+export { BackupRefused };
+
+/** The backup copies SQLite only: PostgreSQL has its own tools, and the operator is pointed to them. */
+export function refusePostgres(databaseUrl: string | undefined): void {
+  if (databaseUrl && engineOf(databaseUrl) === "postgres") {
+    throw new BackupRefused(
+      "DATABASE_URL is PostgreSQL: back it up with pg_dump -Fc (restore with pg_restore) and keep CODES_KEY with the dump; see README, Backups and restore",
+    );
+  }
+}
+
+/** Where a backup's copy of the codes key goes: beside it, `<backup>.codes.key`. */
+export const keyCopyOf = (target: string) => `${resolve(target)}.codes.key`;
+
+const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 2 : 1)} MB`;
+
+/**
+ * `npm run admin -- backup <file>`: an online copy of the SQLite database, verified (integrity, and the books:
+ * every balance equals the sum of its entries, and the codes key opens the sealed codes), with the codes key
+ * file copied beside it when the key lives in a file. Returns the lines to print; refusals throw BackupRefused.
+ */
+export async function backupDatabase(config: Config, target: string): Promise<string[]> {
+  refusePostgres(config.DATABASE_URL);
+  const keyFile = config.CODES_KEY ? null : codesKeyFile(config);
+  const keyText = config.CODES_KEY ?? (keyFile && existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : null);
+  const keyCopy = keyCopyOf(target);
+  refuseTarget(target);
+  if (keyFile && keyText) refuseTarget(keyCopy);
+
+  let verified = "";
+  const copy = await copySqlite(config.DATABASE_URL, target, async (path) => {
+    const started = performance.now();
+    const db = openDatabase(path);
+    try {
+      const unbalanced = await unbalancedAccounts(db);
+      if (unbalanced.length) {
+        throw new BackupRefused(
+          `the copy failed verification, nothing was kept: the books do not hold for accounts ${unbalanced.map((a) => a.accountId).join(", ")}`,
+        );
+      }
+      const count = async (table: "accounts" | "orders" | "ledger_entries") =>
+        Number(
+          (
+            await db
+              .selectFrom(table)
+              .select(sql<number>`count(*)`.as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [accounts, orders, entries] = [await count("accounts"), await count("orders"), await count("ledger_entries")];
+      // The newest sealed values: the key kept with the backup must open them, or the copy cannot be used whole.
+      const sealed = [
+        (
+          await db
+            .selectFrom("orders")
+            .select("sealed_codes as s")
+            .where("sealed_codes", "is not", null)
+            .orderBy("id", "desc")
+            .limit(1)
+            .executeTakeFirst()
+        )?.s,
+        (await db.selectFrom("webhook_endpoints").select("secret_sealed as s").orderBy("updated_at", "desc").limit(1).executeTakeFirst())?.s,
+      ].filter((s): s is string => Boolean(s));
+      let codes = "no sealed gift card codes or webhook secrets in it yet";
+      if (sealed.length) {
+        if (!keyText)
+          throw new BackupRefused(`the database holds sealed codes but there is no codes key (no CODES_KEY, no ${keyFile}): nothing was kept`);
+        try {
+          const vault = createVault(Buffer.from(keyText, "base64"));
+          for (const value of sealed) vault.open(value);
+        } catch {
+          throw new BackupRefused(`the codes key (${keyFile ?? "CODES_KEY"}) does not open the sealed codes in the database: nothing was kept`);
+        }
+        codes = "the codes key opens its sealed codes";
+      }
+      verified =
+        `verified in ${Math.round(performance.now() - started)} ms: integrity_check ok; books whole, every balance equals the sum of its ` +
+        `entries (${accounts} accounts, ${entries} ledger entries, ${orders} orders); ${codes}`;
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  const lines = [
+    `backup of ${copy.source} written to ${copy.target}`,
+    `copied ${megabytes(copy.bytes)}: ${copy.pages} pages of ${copy.pageSize} bytes, ${copy.tables} tables, in ${copy.copyMs} ms`,
+    verified,
+  ];
+  if (keyFile && keyText) {
+    // Readable by the owner only, like the original; "wx" never replaces a file.
+    writeFileSync(keyCopy, readFileSync(keyFile), { mode: 0o600, flag: "wx" });
+    lines.push(`codes key: ${keyFile} copied to ${keyCopy} (mode 0600): keep the two files together; restore it as codes.key beside the database`);
+  } else if (config.CODES_KEY) {
+    lines.push(
+      "codes key: CODES_KEY comes from the environment and is not copied: keep it with this backup, or its gift card codes cannot be read after a restore",
+    );
+  } else {
+    lines.push(`codes key: none yet (no CODES_KEY, no ${keyFile}); the service makes one on its first start`);
+  }
+  return lines;
+}
