@@ -1,6 +1,5 @@
-import { AsyncResource } from "node:async_hooks";
 import type { IncomingMessage } from "node:http";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { newRequestId, saneRequestId, withRequestId } from "../observability/context.js";
 import { requestLogger } from "../observability/log.js";
 
@@ -16,28 +15,14 @@ export const requestIdOptions = {
   childLoggerFactory: requestLogger,
 };
 
-/** Where each request's context is held while Fastify reads its body (stream events run outside it). */
-const contexts = new WeakMap<FastifyRequest, AsyncResource>();
-
 /**
  * Runs every request under its id (src/observability/context.ts), so that the provider calls and the
  * warnings it causes carry it, and answers it in `X-Request-Id` on every answer (errors and 404s too).
  * Register first, before any other hook.
  */
 export function registerRequestId(app: FastifyInstance): void {
-  app.addHook("onRequest", (request, _reply, done) => {
-    withRequestId(request.id, () => {
-      const context = new AsyncResource("partner-api-request");
-      contexts.set(request, context);
-      context.runInAsyncScope(done);
-    });
-  });
-  // The body is read in the socket's own context: the request's is entered again before validation.
-  app.addHook("preValidation", (request, _reply, done) => {
-    const context = contexts.get(request);
-    if (context) context.runInAsyncScope(done);
-    else done();
-  });
+  // Fastify reads the body under an AsyncResource of its own, made here: the context survives it.
+  app.addHook("onRequest", (request, _reply, done) => withRequestId(request.id, done));
   app.addHook("onSend", async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
