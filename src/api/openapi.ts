@@ -10,7 +10,6 @@ interface Response {
 }
 interface Operation {
   security?: unknown[];
-  parameters?: unknown[];
   requestBody?: unknown;
   responses?: Record<string, Response>;
 }
@@ -61,16 +60,8 @@ const RATE_LIMIT_HEADERS: Record<string, Header> = {
 /** On every answer, errors and 404s included: the client's own id when it sent a sane one, else ours. */
 const REQUEST_ID: Header = {
   description:
-    "The id this request is logged under: the request's `X-Request-Id` when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request.",
+    "The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request.",
   schema: { type: "string" },
-};
-const REQUEST_ID_PARAMETER = {
-  name: "X-Request-Id",
-  in: "header",
-  required: false,
-  description:
-    "Optional: an id of the client's choosing (1 to 64 of `A-Z a-z 0-9 . _ : -`) to find this request in the service's log; anything else is replaced by a generated one",
-  schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,64}$" },
 };
 const RETRY_AFTER: Header = { description: "Seconds until a retry is allowed", schema: { type: "integer" } };
 
@@ -176,7 +167,6 @@ export function finishDocument(doc: Document): Document {
       }
       responses[500] = errorResponse(500);
       for (const response of Object.values(responses)) response.headers = { "x-request-id": REQUEST_ID, ...response.headers };
-      operation.parameters = [...(operation.parameters ?? []), REQUEST_ID_PARAMETER];
       operation.responses = responses;
     }
   }
