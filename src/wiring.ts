@@ -11,28 +11,30 @@ import { createGamesAdapter } from "./upstream/games.js";
 import { createGatewayAdapter } from "./upstream/gateway.js";
 import { createGiftcardsAdapter } from "./upstream/giftcards.js";
 import { createGiftsAdapter } from "./upstream/gifts.js";
-import { createHttpClient, type HttpClient } from "./upstream/http.js";
+import { createHttpClient, type HttpClient, type UpstreamCall } from "./upstream/http.js";
 import { createRatesAdapter } from "./upstream/rates.js";
 import { createStoreAdapter } from "./upstream/store.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { anyOrderView } from "./api/present.js";
 import { createMetrics, type Metrics } from "./observability/metrics.js";
+import { withRequestId } from "./observability/context.js";
+import { errSerializer, maskSecrets, requestIdMixin } from "./observability/log.js";
 
 /** Paths of request data that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
 
 /**
- * A key pasted into a URL by mistake must not reach the log either, percent-encoded or not: the URL is
- * decoded first (when it decodes), then every key-shaped token is masked.
+ * A key (or a webhook secret, or a bot token) pasted into a URL by mistake must not reach the log either,
+ * percent-encoded or not: the URL is decoded first (when it decodes), then every secret-shaped token is masked.
  */
 export function maskKeys(text: string): string {
   let decoded = text;
   try {
     decoded = decodeURIComponent(text);
   } catch {
-    // Not decodable as a whole: mask the encoded underscore form too.
+    // Not decodable as a whole: the encoded underscore form is masked too.
   }
-  return decoded.replace(/sj(?:_|%5f)[A-Za-z0-9_%-]+/gi, "sj_[redacted]");
+  return maskSecrets(decoded);
 }
 
 /** Request log serializer: what Fastify logs by default, with key-shaped tokens masked in the URL. */
@@ -98,7 +100,13 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
  */
 export async function openCore(config: Config, overrides: WiringOverrides = {}): Promise<Wiring> {
   const log = pino(
-    { level: config.LOG_LEVEL, redact: REDACTED_PATHS, serializers: { req: requestSerializer, err: pino.stdSerializers.err } },
+    {
+      level: config.LOG_LEVEL,
+      redact: REDACTED_PATHS,
+      serializers: { req: requestSerializer, err: errSerializer },
+      // Lines logged during a request, bot update or background pass carry its id (src/observability).
+      mixin: requestIdMixin,
+    },
     // Written asynchronously: lines logged while a write is under way go out together in the next one.
     overrides.logDestination ?? pino.destination({ dest: 1, sync: false }),
   );
@@ -106,9 +114,27 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
   await migrateToLatest(db);
   // Several instances may share a PostgreSQL database: they count requests there, on a small pool of its own.
   const counterDb = isPostgres(db) ? openDatabase(config.DATABASE_URL, { poolMax: 4, unsyncedCommits: true }) : undefined;
+  // The backlog is read from the database when scraped; every instance reports its own counts.
+  const metrics = createMetrics(() => core.monitor.backlog());
+  // One line per provider call, never its bodies; the id is the request's (also sent as X-Request-Id).
+  const onCall = (call: UpstreamCall) => {
+    metrics.providerCall(call);
+    log.info(
+      {
+        ...(call.requestId ? { reqId: call.requestId } : {}),
+        provider: call.provider,
+        method: call.method,
+        path: maskSecrets(call.path),
+        statusCode: call.statusCode,
+        ...(call.error ? { error: maskSecrets(call.error) } : {}),
+        ms: call.durationMs,
+      },
+      "provider call",
+    );
+  };
   const clients = PROVIDER_NAMES.map((name) => {
     const url = config[providerUrl(name)];
-    return url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS) : null;
+    return url ? createHttpClient(url, config.UPSTREAM_TIMEOUT_MS, { provider: name, onCall }) : null;
   });
   const allowLoopback = (config.WEBHOOK_ALLOW_LOOPBACK ?? (config.UPSTREAM === "simulator" ? "true" : "false")) === "true";
   const webhookSender = createWebhookSender({ allowLoopback });
@@ -131,6 +157,8 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     log,
+    // Each reconciler pass and webhook delivery is logged under an id of its own (recon-<n>, wh-<event id>).
+    scope: withRequestId,
     counterDb,
     monitor: {
       intervalMs: config.ALERT_CHECK_INTERVAL_MS,
@@ -157,8 +185,6 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
       orderBody: anyOrderView,
     },
   });
-  // The backlog is read from the database when scraped; every instance reports its own counts.
-  const metrics = createMetrics(() => core.monitor.backlog());
   core.orders.onSettled((order) => metrics.orderFinished(order));
   return {
     core,

@@ -43,6 +43,7 @@ describe("the OpenAPI document", () => {
       expect(operation.tags?.length, name).toBe(1);
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.description, `${name} ${status}`).not.toBe("Default Response");
+        expect(response.headers?.["x-request-id"], `${name} ${status}`).toBeDefined();
       }
       expect(operation.responses["500"], name).toBeDefined();
       if (name === "GET /v1/health") {

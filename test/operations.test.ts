@@ -72,6 +72,7 @@ describe("metrics", () => {
     expect(sample(text, "refunds_total", { product: "stars" })).toBeGreaterThanOrEqual(1);
     expect(sample(text, "charged_usdt_total", { product: "stars" })).toBeGreaterThanOrEqual(1.5);
     expect(sample(text, "http_rate_limited_total", { scope: "key" })).toBe(limited);
+    expect(sample(text, "upstream_request_duration_seconds_count", { provider: "gateway", outcome: "2xx" })).toBeGreaterThanOrEqual(2);
     expect(sample(text, "orders_processing")).toBeGreaterThanOrEqual(1);
     expect(sample(text, "orders_oldest_processing_age_seconds")).toBeGreaterThan(0);
     expect(sample(text, "nodejs_eventloop_lag_seconds")).toBeDefined();

@@ -14,6 +14,7 @@ import type { Core } from "../core/index.js";
 import { rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
 import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
+import { registerRequestId, requestIdOptions } from "./request-id.js";
 import { OneLinePerRequest } from "./request-log.js";
 import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
@@ -50,7 +51,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger,
     logController: new OneLinePerRequest(),
     bodyLimit: options.bodyLimitBytes,
+    ...requestIdOptions,
   }).withTypeProvider<ZodTypeProvider>();
+  registerRequestId(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: Fastify's default text/plain parser would let a plain-text body through to validation.

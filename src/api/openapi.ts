@@ -57,6 +57,12 @@ const RATE_LIMIT_HEADERS: Record<string, Header> = {
     schema: { type: "string" },
   },
 };
+/** On every answer, errors and 404s included: the client's own id when it sent a sane one, else ours. */
+const REQUEST_ID: Header = {
+  description:
+    "The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request.",
+  schema: { type: "string" },
+};
 const RETRY_AFTER: Header = { description: "Seconds until a retry is allowed", schema: { type: "integer" } };
 
 const ORDER_BODIES = ["PurchaseResponse", "StoreOrderResponse", "GameOrderResponse", "GiftcardOrderResponse", "GiftOrder"].map((name) => ({
@@ -160,6 +166,7 @@ export function finishDocument(doc: Document): Document {
         responses[415] = errorResponse(415);
       }
       responses[500] = errorResponse(500);
+      for (const response of Object.values(responses)) response.headers = { "x-request-id": REQUEST_ID, ...response.headers };
       operation.responses = responses;
     }
   }

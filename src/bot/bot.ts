@@ -14,6 +14,8 @@ import { CANCEL } from "./flows/kit.js";
 import { createI18n } from "./i18n.js";
 import { mainMenu } from "./keyboards.js";
 import { createNotifier, type NotifyLog } from "./notify.js";
+import { maskErrorInPlace } from "../observability/log.js";
+import { updateId, updateLog } from "./update-log.js";
 
 export interface BotOptions {
   core: Core;
@@ -65,6 +67,14 @@ export function createBot(options: BotOptions) {
   const { core, log } = options;
   const bot = new Bot<BotContext>(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot } : {} });
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  // A failed call's network error names the URL, token included: masked before anything can print it.
+  bot.api.config.use(async (call, method, payload, signal) => {
+    try {
+      return await call(method, payload, signal);
+    } catch (error) {
+      throw maskErrorInPlace(error);
+    }
+  });
   const i18n = createI18n(core);
   const { storage } = options;
   const admins = new Set(options.admins);
@@ -83,6 +93,8 @@ export function createBot(options: BotOptions) {
   }
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
+  // First: the whole update, waits included, runs under its id (tg-<update_id>) and is logged as one line.
+  bot.use(updateLog(log));
   bot.use(sequentialize(chatOf));
   // Across instances too (webhook mode); after sequentialize, so one chat holds at most one lock slot here.
   const acrossInstances = options.oneAtATimePerChat;
@@ -160,7 +172,7 @@ export function createBot(options: BotOptions) {
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.
   bot.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: ctx.t("button-expired") }));
   bot.on("message", (ctx) => ctx.reply(ctx.t("unknown"), { reply_markup: mainMenu(ctx) }));
-  bot.catch((error) => log.error({ err: error.error, update: error.ctx.update.update_id }, "bot update failed"));
+  bot.catch((error) => log.error({ reqId: updateId(error.ctx.update), err: error.error, update: error.ctx.update.update_id }, "bot update failed"));
 
   /** Command lists in the client; admins get their own. Telegram refusing is logged, never fatal. */
   async function publishCommands() {

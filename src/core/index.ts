@@ -4,7 +4,7 @@ import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
-import { type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
+import { type BackgroundScope, type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createDelivery } from "./products/delivery.js";
 import { createGames } from "./products/games.js";
@@ -36,6 +36,8 @@ export interface CoreDeps {
   /** How long a binding quote (POST /v1/quotes) holds its charge. */
   quoteTtlMs: number;
   log: ReconcilerLog;
+  /** Names each reconciler pass and webhook delivery (the log's id for it); optional. */
+  scope?: BackgroundScope;
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
    * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.
@@ -62,7 +64,7 @@ export function createCore(deps: CoreDeps) {
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
     PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
-  const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log);
+  const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log, deps.scope);
   const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault, webhooks.outbox);
   const quotes = createQuoteBook(db, clock, deps.quoteTtlMs);
   const lowBalance = createLowBalance(deps.lowBalanceMicro);
@@ -113,7 +115,7 @@ export function createCore(deps: CoreDeps) {
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter: deps.counterDb ? createRequestCounter(deps.counterDb, clock) : null,
-    reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log),
+    reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log, deps.scope),
 
     /** The database and every provider's own health check, at once. */
     health,

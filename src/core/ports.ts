@@ -7,6 +7,15 @@ import type { Micro } from "./money.js";
  */
 
 /** Provider-side identifiers an answer may carry, kept on the order. */
+/**
+ * Runs a piece of background work (a reconciler pass, a webhook delivery) under a name of its own, so that
+ * what it logs and the provider calls it makes can be told apart from other work. The core only names it.
+ */
+export type BackgroundScope = <T>(name: string, work: () => Promise<T>) => Promise<T>;
+
+/** No naming: the work just runs. */
+export const unnamed: BackgroundScope = (_name, work) => work();
+
 export interface ProviderFields {
   providerOrderId?: string;
   providerStatus?: string;

@@ -1,6 +1,6 @@
 import { type Db, isPostgres } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
-import type { Clock } from "./ports.js";
+import { type BackgroundScope, type Clock, unnamed } from "./ports.js";
 import type { Settlement } from "./settlement.js";
 
 export interface ReconcilerLog {
@@ -22,9 +22,18 @@ const MAX_RECHECK_MS = 5 * 60 * 1000;
  * one lease ahead (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so two instances never claim the same order), and
  * each order is asked about by the instance that claimed it. A dead instance's claims simply come due again.
  */
-export function createReconciler(db: Db, clock: Clock, settlement: Settlement, intervalMs: number, leaseMs: number, log: ReconcilerLog) {
+export function createReconciler(
+  db: Db,
+  clock: Clock,
+  settlement: Settlement,
+  intervalMs: number,
+  leaseMs: number,
+  log: ReconcilerLog,
+  scope: BackgroundScope = unnamed,
+) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
+  let passes = 0;
 
   const anyDue = async () =>
     (await db
@@ -103,14 +112,14 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
     runOnce(): Promise<number> {
       // A pass that fails as a whole (the database busy past its wait, or unreachable) is logged and the
       // next interval tries again: it runs in the background, where a rejection would end the process.
-      running ??= pass()
-        .catch((error: unknown) => {
+      running ??= scope(`recon-${++passes}`, () =>
+        pass().catch((error: unknown) => {
           log.warn({ err: error }, "reconciler pass failed; the next one will try again");
           return 0;
-        })
-        .finally(() => {
-          running = undefined;
-        });
+        }),
+      ).finally(() => {
+        running = undefined;
+      });
       return running;
     },
     start() {

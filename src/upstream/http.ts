@@ -1,5 +1,7 @@
 import { Pool, errors } from "undici";
 import type { z } from "zod";
+import type { ProviderName } from "../core/ports.js";
+import { currentRequestId } from "../observability/context.js";
 
 export interface UpstreamResponse {
   status: number;
@@ -16,23 +18,61 @@ const READY_TIMEOUT_MS = 2_000;
 
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 
-/** One keep-alive pool per provider, every call bounded by `timeoutMs` (undici's defaults are 300 s). */
-export function createHttpClient(baseUrl: string, timeoutMs: number) {
+/** One provider call as it went, for the log and metrics: never its bodies (gift card codes come back in them). */
+export interface UpstreamCall {
+  provider: ProviderName;
+  method: string;
+  path: string;
+  /** Null when no answer came (refused, timed out, cut off). */
+  statusCode: number | null;
+  /** Why no answer came; null when one did. */
+  error: string | null;
+  durationMs: number;
+  /** The request, bot update or background pass that made the call. */
+  requestId: string | null;
+}
+
+export interface HttpClientOptions {
+  provider: ProviderName;
+  /** Told once per call, after it; must not throw (a throw is swallowed). */
+  onCall?: (call: UpstreamCall) => void;
+}
+
+/**
+ * One keep-alive pool per provider, every call bounded by `timeoutMs` (undici's defaults are 300 s). The id
+ * of the work under way goes to the provider as `X-Request-Id`, so both sides' logs can be matched.
+ */
+export function createHttpClient(baseUrl: string, timeoutMs: number, options: HttpClientOptions) {
   const pool = new Pool(baseUrl, {
     connectTimeout: Math.min(timeoutMs, 5_000),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
 
+  function told(call: Omit<UpstreamCall, "provider" | "durationMs">, started: number) {
+    try {
+      options.onCall?.({ provider: options.provider, ...call, durationMs: Math.round((performance.now() - started) * 10) / 10 });
+    } catch {
+      // The log or a metric failing must not fail the call.
+    }
+  }
+
   async function call(method: "GET" | "POST", path: string, payload?: unknown, callTimeoutMs = timeoutMs): Promise<UpstreamResponse> {
+    const started = performance.now();
+    const requestId = currentRequestId();
+    let statusCode: number | null = null;
     try {
       const response = await pool.request({
         method,
         path,
-        headers: payload === undefined ? {} : { "content-type": "application/json" },
+        headers: {
+          ...(payload === undefined ? {} : { "content-type": "application/json" }),
+          ...(requestId ? { "x-request-id": requestId } : {}),
+        },
         body: payload === undefined ? undefined : JSON.stringify(payload),
         signal: AbortSignal.timeout(callTimeoutMs),
       });
+      statusCode = response.statusCode;
       const text = await response.body.text();
       let body: unknown = null;
       try {
@@ -40,8 +80,11 @@ export function createHttpClient(baseUrl: string, timeoutMs: number) {
       } catch {
         body = { error: text.slice(0, 200) };
       }
+      told({ method, path, statusCode, error: null, requestId }, started);
       return { status: response.statusCode, body };
     } catch (error) {
+      // An answer whose body was cut off counts as no answer, as the caller sees it.
+      told({ method, path, statusCode: null, error: describe(error, statusCode), requestId }, started);
       const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
       if (error instanceof errors.ConnectTimeoutError || (code && NOT_SENT_CODES.has(code))) {
         throw new NotSentError(`${method} ${path}: ${code ?? "connect timeout"}`, { cause: error });
@@ -68,6 +111,12 @@ export function createHttpClient(baseUrl: string, timeoutMs: number) {
     },
     close: () => pool.close(),
   };
+}
+
+function describe(error: unknown, statusCode: number | null): string {
+  const err = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const what = err.name === "TimeoutError" || err.name === "AbortError" ? "timeout" : (err.code ?? err.cause?.code ?? err.message ?? "failed");
+  return statusCode === null ? what : `${what} (after HTTP ${statusCode})`;
 }
 
 export type HttpClient = ReturnType<typeof createHttpClient>;

@@ -2,7 +2,7 @@ import { type Db, type Executor, isPostgres } from "../../db/database.js";
 import type { WebhookEventsTable } from "../../db/schema.js";
 import type { Selectable } from "kysely";
 import { notFound } from "../errors.js";
-import type { Clock, WebhookResult, WebhookSender } from "../ports.js";
+import { type BackgroundScope, type Clock, unnamed, type WebhookResult, type WebhookSender } from "../ports.js";
 import type { Endpoints } from "./endpoints.js";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 
@@ -41,7 +41,15 @@ const succeeded = (result: WebhookResult) => result.statusCode !== null && resul
  * attempt leaves the claim to lapse, and the event is sent again: at least once. An event waits while an earlier
  * event of the same order is undelivered, so each order's events arrive in order.
  */
-export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sender: WebhookSender, settings: DeliverySettings, log: DeliveryLog) {
+export function createDelivery(
+  db: Db,
+  clock: Clock,
+  endpoints: Endpoints,
+  sender: WebhookSender,
+  settings: DeliverySettings,
+  log: DeliveryLog,
+  scope: BackgroundScope = unnamed,
+) {
   const leaseMs = settings.timeoutMs + 5_000;
   const disabledListeners: Array<(accountId: number, url: string, reason: string) => void> = [];
   const inFlight = new Set<Promise<void>>();
@@ -189,7 +197,7 @@ export function createDelivery(db: Db, clock: Clock, endpoints: Endpoints, sende
       const claimed = await claim(free);
       if (!claimed.length) return;
       for (const event of claimed) {
-        const job: Promise<void> = deliver(event).finally(() => {
+        const job: Promise<void> = scope(`wh-${event.event_id}`, () => deliver(event)).finally(() => {
           inFlight.delete(job);
           wake();
         });

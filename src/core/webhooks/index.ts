@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/database.js";
-import type { Clock, WebhookSender } from "../ports.js";
+import type { BackgroundScope, Clock, WebhookSender } from "../ports.js";
 import type { Vault } from "../vault.js";
 import { createDelivery, type DeliveryLog, type DeliverySettings } from "./delivery.js";
 import { createEndpoints, type EndpointPolicy } from "./endpoints.js";
@@ -29,10 +29,10 @@ export interface WebhookAttempt {
 }
 
 /** Signed webhooks: an account's endpoint, the outbox its events go into, and their delivery. */
-export function createWebhooks(db: Db, clock: Clock, vault: Vault, deps: WebhookDeps, log: DeliveryLog) {
+export function createWebhooks(db: Db, clock: Clock, vault: Vault, deps: WebhookDeps, log: DeliveryLog, scope?: BackgroundScope) {
   const outbox = createOutbox(clock, deps.orderBody);
   const endpoints = createEndpoints(db, clock, vault, deps.policy);
-  const delivery = createDelivery(db, clock, endpoints, deps.sender, deps.settings, log);
+  const delivery = createDelivery(db, clock, endpoints, deps.sender, deps.settings, log, scope);
   outbox.onCommitted(delivery.wake);
 
   return {
