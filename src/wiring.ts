@@ -49,7 +49,12 @@ export interface Wiring {
   core: Core;
   db: Db;
   log: pino.Logger;
+  /** Stops the background loops after their work under way, then closes connections and pools. */
   close(): Promise<void>;
+  /** A stop past its bound: aborts the provider calls and webhook attempts under way (they end as "no answer"). */
+  abortCalls(): Promise<void>;
+  /** Closes the database pools only, whatever is under way. */
+  closePools(): Promise<void>;
 }
 
 const ADAPTERS: { [N in keyof Providers]: (http: HttpClient | null) => Providers[N] } = {
@@ -142,6 +147,10 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
       orderBody: anyOrderView,
     },
   });
+  async function closePools() {
+    await counterDb?.destroy();
+    await db.destroy();
+  }
   return {
     core,
     db,
@@ -151,8 +160,11 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
       await core.webhooks.delivery.stop();
       await webhookSender.close();
       await Promise.all(clients.map((client) => client?.close()));
-      await counterDb?.destroy();
-      await db.destroy();
+      await closePools();
     },
+    async abortCalls() {
+      await Promise.all([webhookSender.destroy(), ...clients.map((client) => client?.destroy())]);
+    },
+    closePools,
   };
 }

@@ -68,6 +68,18 @@ export function createBot(options: BotOptions) {
   const admins = new Set(options.admins);
   const notifier = createNotifier(core, bot.api, i18n, log);
 
+  // Updates under way (a stop waits for them), and the last one received (confirmed to Telegram on giving up polling).
+  let underWay = 0;
+  let lastUpdateId: number | undefined;
+  bot.use(async (ctx, next) => {
+    lastUpdateId = Math.max(lastUpdateId ?? 0, ctx.update.update_id);
+    underWay += 1;
+    try {
+      await next();
+    } finally {
+      underWay -= 1;
+    }
+  });
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
   bot.use(sequentialize(chatOf));
@@ -172,14 +184,33 @@ export function createBot(options: BotOptions) {
   let purge: NodeJS.Timeout | undefined;
   let polling: Polling | undefined;
 
-  /** Stops fetching and waits for every update under way, so no conversation state is lost to a shutdown. */
+  /**
+   * Stops fetching, and tells Telegram the updates received are taken, so the instance polling next does not
+   * get them again. Updates under way go on: `drain` waits for them.
+   */
   async function stopRunner() {
     clearInterval(purge);
     if (!runner) return;
     const stopping = runner;
     runner = undefined;
+    // A runner that died by itself (409: another poller) must not poll again, even to confirm.
+    const alive = stopping.isRunning();
     await stopping.stop();
-    while (stopping.size() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (!alive || lastUpdateId === undefined) return;
+    const confirm = bot.api.getUpdates({ offset: lastUpdateId + 1, limit: 1, timeout: 0 });
+    const bound = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 2 s")), 2_000).unref());
+    await Promise.race([confirm, bound]).catch((error) => log.warn({ err: error }, "could not confirm the last updates to Telegram"));
+  }
+
+  /** Gives the polling role up at once (if this instance polls), so another instance takes it; updates under way go on. */
+  async function stopPolling() {
+    await polling?.stop();
+    await stopRunner();
+  }
+
+  /** Waits until no update is under way, so no conversation state is lost to a shutdown. */
+  async function drain() {
+    while (underWay > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   return {
@@ -221,10 +252,14 @@ export function createBot(options: BotOptions) {
       await bot.api.setWebhook(url, { secret_token: secretToken });
       log.info({ url }, "bot webhook set");
     },
-    /** Stops polling (if this instance polls) after the updates under way. */
+    stopPolling,
+    /** Updates being handled now. */
+    underWay: () => underWay,
+    drain,
+    /** Stops polling (if this instance polls), then waits for the updates under way. */
     async stop() {
-      await polling?.stop();
-      await stopRunner();
+      await stopPolling();
+      await drain();
     },
   };
 }

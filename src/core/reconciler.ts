@@ -1,5 +1,6 @@
 import { type Db, isPostgres } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
+import { createClaims, releaseOrders } from "./claims.js";
 import type { Clock } from "./ports.js";
 import type { Settlement } from "./settlement.js";
 
@@ -25,6 +26,11 @@ const MAX_RECHECK_MS = 5 * 60 * 1000;
 export function createReconciler(db: Db, clock: Clock, settlement: Settlement, intervalMs: number, leaseMs: number, log: ReconcilerLog) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
+  /** Set by `stop`: the pass under way claims no more. */
+  let stopping = false;
+  /** Set by `release`: checks cut short record nothing more (their orders are already due again). */
+  let released = false;
+  const claims = createClaims();
 
   const anyDue = async () =>
     (await db
@@ -39,8 +45,10 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
   const claim = async () => {
     // A plain read first: the claim's write transaction (SQLite's write lock) only when something is due.
     if (!(await anyDue())) return [];
-    return db.transaction().execute(async (trx) => {
+    let until = "";
+    const claimed = await db.transaction().execute(async (trx) => {
       const now = clock.now();
+      until = new Date(now.getTime() + leaseMs).toISOString();
       let due = trx
         .selectFrom("orders")
         .selectAll()
@@ -53,7 +61,7 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
       if (rows.length) {
         await trx
           .updateTable("orders")
-          .set({ check_after: new Date(now.getTime() + leaseMs).toISOString() })
+          .set({ check_after: until })
           .where(
             "id",
             "in",
@@ -63,6 +71,8 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
       }
       return rows;
     });
+    for (const row of claimed) claims.hold(row.id, until);
+    return claimed;
   };
 
   async function reschedule(orderId: number, attempts: number): Promise<void> {
@@ -80,16 +90,18 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
     try {
       const after = await settlement.refresh(order);
       if (after.status !== "processing") return true;
-      await reschedule(after.id, after.check_attempts);
+      if (!released) await reschedule(after.id, after.check_attempts);
     } catch (error) {
       log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
+    } finally {
+      claims.drop(order.id);
     }
     return false;
   }
 
   async function pass(): Promise<number> {
     let settled = 0;
-    for (let seen = 0; seen < PASS_MAX;) {
+    for (let seen = 0; seen < PASS_MAX && !stopping;) {
       const claimed = await claim();
       if (!claimed.length) break;
       seen += claimed.length;
@@ -114,14 +126,24 @@ export function createReconciler(db: Db, clock: Clock, settlement: Settlement, i
       return running;
     },
     start() {
+      stopping = false;
       timer ??= setInterval(() => void this.runOnce(), intervalMs);
       timer.unref();
       void this.runOnce();
     },
+    /** Stops claiming (the pass under way ends after the orders it holds) and waits for those. */
     async stop() {
+      stopping = true;
       clearInterval(timer);
       timer = undefined;
       await running;
+    },
+    /** Orders claimed and being asked about now. */
+    claimed: () => claims.size,
+    /** After `stop`: the orders still claimed (checks cut short) are made due again now; returns their ids. */
+    release(): Promise<number[]> {
+      released = true;
+      return releaseOrders(db, claims, clock.now().toISOString());
     },
   };
 }

@@ -67,6 +67,8 @@ export function createHttpClient(baseUrl: string, timeoutMs: number) {
       }
     },
     close: () => pool.close(),
+    /** Aborts the calls under way (a stop past its bound); they end as "no answer". */
+    destroy: () => pool.destroy(),
   };
 }
 
