@@ -68,11 +68,21 @@ export function createBot(options: BotOptions) {
   const admins = new Set(options.admins);
   const notifier = createNotifier(core, bot.api, i18n, log);
 
-  // Updates under way (a stop waits for them), and the last one received (confirmed to Telegram on giving up polling).
+  // What polling last asked from (Telegram counts every update below that offset as taken) and the newest update
+  // it received: giving up polling confirms the rest, so the next poller does not get them again.
+  let askedFrom = 0;
+  let newest: number | undefined;
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    if (method === "getUpdates") askedFrom = Math.max(askedFrom, (payload as { offset?: number }).offset ?? 0);
+    const response = await prev(method, payload, signal);
+    if (method === "getUpdates" && response.ok) {
+      for (const update of response.result as Array<{ update_id: number }>) newest = Math.max(newest ?? 0, update.update_id);
+    }
+    return response;
+  });
+  // Updates under way: a stop waits for them.
   let underWay = 0;
-  let lastUpdateId: number | undefined;
-  bot.use(async (ctx, next) => {
-    lastUpdateId = Math.max(lastUpdateId ?? 0, ctx.update.update_id);
+  bot.use(async (_ctx, next) => {
     underWay += 1;
     try {
       await next();
@@ -196,8 +206,9 @@ export function createBot(options: BotOptions) {
     // A runner that died by itself (409: another poller) must not poll again, even to confirm.
     const alive = stopping.isRunning();
     await stopping.stop();
-    if (!alive || lastUpdateId === undefined) return;
-    const confirm = bot.api.getUpdates({ offset: lastUpdateId + 1, limit: 1, timeout: 0 });
+    // Usually the runner's next poll already confirmed them; only a stop right between two polls leaves some.
+    if (!alive || newest === undefined || newest < askedFrom) return;
+    const confirm = bot.api.getUpdates({ offset: newest + 1, limit: 1, timeout: 0 });
     const bound = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 2 s")), 2_000).unref());
     await Promise.race([confirm, bound]).catch((error) => log.warn({ err: error }, "could not confirm the last updates to Telegram"));
   }
