@@ -78,6 +78,8 @@ export const configSchema = z
     /** How long an order may sit in `processing` before the reconciler asks the upstream about it. */
     RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000),
     RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
+    /** On SIGTERM/SIGINT: how long requests, bot updates and background work under way get to finish. */
+    SHUTDOWN_GRACE_MS: integer("10000", 0, 600_000),
     /** Turns the Telegram bot on; without it the service runs the API alone. */
     BOT_TOKEN: z
       .string()

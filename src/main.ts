@@ -1,3 +1,4 @@
+import os from "node:os";
 import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
 import { createService } from "./service.js";
 import { startSimulator } from "./simulator/server.js";
@@ -30,9 +31,22 @@ await service.api.listen({ host: config.HOST, port: config.PORT });
 await service.startMetrics();
 await service.startBot();
 
+// The first signal stops gracefully within SHUTDOWN_GRACE_MS (exit 0, or 1 when work had to be cut); a second
+// one exits at once (128 + the signal's number, as a shell reports a process killed by it).
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    service.api.log.info({ signal }, "shutting down");
-    void service.close().then(() => process.exit(0));
+  process.on(signal, () => {
+    if (stopping) {
+      service.api.log.warn({ signal }, "second signal: exiting at once, cutting what is under way");
+      process.exit(128 + os.constants.signals[signal]);
+    }
+    stopping = true;
+    service.stop({ signal }).then(
+      (report) => process.exit(report.finished ? 0 : 1),
+      (error: unknown) => {
+        service.api.log.error({ err: error }, "the stop failed");
+        process.exit(1);
+      },
+    );
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { buildApi } from "./api/app.js";
+import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import type { Config } from "./config.js";
 import type { Core } from "./core/index.js";
@@ -21,14 +22,58 @@ export interface Service {
   startMetrics(): Promise<string | null>;
   /** Starts the bot (long polling, or the webhook when BOT_WEBHOOK_URL is set); call once the API listens. */
   startBot(): Promise<void>;
+  /**
+   * The graceful stop (SIGTERM): no new requests or updates, those under way finish within `graceMs`
+   * (SHUTDOWN_GRACE_MS by default), leases are handed back, pools closed. Past the bound what is left is cut.
+   */
+  stop(options?: { graceMs?: number; signal?: string }): Promise<StopReport>;
   close(): Promise<void>;
+}
+
+interface UnderWay {
+  requests: number;
+  botUpdates: number;
+  providerCalls: number;
+  reconcilerChecks: number;
+  webhookAttempts: number;
+}
+
+export interface StopReport {
+  /** True when everything under way finished within the bound. */
+  finished: boolean;
+  ms: number;
+  /** Under way when the stop began. */
+  underWay: UnderWay;
+  /** Still under way at the bound, and cut (null when everything finished). */
+  cut: UnderWay | null;
+  /** Made due again now for another instance. */
+  released: { orders: number[]; webhookEvents: number[] };
+}
+
+/** Resolves true once `work` settles, or false at `deadline` (ms since the epoch), whichever comes first. */
+async function before(deadline: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export type ServiceOverrides = WiringOverrides;
 
 /** The composition root: config in, a wired service out. Starts nothing listening; main.ts does. */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
-  const { core, db, log, metrics, close } = await openCore(config, overrides);
+  const { core, db, log, metrics, close, abortCalls, closePools } = await openCore(config, overrides);
 
   const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
@@ -58,11 +103,58 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     onAnswered: metrics.request,
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
+  const requests = trackRequests(api.server);
   core.reconciler.start();
   core.webhooks.delivery.start();
   core.monitor.start();
 
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> = null;
+  const underWay = (): UnderWay => ({ requests: requests.underWay(), botUpdates: bot?.underWay() ?? 0, ...core.underWay() });
+  let stopping: Promise<StopReport> | undefined;
+
+  /** Stop taking work, finish what is under way within the bound, hand back leases, close pools. */
+  async function stop(graceMs: number, signal?: string): Promise<StopReport> {
+    const started = Date.now();
+    const deadline = started + graceMs;
+    const atStart = underWay();
+    log.info({ signal, graceMs, underWay: atStart }, "stopping: no new requests or updates; finishing those under way");
+    // 1. No new work: the listener closes (requests on kept-alive connections are answered 503), this instance
+    // gives the polling role up at once, and the background loops claim nothing more.
+    requests.closing();
+    const answered = api.close();
+    const intake = bot?.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
+    const loops = Promise.all([core.reconciler.stop(), core.webhooks.delivery.stop(), core.monitor.stop()]);
+    // 2. What is under way finishes, within the bound: requests, bot updates, then the background loops' work.
+    const finished = await before(
+      deadline,
+      (async () => {
+        await intake;
+        await answered;
+        await bot?.drain();
+        await loops;
+      })(),
+    );
+    const cut = finished ? null : underWay();
+    // 3. Leases still held (work cut short) are handed back: due again now, for another instance.
+    const released = await core.releaseClaims().catch((error: unknown) => {
+      log.error({ err: error }, "could not hand back leases; they lapse by themselves");
+      return { orders: [], webhookEvents: [] };
+    });
+    // 4. Pools last (metrics stay scrapable until here). Cut calls are aborted first: their requests then answer
+    // (the order as still processing).
+    await metricsServer?.close();
+    if (finished) await before(Date.now() + 2_000, close());
+    else {
+      await abortCalls().catch(() => undefined);
+      await before(Date.now() + 1_000, answered);
+      await before(Date.now() + 2_000, closePools());
+    }
+    const report: StopReport = { finished, ms: Date.now() - started, underWay: atStart, cut, released };
+    if (finished) log.info(report, "stopped: everything under way finished");
+    else log.error(report, `stopped past the ${graceMs} ms bound: work under way was cut (see cut); its leases were handed back`);
+    return report;
+  }
+
   return {
     core,
     db,
@@ -82,11 +174,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       if (webhook) await bot.startWebhook(webhook.url, webhook.secretToken);
       else await bot.startPolling();
     },
+    stop: (options = {}) => (stopping ??= stop(options.graceMs ?? config.SHUTDOWN_GRACE_MS, options.signal)),
     async close() {
-      await bot?.stop();
-      await api.close();
-      await metricsServer?.close();
-      await close();
+      await (stopping ??= stop(config.SHUTDOWN_GRACE_MS));
     },
   };
 }

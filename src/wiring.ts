@@ -53,7 +53,12 @@ export interface Wiring {
   metrics: Metrics;
   db: Db;
   log: pino.Logger;
+  /** Stops the background loops after their work under way, then closes connections and pools. */
   close(): Promise<void>;
+  /** A stop past its bound: aborts the provider calls and webhook attempts under way (they end as "no answer"). */
+  abortCalls(): Promise<void>;
+  /** Closes the database pools only, whatever is under way. */
+  closePools(): Promise<void>;
 }
 
 const ADAPTERS: { [N in keyof Providers]: (http: HttpClient | null) => Providers[N] } = {
@@ -186,6 +191,10 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     },
   });
   core.orders.onSettled((order) => metrics.orderFinished(order));
+  async function closePools() {
+    await counterDb?.destroy();
+    await db.destroy();
+  }
   return {
     core,
     metrics,
@@ -197,8 +206,11 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
       await core.monitor.stop();
       await webhookSender.close();
       await Promise.all(clients.map((client) => client?.close()));
-      await counterDb?.destroy();
-      await db.destroy();
+      await closePools();
     },
+    async abortCalls() {
+      await Promise.all([webhookSender.destroy(), ...clients.map((client) => client?.destroy())]);
+    },
+    closePools,
   };
 }

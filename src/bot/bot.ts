@@ -91,6 +91,28 @@ export function createBot(options: BotOptions) {
       }
     });
   }
+  // What polling last asked from (Telegram counts every update below that offset as taken) and the newest update
+  // it received: giving up polling confirms the rest, so the next poller does not get them again.
+  let askedFrom = 0;
+  let newest: number | undefined;
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    if (method === "getUpdates") askedFrom = Math.max(askedFrom, (payload as { offset?: number }).offset ?? 0);
+    const response = await prev(method, payload, signal);
+    if (method === "getUpdates" && response.ok) {
+      for (const update of response.result as Array<{ update_id: number }>) newest = Math.max(newest ?? 0, update.update_id);
+    }
+    return response;
+  });
+  // Updates under way: a stop waits for them.
+  let underWay = 0;
+  bot.use(async (_ctx, next) => {
+    underWay += 1;
+    try {
+      await next();
+    } finally {
+      underWay -= 1;
+    }
+  });
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
   // First: the whole update, waits included, runs under its id (tg-<update_id>) and is logged as one line.
@@ -197,14 +219,34 @@ export function createBot(options: BotOptions) {
   let purge: NodeJS.Timeout | undefined;
   let polling: Polling | undefined;
 
-  /** Stops fetching and waits for every update under way, so no conversation state is lost to a shutdown. */
+  /**
+   * Stops fetching, and tells Telegram the updates received are taken, so the instance polling next does not
+   * get them again. Updates under way go on: `drain` waits for them.
+   */
   async function stopRunner() {
     clearInterval(purge);
     if (!runner) return;
     const stopping = runner;
     runner = undefined;
+    // A runner that died by itself (409: another poller) must not poll again, even to confirm.
+    const alive = stopping.isRunning();
     await stopping.stop();
-    while (stopping.size() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Usually the runner's next poll already confirmed them; only a stop right between two polls leaves some.
+    if (!alive || newest === undefined || newest < askedFrom) return;
+    const confirm = bot.api.getUpdates({ offset: newest + 1, limit: 1, timeout: 0 });
+    const bound = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 2 s")), 2_000).unref());
+    await Promise.race([confirm, bound]).catch((error) => log.warn({ err: error }, "could not confirm the last updates to Telegram"));
+  }
+
+  /** Gives the polling role up at once (if this instance polls), so another instance takes it; updates under way go on. */
+  async function stopPolling() {
+    await polling?.stop();
+    await stopRunner();
+  }
+
+  /** Waits until no update is under way, so no conversation state is lost to a shutdown. */
+  async function drain() {
+    while (underWay > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   return {
@@ -246,10 +288,14 @@ export function createBot(options: BotOptions) {
       await bot.api.setWebhook(url, { secret_token: secretToken });
       log.info({ url }, "bot webhook set");
     },
-    /** Stops polling (if this instance polls) after the updates under way. */
+    stopPolling,
+    /** Updates being handled now. */
+    underWay: () => underWay,
+    drain,
+    /** Stops polling (if this instance polls), then waits for the updates under way. */
     async stop() {
-      await polling?.stop();
-      await stopRunner();
+      await stopPolling();
+      await drain();
     },
   };
 }

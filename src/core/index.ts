@@ -65,7 +65,9 @@ export function createCore(deps: CoreDeps) {
     PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
   const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log, deps.scope);
-  const settlement = createSettlement(db, clock, deps.reconcileIntervalMs, lookups, deps.vault, webhooks.outbox);
+  // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).
+  const timing = { recheckMs: deps.reconcileIntervalMs, inFlightMs: deps.reconcileAfterMs };
+  const settlement = createSettlement(db, clock, timing, lookups, deps.vault, webhooks.outbox);
   const quotes = createQuoteBook(db, clock, deps.quoteTtlMs);
   const lowBalance = createLowBalance(deps.lowBalanceMicro);
   const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log, quotes, lowBalance);
@@ -73,6 +75,7 @@ export function createCore(deps: CoreDeps) {
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
   const delivery = createDelivery(providers.gateway, pipeline, pricing);
   const store = createStore(providers.store, pipeline, deps.markups, deps.storeEnabled);
+  const reconciler = createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log, deps.scope);
 
   // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
   let probing: Promise<Health> | undefined;
@@ -115,7 +118,19 @@ export function createCore(deps: CoreDeps) {
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter: deps.counterDb ? createRequestCounter(deps.counterDb, clock) : null,
-    reconciler: createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log, deps.scope),
+    reconciler,
+
+    /** Work under way in this process that holds rows leased: provider calls of purchases, reconciler checks, webhook attempts. */
+    underWay: () => ({ providerCalls: pipeline.calling(), reconcilerChecks: reconciler.claimed(), webhookAttempts: webhooks.delivery.claimed() }),
+    /**
+     * At a stop, once the loops were told to stop: every lease this process still holds is handed back (its
+     * orders and webhook events due again now), so another instance takes them up at once.
+     */
+    async releaseClaims(): Promise<{ orders: number[]; webhookEvents: number[] }> {
+      const calls = await pipeline.release();
+      const checks = await reconciler.release();
+      return { orders: [...calls, ...checks].sort((a, b) => a - b), webhookEvents: await webhooks.delivery.release() };
+    },
 
     /** The database and every provider's own health check, at once. */
     health,

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { type Db, type Executor, lockRow } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
 import { type Caller, getAccount, spendable } from "./accounts.js";
+import { createClaims, releaseOrders } from "./claims.js";
 import { DomainError, invalid } from "./errors.js";
 import { post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
@@ -110,6 +111,8 @@ export function createPurchasePipeline(
   quotes: QuoteBook,
   lowBalance: LowBalance,
 ) {
+  /** Orders whose provider call is under way here; until it answers, their `check_after` keeps the reconciler off. */
+  const calling = createClaims();
   const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
     exec
       .selectFrom("orders")
@@ -247,16 +250,33 @@ export function createPurchasePipeline(
       checkGuard(prepared.chargeMicro, options.guard);
       const placed = await place(caller, product.type, prepared, key, hash, options.quoteId);
       if (placed.replay) return { order: orderOf(placed.order, product), replay: true };
-      const outcome = await prepared.send(placed.order.upstream_ref);
+      calling.hold(placed.order.id, placed.order.check_after!);
       try {
-        const settled = await settle(placed.order.id, outcome, { inline: true });
-        return { order: orderOf(settled, product), replay: false };
-      } catch (error) {
-        // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
-        // as still processing, and the reconciler applies the outcome from the provider later.
-        log.warn({ orderId: placed.order.id, err: error }, "could not record a provider's answer; the reconciler will");
-        return { order: orderOf(placed.order, product), replay: false };
+        const outcome = await prepared.send(placed.order.upstream_ref);
+        try {
+          const settled = await settle(placed.order.id, outcome, { inline: true });
+          return { order: orderOf(settled, product), replay: false };
+        } catch (error) {
+          // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
+          // as still processing, and the reconciler applies the outcome from the provider later.
+          log.warn({ orderId: placed.order.id, err: error }, "could not record a provider's answer; the reconciler will");
+          return { order: orderOf(placed.order, product), replay: false };
+        }
+      } finally {
+        calling.drop(placed.order.id);
       }
+    },
+
+    /** Orders whose provider call is under way in this process. */
+    calling: () => calling.size,
+    /**
+     * At a stop that cut calls short: their orders are made due now (guarded, see releaseOrders), so the next
+     * instance's reconciler asks the provider at once; returns their ids. Safe for money: a provider that has not
+     * registered the order yet answers "not found", and that fails the order only once it is older than
+     * RECONCILE_AFTER_MS (settlement's refresh), when no call sent before could still land.
+     */
+    release(): Promise<number[]> {
+      return releaseOrders(db, calling, clock.now().toISOString());
     },
 
     /** A product's quote, binding quote and buy, what every product module offers the faces. */

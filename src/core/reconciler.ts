@@ -1,5 +1,6 @@
 import { type Db, isPostgres } from "../db/database.js";
 import type { OrderRow } from "../db/schema.js";
+import { createClaims, releaseOrders } from "./claims.js";
 import { type BackgroundScope, type Clock, unnamed } from "./ports.js";
 import type { Settlement } from "./settlement.js";
 
@@ -34,6 +35,11 @@ export function createReconciler(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let passes = 0;
+  /** Set by `stop`: the pass under way claims no more. */
+  let stopping = false;
+  /** Set by `release`: checks cut short record nothing more (their orders are already due again). */
+  let released = false;
+  const claims = createClaims();
 
   const anyDue = async () =>
     (await db
@@ -48,8 +54,10 @@ export function createReconciler(
   const claim = async () => {
     // A plain read first: the claim's write transaction (SQLite's write lock) only when something is due.
     if (!(await anyDue())) return [];
-    return db.transaction().execute(async (trx) => {
+    let until = "";
+    const claimed = await db.transaction().execute(async (trx) => {
       const now = clock.now();
+      until = new Date(now.getTime() + leaseMs).toISOString();
       let due = trx
         .selectFrom("orders")
         .selectAll()
@@ -62,7 +70,7 @@ export function createReconciler(
       if (rows.length) {
         await trx
           .updateTable("orders")
-          .set({ check_after: new Date(now.getTime() + leaseMs).toISOString() })
+          .set({ check_after: until })
           .where(
             "id",
             "in",
@@ -72,6 +80,8 @@ export function createReconciler(
       }
       return rows;
     });
+    for (const row of claimed) claims.hold(row.id, until);
+    return claimed;
   };
 
   async function reschedule(orderId: number, attempts: number): Promise<void> {
@@ -89,16 +99,18 @@ export function createReconciler(
     try {
       const after = await settlement.refresh(order);
       if (after.status !== "processing") return true;
-      await reschedule(after.id, after.check_attempts);
+      if (!released) await reschedule(after.id, after.check_attempts);
     } catch (error) {
       log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
+    } finally {
+      claims.drop(order.id);
     }
     return false;
   }
 
   async function pass(): Promise<number> {
     let settled = 0;
-    for (let seen = 0; seen < PASS_MAX;) {
+    for (let seen = 0; seen < PASS_MAX && !stopping;) {
       const claimed = await claim();
       if (!claimed.length) break;
       seen += claimed.length;
@@ -123,14 +135,24 @@ export function createReconciler(
       return running;
     },
     start() {
+      stopping = false;
       timer ??= setInterval(() => void this.runOnce(), intervalMs);
       timer.unref();
       void this.runOnce();
     },
+    /** Stops claiming (the pass under way ends after the orders it holds) and waits for those. */
     async stop() {
+      stopping = true;
       clearInterval(timer);
       timer = undefined;
       await running;
+    },
+    /** Orders claimed and being asked about now. */
+    claimed: () => claims.size,
+    /** After `stop`: the orders still claimed (checks cut short) are made due again now; returns their ids. */
+    release(): Promise<number[]> {
+      released = true;
+      return releaseOrders(db, claims, clock.now().toISOString());
     },
   };
 }

@@ -15,7 +15,15 @@ export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
  * Whichever path sees an outcome first (the purchase itself, a client poll, the reconciler) applies it;
  * the others find the order final.
  */
-export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookups: Record<string, StatusLookup>, vault: Vault, outbox: Outbox) {
+export function createSettlement(
+  db: Db,
+  clock: Clock,
+  timing: { recheckMs: number; inFlightMs: number },
+  lookups: Record<string, StatusLookup>,
+  vault: Vault,
+  outbox: Outbox,
+) {
+  const { recheckMs } = timing;
   const listeners: Array<(order: Order, how: SettledHow) => void> = [];
   const byId = (id: number) => db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
@@ -102,9 +110,10 @@ export function createSettlement(db: Db, clock: Clock, recheckMs: number, lookup
       status = { kind: "unknown", error: String(error) };
     }
     if (status.kind === "not_found") {
-      // Only an order the provider never acknowledged, and older than any call in flight, was never received.
-      const due = row.check_after !== null && row.check_after <= clock.now().toISOString();
-      if (!due || row.provider_order_id !== null) return row;
+      // Only an order the provider never acknowledged, and older than any call in flight could be, was never
+      // received. Judged by its age, not by check_after, which claims and a stop's hand-back move.
+      const old = Date.parse(row.created_at) + timing.inFlightMs <= clock.now().getTime();
+      if (!old || row.provider_order_id !== null) return row;
       status = { kind: "failed", error: "The provider never received the order", reason: "order_not_found" };
     }
     return settle(row.id, status);

@@ -110,6 +110,8 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
       }
     },
     close: () => pool.close(),
+    /** Aborts the calls under way (a stop past its bound); they end as "no answer". */
+    destroy: () => pool.destroy(),
   };
 }
 

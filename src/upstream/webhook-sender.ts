@@ -12,7 +12,7 @@ const ANSWER_LIMIT = 64 * 1024;
  * connection is made (so DNS cannot point a delivery into our own network), redirects are not followed, and
  * each attempt is bounded as a whole by its timeout.
  */
-export function createWebhookSender(options: { allowLoopback: boolean }): WebhookSender & { close(): Promise<void> } {
+export function createWebhookSender(options: { allowLoopback: boolean }): WebhookSender & { close(): Promise<void>; destroy(): Promise<void> } {
   const guarded: LookupFunction = (hostname, lookupOptions, callback) => {
     lookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
@@ -55,5 +55,7 @@ export function createWebhookSender(options: { allowLoopback: boolean }): Webhoo
       }
     },
     close: () => agent.close(),
+    /** Aborts the attempts under way (a stop past its bound). */
+    destroy: () => agent.destroy(),
   };
 }

@@ -1,6 +1,7 @@
 import { type Db, type Executor, isPostgres } from "../../db/database.js";
 import type { WebhookEventsTable } from "../../db/schema.js";
 import type { Selectable } from "kysely";
+import { createClaims } from "../claims.js";
 import { notFound } from "../errors.js";
 import { type BackgroundScope, type Clock, unnamed, type WebhookResult, type WebhookSender } from "../ports.js";
 import type { Endpoints } from "./endpoints.js";
@@ -58,6 +59,9 @@ export function createDelivery(
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = true;
+  /** Set by `release`: attempts cut short record nothing (their events are already due again). */
+  let released = false;
+  const claims = createClaims();
 
   const dueEvents = (exec: Executor, now: string, limit: number) =>
     exec
@@ -85,7 +89,8 @@ export function createDelivery(
     const now = clock.now();
     // A plain read first: the claim's write transaction only when something is due.
     if (!(await dueEvents(db, now.toISOString(), 1).executeTakeFirst())) return [];
-    return db.transaction().execute(async (trx) => {
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    const claimed = await db.transaction().execute(async (trx) => {
       // The conditions sit on the locked rows themselves, so PostgreSQL re-checks them against a claim that
       // another instance committed meanwhile.
       let due = dueEvents(trx, now.toISOString(), limit);
@@ -94,7 +99,7 @@ export function createDelivery(
       if (!rows.length) return [];
       await trx
         .updateTable("webhook_events")
-        .set((eb) => ({ next_attempt_at: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb("attempts", "+", 1) }))
+        .set((eb) => ({ next_attempt_at: until, attempts: eb("attempts", "+", 1) }))
         .where(
           "id",
           "in",
@@ -103,6 +108,8 @@ export function createDelivery(
         .execute();
       return rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
     });
+    for (const row of claimed) claims.hold(row.id, until);
+    return claimed;
   }
 
   /** One signed POST of the event's stored body to the endpoint as it is now. */
@@ -183,10 +190,12 @@ export function createDelivery(
   async function deliver(event: EventRow): Promise<void> {
     try {
       const sent = await send(event, event.attempts);
-      if (sent) await settle(event, sent.url, sent.result);
+      if (sent && !released) await settle(event, sent.url, sent.result);
     } catch (error) {
       // The claim lapses and the event comes due again: nothing is lost.
       log.warn({ eventId: event.event_id, err: error }, "webhook delivery could not be recorded; it will be retried");
+    } finally {
+      claims.drop(event.id);
     }
   }
 
@@ -278,6 +287,29 @@ export function createDelivery(
       timer = purger = undefined;
       await running;
       await Promise.all([...inFlight]);
+    },
+    /** Events claimed and being sent now. */
+    claimed: () => claims.size,
+    /**
+     * After `stop`: events still claimed (attempts cut short) are made due again now, guarded by the lease this
+     * instance wrote so nothing another instance did is undone; returns their ids.
+     */
+    async release(): Promise<number[]> {
+      released = true;
+      const now = clock.now().toISOString();
+      const ids: number[] = [];
+      for (const [until, held] of claims.takeAll()) {
+        const rows = await db
+          .updateTable("webhook_events")
+          .set({ next_attempt_at: now })
+          .where("id", "in", held)
+          .where("status", "=", "pending")
+          .where("next_attempt_at", "=", until)
+          .returning("id")
+          .execute();
+        ids.push(...rows.map((row) => Number(row.id)));
+      }
+      return ids.sort((a, b) => a - b);
     },
 
     /** A ping to the endpoint now, once, whether or not it is enabled; recorded like any attempt, never retried. */
