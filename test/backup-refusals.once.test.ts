@@ -3,29 +3,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/db/database.js";
-import { migrateToLatest } from "../src/db/migrate.js";
-import { backupCli } from "./backup-cli.js";
-import { type TestDatabase, testDatabase } from "./databases.js";
+import { backupCli, expectRefusal, migratedDatabase } from "./backup-cli.js";
+import type { TestDatabase } from "./databases.js";
 
 let database: TestDatabase;
 beforeAll(async () => {
-  database = await testDatabase();
-  const db = openDatabase(database.url);
-  await migrateToLatest(db);
-  await db.destroy();
+  database = await migratedDatabase();
 });
 afterAll(async () => database.drop());
 
 // SQLite only (the engine the backup command copies): every refusal changes nothing.
-
-/** A refusal is one line on stderr saying why, exit code 1, nothing on stdout and no stack trace. */
-function expectRefusal(result: { code: number; stdout: string; stderr: string }, reason: string) {
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe("");
-  expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^backup refused: /)]);
-  expect(result.stderr).toContain(reason);
-}
 
 describe("npm run admin -- backup refusals on SQLite", () => {
   it("never overwrites, needs an existing folder and an existing database, and changes nothing when it refuses", async () => {
