@@ -29,6 +29,8 @@ const config = loadConfig({
   BOT_TOKEN: EMULATOR_TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
   BOT_WEBHOOK_URL: "",
+  // A development tool: /webhook may point at a receiver on this machine.
+  WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? "true",
   ADMIN_TELEGRAM_IDS: [process.env.ADMIN_TELEGRAM_IDS, String(USER_ID)].filter(Boolean).join(","),
 });
 const service = await createService(config);
