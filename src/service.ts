@@ -135,7 +135,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       })(),
     );
     const cut = finished ? null : underWay();
-    // 3. Leases still held (work cut short) are handed back: due again now, for another instance.
+    // 3. Leases still held (work cut short) are handed back: due again now, for another instance. A webhook
+    // attempt cut here may still land beside the next one: at least once, the receiver deduplicates on the id.
     const released = await core.releaseClaims().catch((error: unknown) => {
       log.error({ err: error }, "could not hand back leases; they lapse by themselves");
       return { orders: [], webhookEvents: [] };

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { verifySignature } from "../src/core/webhooks/signature.js";
 import { type BotHarness, type Harness, startBotHarness } from "./harness.js";
-import { type Receiver, startReceiver } from "./receiver.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./receiver.js";
 
 // /webhook in the bot: set it by URL, see the secret once, test it, rotate, remove; told when deliveries give up.
 
@@ -10,18 +10,7 @@ let h: Harness;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  bots = await startBotHarness(
-    670_000_001,
-    {},
-    {
-      WEBHOOK_ALLOW_LOOPBACK: "true",
-      WEBHOOK_TIMEOUT_MS: "400",
-      WEBHOOK_RETRY_BASE_MS: "100",
-      WEBHOOK_RETRY_MAX_MS: "300",
-      WEBHOOK_RETRY_FOR_MS: "1500",
-      WEBHOOK_POLL_MS: "50",
-    },
-  );
+  bots = await startBotHarness(670_000_001, {}, { ...FAST_WEBHOOKS, WEBHOOK_RETRY_FOR_MS: "1500" });
   h = bots.h;
   receiver = await startReceiver();
 });

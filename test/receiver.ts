@@ -9,6 +9,16 @@ export interface Received {
   json: any;
 }
 
+/** Short retries so a day of them fits in seconds (the schedule's shape is the same as in production); loopback allowed. */
+export const FAST_WEBHOOKS = {
+  WEBHOOK_ALLOW_LOOPBACK: "true",
+  WEBHOOK_TIMEOUT_MS: "400",
+  WEBHOOK_RETRY_BASE_MS: "100",
+  WEBHOOK_RETRY_MAX_MS: "300",
+  WEBHOOK_RETRY_FOR_MS: "2500",
+  WEBHOOK_POLL_MS: "50",
+};
+
 /** What the receiver does with the next request: answer with a status, after a delay (or never). */
 export type Behaviour = { status: number; delayMs?: number } | "hang";
 

@@ -39,3 +39,26 @@ describe("logs", () => {
     }
   });
 });
+
+describe("a failed Bot API call in the log", () => {
+  it("names the method and the error, never the message it tried to send (a notice can hold gift card codes)", async () => {
+    const { GrammyError } = await import("grammy");
+    const code = "5405-BE9A-AF0C-D4C9";
+    const failed = new GrammyError(
+      "Call to 'sendMessage' failed!",
+      { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+      "sendMessage",
+      {
+        chat_id: 1,
+        text: `Your codes:\n${code}`,
+      },
+    );
+    const before = h.logs.length;
+    h.service.api.log.error({ err: failed }, "notification failed");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = h.logs.slice(before).join("");
+    expect(lines).toContain("chat not found");
+    expect(lines).toContain("sendMessage");
+    expect(lines).not.toContain(code);
+  });
+});

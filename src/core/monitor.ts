@@ -172,10 +172,23 @@ export function createMonitor(
     for (const listener of listeners) listener(alert);
   }
 
+  /**
+   * A provider's health is this instance's own probe: its verdict counts only once two rounds in a row agree,
+   * so one failed probe, or two instances seeing a flapping provider differently, does not flood the admins.
+   */
+  const verdicts = new Map<string, { firing: boolean; rounds: number }>();
+  function settled(condition: Condition): boolean {
+    if (condition.kind !== "provider") return true;
+    const last = verdicts.get(condition.key);
+    const rounds = last && last.firing === condition.firing ? last.rounds + 1 : 1;
+    verdicts.set(condition.key, { firing: condition.firing, rounds });
+    return rounds >= 2;
+  }
+
   async function check(): Promise<void> {
     const now = clock.now();
     const found = await Promise.all([providers(), refunds(now), wallet(), stuck(now), ledger(now)]);
-    const conditions = found.flat().filter((c): c is Condition => c !== null);
+    const conditions = found.flat().filter((c): c is Condition => c !== null && settled(c));
     for (const condition of conditions) {
       const state = await transition(condition, now);
       if (state) tell(condition, state, now);

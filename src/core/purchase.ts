@@ -136,10 +136,11 @@ export function createPurchasePipeline(
   ): Promise<Placed<OrderRow>> {
     const now = clock.now();
     const at = now.toISOString();
+    let placed: { order: OrderRow; balanceAfter: Micro };
     try {
       // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
       // insert on the unique index, and is answered below.
-      const placed = await db.transaction().execute(async (trx) => {
+      placed = await db.transaction().execute(async (trx) => {
         // An owner key's daily limit is read, then spent: no other instance may do the same in between.
         if (caller.account.kind === "owner") await lockRow(trx, "accounts", caller.account.id);
         const funds = await spendable(trx, caller.account, now);
@@ -184,14 +185,15 @@ export function createPurchasePipeline(
         if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
         return { order, balanceAfter };
       });
-      lowBalance.charged(caller.account, prepared.chargeMicro, placed.balanceAfter);
-      return { order: placed.order, replay: false };
     } catch (error) {
       // A concurrent identical request committed first: return its order instead of failing.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
       if (earlier) return { order: earlier, replay: true };
       throw error;
     }
+    // After the commit, outside the catch above: nothing here may pass for a lost race.
+    lowBalance.charged(caller.account, prepared.chargeMicro, placed.balanceAfter);
+    return { order: placed.order, replay: false };
   }
 
   /** The caller with its account as it is now: a personal markup set a moment ago prices this purchase. */

@@ -92,7 +92,10 @@ export function createQuoteBook(db: Db, clock: Clock, ttlMs: number) {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await purge(now.getTime());
+      // Housekeeping never fails the quote just made: a failed purge is tried again later.
+      await purge(now.getTime()).catch(() => {
+        purgedAt = 0;
+      });
       return toQuote(row) as BindingQuote<D>;
     },
 

@@ -136,6 +136,7 @@ export function createReconciler(
     },
     start() {
       stopping = false;
+      released = false;
       timer ??= setInterval(() => void this.runOnce(), intervalMs);
       timer.unref();
       void this.runOnce();

@@ -17,12 +17,18 @@ export function maskSecrets(text: string): string {
   return SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text);
 }
 
-/** Every string in a serialized value masked (objects are copies already: serializers make new ones). */
+/**
+ * Fields of an error that hold what was being sent, never logged: grammY's GrammyError keeps the Bot API call's
+ * `payload` (a notice's text can hold gift card codes).
+ */
+const UNLOGGED = new Set(["payload"]);
+
+/** Every string in a serialized value masked, and the unlogged fields left out (serializers make new objects). */
 function maskDeep(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return maskSecrets(value);
   if (depth > 8 || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((item) => maskDeep(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskDeep(item, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).flatMap(([key, item]) => (UNLOGGED.has(key) ? [] : [[key, maskDeep(item, depth + 1)]])));
 }
 
 /** pino's error serializer (message, stack, causes, nested errors), with secret-shaped text masked throughout. */

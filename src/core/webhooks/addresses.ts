@@ -25,6 +25,10 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ["::", 127],
+  // NAT64 and 6to4 carry IPv4 addresses (a private one among them); site-local is the old private range.
+  ["64:ff9b::", 96],
+  ["2002::", 16],
+  ["fec0::", 10],
   ["fc00::", 7],
   ["fe80::", 10],
   ["ff00::", 8],

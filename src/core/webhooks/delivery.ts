@@ -106,7 +106,7 @@ export function createDelivery(
           rows.map((row) => row.id),
         )
         .execute();
-      return rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
+      return rows.map((row) => ({ ...row, attempts: row.attempts + 1, next_attempt_at: until }));
     });
     for (const row of claimed) claims.hold(row.id, until);
     return claimed;
@@ -160,7 +160,13 @@ export function createDelivery(
     const ok = succeeded(result);
     const disabled = await db.transaction().execute(async (trx) => {
       await recordAttempt(trx, event, url, result, at);
-      const pending = trx.updateTable("webhook_events").where("id", "=", event.id).where("status", "=", "pending");
+      // Guarded by this claim's lease: should the attempt have outlasted it, another instance holds the event now
+      // and its outcome stands (this attempt is recorded all the same).
+      const pending = trx
+        .updateTable("webhook_events")
+        .where("id", "=", event.id)
+        .where("status", "=", "pending")
+        .where("next_attempt_at", "=", event.next_attempt_at);
       if (ok) {
         await pending.set({ status: "delivered", delivered_at: at, next_attempt_at: null, last_error: null }).execute();
         return null;
@@ -172,7 +178,8 @@ export function createDelivery(
           .execute();
         return null;
       }
-      await pending.set({ status: "failed", next_attempt_at: null, last_error: errorOf(result) }).execute();
+      const gaveUp = await pending.set({ status: "failed", next_attempt_at: null, last_error: errorOf(result) }).executeTakeFirst();
+      if (Number(gaveUp.numUpdatedRows) === 0) return null;
       const reason = `event ${event.event_id} undelivered after ${event.attempts} attempts (${errorOf(result)})`;
       const endpoint = await trx
         .updateTable("webhook_endpoints")
@@ -272,6 +279,7 @@ export function createDelivery(
     },
     start() {
       stopped = false;
+      released = false;
       timer ??= setInterval(wake, settings.pollMs);
       timer.unref();
       const purgeOld = () => purge().catch((error: unknown) => log.warn({ err: error }, "could not delete old webhook events"));
@@ -324,7 +332,9 @@ export function createDelivery(
           type: "ping",
           test_event: true,
           payload: envelope.payload,
-          status: "pending",
+          // Final from the start (never claimable, never counted as waiting), so a ping cut short leaves nothing pending.
+          status: "failed",
+          last_error: "no answer recorded",
           attempts: 1,
           next_attempt_at: null,
           created_at: envelope.at,

@@ -28,6 +28,15 @@ export interface EventEnvelope {
 export function createOutbox(clock: Clock, orderBody: OrderBodyOf) {
   const wakers: Array<() => void> = [];
 
+  /** The order's body; should a face's view ever throw, a minimal body, so the settlement it rides on still commits. */
+  const bodyOf = (order: Order, balanceMicro: Micro): object => {
+    try {
+      return orderBody(order, balanceMicro);
+    } catch {
+      return { order_id: order.id, product_type: order.productType, status: order.status };
+    }
+  };
+
   const hasEndpoint = async (trx: Executor, accountId: number) =>
     (await trx.selectFrom("webhook_endpoints").select("account_id").where("account_id", "=", accountId).executeTakeFirst()) !== undefined;
 
@@ -66,7 +75,7 @@ export function createOutbox(clock: Clock, orderBody: OrderBodyOf) {
       const order = toOrder(row);
       const funds = await spendable(trx, await getAccount(trx, accountId), clock.now());
       const data = {
-        order: orderBody(order, funds.availableMicro),
+        order: bodyOf(order, funds.availableMicro),
         // The codes are never sent: fetch them from the order's status endpoint.
         ...(order.productType === "giftcard" && order.status === "completed" ? { codes_ready: true } : {}),
       };
