@@ -260,22 +260,30 @@ describe("retention", () => {
     const { key } = await subscribed();
     const ping = await h.call("POST", "/v1/webhook/ping", { key });
     expect(ping.body.delivered).toBe(true);
+    const db = h.service.db;
+    // An event waiting for its next attempt (not due within the test, so no retry gives it up meanwhile).
     await receiver.down();
     const bought = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 55 } });
-    try {
-      const db = h.service.db;
-      const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
-      await db.updateTable("webhook_events").set({ created_at: longAgo }).where("event_id", "=", ping.body.event_id).execute();
-      await db.updateTable("webhook_events").set({ created_at: longAgo }).where("order_id", "=", bought.body.order_id).execute();
-      expect(await h.service.core.webhooks.delivery.purge()).toBeGreaterThanOrEqual(1);
-      expect(await db.selectFrom("webhook_events").select("id").where("event_id", "=", ping.body.event_id).execute()).toEqual([]);
-      const pending = await db.selectFrom("webhook_events").select("status").where("order_id", "=", bought.body.order_id).execute();
-      expect(pending).toEqual([{ status: "pending" }]);
-      const listed = (await h.call("GET", "/v1/webhook/attempts", { key })).body.attempts;
-      expect(listed.some((a: any) => a.event_id === ping.body.event_id)).toBe(false);
-    } finally {
-      await receiver.up();
-    }
-    await receiver.waitFor((r) => r.json.data?.order?.order_id === bought.body.order_id);
+    const waiting = await eventually(async () => {
+      const row = await db.selectFrom("webhook_events").selectAll().where("order_id", "=", bought.body.order_id).executeTakeFirst();
+      return row && row.attempts >= 1 && row.status === "pending" ? row : undefined;
+    });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    await db.updateTable("webhook_events").set({ next_attempt_at: later }).where("id", "=", waiting.id).execute();
+    await receiver.up();
+
+    const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    await db.updateTable("webhook_events").set({ created_at: longAgo }).where("event_id", "in", [ping.body.event_id, waiting.event_id]).execute();
+    expect(await h.service.core.webhooks.delivery.purge()).toBeGreaterThanOrEqual(1);
+    expect(await db.selectFrom("webhook_events").select("id").where("event_id", "=", ping.body.event_id).execute()).toEqual([]);
+    const listed = (await h.call("GET", "/v1/webhook/attempts", { key })).body.attempts;
+    expect(listed.some((a: any) => a.event_id === ping.body.event_id)).toBe(false);
+    const kept = await db.selectFrom("webhook_events").select("status").where("id", "=", waiting.id).execute();
+    expect(kept).toEqual([{ status: "pending" }]);
+
+    // Due again (with its own age back), it is delivered.
+    const now = new Date().toISOString();
+    await db.updateTable("webhook_events").set({ created_at: now, next_attempt_at: now }).where("id", "=", waiting.id).execute();
+    await receiver.waitFor((r) => r.json.id === waiting.event_id);
   });
 });
