@@ -80,17 +80,6 @@ export function createBot(options: BotOptions) {
   const admins = new Set(options.admins);
   const notifier = createNotifier(core, bot.api, i18n, log, options.admins);
 
-  const observe = options.observeUpdate;
-  if (observe) {
-    bot.use(async (ctx, next) => {
-      const started = performance.now();
-      try {
-        await next();
-      } finally {
-        observe(Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown", (performance.now() - started) / 1000);
-      }
-    });
-  }
   // What polling last asked from (Telegram counts every update below that offset as taken) and the newest update
   // it received: giving up polling confirms the rest, so the next poller does not get them again.
   let askedFrom = 0;
@@ -103,19 +92,21 @@ export function createBot(options: BotOptions) {
     }
     return response;
   });
-  // Updates under way: a stop waits for them.
+  // Updates under way (a stop waits for them), each timed for the metrics when it ends.
   let underWay = 0;
-  bot.use(async (_ctx, next) => {
+  bot.use(async (ctx, next) => {
     underWay += 1;
+    const started = performance.now();
     try {
       await next();
     } finally {
       underWay -= 1;
+      options.observeUpdate?.(Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown", (performance.now() - started) / 1000);
     }
   });
   // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
-  // First: the whole update, waits included, runs under its id (tg-<update_id>) and is logged as one line.
+  // Before the per-chat wait: the whole update, waits included, runs under its id (tg-<update_id>) and is logged as one line.
   bot.use(updateLog(log));
   bot.use(sequentialize(chatOf));
   // Across instances too (webhook mode); after sequentialize, so one chat holds at most one lock slot here.

@@ -12,12 +12,17 @@ export function createClaims() {
     get size() {
       return held.size;
     },
-    /** The claims, each lease time with its ids, and forgets them. */
-    takeAll(): Map<string, number[]> {
+    /**
+     * Hands every claim back and forgets it: `makeDue` updates the rows of one lease time (guarded by it) and
+     * returns the ids it made due; all of them come back, sorted.
+     */
+    async release(makeDue: (ids: number[], until: string) => Promise<number[]>): Promise<number[]> {
       const byLease = new Map<string, number[]>();
       for (const [id, until] of held) byLease.set(until, [...(byLease.get(until) ?? []), id]);
       held.clear();
-      return byLease;
+      const released: number[] = [];
+      for (const [until, ids] of byLease) released.push(...(await makeDue(ids, until)));
+      return released.sort((a, b) => a - b);
     },
   };
 }
@@ -28,9 +33,8 @@ export type Claims = ReturnType<typeof createClaims>;
  * Makes this instance's claimed `processing` orders due now. Guarded by the lease this instance wrote: an
  * order another instance settled or claimed since is left as it is. Returns the ids made due.
  */
-export async function releaseOrders(db: Db, claims: Claims, now: string): Promise<number[]> {
-  const released: number[] = [];
-  for (const [until, ids] of claims.takeAll()) {
+export function releaseOrders(db: Db, claims: Claims, now: string): Promise<number[]> {
+  return claims.release(async (ids, until) => {
     const rows = await db
       .updateTable("orders")
       .set({ check_after: now })
@@ -39,7 +43,6 @@ export async function releaseOrders(db: Db, claims: Claims, now: string): Promis
       .where("check_after", "=", until)
       .returning("id")
       .execute();
-    released.push(...rows.map((row) => Number(row.id)));
-  }
-  return released.sort((a, b) => a - b);
+    return rows.map((row) => Number(row.id));
+  });
 }

@@ -305,19 +305,17 @@ export function createDelivery(
     async release(): Promise<number[]> {
       released = true;
       const now = clock.now().toISOString();
-      const ids: number[] = [];
-      for (const [until, held] of claims.takeAll()) {
+      return claims.release(async (ids, until) => {
         const rows = await db
           .updateTable("webhook_events")
           .set({ next_attempt_at: now })
-          .where("id", "in", held)
+          .where("id", "in", ids)
           .where("status", "=", "pending")
           .where("next_attempt_at", "=", until)
           .returning("id")
           .execute();
-        ids.push(...rows.map((row) => Number(row.id)));
-      }
-      return ids.sort((a, b) => a - b);
+        return rows.map((row) => Number(row.id));
+      });
     },
 
     /** A ping to the endpoint now, once, whether or not it is enabled; recorded like any attempt, never retried. */
