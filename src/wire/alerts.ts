@@ -1,0 +1,24 @@
+import type { Micro } from "../core/money.js";
+import type { ProviderName } from "../core/ports.js";
+
+/**
+ * What an administrator alert says, typed: the monitor job fills it, the bot words it, the log records it.
+ * Amounts stay micro-USDT until a face formats them.
+ */
+export type AlertDetails =
+  | { kind: "provider"; provider: ProviderName }
+  | { kind: "refunds"; count: number; minutes: number; threshold: number }
+  | { kind: "wallet"; balanceMicro: Micro; thresholdMicro: Micro }
+  | { kind: "stuck"; count: number; oldest: { orderId: number; product: string; since: string } | null }
+  | { kind: "ledger"; accounts: number; accountId: number | null };
+
+export type AlertKind = AlertDetails["kind"];
+
+/** One change to tell administrators: a condition started firing, is still firing (a reminder), or stopped. */
+export interface Alert {
+  key: string;
+  state: "firing" | "reminder" | "resolved";
+  details: AlertDetails;
+  /** Alerts held back by the hourly limit since the last one sent. */
+  suppressed: number;
+}
