@@ -6,14 +6,10 @@ import autocannon from "autocannon";
 import { sql } from "kysely";
 import pg from "pg";
 import { request } from "undici";
-import { allProvidersAt } from "../src/config.js";
-import { createAccounts } from "../src/core/accounts.js";
-import { createAdmin } from "../src/core/admin.js";
-import { createOutbox } from "../src/core/webhooks/outbox.js";
+import { allProvidersAt, loadConfig } from "../src/config.js";
 import { fromUsdt } from "../src/core/money.js";
-import { systemClock } from "../src/core/ports.js";
-import { type Db, engineOf, isPostgres, openDatabase } from "../src/db/database.js";
-import { migrateToLatest } from "../src/db/migrate.js";
+import { engineOf, isPostgres } from "../src/db/database.js";
+import { openCore } from "../src/root.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
 import { cpuMs, freePort, peakRss, type Proc, START_ARGS, startProcess } from "./processes.js";
@@ -84,8 +80,10 @@ if (serverUrl) {
   databaseUrl = url.toString();
 }
 const engine = engineOf(databaseUrl);
-const db: Db = openDatabase(databaseUrl);
-await migrateToLatest(db);
+const codesKey = randomBytes(32).toString("base64");
+// Seeding goes through the same root as the service (the admin CLI's view of it); the growth rows are written directly.
+const { service: seeding } = await openCore(loadConfig({ DATABASE_URL: databaseUrl, CODES_KEY: codesKey, UPSTREAM: "external", LOG_LEVEL: "warn" }));
+const { db } = seeding;
 
 // ---- the processes: simulator, ceiling, emulator, service ----------------------------------------------------
 
@@ -97,7 +95,7 @@ const emulator = await startEmulator();
 
 const serviceEnv = {
   DATABASE_URL: databaseUrl,
-  CODES_KEY: randomBytes(32).toString("base64"),
+  CODES_KEY: codesKey,
   UPSTREAM: "external",
   ...allProvidersAt(simulator.url),
   RATE_LIMIT_PER_MINUTE: "1000000",
@@ -116,12 +114,7 @@ async function startService(): Promise<Proc> {
 
 // ---- seeding -----------------------------------------------------------------------------------------------
 
-const admin = createAdmin(
-  db,
-  systemClock,
-  createAccounts(db, systemClock),
-  createOutbox(systemClock, () => ({})),
-);
+const { admin } = seeding.core;
 const keys: string[] = [];
 for (let i = 0; i < KEYS; i++) {
   const telegramId = String(9_000_000 + i);
@@ -457,7 +450,7 @@ for (const instance of instances) await instance.stop();
 await simulator.stop();
 await ceiling.stop();
 await emulator.app.close();
-await db.destroy();
+await seeding.close();
 if (serverUrl) await onServer(`drop database if exists ${pgName} with (force)`);
 rmSync(dir, { recursive: true, force: true });
 

@@ -6,7 +6,7 @@ import { unbalancedAccounts } from "./core/ledger.js";
 import { createVault } from "./core/vault.js";
 import { BackupRefused, copySqlite, refuseTarget } from "./db/backup.js";
 import { engineOf, openDatabase } from "./db/database.js";
-import { codesKeyFile } from "./wiring.js";
+import { codesKeyFile } from "./db/codes-key.js";
 
 export { BackupRefused };
 
@@ -31,7 +31,7 @@ const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_4
  */
 export async function backupDatabase(config: Config, target: string): Promise<string[]> {
   refusePostgres(config.DATABASE_URL);
-  const keyFile = config.CODES_KEY ? null : codesKeyFile(config);
+  const keyFile = config.CODES_KEY ? null : codesKeyFile(config.DATABASE_URL);
   const keyText = config.CODES_KEY ?? (keyFile && existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : null);
   const keyCopy = keyCopyOf(target);
   refuseTarget(target);

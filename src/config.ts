@@ -37,7 +37,10 @@ export const PROVIDER_URLS = PROVIDER_NAMES.map(providerUrl);
 type ProviderUrlName = (typeof PROVIDER_URLS)[number];
 const providerUrls = Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<ProviderUrlName, typeof url>;
 
-/** Every setting of the service, read once from the environment. Amounts become micro-USDT, percentages basis points. */
+/**
+ * Every setting of the service, read once from the environment by its variable's name. Amounts become micro-USDT
+ * and percentages basis points, under names that say so (STARS_USDT_PER_STAR is read into STAR_PRICE_MICRO).
+ */
 export const configSchema = z
   .object({
     PORT: integer("8080", 0, 65535),
@@ -157,9 +160,34 @@ export const configSchema = z
   .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
     path: ["RECONCILE_AFTER_MS"],
     message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
-  });
+  })
+  // Operators write amounts in USDT and markups in percent; the service holds them as micro-USDT and basis
+  // points, and each field's name says which.
+  .transform(
+    ({
+      STARS_USDT_PER_STAR,
+      PREMIUM_USDT_3,
+      PREMIUM_USDT_6,
+      PREMIUM_USDT_12,
+      ADMIN_CONFIRM_ABOVE_USDT,
+      ALERT_WALLET_BELOW_USDT,
+      LOW_BALANCE_USDT,
+      STORE_MARKUP_PERCENT,
+      GAMES_MARKUP_PERCENT,
+      GIFTCARDS_MARKUP_PERCENT,
+      ...rest
+    }) => ({
+      ...rest,
+      STAR_PRICE_MICRO: STARS_USDT_PER_STAR,
+      PREMIUM_PRICE_MICRO: { 3: PREMIUM_USDT_3, 6: PREMIUM_USDT_6, 12: PREMIUM_USDT_12 },
+      ADMIN_CONFIRM_ABOVE_MICRO: ADMIN_CONFIRM_ABOVE_USDT,
+      ALERT_WALLET_BELOW_MICRO: ALERT_WALLET_BELOW_USDT,
+      LOW_BALANCE_MICRO: LOW_BALANCE_USDT,
+      MARKUP_BASIS_POINTS: { store: STORE_MARKUP_PERCENT, games: GAMES_MARKUP_PERCENT, giftcards: GIFTCARDS_MARKUP_PERCENT },
+    }),
+  );
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;
 
 /** Every provider's address set to one server: the simulator plays them all. */
 export function allProvidersAt(url: string): Record<ProviderUrlName, string> {

@@ -1,6 +1,6 @@
 import os from "node:os";
 import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
-import { createService } from "./service.js";
+import { openService } from "./root.js";
 import { startSimulator } from "./simulator/server.js";
 
 loadDotEnv();
@@ -26,7 +26,7 @@ if (config.UPSTREAM === "simulator") {
   console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
 }
 
-const service = await createService(config);
+const service = await openService(config);
 await service.api.listen({ host: config.HOST, port: config.PORT });
 await service.startMetrics();
 await service.startBot();

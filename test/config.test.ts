@@ -11,8 +11,8 @@ describe("configuration", () => {
       UPSTREAM: "simulator",
       RATE_LIMIT_PER_MINUTE: 60,
     });
-    expect(config.STARS_USDT_PER_STAR).toBe(15_000);
-    expect(config.STORE_MARKUP_PERCENT).toBe(300);
+    expect(config.STAR_PRICE_MICRO).toBe(15_000);
+    expect(config.MARKUP_BASIS_POINTS.store).toBe(300);
   });
 
   it("names every bad variable in one error", () => {

@@ -5,7 +5,7 @@ import { allProvidersAt, loadConfig } from "../src/config.js";
 import { fromUsdt } from "../src/core/money.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
-import { createService, type Service } from "../src/service.js";
+import { openService, type Service } from "../src/root.js";
 import type { Fault, ProviderName } from "../src/simulator/context.js";
 import { startSimulator } from "../src/simulator/server.js";
 import { assertBooks } from "./books.js";
@@ -82,7 +82,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       done();
     },
   });
-  const service = await createService(config, { logDestination });
+  const service = await openService(config, { logDestination });
   await service.startBot();
 
   const harness: Harness = {
@@ -90,7 +90,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     api: service.api,
     async restart() {
       await harness.service.close();
-      harness.service = await createService(config, { logDestination });
+      harness.service = await openService(config, { logDestination });
       harness.api = harness.service.api;
       await harness.service.startBot();
     },

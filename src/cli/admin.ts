@@ -5,7 +5,7 @@ import type { Admin } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
-import { openCore } from "../wiring.js";
+import { openCore } from "../root.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
@@ -106,8 +106,9 @@ async function backup(argv: string[]): Promise<number> {
 loadDotEnv();
 // The backup opens no core: it must not create, migrate or write to the database it copies.
 if (process.argv[2] === "backup") process.exit(await backup(process.argv.slice(3)));
-// The same wiring as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
-const { core, close } = await openCore({ ...loadConfig(), LOG_LEVEL: "warn" }, { logDestination: process.stderr });
+// The same root as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
+const { service } = await openCore({ ...loadConfig(), LOG_LEVEL: "warn" }, { logDestination: process.stderr });
+const { core, close } = service;
 try {
   console.log(await run(core.admin, process.argv.slice(2)));
 } catch (error) {

@@ -120,17 +120,10 @@ export function createCore(deps: CoreDeps) {
     sharedCounter: deps.counterDb ? createRequestCounter(deps.counterDb, clock) : null,
     reconciler,
 
-    /** Work under way in this process that holds rows leased: provider calls of purchases, reconciler checks, webhook attempts. */
-    underWay: () => ({ providerCalls: pipeline.calling(), reconcilerChecks: reconciler.claimed(), webhookAttempts: webhooks.delivery.claimed() }),
-    /**
-     * At a stop, once the loops were told to stop: every lease this process still holds is handed back (its
-     * orders and webhook events due again now), so another instance takes them up at once.
-     */
-    async releaseClaims(): Promise<{ orders: number[]; webhookEvents: number[] }> {
-      const calls = await pipeline.release();
-      const checks = await reconciler.release();
-      return { orders: [...calls, ...checks].sort((a, b) => a - b), webhookEvents: await webhooks.delivery.release() };
-    },
+    /** Purchases whose provider call is under way in this process. */
+    pipelineCalls: pipeline.calling,
+    /** At a stop: the orders of purchases whose call was cut short are made due again now; returns their ids. */
+    releaseCalls: pipeline.release,
 
     /** The database and every provider's own health check, at once. */
     health,

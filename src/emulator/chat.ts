@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { allProvidersAt, loadConfig, loadDotEnv } from "../config.js";
-import { createService } from "../service.js";
+import { openService } from "../root.js";
 import { startSimulator } from "../simulator/server.js";
 import { EmulatedChat } from "./client.js";
 import type { ChatMessage } from "./server.js";
@@ -33,7 +33,7 @@ const config = loadConfig({
   WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? "true",
   ADMIN_TELEGRAM_IDS: [process.env.ADMIN_TELEGRAM_IDS, String(USER_ID)].filter(Boolean).join(","),
 });
-const service = await createService(config);
+const service = await openService(config);
 await service.api.listen({ host: config.HOST, port: config.PORT });
 await service.startBot();
 const apiAddress = service.api.server.address();

@@ -69,3 +69,40 @@ export function maskErrorInPlace<E>(error: E, depth = 0): E {
   maskErrorInPlace(nested.cause, depth + 1);
   return error;
 }
+
+/** Paths of request data that must never reach a log line. */
+export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
+
+/**
+ * A key (or a webhook secret, or a bot token) pasted into a URL by mistake must not reach the log either,
+ * percent-encoded or not: the URL is decoded first (when it decodes), then every secret-shaped token is masked.
+ */
+export function maskKeys(text: string): string {
+  let decoded = text;
+  try {
+    decoded = decodeURIComponent(text);
+  } catch {
+    // Not decodable as a whole: the encoded underscore form is masked too.
+  }
+  return maskSecrets(decoded);
+}
+
+/** Request log serializer: what Fastify logs by default, with key-shaped tokens masked in the URL. */
+export function requestSerializer(request: { method: string; url: string; host?: string; ip?: string }) {
+  return { method: request.method, url: maskKeys(request.url), host: request.host, remoteAddress: request.ip };
+}
+
+/** The service's one log: JSON lines, secrets redacted and masked, each line carrying the id of the work it belongs to. */
+export function createLog(level: pino.LevelWithSilent, destination?: pino.DestinationStream): pino.Logger {
+  return pino(
+    {
+      level,
+      redact: REDACTED_PATHS,
+      serializers: { req: requestSerializer, err: errSerializer },
+      // Lines logged during a request, bot update or background pass carry its id (src/observability).
+      mixin: requestIdMixin,
+    },
+    // Written asynchronously: lines logged while a write is under way go out together in the next one.
+    destination ?? pino.destination({ dest: 1, sync: false }),
+  );
+}

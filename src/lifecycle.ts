@@ -1,0 +1,107 @@
+/**
+ * The service's resources in the order they were built, stopped in reverse. Each says how it stops taking work,
+ * what it has under way, what it hands back when its work was cut, and how it lets go of what it holds.
+ */
+export interface Resource {
+  name: string;
+  /** Stops taking new work; resolves once the work under way has finished. */
+  stop?(): Promise<unknown>;
+  /** Work under way now, by kind (requests, bot updates, provider calls, …). */
+  underWay?(): Record<string, number>;
+  /** After the stop: leases held for work cut short, made due again for another instance; their ids by kind. */
+  handBack?(): Promise<Record<string, number[]>>;
+  /** Past the bound: aborts outgoing calls, so the work waiting on them ends. */
+  abort?(): Promise<unknown>;
+  /** Lets go of connections, pools and listeners. */
+  close?(): Promise<unknown>;
+}
+
+export interface StopReport {
+  /** True when everything under way finished within the bound. */
+  finished: boolean;
+  ms: number;
+  /** Under way when the stop began. */
+  underWay: Record<string, number>;
+  /** Still under way at the bound, and cut (null when everything finished). */
+  cut: Record<string, number> | null;
+  /** Made due again now for another instance. */
+  released: Record<string, number[]>;
+}
+
+export interface StopLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Resolves true once `work` settles, or false after `ms`, whichever comes first. */
+export async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, ms));
+  });
+  const settled = work.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a newly built stack of resources answers: add in build order, stop once (later calls share the first). */
+export function createLifecycle(log: StopLog) {
+  const resources: Resource[] = [];
+  let stopping: Promise<StopReport> | undefined;
+
+  const reversed = () => [...resources].reverse();
+  const underWay = () => Object.assign({}, ...resources.map((resource) => resource.underWay?.() ?? {})) as Record<string, number>;
+
+  async function stop(graceMs: number, signal?: string): Promise<StopReport> {
+    const started = Date.now();
+    const atStart = underWay();
+    log.info({ signal, graceMs, underWay: atStart }, "stopping: no new requests or updates; finishing those under way");
+    // 1. Every resource stops taking work at once, the last built first (the listener before the loops); 2. what
+    // is under way finishes within the bound.
+    const stops = reversed().map((resource) => resource.stop?.() ?? Promise.resolve());
+    const finished = await within(graceMs, Promise.all(stops));
+    const cut = finished ? null : underWay();
+    // 3. Leases still held (work cut short) are handed back: due again now, for another instance. A webhook
+    // attempt cut here may still land beside the next one: at least once, the receiver deduplicates on the id.
+    const released: Record<string, number[]> = {};
+    for (const resource of reversed()) {
+      const handed: Record<string, number[]> = await (resource.handBack?.() ?? Promise.resolve({})).catch((error: unknown) => {
+        log.error({ resource: resource.name, err: error }, "could not hand back leases; they lapse by themselves");
+        return {};
+      });
+      for (const [kind, ids] of Object.entries(handed)) released[kind] = [...(released[kind] ?? []), ...ids].sort((a, b) => a - b);
+    }
+    // 4. Past the bound, outgoing calls are aborted first (their requests then answer, the order as still
+    // processing); then everything lets go, the database last.
+    if (!finished) {
+      for (const resource of reversed()) await resource.abort?.().catch(() => undefined);
+      await within(1_000, Promise.all(stops));
+    }
+    for (const resource of reversed()) {
+      const closed = await within(2_000, resource.close?.() ?? Promise.resolve());
+      if (!closed) log.error({ resource: resource.name }, "did not close within 2 s; left behind");
+    }
+    const report: StopReport = { finished, ms: Date.now() - started, underWay: atStart, cut, released };
+    if (finished) log.info(report, "stopped: everything under way finished");
+    else log.error(report, `stopped past the ${graceMs} ms bound: work under way was cut (see cut); its leases were handed back`);
+    return report;
+  }
+
+  return {
+    add<R extends Resource>(resource: R): R {
+      resources.push(resource);
+      return resource;
+    },
+    underWay,
+    /** The graceful stop; a second call answers the first one's report. */
+    stop: (graceMs: number, signal?: string) => (stopping ??= stop(graceMs, signal)),
+  };
+}
+
+export type Lifecycle = ReturnType<typeof createLifecycle>;

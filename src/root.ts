@@ -1,0 +1,243 @@
+import type { FastifyInstance } from "fastify";
+import type pino from "pino";
+import { buildApi } from "./api/app.js";
+import { trackRequests } from "./api/drain.js";
+import { createBot, type PurchaseBot } from "./bot/bot.js";
+import { type Config, providerUrl } from "./config.js";
+import { createCore, type Core } from "./core/index.js";
+import { type Clock, PROVIDER_NAMES, systemClock } from "./core/ports.js";
+import { createVault } from "./core/vault.js";
+import { botStateStore } from "./db/bot-state.js";
+import { codesKey } from "./db/codes-key.js";
+import { holdRole, keyedLock } from "./db/coordination.js";
+import { type Db, isPostgres, openDatabase } from "./db/database.js";
+import { migrateToLatest } from "./db/migrate.js";
+import { createLifecycle, type StopReport } from "./lifecycle.js";
+import { withRequestId } from "./observability/context.js";
+import { createLog } from "./observability/log.js";
+import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
+import { openProviders } from "./upstream/index.js";
+import { createWebhookSender } from "./upstream/webhook-sender.js";
+import { anyOrderView } from "./api/present.js";
+
+export type { StopReport };
+
+export interface RootOptions {
+  clock?: Clock;
+  /** Where log lines go (stdout by default); tests capture them to prove no secret is logged. */
+  logDestination?: pino.DestinationStream;
+}
+
+/** The core and what it stands on: what the admin CLI opens. Starts nothing in the background. */
+export interface CoreService {
+  config: Config;
+  log: pino.Logger;
+  /** The database itself, for tests and tools that inspect the books; the faces never see it. */
+  db: Db;
+  core: Core;
+  metrics: Metrics;
+  /** The graceful stop (see Service.stop). */
+  stop(options?: { graceMs?: number; signal?: string }): Promise<StopReport>;
+  close(): Promise<void>;
+}
+
+/** The whole service: the core, its background jobs, the API and the bot. */
+export interface Service extends CoreService {
+  api: FastifyInstance;
+  /** Null without BOT_TOKEN. */
+  bot: PurchaseBot | null;
+  /** Serves the metrics on their own port (METRICS_PORT) unless it is off; resolves to their URL, or null. */
+  startMetrics(): Promise<string | null>;
+  /** Starts the bot (long polling, or the webhook when BOT_WEBHOOK_URL is set); call once the API listens. */
+  startBot(): Promise<void>;
+}
+
+/**
+ * The composition root. Builds the resources in order: log, database, providers, metrics, core (then, for the
+ * service, jobs, bot, API, metrics listener); a stop runs them in reverse (src/lifecycle.ts). The service,
+ * the admin CLI, the tests and the benchmark all open the service here.
+ */
+export async function openCore(config: Config, options: RootOptions = {}) {
+  const log = createLog(config.LOG_LEVEL, options.logDestination);
+  const lifecycle = createLifecycle(log);
+
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
+  // Several instances may share a PostgreSQL database: they count requests there, on a small pool of its own.
+  const counterDb = isPostgres(db) ? openDatabase(config.DATABASE_URL, { poolMax: 4, unsyncedCommits: true }) : undefined;
+  lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
+  await migrateToLatest(db);
+
+  // The backlog is read from the database when scraped; every instance reports its own counts.
+  const metrics = createMetrics(() => core.monitor.backlog());
+  const upstream = openProviders({
+    urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    log,
+    onCall: metrics.providerCall,
+  });
+  lifecycle.add({ name: "providers", abort: upstream.abort, close: upstream.close });
+  const allowLoopback = (config.WEBHOOK_ALLOW_LOOPBACK ?? (config.UPSTREAM === "simulator" ? "true" : "false")) === "true";
+  const webhookSender = createWebhookSender({ allowLoopback });
+  lifecycle.add({ name: "webhook sender", abort: webhookSender.destroy, close: webhookSender.close });
+
+  const core = createCore({
+    db,
+    clock: options.clock ?? systemClock,
+    providers: upstream.providers,
+    tariffs: {
+      usdtPerStarMicro: config.STAR_PRICE_MICRO,
+      premiumMicro: config.PREMIUM_PRICE_MICRO,
+      uzsPerUsd: config.UZS_PER_USD,
+      tonCacheMs: config.TON_RATE_CACHE_SECONDS * 1000,
+    },
+    markups: config.MARKUP_BASIS_POINTS,
+    storeEnabled: config.STORE_ENABLED,
+    vault: createVault(codesKey(config.CODES_KEY, config.DATABASE_URL)),
+    reconcileAfterMs: config.RECONCILE_AFTER_MS,
+    reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
+    log,
+    // Each reconciler pass and webhook delivery is logged under an id of its own (recon-<n>, wh-<event id>).
+    scope: withRequestId,
+    counterDb,
+    monitor: {
+      intervalMs: config.ALERT_CHECK_INTERVAL_MS,
+      refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
+      refundThreshold: config.ALERT_REFUNDS,
+      walletBelowMicro: config.ALERT_WALLET_BELOW_MICRO,
+      ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
+      repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
+      maxPerHour: config.ALERT_MAX_PER_HOUR,
+    },
+    lowBalanceMicro: config.LOW_BALANCE_MICRO,
+    webhooks: {
+      sender: webhookSender,
+      settings: {
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
+        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+        pollMs: config.WEBHOOK_POLL_MS,
+        retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
+      },
+      policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
+      // Order events carry the order's status-endpoint body (without gift card codes).
+      orderBody: anyOrderView,
+    },
+  });
+  core.orders.onSettled((order) => metrics.orderFinished(order));
+  // Purchases whose provider call is under way here hold their orders; cut short, they are made due again.
+  lifecycle.add({
+    name: "purchases",
+    underWay: () => ({ providerCalls: core.pipelineCalls() }),
+    handBack: async () => ({ orders: await core.releaseCalls() }),
+  });
+
+  const service: CoreService = {
+    config,
+    log,
+    db,
+    core,
+    metrics,
+    stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
+    close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
+  };
+  return { service, lifecycle };
+}
+
+/** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
+export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
+  const { service, lifecycle } = await openCore(config, options);
+  const { core, db, log, metrics } = service;
+
+  for (const job of [core.reconciler, core.monitor]) {
+    lifecycle.add({ name: job === core.reconciler ? "reconciler" : "monitor", stop: () => job.stop() });
+  }
+  lifecycle.add({
+    name: "reconciler leases",
+    underWay: () => ({ reconcilerChecks: core.reconciler.claimed() }),
+    handBack: async () => ({ orders: await core.reconciler.release() }),
+  });
+  lifecycle.add({
+    name: "webhook dispatch",
+    stop: () => core.webhooks.delivery.stop(),
+    underWay: () => ({ webhookAttempts: core.webhooks.delivery.claimed() }),
+    handBack: async () => ({ webhookEvents: await core.webhooks.delivery.release() }),
+  });
+  core.reconciler.start();
+  core.webhooks.delivery.start();
+  core.monitor.start();
+
+  const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
+  const bot = config.BOT_TOKEN
+    ? createBot({
+        core,
+        storage: botStateStore(db),
+        token: config.BOT_TOKEN,
+        apiRoot: config.TELEGRAM_API_ROOT,
+        admins: config.ADMIN_TELEGRAM_IDS,
+        support: config.SUPPORT_CONTACT ?? null,
+        adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
+        log,
+        observeUpdate: metrics.botUpdate,
+        pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
+        // Webhooks reach every instance: hold each chat's updates apart across them (half the pool at most).
+        ...(webhookMode ? { oneAtATimePerChat: keyedLock(db, Math.max(1, Math.floor(config.DATABASE_POOL_MAX / 2))) } : {}),
+      })
+    : null;
+  const webhook = bot && webhookMode ? { url: config.BOT_WEBHOOK_URL!, secretToken: config.BOT_WEBHOOK_SECRET! } : null;
+  if (bot) {
+    // Polling is given up at once (another instance takes it), then the updates under way finish.
+    lifecycle.add({
+      name: "bot",
+      stop: async () => {
+        await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
+        await bot.drain();
+      },
+      underWay: () => ({ botUpdates: bot.underWay() }),
+    });
+  }
+
+  const api = await buildApi({
+    core,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
+    logger: log,
+    onAnswered: metrics.request,
+    ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
+  });
+  const requests = trackRequests(api.server);
+  // The listener closes; a request arriving on a kept-alive connection is answered 503 with Connection: close.
+  lifecycle.add({
+    name: "api",
+    stop: () => {
+      requests.closing();
+      return api.close();
+    },
+    underWay: () => ({ requests: requests.underWay() }),
+  });
+
+  // Built last, stopped first among the closes: metrics stay scrapable until the pools go.
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> = null;
+  lifecycle.add({ name: "metrics listener", close: async () => metricsServer?.close() });
+
+  return {
+    ...service,
+    api,
+    bot,
+    async startMetrics() {
+      if (config.METRICS_PORT === null) return null;
+      metricsServer = await serveMetrics(metrics, { host: config.METRICS_HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, log });
+      return metricsServer?.url ?? null;
+    },
+    async startBot() {
+      if (!bot) {
+        log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it");
+        return;
+      }
+      if (webhook) await bot.startWebhook(webhook.url, webhook.secretToken);
+      else await bot.startPolling();
+    },
+  };
+}
