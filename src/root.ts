@@ -10,7 +10,7 @@ import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { codesKey } from "./db/codes-key.js";
 import { holdRole, keyedLock } from "./db/coordination.js";
-import { type Db, isPostgres, openDatabase } from "./db/database.js";
+import { type Db, openCounterDatabase, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createLifecycle, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
@@ -62,8 +62,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const lifecycle = createLifecycle(log);
 
   const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
-  // Several instances may share a PostgreSQL database: they count requests there, on a small pool of its own.
-  const counterDb = isPostgres(db) ? openDatabase(config.DATABASE_URL, { poolMax: 4, unsyncedCommits: true }) : undefined;
+  const counterDb = openCounterDatabase(config.DATABASE_URL);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
   await migrateToLatest(db);
 

@@ -169,3 +169,10 @@ function openSqlite(path: string): Db {
 export async function lockRow(trx: Transaction<Database>, table: "accounts" | "orders", id: number): Promise<void> {
   if (isPostgres(trx)) await trx.selectFrom(table).select("id").where("id", "=", id).forUpdate().execute();
 }
+
+/**
+ * Where request counts shared by every instance live: on PostgreSQL (several instances may share it) a small
+ * pool of its own whose commits need not wait for the disk; none on SQLite, whose one instance counts in memory.
+ */
+export const openCounterDatabase = (url: string): Db | undefined =>
+  engineOf(url) === "postgres" ? openDatabase(url, { poolMax: 4, unsyncedCommits: true }) : undefined;
