@@ -1,7 +1,6 @@
 import os from "node:os";
 import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
 import { openService } from "./root.js";
-import { startSimulator } from "./simulator/server.js";
 
 loadDotEnv();
 let config: Config;
@@ -13,7 +12,9 @@ try {
 }
 
 if (config.UPSTREAM === "simulator") {
-  // The embedded default: every upstream is the bundled simulator on a loopback port.
+  // The embedded default: every upstream is the bundled simulator on a loopback port. Loaded only then: a
+  // deployment against real providers never loads it.
+  const { startSimulator } = await import("./simulator/server.js");
   const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE }).catch((error: { code?: string }) => {
     if (error.code !== "EADDRINUSE") throw error;
     console.error(`SIMULATOR_PORT ${config.SIMULATOR_PORT} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);

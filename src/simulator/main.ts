@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { PROVIDER_URLS } from "../config.js";
+import { PROVIDERS } from "./context.js";
 import { startSimulator } from "./server.js";
+
+// A program of its own, as the real providers are: it shares nothing with the service but the wire.
 
 const env = z
   .object({
@@ -11,5 +13,5 @@ const env = z
 
 const { url } = await startSimulator(env.SIMULATOR_PORT, { timeScale: env.SIMULATOR_TIME_SCALE, logger: true });
 console.log(`upstream simulator listening on ${url}; to use it from the service:
-  UPSTREAM=external ${PROVIDER_URLS.map((name) => `${name}=${url}`).join(" ")} npm start
+  UPSTREAM=external ${PROVIDERS.map((name) => `${name.toUpperCase()}_URL=${url}`).join(" ")} npm start
 faults: curl -s ${url}/control/faults -H 'content-type: application/json' -d '{"provider":"gateway","mode":"down"}'`);
