@@ -4,7 +4,7 @@ import type { Core } from "../../core/index.js";
 import { callerOf } from "../auth.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import { exportHeaders, ledgerExportQuery, ledgerQuery, ledgerResponse, ledgerView } from "../../wire/ledger.js";
-import { exportFileName, statementCsv } from "../../core/statement.js";
+import { exportFileName, statementCsv } from "../../wire/statement-csv.js";
 
 /** The key's ledger statement (an addition to the contract): pages newest first, and a CSV export of a range. */
 export const ledgerRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
