@@ -15,7 +15,7 @@ import { createHttpClient, type HttpClient, type UpstreamCall } from "./upstream
 import { createRatesAdapter } from "./upstream/rates.js";
 import { createStoreAdapter } from "./upstream/store.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
-import { orderView } from "./wire/orders.js";
+import { eventOrder } from "./wire/events.js";
 import { createMetrics, type Metrics } from "./observability/metrics.js";
 import { withRequestId } from "./observability/context.js";
 import { errSerializer, maskSecrets, requestIdMixin } from "./observability/log.js";
@@ -187,7 +187,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
       },
       policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
       // Order events carry the order's status-endpoint body (without gift card codes).
-      orderBody: orderView,
+      orderBody: eventOrder,
     },
   });
   core.orders.onSettled((order) => metrics.orderFinished(order));
