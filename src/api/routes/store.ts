@@ -16,6 +16,7 @@ import {
   storeSandboxView,
   storeView,
 } from "../../wire/store.js";
+import { answerSandbox } from "./sandbox.js";
 
 /** Game-store wallet top-ups: pricing, orders (200 completed, 202 processing, 502 refunded) and their status. */
 export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -88,8 +89,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       const caller = callerOf(req);
       const options = purchaseOptions(req.body);
       const price = await core.store.quote(caller, storeRequestOf(req.body), options.guard, options.quoteId);
-      const balance = await core.accounts.available(caller.account);
-      return storeSandboxView(price, { idempotencyKey: options.idempotencyKey, now: core.clock.now() }, balance);
+      return answerSandbox(core, caller, options, (context, balance) => storeSandboxView(price, context, balance));
     },
   );
 };
