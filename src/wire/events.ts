@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { type Micro, toUsdt } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
+import { gameOrderResponse } from "./games.js";
+import { giftcardOrderResponse } from "./giftcards.js";
+import { giftOrderResponse } from "./gifts.js";
 import { orderView } from "./orders.js";
+import { purchaseResponse } from "./stars.js";
+import { storeOrderResponse } from "./store.js";
 
 // The webhook events (an addition to the contract): their envelope, their id, and the body of each type.
 // Pure renderers: the core decides when an event happens and stores what these return; the JSON is made here.
@@ -80,3 +85,49 @@ export function balanceChanged(change: {
 
 /** The on-demand test event (POST /v1/webhook/ping); always sent with `test: true`. */
 export const pingEvent = (): EventBody<"ping"> => ({ type: "ping", data: { ping: true } });
+
+// ---- Their description (OpenAPI 3.1's `webhooks` in /openapi.json) ---------------------------------------
+
+/** Each order body an event can carry, by the name of its component in the document. */
+const ORDER_BODIES = [purchaseResponse, storeOrderResponse, gameOrderResponse, giftcardOrderResponse, giftOrderResponse].map((schema) => ({
+  $ref: `#/components/schemas/${String(schema.meta()?.id)}`,
+}));
+
+const orderEventData = {
+  type: "object",
+  required: ["order"],
+  properties: {
+    order: { description: "The order's status-endpoint body, without gift card codes", oneOf: ORDER_BODIES },
+    codes_ready: { const: true, description: "Only for a completed gift card order: fetch the codes from its status endpoint" },
+  },
+};
+
+/** JSON Schema of each event type's `data`. */
+const EVENT_DATA: Record<WebhookEventType, object> = {
+  "order.completed": orderEventData,
+  "order.failed": orderEventData,
+  "balance.changed": {
+    type: "object",
+    required: ["kind", "amount_usdt", "balance_usdt", "note"],
+    properties: {
+      kind: { enum: ["credit", "debit"] },
+      amount_usdt: { type: "number", description: "Signed: negative for a debit" },
+      balance_usdt: { type: "number", description: "The balance right after" },
+      note: { type: ["string", "null"] },
+    },
+  },
+  ping: { type: "object", properties: { ping: { const: true } } },
+};
+
+/** JSON Schema of a whole event of the type: the envelope around its data. */
+export const eventSchema = (type: WebhookEventType) => ({
+  type: "object",
+  required: ["id", "type", "created_at", "test", "data"],
+  properties: {
+    id: { type: "string", description: "evt_…: the same on every attempt; deduplicate on it" },
+    type: { const: type },
+    created_at: { type: "string", format: "date-time" },
+    test: { type: "boolean", description: "True for sandbox calls and pings: nothing was charged or delivered" },
+    data: EVENT_DATA[type],
+  },
+});
