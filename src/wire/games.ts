@@ -3,7 +3,7 @@ import { PLAYER_ID_PATTERN, PLAYER_ID_RULE, SERVER_ID_MAX } from "../core/limits
 import { percentNumber } from "../core/markup.js";
 import { type Micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import { etaOf, type GameOrderRequest, needsServer, type PricedDenomination } from "../core/products/games.js";
+import { type GameOrderRequest, needsServer, type PricedDenomination } from "../core/products/games.js";
 import type { GameInfo } from "../core/ports.js";
 import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras } from "./common.js";
 
@@ -87,6 +87,13 @@ export const gameOrderResponse = orderEnvelope(z.literal("game"), {
   poll: z.boolean().optional().describe("Only on processing: true"),
 }).meta({ id: "GameOrderResponse" });
 
+/** The catalogue's delivery estimate (eta=1): a label `fast` (≤ 60 s), `normal` (≤ 3 min) or `slow`, and a text. */
+export function etaView(seconds: number) {
+  const label = seconds <= 60 ? "fast" : seconds <= 180 ? "normal" : "slow";
+  const display = seconds < 60 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`;
+  return { label, display, median_seconds: seconds };
+}
+
 /** The core's request of an order body for the game in the path. */
 export const gameRequestOf = (code: string, body: { denomination: string; player_id: string; server_id?: string | null }): GameOrderRequest => ({
   code,
@@ -125,7 +132,7 @@ export const gameCatalogueView = (
   denominations: catalogue.denominations.map((d) => ({
     name: d.name,
     price_usdt: toUsdt(d.priceMicro),
-    ...(withEta ? { eta: etaOf(d.etaSeconds) } : {}),
+    ...(withEta ? { eta: etaView(d.etaSeconds) } : {}),
   })),
 });
 

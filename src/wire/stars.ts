@@ -47,7 +47,6 @@ type Telegram = OrderOfType<"stars" | "premium">;
 export function purchaseView(order: Telegram, balanceMicro: Micro): PurchaseAnswer {
   const stars = order.productType === "stars" ? order.details.stars : null;
   const months = order.productType === "premium" ? order.details.months : null;
-  const { created_at, completed_at } = envelopeTail(order);
   return {
     ...envelopeHead(order, order.status === "completed"),
     username: order.recipient,
@@ -59,8 +58,7 @@ export function purchaseView(order: Telegram, balanceMicro: Micro): PurchaseAnsw
     transaction_id: order.transactionId,
     error: order.error,
     balance_remaining_usdt: toUsdt(balanceMicro),
-    created_at,
-    completed_at,
+    ...envelopeTail(order),
   };
 }
 
