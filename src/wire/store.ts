@@ -82,16 +82,6 @@ export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSche
   };
 }
 
-/** A price of a store purchase (what the sandbox and the confirmation show) in the contract's StoreQuote terms. */
-export const storeQuoteOf = (price: PriceOf<StoreDetails>): StoreQuote => ({
-  amountMicro: price.details.amount_micro,
-  feeMicro: price.details.fee_micro,
-  costMicro: price.details.cost_micro,
-  markupBp: price.details.markup_bp,
-  markupMicro: price.details.markup_micro,
-  totalMicro: price.chargeMicro,
-});
-
 export function storePricingView(pricing: {
   limits: StoreLimits;
   markupBp: number;
