@@ -125,6 +125,12 @@ describe("events", () => {
     expect(sandbox.status).toBe(200);
     const event = await receiver.waitFor((r) => r.json.test === true && r.json.data?.order?.stars === 77);
     expect(event.json).toMatchObject({ type: "order.completed", data: { order: { test: true, order_id: 0 } } });
+    // Every product's sandbox alike (the store's too): the answer itself is the event's order.
+    const store = await h.call("POST", "/test/v1/store", { key, body: { login: "gabe", amount_usd: 10, idempotency_key: "sandbox-store" } });
+    expect(store.status).toBe(200);
+    const storeEvent = await receiver.waitFor((r) => r.json.test === true && r.json.data?.order?.product_type === "store");
+    expect(storeEvent.json).toMatchObject({ type: "order.completed", test: true });
+    expect(storeEvent.json.data).toEqual({ order: store.body });
 
     const { key: plain } = await h.newKey(5);
     const before = receiver.received.length;

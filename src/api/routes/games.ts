@@ -1,25 +1,23 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { percentNumber } from "../../core/markup.js";
-import { toUsdt } from "../../core/money.js";
-import { etaOf, needsServer } from "../../core/products/games.js";
 import { callerOf } from "../auth.js";
-import { asyncOrderStatus, gameView } from "../present.js";
 import { purchaseOptions } from "../requests.js";
+import { asyncOrderStatus, errorBody, insufficientFundsBody, keyedErrors, orderIdParams } from "../../wire/common.js";
 import {
   catalogueQuery,
   checkPlayerBody,
   checkPlayerResponse,
-  errorBody,
+  checkPlayerView,
   gameCatalogueResponse,
+  gameCatalogueView,
   gameCodeParams,
   gameOrderBody,
   gameOrderResponse,
+  gameRequestOf,
   gamesResponse,
-  insufficientFundsBody,
-  keyedErrors,
-  orderIdParams,
-} from "../schemas.js";
+  gamesView,
+  gameView,
+} from "../../wire/games.js";
 
 /** In-game credit: the dynamic game list, catalogues, player checks, orders (202 then poll) and their status. */
 export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -35,22 +33,7 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
         response: { 200: gamesResponse, 503: errorBody, ...keyedErrors },
       },
     },
-    async (req) => {
-      const { markupBp, games } = await core.games.list(callerOf(req));
-      return {
-        success: true as const,
-        markup_percent: percentNumber(markupBp),
-        games: games.map((g) => ({
-          code: g.code,
-          name: g.name,
-          image_url: g.imageUrl,
-          required_fields: g.requiredFields,
-          needs_server: needsServer(g),
-          notes: g.notes,
-          ...(g.servers ? { servers: g.servers } : {}),
-        })),
-      };
-    },
+    async (req) => gamesView(await core.games.list(callerOf(req))),
   );
 
   app.get(
@@ -65,21 +48,7 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
         response: { 200: gameCatalogueResponse, ...readErrors },
       },
     },
-    async (req) => {
-      const { game, markupBp, denominations } = await core.games.catalogue(callerOf(req), req.params.code);
-      const withEta = req.query.eta === "1";
-      return {
-        success: true as const,
-        currency: "USDT",
-        markup_percent: percentNumber(markupBp),
-        game: { code: game.code, required_fields: game.requiredFields, needs_server: needsServer(game), notes: game.notes },
-        denominations: denominations.map((d) => ({
-          name: d.name,
-          price_usdt: toUsdt(d.priceMicro),
-          ...(withEta ? { eta: etaOf(d.etaSeconds) } : {}),
-        })),
-      };
-    },
+    async (req) => gameCatalogueView(await core.games.catalogue(callerOf(req), req.params.code), req.query.eta === "1"),
   );
 
   app.post(
@@ -95,15 +64,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       },
     },
     async (req) => {
-      const { serverId, playerName } = await core.games.checkPlayer(req.params.code, req.body.player_id, req.body.server_id ?? null);
-      return {
-        success: true as const,
-        valid: true,
-        game_code: req.params.code,
-        player_id: req.body.player_id,
-        server_id: serverId,
-        player_name: playerName,
-      };
+      const found = await core.games.checkPlayer(req.params.code, req.body.player_id, req.body.server_id ?? null);
+      return checkPlayerView({ code: req.params.code, playerId: req.body.player_id }, found);
     },
   );
 
@@ -121,13 +83,7 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const request = {
-        code: req.params.code,
-        denomination: req.body.denomination,
-        playerId: req.body.player_id,
-        serverId: req.body.server_id ?? null,
-      };
-      const { order, replay } = await core.games.buy(caller, request, purchaseOptions(req.body));
+      const { order, replay } = await core.games.buy(caller, gameRequestOf(req.params.code, req.body), purchaseOptions(req.body));
       const balance = await core.accounts.available(caller.account);
       return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));
     },

@@ -1,22 +1,19 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { GIFTCARD_DEFAULT_QUANTITY } from "../../core/limits.js";
-import { percentNumber } from "../../core/markup.js";
-import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
-import { asyncOrderStatus, giftcardView } from "../present.js";
 import { purchaseOptions } from "../requests.js";
+import { asyncOrderStatus, errorBody, insufficientFundsBody, keyedErrors, orderIdParams } from "../../wire/common.js";
 import {
   categoryParams,
-  errorBody,
   giftcardCatalogueResponse,
+  giftcardCatalogueView,
   giftcardOrderBody,
   giftcardOrderResponse,
+  giftcardRequestOf,
   giftcardsResponse,
-  insufficientFundsBody,
-  keyedErrors,
-  orderIdParams,
-} from "../schemas.js";
+  giftcardsView,
+  giftcardView,
+} from "../../wire/giftcards.js";
 
 /** Gift card codes: brands, catalogues, orders (202 then poll) and the status endpoint, the only place codes appear. */
 export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -32,14 +29,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: giftcardsResponse, 503: errorBody, ...keyedErrors },
       },
     },
-    async (req) => {
-      const { markupBp, brands } = await core.giftcards.list(callerOf(req));
-      return {
-        success: true as const,
-        markup_percent: percentNumber(markupBp),
-        giftcards: brands.map((b) => ({ category_id: b.categoryId, name: b.name, notes: b.notes })),
-      };
-    },
+    async (req) => giftcardsView(await core.giftcards.list(callerOf(req))),
   );
 
   app.get(
@@ -53,23 +43,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: giftcardCatalogueResponse, ...readErrors },
       },
     },
-    async (req) => {
-      const { markupBp, cards } = await core.giftcards.catalogue(callerOf(req), req.params.category_id);
-      return {
-        success: true as const,
-        currency: "USDT",
-        category_id: req.params.category_id,
-        markup_percent: percentNumber(markupBp),
-        denominations: cards.map((c) => ({
-          card_id: c.cardId,
-          name: c.name,
-          price_usdt: toUsdt(c.priceMicro),
-          stock: c.stock,
-          min_quantity: c.minQuantity,
-          max_quantity: c.maxQuantity,
-        })),
-      };
-    },
+    async (req) => giftcardCatalogueView(req.params.category_id, await core.giftcards.catalogue(callerOf(req), req.params.category_id)),
   );
 
   app.post(
@@ -86,8 +60,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const request = { categoryId: req.params.category_id, cardId: req.body.card_id, quantity: req.body.quantity ?? GIFTCARD_DEFAULT_QUANTITY };
-      const { order, replay } = await core.giftcards.buy(caller, request, purchaseOptions(req.body));
+      const { order, replay } = await core.giftcards.buy(caller, giftcardRequestOf(req.params.category_id, req.body), purchaseOptions(req.body));
       const balance = await core.accounts.available(caller.account);
       // Never the codes here, even when the provider finished at once.
       return reply.code(asyncOrderStatus(order, replay)).send(giftcardView(order, balance));

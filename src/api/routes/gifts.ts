@@ -3,11 +3,19 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
 import { notFound } from "../../core/errors.js";
-import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
-import { giftView } from "../present.js";
 import { purchaseOptions } from "../requests.js";
-import { errorBody, giftBody, giftIdParams, giftOrderResponse, giftsResponse, insufficientFundsBody, keyedErrors } from "../schemas.js";
+import { errorBody, insufficientFundsBody, keyedErrors } from "../../wire/common.js";
+import {
+  giftBody,
+  giftIdParams,
+  giftOrderResponse,
+  giftRequestOf,
+  giftsResponse,
+  giftsView,
+  giftView,
+  recipientRefusesBody,
+} from "../../wire/gifts.js";
 
 /** Messaging-platform gifts: the live catalogue, synchronous sends (201), and Lottie stickers. */
 export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -23,14 +31,7 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req) => {
       callerOf(req);
-      const items = await core.gifts.catalogue();
-      const stars = items.map((g) => g.stars);
-      return {
-        success: true as const,
-        count: items.length,
-        stars_range: { min: stars.length ? Math.min(...stars) : 0, max: stars.length ? Math.max(...stars) : 0 },
-        gifts: items.map((g) => ({ gift_id: g.giftId, stars: g.stars, price_usdt: toUsdt(g.priceMicro), emoji: g.emoji, limited: g.limited })),
-      };
+      return giftsView(await core.gifts.catalogue());
     },
   );
 
@@ -54,17 +55,11 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       },
     },
     async (req, reply) => {
-      const request = {
-        recipient: req.body.recipient,
-        giftId: req.body.gift_id,
-        hideName: req.body.hide_name ?? false,
-        message: req.body.message ?? "",
-      };
-      const { order, replay } = await core.gifts.buy(callerOf(req), request, purchaseOptions(req.body));
+      const { order, replay } = await core.gifts.buy(callerOf(req), giftRequestOf(req.body), purchaseOptions(req.body));
       if (replay) return reply.code(200).send(giftView(order));
       if (order.status === "failed" && order.reason === "recipient_refuses") {
         // The refusal came with the send itself: refunded, and reported as the recipient's choice.
-        return reply.code(400).send({ success: false as const, error: `${order.error} (refunded)`, error_code: "recipient_refuses" });
+        return reply.code(400).send(recipientRefusesBody(order));
       }
       return reply.code(order.status === "failed" ? 502 : 201).send(giftView(order));
     },

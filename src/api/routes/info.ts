@@ -1,12 +1,20 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { divideRounded, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
-import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
 import { callerOf } from "../auth.js";
-import { balanceResponse, healthResponse, keyedErrors, pricingResponse, ratesResponse } from "../schemas.js";
+import { keyedErrors } from "../../wire/common.js";
+import {
+  API_VERSION,
+  balanceResponse,
+  balanceView,
+  healthResponse,
+  healthView,
+  pricingResponse,
+  pricingView,
+  ratesResponse,
+  ratesView,
+} from "../../wire/account.js";
 
-export const API_VERSION = "1.0.0";
-const PAYMENT_METHOD = "balance";
+export { API_VERSION };
 
 export interface InfoOptions {
   core: Core;
@@ -16,7 +24,6 @@ export interface InfoOptions {
 /** Health, balance, pricing and rates: nothing here charges. */
 export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core, deliveryProvider }) => {
   const { tariffs } = core.pricing;
-  const premiumUsdt = () => Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), toUsdt(tariffs.premiumMicro[m])]));
 
   app.get(
     "/v1/health",
@@ -31,21 +38,7 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
         response: { 200: healthResponse },
       },
     },
-    async () => {
-      const { databaseReady, ready, configured, storeEnabled } = await core.health();
-      return {
-        success: databaseReady,
-        delivery_provider: deliveryProvider,
-        delivery_ready: ready.gateway,
-        gateway_ready: ready.gateway,
-        store_ready: ready.store && storeEnabled,
-        game_ready: ready.games,
-        giftcard_ready: ready.giftcards,
-        db_ready: databaseReady,
-        api_configured: configured.gateway,
-        version: API_VERSION,
-      };
-    },
+    async () => healthView(await core.health(), deliveryProvider),
   );
 
   app.get(
@@ -58,16 +51,7 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
         response: { 200: balanceResponse, ...keyedErrors },
       },
     },
-    async (request) => {
-      const { account } = callerOf(request);
-      const funds = await core.accounts.balance(account);
-      return {
-        success: true as const,
-        balance_usdt: toUsdt(funds.availableMicro),
-        currency: "USDT" as const,
-        ...(funds.unlimited ? { unlimited: true as const } : {}),
-      };
-    },
+    async (request) => balanceView(await core.accounts.balance(callerOf(request).account)),
   );
 
   app.get(
@@ -80,12 +64,7 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
         response: { 200: pricingResponse, ...keyedErrors },
       },
     },
-    async () => ({
-      success: true as const,
-      stars: { min: STARS_MIN, max: STARS_MAX, usdt_per_star: toUsdt(tariffs.usdtPerStarMicro) },
-      premium: { months: [...PREMIUM_MONTHS], usdt: premiumUsdt() },
-      payment_method: PAYMENT_METHOD,
-    }),
+    async () => pricingView(tariffs),
   );
 
   app.get(
@@ -98,32 +77,6 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
         response: { 200: ratesResponse, ...keyedErrors },
       },
     },
-    async () => {
-      const { tonUsd, fetchedAt } = await core.pricing.tonRate();
-      // TON to 6 decimals, UZS to whole sums, by the service's one rounding rule.
-      const ton = (usdtMicro: number) => (tonUsd === null ? null : toUsdt(divideRounded(usdtMicro, tonUsd)));
-      const uzs = (usdtMicro: number) => divideRounded(usdtMicro * tariffs.uzsPerUsd, MICRO_PER_USDT);
-      return {
-        success: true as const,
-        base_currency: "USDT",
-        rates: { ton_usd: tonUsd, uzs_per_usd: tariffs.uzsPerUsd },
-        stars: {
-          min: STARS_MIN,
-          max: STARS_MAX,
-          usdt_per_star: toUsdt(tariffs.usdtPerStarMicro),
-          ton_per_star: ton(tariffs.usdtPerStarMicro),
-          uzs_per_star: uzs(tariffs.usdtPerStarMicro),
-        },
-        premium: {
-          months: [...PREMIUM_MONTHS],
-          usdt: premiumUsdt(),
-          ton: tonUsd === null ? null : Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), ton(tariffs.premiumMicro[m]) as number])),
-          uzs: Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), uzs(tariffs.premiumMicro[m])])),
-        },
-        payment_method: PAYMENT_METHOD,
-        // When the live rate was read from its source (cached about a minute), not when this answer was made.
-        updated_at: fetchedAt,
-      };
-    },
+    async () => ratesView(tariffs, await core.pricing.tonRate()),
   );
 };

@@ -1,28 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
-import { toUsdt } from "../../core/money.js";
-import { exportFileName, type Statement, type StatementEntry, statementCsv } from "../../core/statement.js";
 import { callerOf } from "../auth.js";
-import { encodeCursor, errorBody, keyedErrors, ledgerEntrySchema, ledgerExportQuery, ledgerQuery, ledgerResponse } from "../schemas.js";
-
-const entryView = (entry: StatementEntry): z.infer<typeof ledgerEntrySchema> => ({
-  entry_id: entry.id,
-  kind: entry.kind,
-  amount_usdt: toUsdt(entry.amountMicro),
-  balance_after_usdt: entry.balanceAfterMicro === null ? null : toUsdt(entry.balanceAfterMicro),
-  order_id: entry.orderId,
-  note: entry.note,
-  created_at: entry.createdAt,
-});
-
-const totalsView = (statement: Statement) => ({
-  basis: statement.basis,
-  from: statement.from,
-  to: statement.to,
-  opening_balance_usdt: toUsdt(statement.openingMicro),
-  closing_balance_usdt: toUsdt(statement.closingMicro),
-});
+import { errorBody, keyedErrors } from "../../wire/common.js";
+import { exportHeaders, ledgerExportQuery, ledgerQuery, ledgerResponse, ledgerView } from "../../wire/ledger.js";
+import { exportFileName, statementCsv } from "../../wire/statement-csv.js";
 
 /** The key's ledger statement (an addition to the contract): pages newest first, and a CSV export of a range. */
 export const ledgerRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -39,14 +21,7 @@ export const ledgerRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, {
     },
     async (request) => {
       const { limit, before, from = null, to = null } = request.query;
-      const page = await core.statements.page(callerOf(request).account, { limit, before, from, to });
-      return {
-        success: true as const,
-        ...totalsView(page),
-        count: page.entries.length,
-        entries: page.entries.map(entryView),
-        next_before: page.nextBefore === null ? null : encodeCursor(page.nextBefore),
-      };
+      return ledgerView(await core.statements.page(callerOf(request).account, { limit, before, from, to }));
     },
   );
 
@@ -74,10 +49,7 @@ export const ledgerRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, {
       return reply
         .type("text/csv; charset=utf-8")
         .header("content-disposition", `attachment; filename="${exportFileName(statement)}"`)
-        .header("x-statement-basis", statement.basis)
-        .header("x-opening-balance-usdt", String(toUsdt(statement.openingMicro)))
-        .header("x-closing-balance-usdt", String(toUsdt(statement.closingMicro)))
-        .header("x-entry-count", String(statement.entries.length))
+        .headers(exportHeaders(statement))
         .send(statementCsv(statement));
     },
   );

@@ -1,20 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../auth.js";
-import { z } from "zod";
-import { anyOrderView, summaryView } from "../present.js";
-import {
-  errorBody,
-  gameOrderResponse,
-  giftcardOrderResponse,
-  giftOrderResponse,
-  keyedErrors,
-  orderIdParams,
-  ordersQuery,
-  ordersResponse,
-  purchaseResponse,
-  storeOrderResponse,
-} from "../schemas.js";
+import { errorBody, keyedErrors, orderIdParams } from "../../wire/common.js";
+import { anyOrderResponse, ordersQuery, ordersResponse, ordersView, orderView } from "../../wire/orders.js";
 
 /** The caller's own orders; someone else's order is a 404. */
 export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
@@ -31,8 +19,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (request) => {
       const { limit, before, product_type, status } = request.query;
-      const orders = await core.orders.list(callerOf(request).account.id, limit, { before, productType: product_type, status });
-      return { success: true as const, count: orders.length, orders: orders.map(summaryView) };
+      return ordersView(await core.orders.list(callerOf(request).account.id, limit, { before, productType: product_type, status }));
     },
   );
 
@@ -44,18 +31,13 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
         operationId: "getOrder",
         tags: ["Orders"],
         params: orderIdParams,
-        response: {
-          200: z.union([purchaseResponse, storeOrderResponse, gameOrderResponse, giftcardOrderResponse, giftOrderResponse]),
-          400: errorBody,
-          404: errorBody,
-          ...keyedErrors,
-        },
+        response: { 200: anyOrderResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
       },
     },
     async (request) => {
       const { account } = callerOf(request);
       const order = await core.orders.current(account.id, request.params.order_id);
-      return anyOrderView(order, await core.accounts.available(account));
+      return orderView(order, await core.accounts.available(account));
     },
   );
 };

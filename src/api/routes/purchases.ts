@@ -1,76 +1,24 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
-import { toUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
-import { purchaseView } from "../present.js";
 import { purchaseOptions } from "../requests.js";
+import { errorBody, keyedErrors, purchaseErrors } from "../../wire/common.js";
+import { premiumBody, premiumFailedBody, premiumRequestOf, premiumSandboxView, premiumView } from "../../wire/premium.js";
 import {
-  errorBody,
-  insufficientFundsBody,
-  keyedErrors,
-  premiumBody,
   purchaseResponse,
   sandboxResponse,
   searchBody,
   searchResponse,
+  searchView,
   starsBody,
-} from "../schemas.js";
-
-type Extras = { idempotency_key?: string | null; max_usdt?: number; quote_id?: string | null };
-type StarsBody = { username: string; stars: number } & Extras;
-type PremiumBody = { username: string; months: number } & Extras;
+  starsRequestOf,
+  starsSandboxView,
+  starsView,
+} from "../../wire/stars.js";
+import { answerSandbox } from "./sandbox.js";
 
 /** Search, stars, premium and their sandbox. */
 export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  async function buy(caller: Caller, body: StarsBody | PremiumBody) {
-    const options = purchaseOptions(body);
-    const { order, replay } =
-      "stars" in body
-        ? await core.stars.buy(caller, { username: body.username, stars: body.stars }, options)
-        : await core.premium.buy(caller, { username: body.username, months: body.months }, options);
-    return { order, replay, view: purchaseView(order, await core.accounts.available(caller.account)) };
-  }
-
-  /**
-   * The sandbox answers from the core's quote: the same rules and price as a real order, nothing stored or sent.
-   * A named binding quote is checked like a purchase would check it, and not spent.
-   */
-  async function sandbox(caller: Caller, body: StarsBody | PremiumBody) {
-    const options = purchaseOptions(body);
-    const quote =
-      "stars" in body
-        ? await core.stars.quote(caller, { username: body.username, stars: body.stars }, options.guard, options.quoteId)
-        : await core.premium.quote(caller, { username: body.username, months: body.months }, options.guard, options.quoteId);
-    const stars = "stars" in body ? body.stars : null;
-    const months = "months" in body ? body.months : null;
-    const now = core.clock.now().toISOString();
-    const answer = {
-      success: true,
-      order_id: 0,
-      idempotency_key: options.idempotencyKey,
-      product_type: stars === null ? ("premium" as const) : ("stars" as const),
-      username: quote.recipient,
-      amount: stars ?? months ?? 0,
-      stars,
-      months,
-      usdt_charged: toUsdt(quote.chargeMicro),
-      status: "completed" as const,
-      transaction_id: `test_${randomUUID()}`,
-      error: null,
-      balance_remaining_usdt: toUsdt(await core.accounts.available(caller.account)),
-      created_at: now,
-      completed_at: now,
-      test: true as const,
-    };
-    // A key with a webhook hears of the sandbox order as a test event, so a receiver can be built without spending.
-    await core.webhooks.testEvent(caller.account.id, { order: answer });
-    return answer;
-  }
-
-  const purchaseErrors = { 400: errorBody, 402: insufficientFundsBody, 503: errorBody, ...keyedErrors };
-
   app.post(
     "/v1/search",
     {
@@ -82,13 +30,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: searchResponse, 400: errorBody, 404: errorBody, 502: errorBody, 503: errorBody, ...keyedErrors },
       },
     },
-    async (request) => {
-      const found = await core.search(callerOf(request), request.body.product_type, request.body.query);
-      return {
-        success: true as const,
-        found: { myself: found.myself, name: found.name, photo: found.photo, recipient: found.username, premium: found.premium },
-      };
-    },
+    async (request) => searchView(await core.search(callerOf(request), request.body.product_type, request.body.query)),
   );
 
   app.post(
@@ -103,7 +45,9 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request, reply) => {
-      const { order, replay, view } = await buy(callerOf(request), request.body);
+      const caller = callerOf(request);
+      const { order, replay } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
+      const view = starsView(order, await core.accounts.available(caller.account));
       return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
     },
   );
@@ -120,17 +64,15 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (request, reply) => {
-      const { order, replay, view } = await buy(callerOf(request), request.body);
-      if (!replay && order.status === "failed") {
-        return reply.code(502).send({
-          success: false as const,
-          error: `Premium delivery failed (${order.error ?? "provider error"}); order ${order.id} was refunded ${view.usdt_charged} USDT`,
-        });
-      }
+      const caller = callerOf(request);
+      const { order, replay } = await core.premium.buy(caller, premiumRequestOf(request.body), purchaseOptions(request.body));
+      const view = premiumView(order, await core.accounts.available(caller.account));
+      if (!replay && order.status === "failed") return reply.code(502).send(premiumFailedBody(order, view.usdt_charged));
       return reply.code(200).send(view);
     },
   );
 
+  // The sandbox answers from the core's price: the same rules and price as a real order, nothing stored or sent.
   const sandboxErrors = { 400: errorBody, ...keyedErrors };
   app.post(
     "/test/v1/stars",
@@ -143,7 +85,12 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: sandboxResponse, ...sandboxErrors },
       },
     },
-    async (request) => sandbox(callerOf(request), request.body),
+    async (request) => {
+      const caller = callerOf(request);
+      const options = purchaseOptions(request.body);
+      const price = await core.stars.quote(caller, starsRequestOf(request.body), options.guard, options.quoteId);
+      return answerSandbox(core, caller, options, (context, balance) => starsSandboxView(price, context, balance));
+    },
   );
   app.post(
     "/test/v1/premium",
@@ -156,6 +103,11 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         response: { 200: sandboxResponse, ...sandboxErrors },
       },
     },
-    async (request) => sandbox(callerOf(request), request.body),
+    async (request) => {
+      const caller = callerOf(request);
+      const options = purchaseOptions(request.body);
+      const price = await core.premium.quote(caller, premiumRequestOf(request.body), options.guard, options.quoteId);
+      return answerSandbox(core, caller, options, (context, balance) => premiumSandboxView(price, context, balance));
+    },
   );
 };

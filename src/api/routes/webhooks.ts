@@ -2,31 +2,25 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import type { WebhookEndpoint } from "../../core/webhooks/endpoints.js";
 import { callerOf } from "../auth.js";
-import { errorBody, keyedErrors } from "../schemas.js";
+import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   webhookAttemptsQuery,
   webhookAttemptsResponse,
+  webhookAttemptsView,
   webhookBody,
+  webhookEndpointView,
   webhookPingResponse,
+  webhookPingView,
   webhookRemovedResponse,
   webhookResponse,
   webhookSecretResponse,
   webhookSetResponse,
-} from "../webhook-schemas.js";
+} from "../../wire/webhooks.js";
 
 /** The key's webhook endpoint: set, show, rotate its secret, ping it, list delivery attempts, remove it. */
 export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const { webhooks } = core;
-  const view = async (accountId: number, endpoint: WebhookEndpoint) => ({
-    url: endpoint.url,
-    enabled: endpoint.enabled,
-    disabled_at: endpoint.disabledAt,
-    disabled_reason: endpoint.disabledReason,
-    previous_secret_until: endpoint.previousSecretUntil,
-    pending_events: await webhooks.pending(accountId),
-    created_at: endpoint.createdAt,
-    updated_at: endpoint.updatedAt,
-  });
+  const view = async (accountId: number, endpoint: WebhookEndpoint) => webhookEndpointView(endpoint, await webhooks.pending(accountId));
   const tags = ["Webhooks"];
 
   app.get(
@@ -98,17 +92,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, 
         response: { 200: webhookPingResponse, 404: errorBody, ...keyedErrors },
       },
     },
-    async (request) => {
-      const ping = await webhooks.ping(callerOf(request).account.id);
-      return {
-        success: true as const,
-        event_id: ping.eventId,
-        delivered: ping.delivered,
-        status_code: ping.statusCode,
-        error: ping.error,
-        duration_ms: Math.round(ping.durationMs),
-      };
-    },
+    async (request) => webhookPingView(await webhooks.ping(callerOf(request).account.id)),
   );
 
   app.get(
@@ -124,25 +108,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, 
     },
     async (request) => {
       const { limit, before } = request.query;
-      const attempts = await webhooks.attempts(callerOf(request).account.id, { limit, before });
-      return {
-        success: true as const,
-        count: attempts.length,
-        attempts: attempts.map((a) => ({
-          attempt_id: a.id,
-          event_id: a.eventId,
-          event_type: a.eventType,
-          order_id: a.orderId,
-          test: a.test,
-          url: a.url,
-          attempted_at: a.attemptedAt,
-          status_code: a.statusCode,
-          succeeded: a.succeeded,
-          error: a.error,
-          duration_ms: a.durationMs,
-        })),
-        next_before: attempts.length === limit ? attempts[attempts.length - 1].id : null,
-      };
+      return webhookAttemptsView(await webhooks.attempts(callerOf(request).account.id, { limit, before }), limit);
     },
   );
 };

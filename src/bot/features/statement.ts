@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard, InputFile } from "grammy";
 import type { Core } from "../../core/index.js";
-import { exportFileName, type StatementEntry, type StatementRange, statementCsv } from "../../core/statement.js";
+import type { StatementEntry, StatementRange } from "../../core/statement.js";
+import { exportFileName, statementCsv } from "../../wire/statement-csv.js";
 import type { BotContext } from "../context.js";
 import { type Translate, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";

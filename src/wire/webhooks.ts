@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { WEBHOOK_URL_MAX } from "../core/webhooks/endpoints.js";
+import { dateTime, limitField } from "./common.js";
 
-// Shapes of the webhook endpoints (an addition to the contract): one endpoint per key, its secret shown once.
-
-const dateTime = z.iso.datetime();
+// The key's webhook endpoint (an addition to the contract): one endpoint per key, its secret shown once, its
+// delivery attempts. The events themselves are wire/events.ts.
 
 export const webhookBody = z.object({
   url: z
@@ -53,12 +53,7 @@ export const webhookPingResponse = z.object({
 });
 
 export const webhookAttemptsQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, "limit must be a whole number from 1 to 100")
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, "limit must be a whole number from 1 to 100")
-    .default(20),
+  limit: limitField,
   before: z
     .string()
     .regex(/^[1-9]\d{0,14}$/, "before must be an attempt id (a whole number of at least 1)")
@@ -87,4 +82,77 @@ export const webhookAttemptsResponse = z.object({
       .meta({ id: "WebhookAttempt" }),
   ),
   next_before: z.number().int().nullable().describe("Pass as `before` for the next (older) page; null on the last page"),
+});
+
+/** A key's endpoint, as the core has it. */
+interface Endpoint {
+  url: string;
+  enabled: boolean;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  previousSecretUntil: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One delivery attempt, as the core has it. */
+interface Attempt {
+  id: number;
+  eventId: string;
+  eventType: string;
+  orderId: number | null;
+  test: boolean;
+  url: string;
+  attemptedAt: string;
+  statusCode: number | null;
+  succeeded: boolean;
+  error: string | null;
+  durationMs: number;
+}
+
+/** The endpoint as the key sees it (never its secret), with the count of events not yet delivered. */
+export const webhookEndpointView = (endpoint: Endpoint, pendingEvents: number): z.infer<typeof webhookView> => ({
+  url: endpoint.url,
+  enabled: endpoint.enabled,
+  disabled_at: endpoint.disabledAt,
+  disabled_reason: endpoint.disabledReason,
+  previous_secret_until: endpoint.previousSecretUntil,
+  pending_events: pendingEvents,
+  created_at: endpoint.createdAt,
+  updated_at: endpoint.updatedAt,
+});
+
+export const webhookPingView = (ping: {
+  eventId: string;
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}): z.infer<typeof webhookPingResponse> => ({
+  success: true as const,
+  event_id: ping.eventId,
+  delivered: ping.delivered,
+  status_code: ping.statusCode,
+  error: ping.error,
+  duration_ms: Math.round(ping.durationMs),
+});
+
+/** A page of attempts; a full page may have an older one after it. */
+export const webhookAttemptsView = (attempts: Attempt[], limit: number): z.infer<typeof webhookAttemptsResponse> => ({
+  success: true as const,
+  count: attempts.length,
+  attempts: attempts.map((a) => ({
+    attempt_id: a.id,
+    event_id: a.eventId,
+    event_type: a.eventType,
+    order_id: a.orderId,
+    test: a.test,
+    url: a.url,
+    attempted_at: a.attemptedAt,
+    status_code: a.statusCode,
+    succeeded: a.succeeded,
+    error: a.error,
+    duration_ms: a.durationMs,
+  })),
+  next_before: attempts.length === limit ? attempts[attempts.length - 1].id : null,
 });

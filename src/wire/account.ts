@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../core/limits.js";
+import { divideRounded, type Micro, MICRO_PER_USDT, toUsdt } from "../core/money.js";
+import type { ProviderName } from "../core/ports.js";
+import type { Tariffs } from "../core/pricing.js";
+import { dateTime } from "./common.js";
+
+// What a key can read of the service and of itself without buying: health, balance, tariffs and rates.
+
+/** The interface version: the document's info.version and health's `version`. */
+export const API_VERSION = "1.0.0";
+const PAYMENT_METHOD = "balance";
+
+export const balanceResponse = z.object({
+  success: z.literal(true),
+  balance_usdt: z.number(),
+  currency: z.literal("USDT"),
+  unlimited: z.literal(true).optional().describe("Only for an owner key"),
+});
+
+const premiumPrices = z.record(z.string(), z.number());
+
+export const pricingResponse = z.object({
+  success: z.literal(true),
+  stars: z.object({ min: z.number().int(), max: z.number().int(), usdt_per_star: z.number() }),
+  premium: z.object({ months: z.array(z.number().int()), usdt: premiumPrices }),
+  payment_method: z.string(),
+});
+
+export const ratesResponse = z.object({
+  success: z.literal(true),
+  base_currency: z.string(),
+  rates: z.object({ ton_usd: z.number().nullable(), uzs_per_usd: z.number() }),
+  stars: z.object({
+    min: z.number().int(),
+    max: z.number().int(),
+    usdt_per_star: z.number(),
+    ton_per_star: z.number().nullable(),
+    uzs_per_star: z.number().int(),
+  }),
+  premium: z.object({
+    months: z.array(z.number().int()),
+    usdt: premiumPrices,
+    ton: premiumPrices.nullable(),
+    uzs: premiumPrices,
+  }),
+  payment_method: z.string(),
+  updated_at: dateTime,
+});
+
+export const healthResponse = z.object({
+  success: z.boolean(),
+  delivery_provider: z.string(),
+  delivery_ready: z.boolean(),
+  gateway_ready: z.boolean(),
+  store_ready: z.boolean(),
+  game_ready: z.boolean(),
+  giftcard_ready: z.boolean(),
+  db_ready: z.boolean(),
+  api_configured: z.boolean(),
+  version: z.string(),
+});
+
+export function healthView(
+  health: { databaseReady: boolean; ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean>; storeEnabled: boolean },
+  deliveryProvider: string,
+): z.infer<typeof healthResponse> {
+  const { databaseReady, ready, configured, storeEnabled } = health;
+  return {
+    success: databaseReady,
+    delivery_provider: deliveryProvider,
+    delivery_ready: ready.gateway,
+    gateway_ready: ready.gateway,
+    store_ready: ready.store && storeEnabled,
+    game_ready: ready.games,
+    giftcard_ready: ready.giftcards,
+    db_ready: databaseReady,
+    api_configured: configured.gateway,
+    version: API_VERSION,
+  };
+}
+
+export const balanceView = (funds: { availableMicro: Micro; unlimited: boolean }): z.infer<typeof balanceResponse> => ({
+  success: true as const,
+  balance_usdt: toUsdt(funds.availableMicro),
+  currency: "USDT" as const,
+  ...(funds.unlimited ? { unlimited: true as const } : {}),
+});
+
+const premiumUsdt = (tariffs: Tariffs) => Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), toUsdt(tariffs.premiumMicro[m])]));
+
+export const pricingView = (tariffs: Tariffs): z.infer<typeof pricingResponse> => ({
+  success: true as const,
+  stars: { min: STARS_MIN, max: STARS_MAX, usdt_per_star: toUsdt(tariffs.usdtPerStarMicro) },
+  premium: { months: [...PREMIUM_MONTHS], usdt: premiumUsdt(tariffs) },
+  payment_method: PAYMENT_METHOD,
+});
+
+export function ratesView(tariffs: Tariffs, rate: { tonUsd: number | null; fetchedAt: string }): z.infer<typeof ratesResponse> {
+  const { tonUsd, fetchedAt } = rate;
+  // TON to 6 decimals, UZS to whole sums, by the service's one rounding rule.
+  const ton = (usdtMicro: number) => (tonUsd === null ? null : toUsdt(divideRounded(usdtMicro, tonUsd)));
+  const uzs = (usdtMicro: number) => divideRounded(usdtMicro * tariffs.uzsPerUsd, MICRO_PER_USDT);
+  return {
+    success: true as const,
+    base_currency: "USDT",
+    rates: { ton_usd: tonUsd, uzs_per_usd: tariffs.uzsPerUsd },
+    stars: {
+      min: STARS_MIN,
+      max: STARS_MAX,
+      usdt_per_star: toUsdt(tariffs.usdtPerStarMicro),
+      ton_per_star: ton(tariffs.usdtPerStarMicro),
+      uzs_per_star: uzs(tariffs.usdtPerStarMicro),
+    },
+    premium: {
+      months: [...PREMIUM_MONTHS],
+      usdt: premiumUsdt(tariffs),
+      ton: tonUsd === null ? null : Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), ton(tariffs.premiumMicro[m]) as number])),
+      uzs: Object.fromEntries(PREMIUM_MONTHS.map((m) => [String(m), uzs(tariffs.premiumMicro[m])])),
+    },
+    payment_method: PAYMENT_METHOD,
+    // When the live rate was read from its source (cached about a minute), not when this answer was made.
+    updated_at: fetchedAt,
+  };
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { PREMIUM_MONTHS } from "../core/limits.js";
+import type { Micro } from "../core/money.js";
+import type { OrderOfType } from "../core/products/index.js";
+import { expect, type PriceOf, purchaseExtras, sandboxOrder, usernameField } from "./common.js";
+import { purchaseSandboxView, purchaseView } from "./stars.js";
+
+// Premium: its body; its answer is the PurchaseResponse it shares with stars (wire/stars.ts).
+
+export const premiumBody = z.object({
+  username: usernameField,
+  months: z.literal(PREMIUM_MONTHS, expect("months", `one of ${PREMIUM_MONTHS.join(", ")}`)),
+  ...purchaseExtras,
+});
+
+export const premiumView = (order: OrderOfType<"premium">, balanceMicro: Micro) => purchaseView(order, balanceMicro);
+
+export const premiumSandboxView = (
+  price: PriceOf<OrderOfType<"premium">["details"]>,
+  context: { idempotencyKey: string | null; now: Date },
+  balanceMicro: Micro,
+) => purchaseSandboxView(sandboxOrder("premium", price, context), balanceMicro);
+
+export const premiumRequestOf = (body: z.infer<typeof premiumBody>) => ({ username: body.username, months: body.months });
+
+/** Premium's 502 is the Error body (the contract says so), naming the order and the refunded amount. */
+export const premiumFailedBody = (order: OrderOfType<"premium">, usdtCharged: number) => ({
+  success: false as const,
+  error: `Premium delivery failed (${order.error ?? "provider error"}); order ${order.id} was refunded ${usdtCharged} USDT`,
+});
