@@ -6,12 +6,14 @@ import type { Config } from "./config.js";
 import type { Core } from "./core/index.js";
 import { botStateStore } from "./db/bot-state.js";
 import type { Db } from "./db/database.js";
-import { holdRole, keyedLock } from "./db/coordination.js";
+import { holdRole, keyedLock } from "./db/locks.js";
 import { type Metrics, serveMetrics } from "./observability/metrics.js";
-import { openCore, type WiringOverrides } from "./wiring.js";
+import { type Jobs, openCore, stopJobs, type WiringOverrides } from "./wiring.js";
 
 export interface Service {
   core: Core;
+  /** The background jobs (src/jobs): reconciler, webhook dispatch, monitor, purges. */
+  jobs: Jobs;
   /** The database itself, for tests and tools that inspect the books; the faces never see it. */
   db: Db;
   api: FastifyInstance;
@@ -73,7 +75,7 @@ export type ServiceOverrides = WiringOverrides;
 
 /** The composition root: config in, a wired service out. Starts nothing listening; main.ts does. */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
-  const { core, db, log, metrics, close, abortCalls, closePools } = await openCore(config, overrides);
+  const { core, jobs, db, log, metrics, close, abortCalls, closePools } = await openCore(config, overrides);
 
   const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
@@ -104,12 +106,31 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   const requests = trackRequests(api.server);
-  core.reconciler.start();
-  core.webhooks.delivery.start();
-  core.monitor.start();
+  if (bot) {
+    // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
+    jobs.monitor.onAlert(bot.notifier.alert);
+    jobs.dispatch.onDisabled(bot.notifier.webhookDisabled);
+  }
+  jobs.reconciler.start();
+  jobs.dispatch.start();
+  jobs.monitor.start();
+  jobs.purges.start();
 
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> = null;
-  const underWay = (): UnderWay => ({ requests: requests.underWay(), botUpdates: bot?.underWay() ?? 0, ...core.underWay() });
+  const underWay = (): UnderWay => ({
+    requests: requests.underWay(),
+    botUpdates: bot?.underWay() ?? 0,
+    providerCalls: core.pipelineCalls(),
+    ...jobs.reconciler.underWay(),
+    ...jobs.dispatch.underWay(),
+  });
+  /** Every lease this process still holds, handed back: its orders and webhook events due again now. */
+  async function handBack(): Promise<{ orders: number[]; webhookEvents: number[] }> {
+    const calls = await core.releaseCalls();
+    const { orders } = await jobs.reconciler.handBack();
+    const { webhookEvents } = await jobs.dispatch.handBack();
+    return { orders: [...calls, ...orders].sort((a, b) => a - b), webhookEvents };
+  }
   let stopping: Promise<StopReport> | undefined;
 
   /** Stop taking work, finish what is under way within the bound, hand back leases, close pools. */
@@ -123,7 +144,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     requests.closing();
     const answered = api.close();
     const intake = bot?.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
-    const loops = Promise.all([core.reconciler.stop(), core.webhooks.delivery.stop(), core.monitor.stop()]);
+    const loops = stopJobs(jobs);
     // 2. What is under way finishes, within the bound: requests, bot updates, then the background loops' work.
     const finished = await before(
       deadline,
@@ -137,7 +158,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     const cut = finished ? null : underWay();
     // 3. Leases still held (work cut short) are handed back: due again now, for another instance. A webhook
     // attempt cut here may still land beside the next one: at least once, the receiver deduplicates on the id.
-    const released = await core.releaseClaims().catch((error: unknown) => {
+    const released = await handBack().catch((error: unknown) => {
       log.error({ err: error }, "could not hand back leases; they lapse by themselves");
       return { orders: [], webhookEvents: [] };
     });
@@ -158,6 +179,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
 
   return {
     core,
+    jobs,
     db,
     api,
     bot,

@@ -16,6 +16,12 @@ import { createRatesAdapter } from "./upstream/rates.js";
 import { createStoreAdapter } from "./upstream/store.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { anyOrderView } from "./api/present.js";
+import { RATE_LIMIT_WINDOW_SECONDS } from "./api/app.js";
+import { botStateStore } from "./db/bot-state.js";
+import { createMonitor } from "./jobs/monitor.js";
+import { createPurges } from "./jobs/purges.js";
+import { createReconciler } from "./jobs/reconciler.js";
+import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
 import { createMetrics, type Metrics } from "./observability/metrics.js";
 import { withRequestId } from "./observability/context.js";
 import { errSerializer, maskSecrets, requestIdMixin } from "./observability/log.js";
@@ -50,6 +56,8 @@ export interface WiringOverrides {
 
 export interface Wiring {
   core: Core;
+  /** The background jobs, built but not started (the service starts them). */
+  jobs: Jobs;
   metrics: Metrics;
   db: Db;
   log: pino.Logger;
@@ -120,7 +128,7 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
   // Several instances may share a PostgreSQL database: they count requests there, on a small pool of its own.
   const counterDb = isPostgres(db) ? openDatabase(config.DATABASE_URL, { poolMax: 4, unsyncedCommits: true }) : undefined;
   // The backlog is read from the database when scraped; every instance reports its own counts.
-  const metrics = createMetrics(() => core.monitor.backlog());
+  const metrics = createMetrics(() => jobs.monitor.backlog());
   // One line per provider call, never its bodies; the id is the request's (also sent as X-Request-Id).
   const onCall = (call: UpstreamCall) => {
     metrics.providerCall(call);
@@ -145,9 +153,10 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
   const webhookSender = createWebhookSender({ allowLoopback });
   const providers = Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, ADAPTERS[name](clients[i])])) as unknown as Providers;
 
+  const clock = overrides.clock ?? systemClock;
   const core = createCore({
     db,
-    clock: overrides.clock ?? systemClock,
+    clock,
     providers,
     tariffs: {
       usdtPerStarMicro: config.STARS_USDT_PER_STAR,
@@ -162,48 +171,30 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     log,
-    // Each reconciler pass and webhook delivery is logged under an id of its own (recon-<n>, wh-<event id>).
-    scope: withRequestId,
     counterDb,
-    monitor: {
-      intervalMs: config.ALERT_CHECK_INTERVAL_MS,
-      refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
-      refundThreshold: config.ALERT_REFUNDS,
-      walletBelowMicro: config.ALERT_WALLET_BELOW_USDT,
-      ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
-      repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
-      maxPerHour: config.ALERT_MAX_PER_HOUR,
-    },
     lowBalanceMicro: config.LOW_BALANCE_USDT,
     webhooks: {
       sender: webhookSender,
-      settings: {
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
-        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
-        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
-        pollMs: config.WEBHOOK_POLL_MS,
-        retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
-      },
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
       // Order events carry the order's status-endpoint body (without gift card codes).
       orderBody: anyOrderView,
     },
   });
   core.orders.onSettled((order) => metrics.orderFinished(order));
+  const jobs = openJobs(config, { core, db, counterDb, clock, log });
   async function closePools() {
     await counterDb?.destroy();
     await db.destroy();
   }
   return {
     core,
+    jobs,
     metrics,
     db,
     log,
     async close() {
-      await core.reconciler.stop();
-      await core.webhooks.delivery.stop();
-      await core.monitor.stop();
+      await stopJobs(jobs);
       await webhookSender.close();
       await Promise.all(clients.map((client) => client?.close()));
       await closePools();
@@ -213,4 +204,74 @@ export async function openCore(config: Config, overrides: WiringOverrides = {}):
     },
     closePools,
   };
+}
+
+/**
+ * The background jobs over the core (src/jobs), built but not started. Each reconciler pass, webhook attempt,
+ * monitor round and purge is logged under an id of its own (recon-<n>, wh-<event id>, alerts-<n>, purge-…).
+ */
+function openJobs(config: Config, on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger }) {
+  const { core, db, clock, log } = on;
+  const scope = withRequestId;
+  const jobs = {
+    // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight: a claim leases it that long.
+    reconciler: createReconciler({
+      db,
+      clock,
+      settlement: core.settlement,
+      intervalMs: config.RECONCILE_INTERVAL_MS,
+      leaseMs: config.RECONCILE_AFTER_MS,
+      log,
+      scope,
+    }),
+    dispatch: createWebhookDispatch({
+      db,
+      clock,
+      send: core.webhooks.send,
+      settings: {
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
+        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+        pollMs: config.WEBHOOK_POLL_MS,
+      },
+      log,
+      scope,
+    }),
+    monitor: createMonitor({
+      db,
+      clock,
+      health: core.health,
+      settings: {
+        intervalMs: config.ALERT_CHECK_INTERVAL_MS,
+        refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
+        refundThreshold: config.ALERT_REFUNDS,
+        walletBelowMicro: config.ALERT_WALLET_BELOW_USDT,
+        ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
+        repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
+        maxPerHour: config.ALERT_MAX_PER_HOUR,
+      },
+      log,
+      scope,
+    }),
+    purges: createPurges({
+      db,
+      clock,
+      requestCounts: on.counterDb ? { db: on.counterDb, windowMs: RATE_LIMIT_WINDOW_SECONDS * 1000 } : undefined,
+      webhookRetentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
+      botSessions: config.BOT_TOKEN ? botStateStore(db) : undefined,
+      log,
+      scope,
+    }),
+  };
+  // An outbox commit wakes the dispatch at once.
+  core.webhooks.outbox.onCommitted(jobs.dispatch.wake);
+  return jobs;
+}
+
+export type Jobs = ReturnType<typeof openJobs>;
+
+/** Stops every job; each resolves once its work under way is done. */
+export async function stopJobs(jobs: Jobs): Promise<void> {
+  await Promise.all([jobs.reconciler.stop(), jobs.dispatch.stop(), jobs.monitor.stop(), jobs.purges.stop()]);
 }
