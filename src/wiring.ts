@@ -273,5 +273,5 @@ export type Jobs = ReturnType<typeof openJobs>;
 
 /** Stops every job; each resolves once its work under way is done. */
 export async function stopJobs(jobs: Jobs): Promise<void> {
-  await Promise.all([jobs.reconciler.stop(), jobs.dispatch.stop(), jobs.monitor.stop(), jobs.purges.stop()]);
+  await Promise.all(Object.values(jobs).map((job) => job.stop()));
 }

@@ -4,6 +4,20 @@ export interface JobLog {
   warn(obj: object, msg: string): void;
 }
 
+/**
+ * What every job shows the composition root (the shape of a lifecycle resource): it starts, stops (resolving
+ * once its work under way is done), says what it has under way, and hands its leases back after the stop.
+ */
+export interface Job {
+  name: string;
+  start(): void;
+  stop(): Promise<void>;
+  /** Work under way holding leases, by kind (e.g. `reconcilerChecks`); {} for a job that holds none. */
+  underWay(): Record<string, number>;
+  /** After `stop`: leases still held (work cut short) made due again now; their ids by kind. */
+  handBack(): Promise<Record<string, number[]>>;
+}
+
 export interface LoopOptions<T> {
   /** The job's name: each run is scoped as `<name>-<n>` (the log's id for it and for the provider calls it makes). */
   name: string;

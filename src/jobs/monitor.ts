@@ -5,7 +5,7 @@ import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
-import { createLoop, type JobLog } from "./loop.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface MonitorSettings {
   intervalMs: number;
@@ -179,12 +179,15 @@ export function createMonitor(options: MonitorOptions) {
     scope: options.scope,
   });
 
-  return {
+  const job = {
     name: "monitor",
     /** Runs one round of checks now (or joins the one under way). */
     runOnce: loop.runOnce,
     start: loop.start,
     stop: loop.stop,
+    /** A round holds no lease. */
+    underWay: () => ({}),
+    handBack: async () => ({}),
     /** Told of every alert to send (the bot sends it to the administrators). Must not throw. */
     onAlert(listener: (alert: Alert) => void) {
       teller.listeners.push(listener);
@@ -199,6 +202,7 @@ export function createMonitor(options: MonitorOptions) {
       };
     },
   };
+  return job satisfies Job;
 }
 
 export type Monitor = ReturnType<typeof createMonitor>;

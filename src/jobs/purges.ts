@@ -3,7 +3,7 @@ import type { Db } from "../db/database.js";
 import { purgeQuotes } from "../db/quotes-purge.js";
 import { purgeRequestCounts } from "../db/request-counts.js";
 import { purgeEvents } from "../db/webhook-events.js";
-import { createLoop, type JobLog } from "./loop.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface PurgesOptions {
   db: Db;
@@ -92,7 +92,7 @@ export function createPurges(options: PurgesOptions) {
   );
   const runNow = (name: string) => loops.get(name)?.runOnce() ?? Promise.resolve(0);
 
-  return {
+  const job = {
     name: "purges",
     /** Each purge now (or joins the run under way): how many rows went; a failed run is logged and counts 0. */
     quotes: () => runNow("quotes"),
@@ -106,7 +106,11 @@ export function createPurges(options: PurgesOptions) {
     async stop() {
       await Promise.all([...loops.values()].map((loop) => loop.stop()));
     },
+    /** A purge holds no lease. */
+    underWay: () => ({}),
+    handBack: async () => ({}),
   };
+  return job satisfies Job;
 }
 
 export type Purges = ReturnType<typeof createPurges>;

@@ -3,7 +3,7 @@ import type { BackgroundScope, Clock } from "../core/ports.js";
 import type { Db } from "../db/database.js";
 import { claimDueOrders, createClaims, releaseOrders, rescheduleOrder } from "../db/leases.js";
 import type { OrderRow } from "../db/schema.js";
-import { createLoop, type JobLog } from "./loop.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface ReconcilerOptions {
   db: Db;
@@ -88,7 +88,7 @@ export function createReconciler(options: ReconcilerOptions) {
     scope: options.scope,
   });
 
-  return {
+  const job = {
     name: "reconciler",
     /** Runs one pass now (or joins the one under way); resolves to the number of orders it settled. */
     runOnce: loop.runOnce,
@@ -110,6 +110,7 @@ export function createReconciler(options: ReconcilerOptions) {
       return { orders: await releaseOrders(db, claims, clock.now().toISOString()) };
     },
   };
+  return job satisfies Job;
 }
 
 export type Reconciler = ReturnType<typeof createReconciler>;

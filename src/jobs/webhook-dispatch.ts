@@ -3,7 +3,7 @@ import { attemptRecord, errorOf, type Send, succeeded } from "../core/webhooks/s
 import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
 import { claimDueEvents, disableEndpoint, recordAttempt, releaseEvents, setOutcome, type WebhookEvent } from "../db/webhook-events.js";
-import { createLoop, type JobLog } from "./loop.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface DispatchSettings {
   /** One attempt's bound: connecting, the answer's headers and its body. */
@@ -138,7 +138,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
     scope: options.scope,
   });
 
-  return {
+  const job = {
     name: "webhook dispatch",
     /** Looks for due events now (after a commit that recorded some, or an attempt that freed a slot). */
     wake: loop.wake,
@@ -178,6 +178,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
       disabledListeners.push(listener);
     },
   };
+  return job satisfies Job;
 }
 
 export type WebhookDispatch = ReturnType<typeof createWebhookDispatch>;
