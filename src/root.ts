@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type pino from "pino";
-import { buildApi } from "./api/app.js";
+import { buildApi, RATE_LIMIT_WINDOW_SECONDS } from "./api/app.js";
 import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
@@ -9,16 +9,20 @@ import { type Clock, PROVIDER_NAMES, systemClock } from "./core/ports.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { codesKey } from "./db/codes-key.js";
-import { holdRole, keyedLock } from "./db/coordination.js";
+import { holdRole, keyedLock } from "./db/locks.js";
 import { type Db, openCounterDatabase, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
+import { createMonitor, readBacklog } from "./jobs/monitor.js";
+import { createPurges } from "./jobs/purges.js";
+import { createReconciler } from "./jobs/reconciler.js";
+import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
 import { createLifecycle, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openProviders } from "./upstream/index.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
-import { anyOrderView } from "./api/present.js";
+import { eventOrder } from "./wire/events.js";
 
 export type { StopReport };
 
@@ -43,6 +47,8 @@ export interface CoreService {
 
 /** The whole service: the core, its background jobs, the API and the bot. */
 export interface Service extends CoreService {
+  /** The background jobs (src/jobs): reconciler, webhook dispatch, monitor, purges; started. */
+  jobs: Jobs;
   api: FastifyInstance;
   /** Null without BOT_TOKEN. */
   bot: PurchaseBot | null;
@@ -61,13 +67,14 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const log = createLog(config.LOG_LEVEL, options.logDestination);
   const lifecycle = createLifecycle(log);
 
+  const clock = options.clock ?? systemClock;
   const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   const counterDb = openCounterDatabase(config.DATABASE_URL);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
   await migrateToLatest(db);
 
   // The backlog is read from the database when scraped; every instance reports its own counts.
-  const metrics = createMetrics(() => core.monitor.backlog());
+  const metrics = createMetrics(() => readBacklog(db, clock));
   const upstream = openProviders({
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -81,7 +88,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
 
   const core = createCore({
     db,
-    clock: options.clock ?? systemClock,
+    clock,
     providers: upstream.providers,
     tariffs: {
       usdtPerStarMicro: config.STAR_PRICE_MICRO,
@@ -96,32 +103,14 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     log,
-    // Each reconciler pass and webhook delivery is logged under an id of its own (recon-<n>, wh-<event id>).
-    scope: withRequestId,
     counterDb,
-    monitor: {
-      intervalMs: config.ALERT_CHECK_INTERVAL_MS,
-      refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
-      refundThreshold: config.ALERT_REFUNDS,
-      walletBelowMicro: config.ALERT_WALLET_BELOW_MICRO,
-      ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
-      repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
-      maxPerHour: config.ALERT_MAX_PER_HOUR,
-    },
     lowBalanceMicro: config.LOW_BALANCE_MICRO,
     webhooks: {
       sender: webhookSender,
-      settings: {
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
-        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
-        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
-        pollMs: config.WEBHOOK_POLL_MS,
-        retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
-      },
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
       // Order events carry the order's status-endpoint body (without gift card codes).
-      orderBody: anyOrderView,
+      orderBody: eventOrder,
     },
   });
   core.orders.onSettled((order) => metrics.orderFinished(order));
@@ -141,31 +130,84 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
     close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
   };
-  return { service, lifecycle };
+  return { service, lifecycle, clock, counterDb };
 }
+
+/**
+ * The background jobs over the core (src/jobs), built but not started. Each reconciler pass, webhook attempt,
+ * monitor round and purge is logged under an id of its own (recon-<n>, wh-<event id>, alerts-<n>, purge-…).
+ */
+function openJobs(config: Config, on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger }) {
+  const { core, db, clock, log } = on;
+  const scope = withRequestId;
+  const jobs = {
+    // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight: a claim leases it that long.
+    reconciler: createReconciler({
+      db,
+      clock,
+      settlement: core.settlement,
+      intervalMs: config.RECONCILE_INTERVAL_MS,
+      leaseMs: config.RECONCILE_AFTER_MS,
+      log,
+      scope,
+    }),
+    dispatch: createWebhookDispatch({
+      db,
+      clock,
+      send: core.webhooks.send,
+      settings: {
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
+        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+        pollMs: config.WEBHOOK_POLL_MS,
+      },
+      log,
+      scope,
+    }),
+    monitor: createMonitor({
+      db,
+      clock,
+      health: core.health,
+      settings: {
+        intervalMs: config.ALERT_CHECK_INTERVAL_MS,
+        refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
+        refundThreshold: config.ALERT_REFUNDS,
+        walletBelowMicro: config.ALERT_WALLET_BELOW_MICRO,
+        ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
+        repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
+        maxPerHour: config.ALERT_MAX_PER_HOUR,
+      },
+      log,
+      scope,
+    }),
+    purges: createPurges({
+      db,
+      clock,
+      requestCounts: on.counterDb ? { db: on.counterDb, windowMs: RATE_LIMIT_WINDOW_SECONDS * 1000 } : undefined,
+      webhookRetentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
+      botSessions: config.BOT_TOKEN ? botStateStore(db) : undefined,
+      log,
+      scope,
+    }),
+  };
+  // An outbox commit wakes the dispatch at once.
+  core.webhooks.outbox.onCommitted(jobs.dispatch.wake);
+  return jobs;
+}
+
+export type Jobs = ReturnType<typeof openJobs>;
 
 /** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
-  const { service, lifecycle } = await openCore(config, options);
+  const { service, lifecycle, clock, counterDb } = await openCore(config, options);
   const { core, db, log, metrics } = service;
 
-  for (const job of [core.reconciler, core.monitor]) {
-    lifecycle.add({ name: job === core.reconciler ? "reconciler" : "monitor", stop: () => job.stop() });
+  const jobs = openJobs(config, { core, db, counterDb, clock, log });
+  for (const job of Object.values(jobs)) {
+    lifecycle.add(job);
+    job.start();
   }
-  lifecycle.add({
-    name: "reconciler leases",
-    underWay: () => ({ reconcilerChecks: core.reconciler.claimed() }),
-    handBack: async () => ({ orders: await core.reconciler.release() }),
-  });
-  lifecycle.add({
-    name: "webhook dispatch",
-    stop: () => core.webhooks.delivery.stop(),
-    underWay: () => ({ webhookAttempts: core.webhooks.delivery.claimed() }),
-    handBack: async () => ({ webhookEvents: await core.webhooks.delivery.release() }),
-  });
-  core.reconciler.start();
-  core.webhooks.delivery.start();
-  core.monitor.start();
 
   const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
@@ -186,6 +228,9 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     : null;
   const webhook = bot && webhookMode ? { url: config.BOT_WEBHOOK_URL!, secretToken: config.BOT_WEBHOOK_SECRET! } : null;
   if (bot) {
+    // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
+    jobs.monitor.onAlert(bot.notifier.alert);
+    jobs.dispatch.onDisabled(bot.notifier.webhookDisabled);
     // Polling is given up at once (another instance takes it), then the updates under way finish.
     lifecycle.add({
       name: "bot",
@@ -223,6 +268,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
 
   return {
     ...service,
+    jobs,
     api,
     bot,
     async startMetrics() {

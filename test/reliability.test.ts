@@ -123,7 +123,7 @@ describe("in the running service", () => {
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () => h.call("GET", `/v1/store/${placed.body.order_id}`, { key })),
       ...Array.from({ length: 8 }, () => h.service.core.orders.current(accountId, placed.body.order_id)),
-      h.service.core.reconciler.runOnce(),
+      h.service.jobs.reconciler.runOnce(),
     ]);
     for (const result of results.slice(0, 8)) expect((result as { body: { status: string } }).body.status).toBe("failed");
     const refunds = await h.service.db

@@ -280,7 +280,7 @@ describe("retention", () => {
 
     const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
     await db.updateTable("webhook_events").set({ created_at: longAgo }).where("event_id", "in", [ping.body.event_id, waiting.event_id]).execute();
-    expect(await h.service.core.webhooks.delivery.purge()).toBeGreaterThanOrEqual(1);
+    expect(await h.service.jobs.purges.webhookEvents()).toBeGreaterThanOrEqual(1);
     expect(await db.selectFrom("webhook_events").select("id").where("event_id", "=", ping.body.event_id).execute()).toEqual([]);
     const listed = (await h.call("GET", "/v1/webhook/attempts", { key })).body.attempts;
     expect(listed.some((a: any) => a.event_id === ping.body.event_id)).toBe(false);

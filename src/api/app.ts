@@ -43,7 +43,7 @@ export interface ApiOptions {
 
 export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 /** The per-key limit counts requests in windows of a minute (RATE_LIMIT_PER_MINUTE). */
-const RATE_LIMIT_WINDOW_SECONDS = 60;
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** The partner HTTP API over the core: routes translate HTTP to core calls and back, nothing more. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {

@@ -19,8 +19,8 @@ import { updateId, updateLog } from "./update-log.js";
 
 export interface BotOptions {
   core: Core;
-  /** Where conversation state lives (the service's database, built at the composition root). */
-  storage: StorageAdapter<VersionedState<ConversationData>> & { purgeOlderThan(ms: number): Promise<number> };
+  /** Where conversation state lives (the service's database, built at the composition root; jobs/purges.ts trims it). */
+  storage: StorageAdapter<VersionedState<ConversationData>>;
   token: string;
   apiRoot?: string;
   admins: number[];
@@ -57,7 +57,6 @@ interface Polling {
 
 /** Bump when a conversation's steps change shape: stored flows of the old shape are dropped, not misread. */
 const CONVERSATION_VERSION = 1;
-const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
 
 const ADMIN_PATTERN = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
 const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "statement", "webhook", "language", "help", "cancel"];
@@ -207,7 +206,6 @@ export function createBot(options: BotOptions) {
   }
 
   let runner: RunnerHandle | undefined;
-  let purge: NodeJS.Timeout | undefined;
   let polling: Polling | undefined;
 
   /**
@@ -215,7 +213,6 @@ export function createBot(options: BotOptions) {
    * get them again. Updates under way go on: `drain` waits for them.
    */
   async function stopRunner() {
-    clearInterval(purge);
     if (!runner) return;
     const stopping = runner;
     runner = undefined;
@@ -257,9 +254,6 @@ export function createBot(options: BotOptions) {
           runner = run(bot);
           // A runner that dies (Telegram's 409 when another poller appeared) is logged; the role sees it stopped.
           runner.task()?.catch((error) => log.error({ err: error }, "polling stopped"));
-          const purgeAbandoned = () =>
-            storage.purgeOlderThan(ABANDONED_FLOW_MS).catch((error) => log.warn({ err: error }, "could not purge abandoned flows"));
-          purge = setInterval(purgeAbandoned, 60 * 60 * 1000).unref();
           log.info({ username: bot.botInfo.username }, "bot polling");
         },
         resign: stopRunner,

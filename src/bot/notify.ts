@@ -1,10 +1,10 @@
 import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
 import type { Core } from "../core/index.js";
-import { fromUsdt } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
 import { failureReason, orderLine, type Translate, usdt } from "./format.js";
 import { mainMenu } from "./keyboards.js";
+import type { Alert, AlertDetails } from "../wire/alerts.js";
 
 export interface NotifyLog {
   warn(obj: object, msg: string): void;
@@ -46,13 +46,13 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
     orderSettled(order).catch((error) => log.error({ orderId: order.id, err: error }, "notification failed"));
   });
 
-  // Deliveries gave up: the key's owner hears of it here, once (only the instance that disabled it calls).
-  core.webhooks.onDisabled((accountId, url, reason) => {
+  /** Deliveries gave up: the key's owner hears of it here, once (only the instance that disabled it calls). */
+  function webhookDisabled(accountId: number, url: string, reason: string) {
     core.accounts
       .get(accountId)
       .then((account) => (account.telegramId ? tell(account.telegramId, (t) => t("webhook-disabled", { url, reason })) : undefined))
       .catch((error) => log.error({ accountId, err: error }, "webhook notice failed"));
-  });
+  }
 
   // A purchase took the balance below the line: told once per crossing, unless the user turned it off.
   core.lowBalance.onLow((account, balanceMicro) => {
@@ -63,13 +63,10 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
     );
   });
 
-  // Administrators hear of every alert, each in the language of their own account (English without one).
-  core.monitor.onAlert((alert) => {
+  /** Administrators hear of every alert, each in the language of their own account (English without one). */
+  function alert(alert: Alert) {
     const text = (t: Translate) => {
-      // Amounts in USDT show as everywhere in the bot (two decimals at least); everything else as it is.
-      const shown = (name: string, value: string | number) => (name.endsWith("_usdt") ? usdt(fromUsdt(Number(value))) : String(value));
-      const vars = Object.fromEntries(Object.entries(alert.details).map(([name, value]) => [name, shown(name, value)]));
-      const body = t(`alert-${alert.kind}-${alert.state === "resolved" ? "resolved" : "firing"}`, vars);
+      const body = t(`alert-${alert.details.kind}-${alert.state === "resolved" ? "resolved" : "firing"}`, alertVars(alert.details));
       const still = alert.state === "reminder" ? `${t("alert-still")} ` : "";
       const held = alert.suppressed ? `\n${t("alert-suppressed", { count: String(alert.suppressed) })}` : "";
       return `${still}${body}${held}`;
@@ -77,7 +74,27 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
     for (const admin of admins) {
       tell(String(admin), text).catch((error) => log.error({ admin, err: error }, "alert failed"));
     }
-  });
+  }
 
-  return { tell };
+  return { tell, alert, webhookDisabled };
+}
+
+/** The variables of an alert's text (the locale files' names); amounts in USDT show as everywhere in the bot. */
+function alertVars(details: AlertDetails): Record<string, string> {
+  switch (details.kind) {
+    case "provider":
+      return { provider: details.provider };
+    case "refunds":
+      return { count: String(details.count), minutes: String(details.minutes), threshold: String(details.threshold) };
+    case "wallet":
+      return { balance_usdt: usdt(details.balanceMicro), threshold_usdt: usdt(details.thresholdMicro) };
+    case "stuck":
+      return details.oldest
+        ? { count: String(details.count), order_id: String(details.oldest.orderId), product: details.oldest.product, since: details.oldest.since }
+        : { count: String(details.count) };
+    case "ledger":
+      return details.accountId === null
+        ? { accounts: String(details.accounts) }
+        : { accounts: String(details.accounts), account_id: String(details.accountId) };
+  }
 }

@@ -4,7 +4,7 @@ import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
-import { type BackgroundScope, type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
+import { type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createDelivery } from "./products/delivery.js";
 import { createGames } from "./products/games.js";
@@ -15,13 +15,11 @@ import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
 import { createQuoteBook } from "./quotes.js";
 import { createLowBalance } from "./low-balance.js";
-import { createMonitor, type MonitorSettings } from "./monitor.js";
-import { createReconciler, type ReconcilerLog } from "./reconciler.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
 import { createStatements } from "./statement.js";
 import type { Vault } from "./vault.js";
-import { createWebhooks, type WebhookDeps } from "./webhooks/index.js";
+import { createWebhooks, type WebhooksOptions } from "./webhooks/index.js";
 
 export interface CoreDeps {
   db: Db;
@@ -35,16 +33,14 @@ export interface CoreDeps {
   reconcileIntervalMs: number;
   /** How long a binding quote (POST /v1/quotes) holds its charge. */
   quoteTtlMs: number;
-  log: ReconcilerLog;
-  /** Names each reconciler pass and webhook delivery (the log's id for it); optional. */
-  scope?: BackgroundScope;
+  log: { warn(obj: object, msg: string): void };
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
    * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.
    */
   counterDb?: Db;
-  webhooks: WebhookDeps;
-  monitor: MonitorSettings;
+  /** The signed webhooks: sender, one attempt's bound, the endpoint policy and the order body. */
+  webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
   lowBalanceMicro: number;
 }
@@ -64,7 +60,7 @@ export function createCore(deps: CoreDeps) {
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
     PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
   );
-  const webhooks = createWebhooks(db, clock, deps.vault, deps.webhooks, deps.log, deps.scope);
+  const webhooks = createWebhooks({ db, clock, vault: deps.vault, ...deps.webhooks });
   // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).
   const timing = { recheckMs: deps.reconcileIntervalMs, inFlightMs: deps.reconcileAfterMs };
   const settlement = createSettlement(db, clock, timing, lookups, deps.vault, webhooks.outbox);
@@ -75,7 +71,6 @@ export function createCore(deps: CoreDeps) {
   const pricing = createPricing(deps.tariffs, providers.rates, clock);
   const delivery = createDelivery(providers.gateway, pipeline, pricing);
   const store = createStore(providers.store, pipeline, deps.markups, deps.storeEnabled);
-  const reconciler = createReconciler(db, clock, settlement, deps.reconcileIntervalMs, deps.reconcileAfterMs, deps.log, deps.scope);
 
   // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
   let probing: Promise<Health> | undefined;
@@ -117,8 +112,9 @@ export function createCore(deps: CoreDeps) {
     admin: createAdmin(db, clock, accounts, webhooks.outbox),
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
-    sharedCounter: deps.counterDb ? createRequestCounter(deps.counterDb, clock) : null,
-    reconciler,
+    sharedCounter: deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null,
+    /** Settles orders: the reconciler job drives the ones nobody polls. */
+    settlement,
 
     /** Purchases whose provider call is under way in this process. */
     pipelineCalls: pipeline.calling,
@@ -127,8 +123,6 @@ export function createCore(deps: CoreDeps) {
 
     /** The database and every provider's own health check, at once. */
     health,
-    /** Alerts for administrators (providers, refunds, the wallet, stuck orders, the books) and the backlog. */
-    monitor: createMonitor(db, clock, health, deps.monitor, deps.log),
     lowBalance,
   };
 }

@@ -24,10 +24,6 @@ export interface QuoteTarget {
   requestHash: string;
 }
 
-/** Unused quotes stay this long past their expiry (so a late purchase hears `quote_expired`), then go. */
-const KEEP_EXPIRED_MS = 60 * 60 * 1000;
-const PURGE_EVERY_MS = 10 * 60 * 1000;
-
 const toQuote = (row: QuoteRow): BindingQuote => ({
   id: row.id,
   productType: row.product_type,
@@ -42,17 +38,9 @@ const toQuote = (row: QuoteRow): BindingQuote => ({
  * Binding quotes: issued with the exact charge a purchase would have now, then spent by at most one order of
  * the same account, product and identifying fields before they expire. Refusals are 400 with a `quote_*`
  * reason; an unknown id and another account's id are the same `quote_not_found`, so ids cannot be probed.
+ * Expired quotes are purged by a job (jobs/purges.ts).
  */
 export function createQuoteBook(db: Db, clock: Clock, ttlMs: number) {
-  let purgedAt = 0;
-
-  async function purge(now: number) {
-    if (now - purgedAt < PURGE_EVERY_MS) return;
-    purgedAt = now;
-    const before = new Date(now - KEEP_EXPIRED_MS).toISOString();
-    await db.deleteFrom("quotes").where("order_id", "is", null).where("expires_at", "<", before).execute();
-  }
-
   /** Why a quote cannot pay for this purchase at `at`, or null when it can. */
   function refusal(row: QuoteRow | undefined, id: string, accountId: number, target: QuoteTarget, at: string) {
     if (!row || Number(row.account_id) !== accountId) {
@@ -92,10 +80,6 @@ export function createQuoteBook(db: Db, clock: Clock, ttlMs: number) {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      // Housekeeping never fails the quote just made: a failed purge is tried again later.
-      await purge(now.getTime()).catch(() => {
-        purgedAt = 0;
-      });
       return toQuote(row) as BindingQuote<D>;
     },
 

@@ -1,62 +1,54 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/database.js";
-import type { BackgroundScope, Clock, WebhookSender } from "../ports.js";
+import { finishPing, insertPing, listAttempts, pendingEvents, type WebhookAttempt } from "../../db/webhook-events.js";
+import { notFound } from "../errors.js";
+import type { Clock, WebhookSender } from "../ports.js";
 import type { Vault } from "../vault.js";
-import { createDelivery, type DeliveryLog, type DeliverySettings } from "./delivery.js";
 import { createEndpoints, type EndpointPolicy } from "./endpoints.js";
 import { createOutbox, type EventEnvelope, type OrderBodyOf } from "./outbox.js";
+import { attemptRecord, createSending } from "./send.js";
 
-export interface WebhookDeps {
+export type { WebhookAttempt };
+
+export interface WebhooksOptions {
+  db: Db;
+  clock: Clock;
+  vault: Vault;
   sender: WebhookSender;
-  settings: DeliverySettings;
+  /** One attempt's bound (a ping's, and each dispatch attempt's). */
+  timeoutMs: number;
   policy: EndpointPolicy;
   /** The order's status-endpoint body, which order events carry (a face's view, handed in at the composition root). */
   orderBody: OrderBodyOf;
 }
 
-export interface WebhookAttempt {
-  id: number;
-  eventId: string;
-  eventType: string;
-  orderId: number | null;
-  test: boolean;
-  url: string;
-  attemptedAt: string;
-  statusCode: number | null;
-  succeeded: boolean;
-  error: string | null;
-  durationMs: number;
-}
+const NO_ENDPOINT = "No webhook endpoint: set one first (POST /v1/webhook)";
 
-/** Signed webhooks: an account's endpoint, the outbox its events go into, and their delivery. */
-export function createWebhooks(db: Db, clock: Clock, vault: Vault, deps: WebhookDeps, log: DeliveryLog, scope?: BackgroundScope) {
-  const outbox = createOutbox(clock, deps.orderBody);
-  const endpoints = createEndpoints(db, clock, vault, deps.policy);
-  const delivery = createDelivery(db, clock, endpoints, deps.sender, deps.settings, log, scope);
-  outbox.onCommitted(delivery.wake);
+/**
+ * Signed webhooks: an account's endpoint, the outbox its events go into, and the signed send an attempt makes.
+ * The background dispatch of the outbox is a job (src/jobs/webhook-dispatch.ts).
+ */
+export function createWebhooks(options: WebhooksOptions) {
+  const { db, clock } = options;
+  const outbox = createOutbox(clock, options.orderBody);
+  const endpoints = createEndpoints(db, clock, options.vault, options.policy);
+  const send = createSending({ db, clock, sender: options.sender, timeoutMs: options.timeoutMs, secretsOf: endpoints.secretsOf });
 
   return {
     outbox,
-    delivery,
+    /** The signed send of one attempt (the dispatch job makes its attempts with it). */
+    send,
     get: endpoints.get,
     set: endpoints.set,
     rotateSecret: endpoints.rotateSecret,
     remove: endpoints.remove,
-    onDisabled: delivery.onDisabled,
 
     /** Events not yet delivered (waiting, or due for a retry). */
-    async pending(accountId: number): Promise<number> {
-      const row = await db
-        .selectFrom("webhook_events")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("account_id", "=", accountId)
-        .where("status", "=", "pending")
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    pending: (accountId: number): Promise<number> => pendingEvents(db, accountId),
 
-    /** A `ping` event sent now, once, and what came of it. */
-    ping(accountId: number) {
+    /** A `ping` event sent now, once, whether or not the endpoint is enabled; recorded like any attempt, never retried. */
+    async ping(accountId: number) {
+      if (!(await endpoints.get(accountId))) throw notFound(NO_ENDPOINT);
       const at = clock.now().toISOString();
       const envelope: EventEnvelope = {
         id: `evt_${randomUUID().replaceAll("-", "")}`,
@@ -65,7 +57,12 @@ export function createWebhooks(db: Db, clock: Clock, vault: Vault, deps: Webhook
         test: true,
         data: { ping: true },
       };
-      return delivery.ping(accountId, { eventId: envelope.id, payload: JSON.stringify(envelope), at });
+      const event = await insertPing(db, { eventId: envelope.id, accountId, payload: JSON.stringify(envelope), at });
+      const sent = await send(event, 1);
+      if (!sent) throw notFound(NO_ENDPOINT);
+      const record = attemptRecord(sent.url, sent.result, clock.now().toISOString());
+      await finishPing(db, event, record);
+      return { eventId: envelope.id, url: sent.url, delivered: record.succeeded, ...sent.result };
     },
 
     /** A test event (a sandbox call's answer): delivered like any other, marked `test`. Null without an endpoint. */
@@ -76,42 +73,7 @@ export function createWebhooks(db: Db, clock: Clock, vault: Vault, deps: Webhook
     },
 
     /** Delivery attempts, newest first; `before` is the id of the last attempt of the previous page. */
-    async attempts(accountId: number, page: { limit: number; before?: number }): Promise<WebhookAttempt[]> {
-      let query = db
-        .selectFrom("webhook_attempts as a")
-        .innerJoin("webhook_events as e", "e.id", "a.event_id")
-        .select([
-          "a.id",
-          "e.event_id",
-          "e.type",
-          "e.order_id",
-          "e.test_event",
-          "a.url",
-          "a.attempted_at",
-          "a.status_code",
-          "a.succeeded",
-          "a.error",
-          "a.duration_ms",
-        ])
-        .where("a.account_id", "=", accountId)
-        .orderBy("a.id", "desc")
-        .limit(page.limit);
-      if (page.before !== undefined) query = query.where("a.id", "<", page.before);
-      const rows = await query.execute();
-      return rows.map((r) => ({
-        id: Number(r.id),
-        eventId: r.event_id,
-        eventType: r.type,
-        orderId: r.order_id === null ? null : Number(r.order_id),
-        test: r.test_event,
-        url: r.url,
-        attemptedAt: r.attempted_at,
-        statusCode: r.status_code === null ? null : Number(r.status_code),
-        succeeded: r.succeeded,
-        error: r.error,
-        durationMs: Number(r.duration_ms),
-      }));
-    },
+    attempts: (accountId: number, page: { limit: number; before?: number }): Promise<WebhookAttempt[]> => listAttempts(db, accountId, page),
   };
 }
 

@@ -1,0 +1,96 @@
+import { type BackgroundScope, unnamed } from "../core/ports.js";
+
+export interface JobLog {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * What every job shows the composition root (the shape of a lifecycle resource): it starts, stops (resolving
+ * once its work under way is done), says what it has under way, and hands its leases back after the stop.
+ */
+export interface Job {
+  name: string;
+  start(): void;
+  stop(): Promise<void>;
+  /** Work under way holding leases, by kind (e.g. `reconcilerChecks`); {} for a job that holds none. */
+  underWay(): Record<string, number>;
+  /** After `stop`: leases still held (work cut short) made due again now; their ids by kind. */
+  handBack(): Promise<Record<string, number[]>>;
+}
+
+export interface LoopOptions<T> {
+  /** The job's name: each run is scoped as `<name>-<n>` (the log's id for it and for the provider calls it makes). */
+  name: string;
+  /** A run starts every `intervalMs` while started (and at once on `start`). */
+  intervalMs: number;
+  /** One run. Its result is what `runOnce` resolves to. */
+  run: () => Promise<T>;
+  /** What a failed run resolves to (it is logged, and the next interval tries again). */
+  failed: T;
+  /** The warning a failed run is logged with. */
+  failure: string;
+  log: JobLog;
+  scope?: BackgroundScope;
+}
+
+/**
+ * The one background loop: a named job run every interval, one run at a time (a run asked for during one joins
+ * it; a `wake` during one runs again right after it), on unref'd timers so a loop never keeps the process alive.
+ * A failed run is logged and the next interval tries again: it runs in the background, where a rejection would
+ * end the process. `stop` clears the timer and waits for the run under way.
+ */
+export function createLoop<T>(options: LoopOptions<T>) {
+  const scope = options.scope ?? unnamed;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<T> | undefined;
+  let again = false;
+  let stopped = true;
+  let runs = 0;
+
+  function runOnce(): Promise<T> {
+    running ??= scope(`${options.name}-${++runs}`, () =>
+      options.run().catch((error: unknown) => {
+        options.log.warn({ err: error }, options.failure);
+        return options.failed;
+      }),
+    ).finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        if (!stopped) void runOnce();
+      }
+    });
+    return running;
+  }
+
+  return {
+    name: options.name,
+    runOnce,
+    /** Runs now, or right after the run under way (new work arrived meanwhile); nothing while stopped. */
+    wake() {
+      if (stopped) return;
+      if (running) again = true;
+      else void runOnce();
+    },
+    /** True between `start` and `stop`. */
+    get started() {
+      return !stopped;
+    },
+    start() {
+      stopped = false;
+      timer ??= setInterval(() => void runOnce(), options.intervalMs);
+      timer.unref();
+      void runOnce();
+    },
+    /** Clears the timer and waits for the run under way. */
+    async stop() {
+      stopped = true;
+      again = false;
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
+
+export type Loop<T> = ReturnType<typeof createLoop<T>>;

@@ -1,0 +1,211 @@
+import { unbalancedAccounts } from "../core/ledger.js";
+import type { Micro } from "../core/money.js";
+import { PRODUCTS } from "../core/products/index.js";
+import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
+import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
+import type { Db } from "../db/database.js";
+import type { Alert, AlertDetails } from "../wire/alerts.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
+
+export interface MonitorSettings {
+  intervalMs: number;
+  /** Refunds (failed orders) in the window at or above the threshold fire `refunds`. */
+  refundWindowMs: number;
+  refundThreshold: number;
+  /** The service wallet (what owner keys spend) under this fires `wallet`; checked only while an owner key exists. */
+  walletBelowMicro: Micro;
+  /** How often the books are checked (every balance against the sum of its entries). */
+  ledgerEveryMs: number;
+  /** A condition still firing is told again this long after it was last told. */
+  repeatMs: number;
+  /** Messages one instance sends at most per hour; the rest are counted and said with the next one. */
+  maxPerHour: number;
+}
+
+export interface MonitorOptions {
+  db: Db;
+  clock: Clock;
+  /** Each provider's own health check (the core's probe, shared with the health endpoint). */
+  health: () => Promise<{ ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean> }>;
+  settings: MonitorSettings;
+  log: JobLog;
+  scope?: BackgroundScope;
+}
+
+interface Condition {
+  key: string;
+  firing: boolean;
+  details: AlertDetails;
+}
+
+/** Processing orders looked at for `stuck` (the oldest first). */
+const STUCK_SCAN = 500;
+const settleWithin = new Map<string, number>(PRODUCTS.map((p) => [p.type, p.settlesWithinMs]));
+
+/** The checks of one round, each a condition (or none); `now` is the round's time. */
+function createChecks(options: MonitorOptions) {
+  const { db, settings } = options;
+  let lastLedgerCheck = -Infinity;
+  let ledgerCondition: Condition | null = null;
+
+  return {
+    async providers(): Promise<Condition[]> {
+      const { ready, configured } = await options.health();
+      return (Object.keys(ready) as ProviderName[])
+        .filter((name) => configured[name])
+        .map((provider) => ({ key: `provider:${provider}`, firing: !ready[provider], details: { kind: "provider", provider } }));
+    },
+
+    async refunds(now: Date): Promise<Condition> {
+      const count = await refundsSince(db, new Date(now.getTime() - settings.refundWindowMs).toISOString());
+      const minutes = Math.round(settings.refundWindowMs / 60_000);
+      return {
+        key: "refunds",
+        firing: count >= settings.refundThreshold,
+        details: { kind: "refunds", count, minutes, threshold: settings.refundThreshold },
+      };
+    },
+
+    async wallet(): Promise<Condition | null> {
+      const balanceMicro = await walletWhileOwned(db);
+      if (balanceMicro === null) return null;
+      return {
+        key: "wallet",
+        firing: balanceMicro < settings.walletBelowMicro,
+        details: { kind: "wallet", balanceMicro, thresholdMicro: settings.walletBelowMicro },
+      };
+    },
+
+    async stuck(now: Date): Promise<Condition> {
+      const late = (await processingOrders(db, STUCK_SCAN)).filter(
+        (order) => now.getTime() - Date.parse(order.createdAt) > (settleWithin.get(order.productType) ?? 0),
+      );
+      const oldest = late[0];
+      return {
+        key: "stuck",
+        firing: late.length > 0,
+        details: {
+          kind: "stuck",
+          count: late.length,
+          oldest: oldest ? { orderId: oldest.id, product: oldest.productType, since: oldest.createdAt } : null,
+        },
+      };
+    },
+
+    /** The books, at most every `ledgerEveryMs`: between checks the last verdict stands. */
+    async ledger(now: Date): Promise<Condition | null> {
+      if (now.getTime() - lastLedgerCheck >= settings.ledgerEveryMs) {
+        lastLedgerCheck = now.getTime();
+        const broken = await unbalancedAccounts(db);
+        ledgerCondition = {
+          key: "ledger",
+          firing: broken.length > 0,
+          details: { kind: "ledger", accounts: broken.length, accountId: broken.length ? broken[0].accountId : null },
+        };
+      }
+      return ledgerCondition;
+    },
+  };
+}
+
+/**
+ * A provider's health is this instance's own probe: its verdict counts only once two rounds in a row agree,
+ * so one failed probe, or two instances seeing a flapping provider differently, does not flood the admins.
+ */
+function createProviderVerdicts() {
+  const verdicts = new Map<string, { firing: boolean; rounds: number }>();
+  return (condition: Condition): boolean => {
+    if (condition.details.kind !== "provider") return true;
+    const last = verdicts.get(condition.key);
+    const rounds = last && last.firing === condition.firing ? last.rounds + 1 : 1;
+    verdicts.set(condition.key, { firing: condition.firing, rounds });
+    return rounds >= 2;
+  };
+}
+
+/** Alerts told to the listeners, at most `maxPerHour` an hour; those held back are counted into the next one. */
+function createTeller(settings: MonitorSettings, log: JobLog) {
+  const listeners: Array<(alert: Alert) => void> = [];
+  const sentAt: number[] = [];
+  let suppressed = 0;
+  return {
+    listeners,
+    tell(condition: Condition, state: Alert["state"], now: Date) {
+      log.warn({ alert: condition.key, state, ...condition.details }, "alert");
+      const hourAgo = now.getTime() - 3_600_000;
+      while (sentAt.length && sentAt[0] < hourAgo) sentAt.shift();
+      if (sentAt.length >= settings.maxPerHour) {
+        suppressed += 1;
+        return;
+      }
+      sentAt.push(now.getTime());
+      const alert: Alert = { key: condition.key, state, details: condition.details, suppressed };
+      suppressed = 0;
+      for (const listener of listeners) listener(alert);
+    },
+  };
+}
+
+/**
+ * Watches what an operator must hear about, every `intervalMs`: providers down or back, a spike of refunds, the
+ * service wallet running low, orders stuck past their provider's time, and the books. Each condition's state
+ * lives in the database, and a change is claimed by one guarded update (db/alerts.ts), so of several instances
+ * exactly one tells it; a condition is told when it starts, again every `repeatMs` while it lasts, and when it ends.
+ */
+export function createMonitor(options: MonitorOptions) {
+  const { db, clock, settings, log } = options;
+  const checks = createChecks(options);
+  const settled = createProviderVerdicts();
+  const teller = createTeller(settings, log);
+
+  async function round(): Promise<void> {
+    const now = clock.now();
+    const found = await Promise.all([checks.providers(), checks.refunds(now), checks.wallet(), checks.stuck(now), checks.ledger(now)]);
+    const conditions = found.flat().filter((c): c is Condition => c !== null && settled(c));
+    const at = { now: now.toISOString(), repeatBefore: new Date(now.getTime() - settings.repeatMs).toISOString() };
+    for (const condition of conditions) {
+      const state = await claimTransition(db, condition, at);
+      if (state) teller.tell(condition, state, now);
+    }
+  }
+
+  const loop = createLoop({
+    name: "alerts",
+    intervalMs: settings.intervalMs,
+    run: round,
+    failed: undefined,
+    failure: "monitor round failed; the next one will try again",
+    log,
+    scope: options.scope,
+  });
+
+  const job = {
+    name: "monitor",
+    /** Runs one round of checks now (or joins the one under way). */
+    runOnce: loop.runOnce,
+    start: loop.start,
+    stop: loop.stop,
+    /** A round holds no lease. */
+    underWay: () => ({}),
+    handBack: async () => ({}),
+    /** Told of every alert to send (the bot sends it to the administrators). Must not throw. */
+    onAlert(listener: (alert: Alert) => void) {
+      teller.listeners.push(listener);
+    },
+    /** What the metrics show of the backlog, read when scraped. */
+    backlog: () => readBacklog(db, clock),
+  };
+  return job satisfies Job;
+}
+
+export type Monitor = ReturnType<typeof createMonitor>;
+
+/** What the metrics show of the backlog: processing orders (and the oldest one's age), webhook events waiting. */
+export async function readBacklog(db: Db, clock: Clock) {
+  const read = await backlog(db);
+  return {
+    processing: read.processing,
+    oldestProcessingSeconds: read.oldestProcessing ? Math.max(0, (clock.now().getTime() - Date.parse(read.oldestProcessing)) / 1000) : 0,
+    webhooksPending: read.webhooksPending,
+  };
+}

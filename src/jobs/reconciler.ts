@@ -1,0 +1,116 @@
+import type { Settlement } from "../core/settlement.js";
+import type { BackgroundScope, Clock } from "../core/ports.js";
+import type { Db } from "../db/database.js";
+import { claimDueOrders, createClaims, releaseOrders, rescheduleOrder } from "../db/leases.js";
+import type { OrderRow } from "../db/schema.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
+
+export interface ReconcilerOptions {
+  db: Db;
+  clock: Clock;
+  settlement: Settlement;
+  /** How often a pass runs, and the first re-check's delay (each later one doubles, up to 5 minutes). */
+  intervalMs: number;
+  /** How long a claim holds an order: one upstream call's time. */
+  leaseMs: number;
+  log: JobLog;
+  scope?: BackgroundScope;
+}
+
+/** Orders claimed and asked about at once. */
+const CLAIM = 8;
+/** Orders one pass handles at most, so a pass ends and the next interval starts afresh. */
+const PASS_MAX = 400;
+const MAX_RECHECK_MS = 5 * 60 * 1000;
+
+/**
+ * Drives every `processing` order to a terminal state, so an order nobody polls still completes or is
+ * refunded, and an order left behind by a crash is settled after restart. An order still pending is asked
+ * again later, each time twice as late (at most 5 minutes). Several instances share the work through leases
+ * (db/leases.ts): each order is asked about by the instance that claimed it.
+ */
+export function createReconciler(options: ReconcilerOptions) {
+  const { db, clock, settlement, intervalMs, log } = options;
+  const claims = createClaims();
+  /** Set by `stop`: the pass under way claims no more. */
+  let stopping = false;
+  /** Set by `handBack`: checks cut short record nothing more (their orders are already due again). */
+  let handedBack = false;
+
+  const claim = () => {
+    const now = clock.now();
+    return claimDueOrders(db, claims, { now: now.toISOString(), until: new Date(now.getTime() + options.leaseMs).toISOString(), limit: CLAIM });
+  };
+
+  async function reschedule(order: OrderRow): Promise<void> {
+    const now = clock.now();
+    const delay = Math.min(intervalMs * 2 ** Math.min(order.check_attempts, 16), MAX_RECHECK_MS);
+    await rescheduleOrder(db, order.id, {
+      checkAfter: new Date(now.getTime() + delay).toISOString(),
+      attempts: order.check_attempts + 1,
+      now: now.toISOString(),
+    });
+  }
+
+  /** Asks about one claimed order; true when it settled. */
+  async function check(order: OrderRow): Promise<boolean> {
+    try {
+      const after = await settlement.refresh(order);
+      if (after.status !== "processing") return true;
+      // Rescheduled from the claimed row: a check changes no `check_attempts`.
+      if (!handedBack) await reschedule(order);
+    } catch (error) {
+      log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
+    } finally {
+      claims.drop(order.id);
+    }
+    return false;
+  }
+
+  async function pass(): Promise<number> {
+    let settled = 0;
+    for (let seen = 0; seen < PASS_MAX && !stopping;) {
+      const claimed = await claim();
+      if (!claimed.length) break;
+      seen += claimed.length;
+      settled += (await Promise.all(claimed.map(check))).filter(Boolean).length;
+    }
+    return settled;
+  }
+
+  const loop = createLoop({
+    name: "recon",
+    intervalMs,
+    run: pass,
+    failed: 0,
+    failure: "reconciler pass failed; the next one will try again",
+    log,
+    scope: options.scope,
+  });
+
+  const job = {
+    name: "reconciler",
+    /** Runs one pass now (or joins the one under way); resolves to the number of orders it settled. */
+    runOnce: loop.runOnce,
+    start() {
+      stopping = false;
+      handedBack = false;
+      loop.start();
+    },
+    /** Stops claiming (the pass under way ends after the orders it holds) and waits for those. */
+    async stop() {
+      stopping = true;
+      await loop.stop();
+    },
+    /** Orders claimed and being asked about now. */
+    underWay: () => ({ reconcilerChecks: claims.size }),
+    /** After `stop`: the orders still claimed (checks cut short) are made due again now. */
+    async handBack(): Promise<{ orders: number[] }> {
+      handedBack = true;
+      return { orders: await releaseOrders(db, claims, clock.now().toISOString()) };
+    },
+  };
+  return job satisfies Job;
+}
+
+export type Reconciler = ReturnType<typeof createReconciler>;
