@@ -1,13 +1,11 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { migrations } from "../../migrations/index.js";
+import { runMigrate } from "../../src/cli/migrate.js";
 import { TEST_ENGINE, type TestDatabase, testDatabase } from "../support/databases.js";
 
-const exec = promisify(execFile);
 let database: TestDatabase;
 let db: Db;
 beforeAll(async () => {
@@ -20,10 +18,14 @@ afterAll(async () => {
 
 describe(`the database layer on ${TEST_ENGINE}`, () => {
   it("npm run migrate prints what it applied, then that the schema is up to date", async () => {
-    const migrate = () =>
-      exec("node", ["--import", "tsx", "src/cli/migrate.ts"], { env: { ...process.env, DATABASE_URL: database.url, ...database.env } });
-    expect((await migrate()).stdout.trim()).toBe(`applied: ${Object.keys(migrations).join(", ")}`);
-    expect((await migrate()).stdout.trim()).toBe("schema is up to date");
+    // In-process (the compiled program is run once, in test/cli/smoke.test.ts).
+    const migrate = async () => {
+      const lines: string[] = [];
+      await runMigrate({ DATABASE_URL: database.url, ...database.env }, (line) => lines.push(line));
+      return lines.join("\n");
+    };
+    expect(await migrate()).toBe(`applied: ${Object.keys(migrations).join(", ")}`);
+    expect(await migrate()).toBe("schema is up to date");
     db = openDatabase(database.url);
     expect(await migrateToLatest(db)).toEqual([]);
   });

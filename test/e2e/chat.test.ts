@@ -9,7 +9,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("npm run chat", () => {
   it("prints its ports, keeps a typed number as text, taps a button by #number, and quits at once", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/emulator/chat.ts"], {
+    const child = spawn(process.execPath, ["dist/src/emulator/chat.js"], {
       env: { ...process.env, DATABASE_URL: join(dir, "chat.db"), LOG_LEVEL: "silent", LANG: "en_US.UTF-8", EMULATOR_PORT: "0", SIMULATOR_PORT: "0" },
       stdio: ["pipe", "pipe", "pipe"],
     });

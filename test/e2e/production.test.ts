@@ -5,7 +5,7 @@ import { TEST_BOT_TOKEN } from "../support/harness.js";
 import { testDatabase, type TestDatabase } from "../support/databases.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
-import { COMPILED, freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,8 +21,9 @@ afterAll(async () => {
 });
 
 describe("the production start", () => {
+  // The build itself is made once per run, before any file, by test/support/global-setup.ts (a failed build
+  // fails the run); this runs what it made.
   it("builds to JavaScript and runs it: the API, the in-process simulator and the bot (with its locales)", async () => {
-    await exec("npm", ["run", "-s", "build"], { timeout: 120_000 });
     database = await testDatabase();
     emulator = await startEmulator();
     const port = await freePort();
@@ -37,7 +38,6 @@ describe("the production start", () => {
       },
       port,
       true,
-      COMPILED,
     );
     const health = await http("GET", `${service.base}/v1/health`);
     expect(health.body).toMatchObject({ success: true, db_ready: true, gateway_ready: true });
@@ -49,11 +49,11 @@ describe("the production start", () => {
 const dir = mkdtempSync(join(tmpdir(), "partner-bench-smoke-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// The benchmark is not a test; this only keeps it working, running every part of it for a moment. It runs
-// after the build above, in the same file, so two builds never write dist/ at once, and uses that build.
+// The benchmark is not a test; this only keeps it working, running every part of it for a moment, on the
+// build the global setup made.
 describe("npm run bench -- --smoke", () => {
   it("measures every row beside the ceiling, the growth, the reconciler and the bot, and writes the table and its JSON twin", async () => {
-    // `npm run bench` is the build (done above) and then this.
+    // `npm run bench` is the build (made by the global setup) and then this.
     const { stdout } = await exec(process.execPath, ["--import", "tsx", "bench/run.ts", "--smoke"], {
       env: { ...process.env, BENCH_RESULTS_DIR: dir, DATABASE_URL: "" },
       timeout: 240_000,

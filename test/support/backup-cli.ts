@@ -1,23 +1,19 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { expect } from "vitest";
+import { runAdmin } from "../../src/cli/admin.js";
 import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { type TestDatabase, testDatabase } from "./databases.js";
 
-const exec = promisify(execFile);
-
-/** `npm run admin -- backup …` as an operator runs it, with the given settings (DATABASE_URL, CODES_KEY). */
+/** `npm run admin -- backup …` as an operator runs it, with the given settings (DATABASE_URL, CODES_KEY): in-process. */
 export async function backupCli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ["--import", "tsx", "src/cli/admin.ts", "backup", ...args], {
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runAdmin(["backup", ...args], {
+    env,
+    out: (line) => stdout.push(`${line}\n`),
+    err: (line) => stderr.push(`${line}\n`),
+  });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 }
 
 /** A refusal is one line on stderr saying why, exit code 1, nothing on stdout and no stack trace. */

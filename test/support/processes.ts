@@ -1,8 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { request } from "undici";
 import { eventually } from "./harness.js";
 
-export { freePort, START_ARGS as COMPILED } from "../../bench/processes.js";
+import { START_ARGS } from "../../bench/processes.js";
+
+export { freePort } from "../../bench/processes.js";
 
 /** One HTTP call as a partner makes it; throws when the connection fails (a killed instance). */
 export async function http(method: "GET" | "POST", url: string, key?: string, body?: unknown) {
@@ -21,12 +25,12 @@ export interface ServiceProcess {
   output: string[];
 }
 
-/** The service from its TypeScript sources (what the tests run); COMPILED is the build as `npm start` runs it. */
-const SOURCES = ["--import", "tsx", "src/main.ts"];
-
-/** Runs the real service as its own process and waits until it answers health. */
-export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, entry = SOURCES): Promise<ServiceProcess> {
-  const proc = spawn(process.execPath, entry, {
+/**
+ * Runs the real service as its own process, exactly as `npm start` does (node on dist/, built once per run by
+ * test/support/global-setup.ts), and waits until it answers health.
+ */
+export async function startServiceProcess(env: Record<string, string>, port: number, capture = false): Promise<ServiceProcess> {
+  const proc = spawn(process.execPath, START_ARGS, {
     // Each process's metrics on a free port of their own unless the test says otherwise.
     env: { ...process.env, METRICS_PORT: "0", ...env, PORT: String(port) },
     stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",
@@ -51,4 +55,20 @@ export async function kill(proc: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => proc.once("exit", resolve));
   proc.kill("SIGKILL");
   await exited;
+}
+
+const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+const exec = promisify(execFile);
+
+/** Exactly what `npm run <script> -- <args>` runs (node on dist/, built once per run by the global setup), as a process. */
+export async function runScript(script: "admin" | "migrate", env: Record<string, string>, ...args: string[]) {
+  const [node, ...nodeArgs] = scripts[script].split(" ");
+  if (node !== "node") throw new Error(`npm run ${script} should run node on dist/, runs ${scripts[script]}`);
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }
