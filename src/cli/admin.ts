@@ -2,13 +2,10 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type pino from "pino";
-import { BackupRefused, backupDatabase, refusePostgres } from "../backup.js";
-import { loadConfig, loadDotEnv } from "../config.js";
 import type { Admin } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
-import { openCore } from "../wiring.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
@@ -88,6 +85,8 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
   }
 }
 
+const isHelp = (argv: string[]) => argv.length === 1 && ["help", "--help", "-h"].includes(argv[0]);
+
 /** Where the CLI writes: a line to stdout (`out`) or stderr (`err`); the process's own streams by default. */
 export interface AdminOptions {
   /** The settings (DATABASE_URL, CODES_KEY, …) as the environment gives them; process.env by default. */
@@ -110,6 +109,8 @@ async function backup(
     err(`backup takes one file name, got ${argv.length ? argv.join(" ") : "none"}\n\n${USAGE}`);
     return 1;
   }
+  const { BackupRefused, backupDatabase, refusePostgres } = await import("../backup.js");
+  const { loadConfig } = await import("../config.js");
   try {
     refusePostgres(env.DATABASE_URL); // before the config, which on PostgreSQL would first ask for CODES_KEY
     for (const line of await backupDatabase(loadConfig(env), file)) out(line);
@@ -129,12 +130,15 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   const { env = process.env, out = (line) => console.log(line), err = (line) => console.error(line) } = options;
   // The backup opens no core: it must not create, migrate or write to the database it copies.
   if (argv[0] === "backup") return backup(argv.slice(1), env, out, err);
-  // Help needs no database: answered before anything is opened.
-  if (argv.length === 1 && ["help", "--help", "-h"].includes(argv[0])) {
+  // Help needs no database: answered before anything is opened or loaded.
+  if (isHelp(argv)) {
     out(USAGE);
     return 0;
   }
   // The same wiring as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
+  // Loaded here, not at the top, so help starts in a fraction of a second and the backup opens no core.
+  const { loadConfig } = await import("../config.js");
+  const { openCore } = await import("../wiring.js");
   const { core, close } = await openCore({ ...loadConfig(env), LOG_LEVEL: "warn" }, { logDestination: options.logDestination ?? process.stderr });
   try {
     out(await run(core.admin, argv));
@@ -152,6 +156,7 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
 
 // Run as a program (node dist/src/cli/admin.js, or tsx), not when imported by the tests.
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  loadDotEnv();
-  process.exitCode = await runAdmin(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (!isHelp(argv)) (await import("../config.js")).loadDotEnv();
+  process.exitCode = await runAdmin(argv);
 }
