@@ -85,8 +85,14 @@ describe("two instances on one PostgreSQL database", () => {
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
     expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrations));
     await eventually(async () => (polling(a) || polling(b) ? true : undefined));
-    // The other stands by for a while and never polls beside it.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The other stands by and never polls beside it: seen once it has contended again (it retries every 2 s)
+    // after the first took the role, instead of sleeping a fixed time.
+    const { rows } = await sql<{ now: Date }>`select now() as now`.execute(db);
+    await eventually(async () => {
+      const retried = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and query like 'select pg_try_advisory_lock%' and query_start > ${rows[0].now}`.execute(db);
+      return retried.rows[0].n > 0 ? true : undefined;
+    });
     expect([polling(a), polling(b)].filter(Boolean)).toHaveLength(1);
     expect((await http("GET", `${emulator.url}/emulator/conflicts`)).body.conflicts).toBe(0);
   });

@@ -6,13 +6,32 @@ import { fromUsdt } from "../../src/core/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { createService, type Service } from "../../src/service.js";
+import type { Clock } from "../../src/core/ports.js";
 import type { Fault, ProviderName } from "../../src/simulator/context.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { assertBooks } from "./books.js";
 import { TEST_ENGINE, testDatabase } from "./databases.js";
 
+/** The service's clock in a test: real time, moved on by `advance` (nothing sleeps to let time pass). */
+export interface TestClock extends Clock {
+  advance(ms: number): void;
+  /** Back to real time. */
+  reset(): void;
+}
+
+export function testClock(): TestClock {
+  let offsetMs = 0;
+  return {
+    now: () => new Date(Date.now() + offsetMs),
+    advance: (ms) => void (offsetMs += ms),
+    reset: () => void (offsetMs = 0),
+  };
+}
+
 export interface Harness {
   service: Service;
+  /** The clock the service reads (createService's `clock` override). */
+  clock: TestClock;
   api: FastifyInstance;
   /** Closes the service and starts a new one on the same database, simulator and emulator. */
   restart(): Promise<void>;
@@ -82,15 +101,17 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       done();
     },
   });
-  const service = await createService(config, { logDestination });
+  const clock = testClock();
+  const service = await createService(config, { logDestination, clock });
   await service.startBot();
 
   const harness: Harness = {
     service,
+    clock,
     api: service.api,
     async restart() {
       await harness.service.close();
-      harness.service = await createService(config, { logDestination });
+      harness.service = await createService(config, { logDestination, clock });
       harness.api = harness.service.api;
       await harness.service.startBot();
     },
