@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { divideRounded, formatUsdt, fromUsdt, parseUsdt, percentOf, roundMicro, toUsdt } from "../../src/core/money.js";
+import { divideRounded, formatUsdt, fromUsdt, MAX_MICRO, MAX_USDT, parseUsdt, percentOf, roundMicro, toUsdt } from "../../src/core/money.js";
 
 describe("money", () => {
   it("rounds half away from zero", () => {
@@ -35,6 +35,22 @@ describe("money", () => {
         const rounded = roundMicro(micro, decimals);
         expect(rounded % unit === 0).toBe(true);
         expect(Math.abs(rounded - micro) * 2).toBeLessThanOrEqual(unit);
+      }),
+    );
+  });
+});
+
+// Moved from the API's edge tests: parsing needs no HTTP (test/api/edges.test.ts keeps the balances near the bound).
+describe("bounds on money", () => {
+  it("parses amounts up to the bound exactly and refuses anything past it", () => {
+    expect(parseUsdt(String(MAX_USDT))).toBe(MAX_MICRO);
+    expect(parseUsdt(`${MAX_USDT - 1}.999999`)).toBe(MAX_MICRO - 1);
+    expect(parseUsdt(`${MAX_USDT}.000001`)).toBeNull();
+    expect(parseUsdt("9000000000")).toBeNull();
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_MICRO }), (micro) => {
+        const text = `${Math.floor(micro / 1e6)}.${String(micro % 1e6).padStart(6, "0")}`;
+        expect(parseUsdt(text)).toBe(micro);
       }),
     );
   });
