@@ -17,7 +17,7 @@ import { type TestDatabase, testDatabase } from "../support/databases.js";
 import { eventually, TEST_BOT_TOKEN } from "../support/harness.js";
 import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
 
-// The graceful stop of the real service process (SIGTERM), on either engine. The simulator runs at a quarter of
+// The graceful stop of the real service process (SIGTERM), on SQLite (test/e2e/shutdown.pg.test.ts: two instances on PostgreSQL). The simulator runs at a quarter of
 // its delays: a slow_ delivery takes 1 s, a store top-up 5 s, a gift card about 6 s.
 
 let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -278,7 +278,8 @@ describe("SIGTERM", () => {
     await eventually(async () => ((await processing(db!)).length ? true : undefined));
     const exited = exit(service.proc);
     service.proc.kill("SIGTERM");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The first signal is taken (the stop has begun and waits on the hanging call): seen, not slept for.
+    await eventually(async () => (logged(service, '"msg":"stopping: ').length ? true : undefined));
     expect(service.proc.exitCode).toBeNull();
     const second = Date.now();
     service.proc.kill("SIGTERM");
