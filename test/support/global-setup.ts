@@ -3,8 +3,9 @@ import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onServer, runPrefix } from "./databases.js";
 
-/** Written after a build; dist/ is current while no input is newer than it. */
+/** Written after a build (ours, or tsc's own build info after `npm run build`); dist/ is current while no input is newer. */
 const STAMP = join("dist", ".built");
+const STAMPS = [STAMP, join("dist", ".tsbuildinfo")];
 const INPUTS = ["src", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
 
 function newest(path: string): number {
@@ -19,7 +20,8 @@ function newest(path: string): number {
  * current (`npm install` builds it through the prepare script).
  */
 function build() {
-  if (existsSync(STAMP) && statSync(STAMP).mtimeMs >= Math.max(...INPUTS.map(newest))) return;
+  const built = Math.max(0, ...STAMPS.filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs));
+  if (built >= Math.max(...INPUTS.map(newest))) return;
   execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" });
   writeFileSync(STAMP, new Date().toISOString());
 }
