@@ -196,10 +196,21 @@ describe("delivery", () => {
     const { key } = await subscribed();
     receiver.behaviour = () => ({ status: 503 });
     const bought = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 80 } });
+    // Two attempts fail, then the service's clock is moved past the retry period (4 s in the fast settings)
+    // instead of waiting it out: the next failure gives up.
+    await eventually(async () => {
+      const { attempts } = await h.service.db
+        .selectFrom("webhook_events")
+        .select("attempts")
+        .where("order_id", "=", bought.body.order_id)
+        .executeTakeFirstOrThrow();
+      return attempts >= 2 ? true : undefined;
+    });
+    h.clock.advance(Number(FAST_WEBHOOKS.WEBHOOK_RETRY_FOR_MS));
     const disabled = await eventually(async () => {
       const shown = (await h.call("GET", "/v1/webhook", { key })).body.webhook;
       return shown.enabled ? undefined : shown;
-    }, 15_000);
+    }, 15_000).finally(() => h.clock.reset());
     expect(disabled.disabled_reason).toContain("HTTP 503");
     const event = await h.service.db.selectFrom("webhook_events").selectAll().where("order_id", "=", bought.body.order_id).executeTakeFirstOrThrow();
     expect(event.status).toBe("failed");
