@@ -63,7 +63,10 @@ describe("/webhook", () => {
     receiver.behaviour = () => ({ status: 500 });
     const bought = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
     expect(bought.status).toBe(200);
-    const notice = await chat.next((t) => t.includes("отключён"), 15_000);
+    // Once an attempt has failed, the service's clock is moved past the retry period instead of waiting it out.
+    await receiver.waitFor((r) => r.json.data?.order?.order_id === bought.body.order_id);
+    h.clock.advance(1_500);
+    const notice = await chat.next((t) => t.includes("отключён"), 15_000).finally(() => h.clock.reset());
     expect(notice.text).toContain(receiver.url);
     expect(notice.text).toContain("HTTP 500");
     expect((await chat.reply("/webhook", (t) => t.includes("Включён"))).text).toContain("Включён: нет");
