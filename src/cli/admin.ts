@@ -87,7 +87,7 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
 
 const isHelp = (argv: string[]) => argv.length === 1 && ["help", "--help", "-h"].includes(argv[0]);
 
-/** Where the CLI writes: a line to stdout (`out`) or stderr (`err`); the process's own streams by default. */
+/** What runAdmin reads and where it writes: a line to stdout (`out`) or stderr (`err`), the process's own streams by default. */
 export interface AdminOptions {
   /** The settings (DATABASE_URL, CODES_KEY, …) as the environment gives them; process.env by default. */
   env?: Record<string, string | undefined>;
