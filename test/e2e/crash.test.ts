@@ -72,9 +72,14 @@ describe("a crash between the charge and the provider's answer", () => {
     await new Promise((resolve) => child!.once("exit", resolve));
     await pending;
     await http("POST", `${simulator.url}/control/faults`, undefined, { provider: "games", mode: "ok" });
-    // The order's check falls due while the service is down (RECONCILE_AFTER_MS passes): written as the time
-    // having passed, not waited for.
-    await db.updateTable("orders").set({ check_after: new Date().toISOString() }).where("id", "=", order.order_id).execute();
+    // RECONCILE_AFTER_MS (3.5 s) passes while the service is down: the order's check falls due and the order is
+    // older than any call in flight could be. Written as the time having passed, not waited for.
+    const now = Date.now();
+    await db
+      .updateTable("orders")
+      .set({ check_after: new Date(now).toISOString(), created_at: new Date(now - 3_500).toISOString() })
+      .where("id", "=", order.order_id)
+      .execute();
 
     child = await startService(database, port);
     // Nobody polls: the restarted service's reconciler settles the order by asking the provider by our reference.
