@@ -10,7 +10,7 @@ useWebhookProcesses();
 describe("two instances sharing one outbox", () => {
   it("make each attempt once, not once per instance", async () => {
     await setUp();
-    const [a, b] = [await start(), await start()];
+    const [a, b] = await Promise.all([start(), start()]);
     receiver.behaviour = () => ({ status: 200 });
     const keys = await Promise.all(Array.from({ length: 6 }, (_, i) => subscriber(i % 2 ? a.base : b.base, String(5560000 + i))));
     const orders: number[] = [];
