@@ -1,11 +1,11 @@
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { BackupRefused, backupDatabase, refusePostgres } from "../backup.js";
-import { loadConfig, loadDotEnv } from "../config.js";
+import type pino from "pino";
 import type { Admin } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
-import { openCore } from "../root.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
@@ -85,38 +85,79 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
   }
 }
 
+const isHelp = (argv: string[]) => argv.length === 1 && ["help", "--help", "-h"].includes(argv[0]);
+
+/** What runAdmin reads and where it writes: a line to stdout (`out`) or stderr (`err`), the process's own streams by default. */
+export interface AdminOptions {
+  /** The settings (DATABASE_URL, CODES_KEY, …) as the environment gives them; process.env by default. */
+  env?: Record<string, string | undefined>;
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+  /** Where the service's own log lines go (warnings only); stderr by default. */
+  logDestination?: pino.DestinationStream;
+}
+
 /** `backup <file>`: what was copied and verified on stdout, or one line on stderr saying why not; the exit code. */
-async function backup(argv: string[]): Promise<number> {
+async function backup(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   const [file, ...extra] = argv;
   if (!file || extra.length || file.startsWith("-")) {
-    console.error(`backup takes one file name, got ${argv.length ? argv.join(" ") : "none"}\n\n${USAGE}`);
+    err(`backup takes one file name, got ${argv.length ? argv.join(" ") : "none"}\n\n${USAGE}`);
     return 1;
   }
+  const { BackupRefused, backupDatabase, refusePostgres } = await import("../backup.js");
+  const { loadConfig } = await import("../config.js");
   try {
-    refusePostgres(process.env.DATABASE_URL); // before the config, which on PostgreSQL would first ask for CODES_KEY
-    for (const line of await backupDatabase(loadConfig(), file)) console.log(line);
+    refusePostgres(env.DATABASE_URL); // before the config, which on PostgreSQL would first ask for CODES_KEY
+    for (const line of await backupDatabase(loadConfig(env), file)) out(line);
     return 0;
   } catch (error) {
     if (!(error instanceof BackupRefused) && !(error as Error).message?.startsWith("invalid configuration")) throw error;
-    console.error(`backup refused: ${(error as Error).message}`);
+    err(`backup refused: ${(error as Error).message}`);
     return 1;
   }
 }
 
-loadDotEnv();
-// The backup opens no core: it must not create, migrate or write to the database it copies.
-if (process.argv[2] === "backup") process.exit(await backup(process.argv.slice(3)));
-// The same root as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
-const { service } = await openCore({ ...loadConfig(), LOG_LEVEL: "warn" }, { logDestination: process.stderr });
-const { core, close } = service;
-try {
-  console.log(await run(core.admin, process.argv.slice(2)));
-} catch (error) {
-  const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
-  if (!refused) throw error;
-  // Every refusal says why, then how the commands are written; nothing was changed.
-  console.error(`${(error as Error).message}\n\n${USAGE}`);
-  process.exitCode = 1;
-} finally {
-  await close();
+/**
+ * `npm run admin -- <argv>` in-process: runs one command and returns the exit code (0 done, 1 refused, with
+ * why and the usage on `err`). The tests call this; the process entry below only passes its arguments.
+ */
+export async function runAdmin(argv: string[], options: AdminOptions = {}): Promise<number> {
+  const { env = process.env, out = (line) => console.log(line), err = (line) => console.error(line) } = options;
+  // The backup opens no core: it must not create, migrate or write to the database it copies.
+  if (argv[0] === "backup") return backup(argv.slice(1), env, out, err);
+  // Help needs no database: answered before anything is opened or loaded.
+  if (isHelp(argv)) {
+    out(USAGE);
+    return 0;
+  }
+  // The same root as the service (logging only warnings, to stderr), so the CLI sees exactly what it sees.
+  // Loaded here, not at the top, so help starts in a fraction of a second and the backup opens no core.
+  const { loadConfig } = await import("../config.js");
+  const { openCore } = await import("../root.js");
+  const { service } = await openCore({ ...loadConfig(env), LOG_LEVEL: "warn" }, { logDestination: options.logDestination ?? process.stderr });
+  const { core, close } = service;
+  try {
+    out(await run(core.admin, argv));
+    return 0;
+  } catch (error) {
+    const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    if (!refused) throw error;
+    // Every refusal says why, then how the commands are written; nothing was changed.
+    err(`${(error as Error).message}\n\n${USAGE}`);
+    return 1;
+  } finally {
+    await close();
+  }
+}
+
+// Run as a program (node dist/src/cli/admin.js, or tsx), not when imported by the tests.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2);
+  if (!isHelp(argv)) (await import("../config.js")).loadDotEnv();
+  process.exitCode = await runAdmin(argv);
 }

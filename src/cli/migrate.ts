@@ -1,7 +1,17 @@
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { loadConfig, loadDotEnv } from "../config.js";
 import { migrateDatabase } from "../db/migrate.js";
 
-loadDotEnv();
-const config = loadConfig();
-const applied = await migrateDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-console.log(applied.length ? `applied: ${applied.join(", ")}` : "schema is up to date");
+/** `npm run migrate` in-process: brings the configured database to the latest schema and says what it applied. */
+export async function runMigrate(env: Record<string, string | undefined> = process.env, out: (line: string) => void = (line) => console.log(line)) {
+  const config = loadConfig(env);
+  const applied = await migrateDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  out(applied.length ? `applied: ${applied.join(", ")}` : "schema is up to date");
+}
+
+// Run as a program (node dist/src/cli/migrate.js, or tsx), not when imported by the tests.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  loadDotEnv();
+  await runMigrate();
+}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { claimDueOrders, createClaims, releaseOrders } from "../../src/db/leases.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
-import { type TestDatabase, testDatabase } from "../databases.js";
+import { type TestDatabase, testDatabase } from "../support/databases.js";
 
 let database: TestDatabase;
 let db: Db;

@@ -3,7 +3,7 @@ import { botStateStore } from "../../src/db/bot-state.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { createPurges } from "../../src/jobs/purges.js";
-import { type TestDatabase, testDatabase } from "../databases.js";
+import { type TestDatabase, testDatabase } from "../support/databases.js";
 
 let database: TestDatabase;
 let db: Db;

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ RATE_LIMIT_PER_MINUTE: "5" });
+});
+afterAll(async () => h.close());
+
+describe("rate limit", () => {
+  it("answers 429 with retry_after and Retry-After past the limit, counting each key apart", async () => {
+    const first = await h.newKey(1);
+    const second = await h.newKey(1);
+    for (let i = 0; i < 5; i++) expect((await h.call("GET", "/v1/balance", { key: first.key })).status).toBe(200);
+    const limited = await h.call("GET", "/v1/balance", { key: first.key });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ success: false, error: expect.stringContaining("Rate limit"), retry_after: expect.any(Number) });
+    expect(limited.body.retry_after).toBeGreaterThan(0);
+    expect(limited.body.retry_after).toBeLessThanOrEqual(60);
+    expect(Number(limited.headers["retry-after"])).toBe(limited.body.retry_after);
+    // A purchase past the limit is refused before anything is charged.
+    const purchase = await h.call("POST", "/v1/stars", { key: first.key, body: { username: "alice", stars: 50 } });
+    expect(purchase.status).toBe(429);
+    expect((await h.service.db.selectFrom("orders").selectAll().execute()).length).toBe(0);
+    // Another key has its own allowance.
+    expect((await h.call("GET", "/v1/balance", { key: second.key })).status).toBe(200);
+  });
+
+  it("counts failed authentication by address, so random keys cannot dodge the limit", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      statuses.push((await h.call("GET", "/v1/balance", { key: `sj_${String(i).repeat(43)}` })).status);
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+  });
+});
+
+/** Every keyed endpoint with a request that would otherwise succeed. */
+const KEYED: Array<{ method: "GET" | "POST"; url: string; body?: unknown }> = [
+  { method: "GET", url: "/v1/balance" },
+  { method: "GET", url: "/v1/pricing" },
+  { method: "GET", url: "/v1/rates" },
+  { method: "POST", url: "/v1/search", body: { product_type: "stars", query: "alice" } },
+  { method: "POST", url: "/v1/stars", body: { username: "alice", stars: 50 } },
+  { method: "POST", url: "/v1/premium", body: { username: "alice", months: 3 } },
+  { method: "GET", url: "/v1/orders" },
+  { method: "GET", url: "/v1/orders/1" },
+  { method: "POST", url: "/test/v1/stars", body: { username: "alice", stars: 50 } },
+  { method: "POST", url: "/test/v1/premium", body: { username: "alice", months: 3 } },
+  { method: "GET", url: "/v1/store/pricing" },
+  { method: "POST", url: "/v1/store", body: { login: "gabe", amount_usd: 1 } },
+  { method: "GET", url: "/v1/store/1" },
+  { method: "POST", url: "/test/v1/store", body: { login: "gabe", amount_usd: 1 } },
+  { method: "GET", url: "/v1/games" },
+  { method: "GET", url: "/v1/games/pubgm/catalogue" },
+  { method: "POST", url: "/v1/games/pubgm/check-player", body: { player_id: "512345678" } },
+  { method: "POST", url: "/v1/games/pubgm/order", body: { denomination: "60", player_id: "512345678" } },
+  { method: "GET", url: "/v1/games/orders/1" },
+  { method: "GET", url: "/v1/giftcards" },
+  { method: "GET", url: "/v1/giftcards/psn-us/catalogue" },
+  { method: "POST", url: "/v1/giftcards/psn-us/order", body: { card_id: "psn-us-10" } },
+  { method: "GET", url: "/v1/giftcards/orders/1" },
+  { method: "GET", url: "/v1/gifts" },
+  { method: "POST", url: "/v1/gifts", body: { recipient: "alice", gift_id: "5170145012310081615" } },
+  { method: "GET", url: "/v1/gifts/5170145012310081615/sticker" },
+];
+
+describe("every keyed endpoint", () => {
+  it("answers 401 without a key or with a wrong one, 403 when blocked, 429 past the limit, and charges nothing", async () => {
+    const matrix = await startHarness({ RATE_LIMIT_PER_MINUTE: "3" });
+    try {
+      for (const [index, endpoint] of KEYED.entries()) {
+        const { key, telegramId } = await matrix.newKey(100);
+        const label = `${endpoint.method} ${endpoint.url}`;
+        // Refused keys count per client address: give each endpoint its own.
+        const remoteAddress = `127.0.${Math.floor(index / 200) + 1}.${(index % 200) + 1}`;
+        const missing = await matrix.call(endpoint.method, endpoint.url, { body: endpoint.body, remoteAddress });
+        expect(missing.status, label).toBe(401);
+        expect(missing.body.success, label).toBe(false);
+        const wrong = await matrix.call(endpoint.method, endpoint.url, { key: `sj_${"x".repeat(43)}`, body: endpoint.body, remoteAddress });
+        expect(wrong.status, label).toBe(401);
+
+        await matrix.service.core.admin.setBlocked(telegramId, true, "test");
+        const blocked = await matrix.call(endpoint.method, endpoint.url, { key, body: endpoint.body, remoteAddress });
+        expect(blocked.status, label).toBe(403);
+        await matrix.service.core.admin.setBlocked(telegramId, false, "test");
+
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) statuses.push((await matrix.call(endpoint.method, endpoint.url, { key, body: endpoint.body })).status);
+        expect(
+          statuses.slice(0, 3).every((s) => s !== 429),
+          `${label}: ${statuses}`,
+        ).toBe(true);
+        expect(statuses[3], label).toBe(429);
+      }
+      // Each purchase endpoint placed at most its three allowed orders; nothing was charged for a refusal.
+      await matrix.assertLedgerInvariant();
+    } finally {
+      await matrix.close();
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const dir = mkdtempSync(join(tmpdir(), "partner-chat-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("npm run chat", () => {
+  it("prints its ports, keeps a typed number as text, taps a button by #number, and quits at once", async () => {
+    const child = spawn(process.execPath, ["dist/src/emulator/chat.js"], {
+      env: { ...process.env, DATABASE_URL: join(dir, "chat.db"), LOG_LEVEL: "silent", LANG: "en_US.UTF-8", EMULATOR_PORT: "0", SIMULATOR_PORT: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const shown = async (text: string | RegExp, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!(typeof text === "string" ? output.includes(text) : text.test(output))) {
+        if (Date.now() > deadline) throw new Error(`not shown: ${text}\n${output.slice(-800)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      await shown("Type a message");
+      expect(output).toMatch(/Bot API emulator at http:\/\/127\.0\.0\.1:\d+/);
+      expect(output).toMatch(/upstream simulator at http:\/\/127\.0\.0\.1:\d+/);
+      child.stdin.write("/start\n");
+      await shown("What would you like to do?");
+      expect(output).toContain("[#1] ⭐ Stars");
+      child.stdin.write("5\n");
+      await shown("did not understand");
+      // Button #1 of the first menu is still on screen under the newer one: tapping it starts the stars flow.
+      child.stdin.write("#1\n");
+      await shown("Your balance");
+      const quitAt = Date.now();
+      child.stdin.write("/quit\n");
+      expect(await exited).toBe(0);
+      expect(Date.now() - quitAt).toBeLessThan(3_000);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+});

@@ -1,0 +1,96 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { TEST_BOT_TOKEN } from "../support/harness.js";
+import { testDatabase, type TestDatabase } from "../support/databases.js";
+import { startEmulator } from "../../src/emulator/server.js";
+import { EmulatedChat } from "../../src/emulator/client.js";
+import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const exec = promisify(execFile);
+let database: TestDatabase | undefined;
+let service: ServiceProcess | undefined;
+let emulator: Awaited<ReturnType<typeof startEmulator>> | undefined;
+afterAll(async () => {
+  if (service) await kill(service.proc);
+  await emulator?.app.close();
+  await database?.drop();
+});
+
+describe("the production start", () => {
+  // The build itself is made once per run, before any file, by test/support/global-setup.ts (a failed build
+  // fails the run); this runs what it made.
+  it("builds to JavaScript and runs it: the API, the in-process simulator and the bot (with its locales)", async () => {
+    database = await testDatabase();
+    emulator = await startEmulator();
+    const port = await freePort();
+    service = await startServiceProcess(
+      {
+        DATABASE_URL: database.url,
+        ...database.env,
+        SIMULATOR_PORT: "0",
+        LOG_LEVEL: "warn",
+        BOT_TOKEN: TEST_BOT_TOKEN,
+        TELEGRAM_API_ROOT: emulator.url,
+      },
+      port,
+      true,
+    );
+    const health = await http("GET", `${service.base}/v1/health`);
+    expect(health.body).toMatchObject({ success: true, db_ready: true, gateway_ready: true });
+    const chat = new EmulatedChat(emulator.url, { id: 880_000_001, first_name: "Compiled", language_code: "ru" });
+    expect((await chat.reply("/start", (t) => t.includes("sj_"))).text).toContain("Добро пожаловать");
+  }, 150_000);
+});
+
+const dir = mkdtempSync(join(tmpdir(), "partner-bench-smoke-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// The benchmark is not a test; this only keeps it working, running every part of it for a moment, on the
+// build the global setup made.
+describe("npm run bench -- --smoke", () => {
+  it("measures every row beside the ceiling, the growth, the reconciler and the bot, and writes the table and its JSON twin", async () => {
+    // `npm run bench` is the build (made by the global setup) and then this.
+    const { stdout } = await exec(process.execPath, ["--import", "tsx", "bench/run.ts", "--smoke"], {
+      env: { ...process.env, BENCH_RESULTS_DIR: dir, DATABASE_URL: "" },
+      timeout: 240_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(stdout).toContain("| GET /v1/balance |");
+    const files = readdirSync(dir);
+    expect(files.filter((f) => f.endsWith(".md"))).toHaveLength(1);
+    const result = JSON.parse(
+      readFileSync(
+        join(
+          dir,
+          files.find((f) => f.endsWith(".json"))!,
+        ),
+        "utf8",
+      ),
+    );
+    expect(result.rows.map((r: { name: string }) => r.name)).toEqual([
+      "GET /v1/health",
+      "GET /v1/balance",
+      "GET /v1/pricing",
+      "POST /test/v1/stars",
+      "POST /v1/stars",
+      "POST /v1/stars, replayed",
+      "GET /v1/orders?limit=20",
+      "GET /v1/orders/{id}",
+      "POST /v1/store (instant upstream)",
+      "gift card order + status",
+    ]);
+    for (const row of result.rows) {
+      expect(row.rps, row.name).toBeGreaterThan(0);
+      expect(row.ceilingRps, row.name).toBeGreaterThan(0);
+      expect(row.errors, row.name).toBe(0);
+    }
+    expect(result.growth).toHaveLength(2);
+    expect(result.queryPlans.join(" ")).toMatch(/orders_account_newest/);
+    expect(result.reconciler.perSecond).toBeGreaterThan(0);
+    expect(result.bot.cpuPerUpdateMs).toBeGreaterThan(0);
+  }, 300_000);
+});

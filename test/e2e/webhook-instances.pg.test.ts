@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { assertBooks } from "../support/books.js";
+import { eventually } from "../support/harness.js";
+import { http } from "../support/processes.js";
+import { db, receiver, setUp, start, subscriber, useWebhookProcesses } from "../support/webhook-processes.js";
+
+// PostgreSQL only: several instances deliver from one outbox.
+useWebhookProcesses();
+
+describe("two instances sharing one outbox", () => {
+  it("make each attempt once, not once per instance", async () => {
+    await setUp();
+    const [a, b] = await Promise.all([start(), start()]);
+    receiver.behaviour = () => ({ status: 200 });
+    const keys = await Promise.all(Array.from({ length: 6 }, (_, i) => subscriber(i % 2 ? a.base : b.base, String(5560000 + i))));
+    const orders: number[] = [];
+    await Promise.all(
+      keys.flatMap((key, i) =>
+        Array.from({ length: 5 }, async (_, j) => {
+          const via = (i + j) % 2 ? a : b;
+          const bought = await http("POST", `${via.base}/v1/stars`, key, { username: "alice", stars: 50 + j });
+          expect(bought.status).toBe(200);
+          orders.push(bought.body.order_id);
+        }),
+      ),
+    );
+    const ids = await eventually(async () => {
+      const rows = await db.selectFrom("webhook_events").select(["event_id", "status"]).where("order_id", "in", orders).execute();
+      return rows.length === orders.length && rows.every((r) => r.status === "delivered") ? rows.map((r) => r.event_id) : undefined;
+    }, 20_000);
+    for (const id of ids) expect(receiver.of(id), id).toHaveLength(1);
+    const attempts = await db.selectFrom("webhook_attempts").select("id").execute();
+    expect(attempts).toHaveLength(orders.length);
+    await assertBooks(db);
+  });
+});

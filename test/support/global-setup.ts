@@ -1,0 +1,43 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { onServer, runPrefix } from "./databases.js";
+
+/** Written after a build (ours, or tsc's own build info after `npm run build`); dist/ is current while no input is newer. */
+const STAMP = join("dist", ".built");
+const STAMPS = [STAMP, join("dist", ".tsbuildinfo")];
+const INPUTS = ["src", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
+
+function newest(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
+}
+
+/**
+ * The compiled build, made once per run (as `npm start` makes it) for the tests that start real processes
+ * (test/e2e, the CLI smoke test): they run `node dist/…`, never a cold tsx. Skipped when dist/ is already
+ * current (`npm install` builds it through the prepare script).
+ */
+function build() {
+  const built = Math.max(0, ...STAMPS.filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs));
+  if (built >= Math.max(...INPUTS.map(newest))) return;
+  execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" });
+  writeFileSync(STAMP, new Date().toISOString());
+}
+
+/** Names this run, so its PostgreSQL databases can be told apart from another run's on the same server. */
+export function setup() {
+  process.env.TEST_RUN_ID = String(process.pid);
+  build();
+}
+
+/** Drops whatever databases of this run a crashed or killed test file left behind. */
+export async function teardown() {
+  if (process.env.TEST_POSTGRES_REACHABLE !== "1") return;
+  const prefix = runPrefix(String(process.pid));
+  await onServer(async (client) => {
+    const { rows } = await client.query<{ datname: string }>("select datname from pg_database where datname like $1", [`${prefix}%`]);
+    for (const { datname } of rows) await client.query(`drop database if exists ${datname} with (force)`);
+  });
+}

@@ -1,0 +1,84 @@
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { allProvidersAt } from "../../src/config.js";
+import { createAccounts } from "../../src/core/accounts.js";
+import { createAdmin } from "../../src/core/admin.js";
+import { fromUsdt } from "../../src/core/money.js";
+import { systemClock } from "../../src/core/ports.js";
+import { createOutbox } from "../../src/core/webhooks/outbox.js";
+import { type Db, openDatabase } from "../../src/db/database.js";
+import { migrateToLatest } from "../../src/db/migrate.js";
+import { startSimulator } from "../../src/simulator/server.js";
+import { type TestDatabase, testDatabase } from "./databases.js";
+import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "./processes.js";
+import { type Receiver, startReceiver } from "./receiver.js";
+
+// Webhook tests on real service processes: a simulator, a receiver, and a database of each test's own.
+
+export let simulator: Awaited<ReturnType<typeof startSimulator>>;
+export let receiver: Receiver;
+let database: TestDatabase;
+export let db: Db;
+let env: Record<string, string>;
+const running: ServiceProcess[] = [];
+
+/** Call once at the top of a test file. */
+export function useWebhookProcesses() {
+  beforeAll(async () => {
+    simulator = await startSimulator(0, { timeScale: 0.01 });
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    for (const instance of running.splice(0)) await kill(instance.proc);
+    await db?.destroy();
+    await database?.drop();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await simulator.app.close();
+  });
+}
+
+export async function setUp() {
+  database = await testDatabase();
+  db = openDatabase(database.url);
+  await migrateToLatest(db);
+  env = {
+    DATABASE_URL: database.url,
+    ...database.env,
+    UPSTREAM: "external",
+    ...allProvidersAt(simulator.url),
+    UPSTREAM_TIMEOUT_MS: "2000",
+    RECONCILE_AFTER_MS: "2500",
+    RECONCILE_INTERVAL_MS: "200",
+    RATE_LIMIT_PER_MINUTE: "100000",
+    LOG_LEVEL: "warn",
+    WEBHOOK_ALLOW_LOOPBACK: "true",
+    WEBHOOK_TIMEOUT_MS: "1000",
+    WEBHOOK_RETRY_BASE_MS: "100",
+    WEBHOOK_RETRY_MAX_MS: "500",
+    WEBHOOK_POLL_MS: "50",
+  };
+}
+
+export async function start(): Promise<ServiceProcess> {
+  const instance = await startServiceProcess(env, await freePort());
+  running.push(instance);
+  return instance;
+}
+
+/** A funded key whose endpoint is the receiver. */
+export async function subscriber(base: string, telegramId: string) {
+  const admin = createAdmin(
+    db,
+    systemClock,
+    createAccounts(db, systemClock),
+    createOutbox(systemClock, () => ({})),
+  );
+  const { key } = await admin.issueKey(telegramId);
+  await admin.credit(telegramId, fromUsdt(100), "test");
+  const set = await http("POST", `${base}/v1/webhook`, key, { url: receiver.url });
+  expect(set.status).toBe(200);
+  return key;
+}
+
+export const eventOf = (orderId: number) => db.selectFrom("webhook_events").selectAll().where("order_id", "=", orderId).executeTakeFirstOrThrow();
