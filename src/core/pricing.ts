@@ -12,7 +12,7 @@ export interface Tariffs {
   tonFailureCacheMs?: number;
 }
 
-export function createPricing(tariffs: Tariffs, rates: RatesPort, clock: Clock) {
+export function createPricing({ tariffs, rates, clock }: { tariffs: Tariffs; rates: RatesPort; clock: Clock }) {
   let ton: { value: number | null; until: number; fetchedAt: string } | undefined;
 
   return {

@@ -2,7 +2,8 @@ import { type BackgroundScope, type Clock, unnamed, type WebhookResult } from ".
 import { attemptRecord, errorOf, type Send, succeeded } from "../core/webhooks/send.js";
 import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
-import { claimDueEvents, disableEndpoint, recordAttempt, releaseEvents, setOutcome, type WebhookEvent } from "../db/webhook-events.js";
+import { disableEndpoint } from "../db/webhook-endpoints.js";
+import { claimDueEvents, recordAttempt, releaseEvents, setOutcome, type WebhookEvent } from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface DispatchSettings {

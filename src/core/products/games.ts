@@ -44,7 +44,7 @@ export const needsServer = (game: GameInfo) => game.requiredFields.includes("ser
 /** An empty server_id counts as none. */
 const givenServer = (serverId: string | null) => (serverId === null || serverId === "" ? null : serverId);
 
-export function createGames(games: GamesPort, pipeline: PurchasePipeline, markups: MarkupDefaults) {
+export function createGames({ games, pipeline, markups }: { games: GamesPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
   const live = providerReader(games, { missing: "Game top-ups are not configured", down: "The game top-up provider is unavailable: retry later" });
 
   async function game(code: string): Promise<GameInfo> {

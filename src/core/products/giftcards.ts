@@ -36,7 +36,7 @@ export interface PricedCard extends GiftcardDenomination {
   priceMicro: Micro;
 }
 
-export function createGiftcards(giftcards: GiftcardsPort, pipeline: PurchasePipeline, markups: MarkupDefaults) {
+export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: GiftcardsPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
   const live = providerReader(giftcards, { missing: "Gift cards are not configured", down: "The gift card provider is unavailable: retry later" });
 
   async function brand(categoryId: string): Promise<GiftcardBrand> {

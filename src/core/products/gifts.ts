@@ -31,7 +31,7 @@ export interface GiftRequest {
 }
 
 /** Gifts are priced by their stars at the stars tariff. */
-export function createGifts(gifts: GiftsPort, pipeline: PurchasePipeline, usdtPerStarMicro: Micro) {
+export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: GiftsPort; pipeline: PurchasePipeline; usdtPerStarMicro: Micro }) {
   const live = providerReader(gifts, { missing: "The gift service is not configured", down: "The gift service is unavailable: retry later" });
 
   /** The gifts on sale now (sold-out items left out), each with its USDT price. */

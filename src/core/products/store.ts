@@ -54,7 +54,17 @@ export function nominalMicro(amountUsd: number): Micro {
   return Math.round(cents) * 10_000;
 }
 
-export function createStore(store: StorePort, pipeline: PurchasePipeline, markups: MarkupDefaults, enabled: boolean) {
+export function createStore({
+  store,
+  pipeline,
+  markups,
+  enabled,
+}: {
+  store: StorePort;
+  pipeline: PurchasePipeline;
+  markups: MarkupDefaults;
+  enabled: boolean;
+}) {
   async function liveLimits(): Promise<StoreLimits> {
     if (!enabled || !store.configured) throw new DomainError("unavailable", "Store top-ups are disabled", { reason: "disabled" });
     try {
