@@ -43,7 +43,7 @@ export async function refundsSince(exec: Executor, since: string): Promise<numbe
     .where("status", "=", "failed")
     .where("completed_at", ">=", since)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return row.n;
 }
 
 /** The service wallet's balance, or null while no owner key exists (nothing spends it then). */
@@ -79,8 +79,8 @@ export async function backlog(exec: Executor): Promise<{ processing: number; old
     .where("status", "=", "pending")
     .executeTakeFirstOrThrow();
   return {
-    processing: Number(orders.n),
+    processing: orders.n,
     oldestProcessing: orders.oldest === null ? null : String(orders.oldest),
-    webhooksPending: Number(events.n),
+    webhooksPending: events.n,
   };
 }

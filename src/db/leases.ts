@@ -18,8 +18,8 @@ import type { Database } from "./schema.js";
 export function createClaims() {
   const held = new Map<number, string>();
   return {
-    hold: (id: number, until: string) => void held.set(Number(id), until),
-    drop: (id: number) => void held.delete(Number(id)),
+    hold: (id: number, until: string) => void held.set(id, until),
+    drop: (id: number) => void held.delete(id),
     get size() {
       return held.size;
     },

@@ -83,9 +83,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.games.buy(caller, gameRequestOf(req.params.code, req.body), purchaseOptions(req.body));
-      const balance = await core.accounts.available(caller.account);
-      return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));
+      const { order, replay, balanceAfterMicro } = await core.games.buy(caller, gameRequestOf(req.params.code, req.body), purchaseOptions(req.body));
+      return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balanceAfterMicro));
     },
   );
 

@@ -46,8 +46,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { order, replay } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
-      const view = starsView(order, await core.accounts.available(caller.account));
+      const { order, replay, balanceAfterMicro } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
+      const view = starsView(order, balanceAfterMicro);
       return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
     },
   );
@@ -65,8 +65,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { order, replay } = await core.premium.buy(caller, premiumRequestOf(request.body), purchaseOptions(request.body));
-      const view = premiumView(order, await core.accounts.available(caller.account));
+      const { order, replay, balanceAfterMicro } = await core.premium.buy(caller, premiumRequestOf(request.body), purchaseOptions(request.body));
+      const view = premiumView(order, balanceAfterMicro);
       if (!replay && order.status === "failed") return reply.code(502).send(premiumFailedBody(order, view.usdt_charged));
       return reply.code(200).send(view);
     },

@@ -51,8 +51,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.store.buy(caller, storeRequestOf(req.body), purchaseOptions(req.body));
-      return reply.code(asyncOrderStatus(order, replay)).send(await view(caller, order));
+      const { order, replay, balanceAfterMicro } = await core.store.buy(caller, storeRequestOf(req.body), purchaseOptions(req.body));
+      return reply.code(asyncOrderStatus(order, replay)).send(storeView(order, balanceAfterMicro));
     },
   );
 

@@ -239,27 +239,21 @@ export async function purchase<D>(
     const result = await attempt(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
-    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, caller, result, order.later);
+    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
     quote = await attempt(conversation, () => order.quote());
   }
 }
 
 /** Tells the outcome of a purchase (refused, or completed, refunded or still under way) and offers the menu. */
-async function report(
-  conversation: Flow,
-  ctx: FlowContext,
-  deps: FlowDeps,
-  caller: Caller,
-  result: Outcome<Placed<Order>>,
-  later: string,
-): Promise<void> {
+async function report(conversation: Flow, ctx: FlowContext, deps: FlowDeps, result: Outcome<Placed<Order>>, later: string): Promise<void> {
   if (!result.ok) return refuse(conversation, ctx, deps, result);
   const order = result.value.order;
   const charged = usdt(order.chargeMicro);
   const id = String(order.id);
   if (order.status === "completed") {
-    await finish(ctx, deps, ctx.t("order-completed", { id, charged, balance: usdt(await balanceOf(conversation, deps.core, caller)) }));
+    // The balance the purchase left, as the core answered it (no second read).
+    await finish(ctx, deps, ctx.t("order-completed", { id, charged, balance: usdt(result.value.balanceAfterMicro) }));
   } else if (order.status === "failed") {
     await finish(ctx, deps, ctx.t("order-refunded", { id, charged, reason: failureReason(ctx.t.bind(ctx), order) }));
   } else {
