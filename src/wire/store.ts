@@ -2,7 +2,7 @@ import { z } from "zod";
 import { percentNumber, type StoreQuote } from "../core/markup.js";
 import { MAX_USDT, type Micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import type { StoreDetails, StoreRequest } from "../core/products/store.js";
+import { nominalMicro, type StoreDetails, type StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
 import type { Reason } from "../core/reasons.js";
 import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, type PriceOf, purchaseExtras, reason, sandboxOrder } from "./common.js";
@@ -69,7 +69,14 @@ export const storeOrderResponse = orderEnvelope(z.literal("store"), {
 }).meta({ id: "StoreOrderResponse" });
 
 /** The core's request of a store body. */
-export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({ login: body.login, amountUsd: body.amount_usd });
+export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({
+  login: body.login,
+  amountMicro: nominalMicro(body.amount_usd),
+});
+
+/** The nominal a pricing request asks a quote for, in micro; undefined without one. */
+export const storePricingAmountOf = (query: { amount_usd?: number }): Micro | undefined =>
+  query.amount_usd === undefined ? undefined : nominalMicro(query.amount_usd);
 
 export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSchema> {
   return {

@@ -12,6 +12,7 @@ import {
   storePricingQuery,
   storePricingResponse,
   storePricingView,
+  storePricingAmountOf,
   storeRequestOf,
   storeSandboxView,
   storeView,
@@ -34,7 +35,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
         response: { 200: storePricingResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
       },
     },
-    async (req) => storePricingView(await core.store.pricing(callerOf(req), req.query.amount_usd)),
+    async (req) => storePricingView(await core.store.pricing(callerOf(req), storePricingAmountOf(req.query))),
   );
 
   app.post(

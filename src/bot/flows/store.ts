@@ -45,7 +45,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       prompt = ctx.t("bad-store-amount", range);
       continue;
     }
-    const request = { login: account, amountUsd: micro / 1e6 };
+    const request = { login: account, amountMicro: micro };
     const quote = await attempt(conversation, () => core.store.quote(caller, request));
     if (!quote.ok && quote.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
