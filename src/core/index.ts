@@ -5,7 +5,7 @@ import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
 import { type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
-import { createDelivery } from "./products/delivery.js";
+import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
 import { createGiftcards } from "./products/giftcards.js";
 import { createGifts } from "./products/gifts.js";
@@ -76,7 +76,7 @@ export function createCore(deps: CoreDeps) {
   });
   const accounts = createAccounts({ db, clock });
   const pricing = createPricing({ tariffs: deps.tariffs, rates: providers.rates, clock });
-  const delivery = createDelivery({ gateway: providers.gateway, pipeline, pricing });
+  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing });
   const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
   // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
@@ -106,9 +106,9 @@ export function createCore(deps: CoreDeps) {
     /** The caller's ledger statement: pages newest first, CSV exports of a range. */
     statements: createStatements({ db }),
     pricing,
-    search: delivery.search,
-    stars: delivery.stars,
-    premium: delivery.premium,
+    search: telegram.search,
+    stars: telegram.stars,
+    premium: telegram.premium,
     store,
     games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
     giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),

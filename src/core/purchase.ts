@@ -32,7 +32,7 @@ export interface Purchasable<T extends string, R, D> extends ProductDefinition<T
 }
 
 /** The exact charge of a purchase as it would be placed now, and the details it would carry; nothing is stored. */
-export interface Quote<D> {
+export interface Priced<D> {
   recipient: string;
   chargeMicro: Micro;
   details: D;
@@ -147,7 +147,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
   async function place(
     caller: Caller,
     type: string,
-    prepared: Quote<unknown>,
+    prepared: Priced<unknown>,
     key: string | null,
     hash: string,
     quoteId?: string,
@@ -222,13 +222,13 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
      * What the purchase would charge now, with every rule and live read applied (and the price guard, when
      * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
      */
-    async quote<T extends string, R, D>(
+    async price<T extends string, R, D>(
       product: Purchasable<T, R, D>,
       caller: Caller,
       request: R,
       guard?: PriceGuard,
       quoteId?: string,
-    ): Promise<Quote<D>> {
+    ): Promise<Priced<D>> {
       // A named quote is checked (never spent): the sandbox answers what the purchase would charge with it.
       const bound = quoteId ? await quotes.usable(caller.account.id, quoteId, target(product, request)) : null;
       const live = await product.prepare(await current(caller), request);
@@ -244,7 +244,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       request: R,
       guard?: PriceGuard,
     ): Promise<BindingQuote<D>> {
-      const quoted = await pipeline.quote(product, caller, request, guard);
+      const quoted = await pipeline.price(product, caller, request, guard);
       return quotes.issue(caller.account.id, target(product, request), quoted);
     },
 
@@ -308,10 +308,10 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       return releaseOrders(db, calling, clock.now().toISOString());
     },
 
-    /** A product's quote, binding quote and buy, what every product module offers the faces. */
+    /** A product's price, binding quote and buy, what every product module offers the faces. */
     offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
       return {
-        quote: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.quote(product, caller, request, guard, quoteId),
+        price: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.price(product, caller, request, guard, quoteId),
         issueQuote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.issueQuote(product, caller, request, guard),
         buy: (caller: Caller, request: R, options: PurchaseOptions) => pipeline.buy(product, caller, request, options),
       };

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import type { Priced } from "../core/purchase.js";
 import { percentNumber, type StoreQuote } from "../core/markup.js";
 import { MAX_USDT, type Micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
 import { nominalMicro, type StoreDetails, type StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
 import type { Reason } from "../core/reasons.js";
-import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, type PriceOf, purchaseExtras, reason, sandboxOrder } from "./common.js";
+import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras, reason, sandboxOrder } from "./common.js";
 
 // Game-store wallet top-ups: pricing, the order body and answer (StoreOrderResponse), and the sandbox's.
 
@@ -132,5 +133,5 @@ export function storeView(order: OrderOfType<"store">, balanceMicro: Micro): z.i
  * The store's sandbox answer: the store order format, completed at once (the contract has no `test` field
  * here). The login shown is the one the request normalises to, even when a binding quote was named.
  */
-export const storeSandboxView = (price: PriceOf<StoreDetails>, context: { idempotencyKey: string | null; now: Date }, balanceMicro: Micro) =>
+export const storeSandboxView = (price: Priced<StoreDetails>, context: { idempotencyKey: string | null; now: Date }, balanceMicro: Micro) =>
   storeView(sandboxOrder("store", { ...price, details: { ...price.details, store_login: price.recipient } }, context), balanceMicro);

@@ -88,7 +88,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     async (request) => {
       const caller = callerOf(request);
       const options = purchaseOptions(request.body);
-      const price = await core.stars.quote(caller, starsRequestOf(request.body), options.guard, options.quoteId);
+      const price = await core.stars.price(caller, starsRequestOf(request.body), options.guard, options.quoteId);
       return answerSandbox(core, caller, options, (context, balance) => starsSandboxView(price, context, balance));
     },
   );
@@ -106,7 +106,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     async (request) => {
       const caller = callerOf(request);
       const options = purchaseOptions(request.body);
-      const price = await core.premium.quote(caller, premiumRequestOf(request.body), options.guard, options.quoteId);
+      const price = await core.premium.price(caller, premiumRequestOf(request.body), options.guard, options.quoteId);
       return answerSandbox(core, caller, options, (context, balance) => premiumSandboxView(price, context, balance));
     },
   );

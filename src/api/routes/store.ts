@@ -89,7 +89,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     async (req) => {
       const caller = callerOf(req);
       const options = purchaseOptions(req.body);
-      const price = await core.store.quote(caller, storeRequestOf(req.body), options.guard, options.quoteId);
+      const price = await core.store.price(caller, storeRequestOf(req.body), options.guard, options.quoteId);
       return answerSandbox(core, caller, options, (context, balance) => storeSandboxView(price, context, balance));
     },
   );

@@ -6,7 +6,7 @@ import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import type { Micro } from "../../core/money.js";
 import type { Order } from "../../core/products/index.js";
-import type { Placed, PurchaseOptions, Quote } from "../../core/purchase.js";
+import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
@@ -196,8 +196,8 @@ export async function ensureAffordable(
 
 /** What a purchase flow hands the last step: the fresh quote, how to describe it, and how to buy it. */
 export interface Purchase<D> {
-  quote(): Promise<Quote<D>>;
-  describe(quote: Quote<D>): string;
+  price(): Promise<Priced<D>>;
+  describe(quote: Priced<D>): string;
   buy(options: PurchaseOptions): Promise<Placed<Order>>;
   /** What the user is told while the order is still processing. */
   later: string;
@@ -216,9 +216,9 @@ export async function purchase<D>(
   caller: Caller,
   order: Purchase<D>,
   /** A quote the flow already read to check an answer. */
-  first?: Outcome<Quote<D>>,
+  first?: Outcome<Priced<D>>,
 ): Promise<void> {
-  let quote = first ?? (await attempt(conversation, () => order.quote()));
+  let quote = first ?? (await attempt(conversation, () => order.price()));
   const key = await conversation.external(() => randomUUID());
   for (let round = 0; ; round++) {
     if (!quote.ok) return refuse(conversation, ctx, deps, quote);
@@ -241,7 +241,7 @@ export async function purchase<D>(
     );
     if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
-    quote = await attempt(conversation, () => order.quote());
+    quote = await attempt(conversation, () => order.price());
   }
 }
 

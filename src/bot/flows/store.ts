@@ -3,7 +3,7 @@ import { checkStoreLogin } from "../../core/limits.js";
 import { storeQuote } from "../../core/markup.js";
 import { parseUsd } from "../../core/money.js";
 import type { StoreDetails } from "../../core/products/store.js";
-import type { PurchaseOptions, Quote } from "../../core/purchase.js";
+import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";
 import { ask, attempt, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
@@ -46,7 +46,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       continue;
     }
     const request = { login: account, amountMicro: micro };
-    const quote = await attempt(conversation, () => core.store.quote(caller, request));
+    const quote = await attempt(conversation, () => core.store.price(caller, request));
     if (!quote.ok && quote.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
       const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = quote.details;
@@ -54,9 +54,9 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       continue;
     }
     const order = {
-      quote: () => core.store.quote(caller, request),
+      price: () => core.store.price(caller, request),
       // The breakdown adds up to the total: the markup shown is what the total adds to the cost, after rounding.
-      describe: ({ details, chargeMicro }: Quote<StoreDetails>) =>
+      describe: ({ details, chargeMicro }: Priced<StoreDetails>) =>
         ctx.t("store-quote", {
           login: details.store_login,
           amount: usd(details.amount_micro),

@@ -1,12 +1,12 @@
 import type { OrderOf, ProductDefinition } from "../order.js";
-import { premiumProduct, starsProduct } from "./delivery.js";
-import { gameProduct } from "./games.js";
+import { premiumProduct, starsProduct } from "./telegram.js";
+import { gamesProduct } from "./games.js";
 import { giftcardProduct } from "./giftcards.js";
 import { giftProduct } from "./gifts.js";
 import { storeProduct } from "./store.js";
 
 /** The one product list: routes' enums, order lookups, status sources and the domain Order all derive from it. */
-export const PRODUCTS = [starsProduct, premiumProduct, storeProduct, gameProduct, giftcardProduct, giftProduct] as const;
+export const PRODUCTS = [starsProduct, premiumProduct, storeProduct, gamesProduct, giftcardProduct, giftProduct] as const;
 
 type Product = (typeof PRODUCTS)[number];
 export type ProductType = Product["type"];
