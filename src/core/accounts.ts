@@ -13,7 +13,7 @@ import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
 import type { MarkupProduct } from "./markup.js";
-import type { Micro } from "./money.js";
+import { micro, type Micro } from "./money.js";
 import type { Clock } from "./ports.js";
 
 /** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
@@ -160,10 +160,10 @@ export async function spendable(trx: Executor, account: Account, now: Date, rere
     owner.dailyLimitMicro === null ? null : Math.max(0, owner.dailyLimitMicro - (await chargedSince(trx, owner.id, startOfUtcDay(now))));
   const available = dailyLeft === null ? wallet.balanceMicro : Math.min(wallet.balanceMicro, dailyLeft);
   return {
-    availableMicro: available,
+    availableMicro: micro(available),
     unlimited: true,
     fundingAccountId: wallet.id,
     orderLimitMicro: owner.orderLimitMicro,
-    dailyLeftMicro: dailyLeft,
+    dailyLeftMicro: dailyLeft === null ? null : micro(dailyLeft),
   };
 }

@@ -6,7 +6,7 @@ import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDa
 import { invalid, notFound } from "./errors.js";
 import { post } from "./ledger.js";
 import type { MarkupProduct } from "./markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, withinBound } from "./money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./money.js";
 import type { Clock } from "./ports.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
@@ -60,7 +60,7 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
     return balance;
   }
 
-  function positive(amountMicro: Micro) {
+  function positive(amountMicro: number) {
     if (!withinBound(amountMicro) || amountMicro === 0) {
       throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
     }
@@ -73,7 +73,10 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
     credit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, amountMicro, "credit", actor, note),
 
     /** Takes from a balance; refuses to go below zero. */
-    debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, -amountMicro, "debit", actor, note),
+    debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => {
+      positive(amountMicro);
+      return adjust(telegramId, micro(-amountMicro), "debit", actor, note);
+    },
 
     setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
       return transaction(db, async (trx) => {
@@ -146,7 +149,7 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
         if (difference === 0) return amountMicro;
         return post(trx, {
           accountId: wallet.id,
-          amountMicro: difference,
+          amountMicro: micro(difference),
           kind: "adjustment",
           actor,
           note: "wallet set",

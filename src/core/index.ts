@@ -1,4 +1,5 @@
 import { type Db, ping } from "../db/database.js";
+import type { Micro } from "./money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
@@ -41,7 +42,7 @@ export interface CoreDeps {
   /** The signed webhooks: sender, one attempt's bound, the endpoint policy and the order body. */
   webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
-  lowBalanceMicro: number;
+  lowBalanceMicro: Micro;
 }
 
 export interface Health {

@@ -8,7 +8,7 @@ import { createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid } from "./errors.js";
 import { post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
-import { type Micro, toUsdt } from "./money.js";
+import { type Micro, micro, toUsdt } from "./money.js";
 import type { OrderOf, ProductDefinition } from "./order.js";
 import type { Clock, UpstreamOutcome } from "./ports.js";
 import type { LowBalance } from "./low-balance.js";
@@ -86,7 +86,7 @@ const asProduct = <T extends string, D>(order: Order, product: ProductDefinition
 /** What the caller can spend once the charge (or its refund) is on the books, from the balance the ledger post left. */
 function availableAfter(funds: Spendable, fundingBalanceMicro: Micro, spentMicro: Micro): Micro {
   if (funds.dailyLeftMicro === null) return fundingBalanceMicro;
-  return Math.min(fundingBalanceMicro, Math.max(0, funds.dailyLeftMicro - spentMicro));
+  return micro(Math.min(fundingBalanceMicro, Math.max(0, funds.dailyLeftMicro - spentMicro)));
 }
 
 function requestHash(productType: string, identifying: unknown[]): string {
@@ -188,7 +188,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
         });
         const balanceAfter = await post(trx, {
           accountId: funds.fundingAccountId,
-          amountMicro: -required,
+          amountMicro: micro(-required),
           kind: "charge",
           orderId: order.id,
           actor: caller.actor,
@@ -280,7 +280,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
           // Refunded by this call: the balance its refund left; failed by another path meanwhile: read once.
           const balanceAfterMicro =
             settled.refundBalanceMicro !== null
-              ? availableAfter(funds, settled.refundBalanceMicro, 0)
+              ? availableAfter(funds, settled.refundBalanceMicro, micro(0))
               : settled.order.status === "failed"
                 ? await availableNow(buyer)
                 : placed.balanceAfterMicro;

@@ -3,7 +3,7 @@ import { entriesNewestFirst, entriesOldestFirst, entryTotals, type LedgerEntry }
 import type { Account } from "./accounts.js";
 import { invalid } from "./errors.js";
 import type { LedgerKind } from "./ledger.js";
-import { formatUsdt, type Micro } from "./money.js";
+import { formatUsdt, type Micro, micro } from "./money.js";
 
 /** The most entries one statement page holds (the same bound as the order list). */
 export const STATEMENT_PAGE_MAX = 100;
@@ -91,7 +91,7 @@ export function createStatements({ db }: { db: Db }) {
         basis: basisOf(account),
         ...range,
         openingMicro,
-        closingMicro: openingMicro + withinMicro,
+        closingMicro: micro(openingMicro + withinMicro),
         entries,
         nextBefore: more ? entries[entries.length - 1].id : null,
       };
@@ -119,7 +119,7 @@ export function createStatements({ db }: { db: Db }) {
       }
       const { openingMicro } = await totals(account, { from: range.from, to: range.from });
       const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
-      return { basis: basisOf(account), ...range, openingMicro, closingMicro: openingMicro + sum, entries };
+      return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
     },
   };
 }

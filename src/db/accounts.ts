@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Account } from "../core/accounts.js";
 import type { MarkupProduct } from "../core/markup.js";
-import type { Micro } from "../core/money.js";
+import { type Micro, micro } from "../core/money.js";
 import { type Executor, isPostgres } from "./database.js";
 import type { AccountRow } from "./schema.js";
 import type { Trx } from "./transaction.js";
@@ -14,10 +14,10 @@ export function toAccount(row: AccountRow): Account {
     kind: row.kind,
     telegramId: row.telegram_id,
     username: row.username,
-    balanceMicro: row.balance_micro,
+    balanceMicro: micro(row.balance_micro),
     blocked: row.blocked,
-    dailyLimitMicro: row.daily_limit_micro,
-    orderLimitMicro: row.order_limit_micro,
+    dailyLimitMicro: row.daily_limit_micro === null ? null : micro(row.daily_limit_micro),
+    orderLimitMicro: row.order_limit_micro === null ? null : micro(row.order_limit_micro),
     markupBp: { store: row.markup_store_bp, games: row.markup_games_bp, giftcards: row.markup_giftcards_bp },
     language: row.language,
     lowBalanceNotice: row.low_balance_notice,
@@ -110,7 +110,7 @@ export async function chargedSince(exec: Executor, accountId: number, since: str
     .where("status", "!=", "failed")
     .where("created_at", ">=", since)
     .executeTakeFirstOrThrow();
-  return row.total;
+  return micro(row.total);
 }
 
 /** An administrator's change, for the audit log. */

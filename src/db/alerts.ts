@@ -1,4 +1,4 @@
-import type { Micro } from "../core/money.js";
+import { micro, type Micro } from "../core/money.js";
 import type { Executor } from "./database.js";
 
 /** A change of an alerted condition's shared state, as one instance's guarded update claimed it. */
@@ -51,7 +51,7 @@ export async function walletWhileOwned(exec: Executor): Promise<Micro | null> {
   const owner = await exec.selectFrom("accounts").select("id").where("kind", "=", "owner").limit(1).executeTakeFirst();
   if (!owner) return null;
   const row = await exec.selectFrom("accounts").select("balance_micro").where("kind", "=", "wallet").executeTakeFirstOrThrow();
-  return row.balance_micro;
+  return micro(row.balance_micro);
 }
 
 /** Orders still processing, the oldest first (they are few: the reconciler settles them), at most `limit`. */

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Account } from "../core/accounts.js";
 import type { LedgerKind, Posting } from "../core/ledger.js";
-import { MAX_MICRO, type Micro } from "../core/money.js";
+import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Executor } from "./database.js";
 import type { Database } from "./schema.js";
 
@@ -33,13 +33,13 @@ export async function postEntry(trx: Executor, posting: Posting): Promise<Micro 
       created_at: posting.at,
     })
     .execute();
-  return updated.balance_micro;
+  return micro(updated.balance_micro);
 }
 
 /** The account's balance, or undefined when there is no such account. */
 export async function balanceOf(exec: Executor, accountId: number): Promise<Micro | undefined> {
   const row = await exec.selectFrom("accounts").select("balance_micro").where("id", "=", accountId).executeTakeFirst();
-  return row?.balance_micro;
+  return row && micro(row.balance_micro);
 }
 
 /** Accounts whose balance differs from the sum of their entries; empty when the books hold. */
@@ -51,7 +51,7 @@ export async function unbalancedAccounts(exec: Executor): Promise<Array<{ accoun
     .groupBy(["accounts.id", "accounts.balance_micro"])
     .execute();
   return rows
-    .map((r) => ({ accountId: r.id, balanceMicro: r.balance_micro, entriesMicro: r.entries_micro ?? 0 }))
+    .map((r) => ({ accountId: r.id, balanceMicro: micro(r.balance_micro), entriesMicro: micro(r.entries_micro ?? 0) }))
     .filter((r) => r.balanceMicro !== r.entriesMicro);
 }
 
@@ -105,8 +105,8 @@ const toEntry = (row: {
 }): LedgerEntry => ({
   id: row.id,
   kind: row.kind,
-  amountMicro: row.amount_micro,
-  balanceAfterMicro: row.balance_after_micro,
+  amountMicro: micro(row.amount_micro),
+  balanceAfterMicro: micro(row.balance_after_micro),
   orderId: row.order_id,
   note: row.note,
   createdAt: row.created_at,
@@ -160,5 +160,5 @@ export async function entryTotals(
     .where(scope(account))
     .where(inRange({ from: null, to: range.to }))
     .executeTakeFirstOrThrow();
-  return { openingMicro: row.opening, withinMicro: row.within };
+  return { openingMicro: micro(row.opening), withinMicro: micro(row.within) };
 }

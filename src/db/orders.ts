@@ -1,4 +1,4 @@
-import type { Micro } from "../core/money.js";
+import { type Micro, micro } from "../core/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
 import { type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
 import { type Reason, reasonOf } from "../core/reasons.js";
@@ -20,7 +20,7 @@ export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefi
     status: row.status,
     idempotencyKey: row.idempotency_key,
     recipient: row.recipient,
-    chargeMicro: row.charge_micro,
+    chargeMicro: micro(row.charge_micro),
     upstreamRef: row.upstream_ref,
     transactionId: row.transaction_id,
     providerOrderId: row.provider_order_id,
@@ -206,5 +206,5 @@ export async function orderStatsSince(
     .where("created_at", ">=", since)
     .groupBy(["product_type", "status"])
     .execute();
-  return rows.map((r) => ({ product: r.product_type, status: r.status, orders: r.orders, volumeMicro: r.volume_micro ?? 0 }));
+  return rows.map((r) => ({ product: r.product_type, status: r.status, orders: r.orders, volumeMicro: micro(r.volume_micro ?? 0) }));
 }

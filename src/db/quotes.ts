@@ -1,3 +1,4 @@
+import { micro } from "../core/money.js";
 import type { BindingQuote, StoredQuote } from "../core/quotes.js";
 import type { Executor } from "./database.js";
 import type { QuoteRow } from "./schema.js";
@@ -10,7 +11,7 @@ const toQuote = (row: QuoteRow): StoredQuote => ({
   productType: row.product_type,
   requestHash: row.request_hash,
   recipient: row.recipient,
-  chargeMicro: row.charge_micro,
+  chargeMicro: micro(row.charge_micro),
   details: JSON.parse(row.details) as unknown,
   orderId: row.order_id,
   createdAt: row.created_at,

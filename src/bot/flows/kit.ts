@@ -163,7 +163,7 @@ export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDep
  * and what they can spend, said at once: the balance, or for an owner key the wallet within its limits (never
  * a balance the user does not have). `canSpendMicro` is the most one order may charge.
  */
-export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: Micro }> {
+export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: number }> {
   const caller = await conversation.external(() => deps.core.accounts.botCaller(String(ctx.from!.id)));
   if (!caller) {
     await ctx.reply(ctx.t("start-first"));
@@ -186,8 +186,8 @@ export async function ensureAffordable(
   conversation: Flow,
   ctx: FlowContext,
   deps: FlowDeps,
-  canSpendMicro: Micro,
-  cheapestMicro: Micro,
+  canSpendMicro: number,
+  cheapestMicro: number,
 ): Promise<void> {
   if (canSpendMicro >= cheapestMicro) return;
   await finish(ctx, deps, `${ctx.t("nothing-affordable", { cheapest: usdt(cheapestMicro), balance: usdt(canSpendMicro) })}${supportLine(ctx, deps)}`);

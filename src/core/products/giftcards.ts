@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { invalid, providerReader } from "../errors.js";
 import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
-import type { Micro } from "../money.js";
+import { type Micro, micro } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GiftcardBrand, GiftcardDenomination, GiftcardsPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -71,7 +71,7 @@ export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: G
       if (quantity > card.stock) throw invalid(`only ${card.stock} in stock for ${card.cardId}`);
       return {
         recipient: request.categoryId,
-        chargeMicro: card.priceMicro * quantity,
+        chargeMicro: micro(card.priceMicro * quantity),
         details: {
           category_id: request.categoryId,
           card_id: card.cardId,

@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../errors.js";
 import { checkStoreLogin } from "../limits.js";
 import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, toUsdt, usdToMicro } from "../money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt, usdToMicro } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -130,7 +130,7 @@ export function createStore({
         withinLimits(checkNominal(amountMicro), limits);
         quote = quoteOf(amountMicro);
       }
-      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => usd * 1_000_000)
+      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => micro(usd * 1_000_000))
         .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
         .map(quoteOf);
       return { limits, markupBp, examples, quote };
