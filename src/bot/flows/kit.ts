@@ -194,17 +194,17 @@ export async function ensureAffordable(
   await conversation.halt();
 }
 
-/** What a purchase flow hands the last step: the fresh quote, how to describe it, and how to buy it. */
+/** What a purchase flow hands the last step: the fresh price, how to describe it, and how to buy it. */
 export interface Purchase<D> {
   price(): Promise<Priced<D>>;
-  describe(quote: Priced<D>): string;
+  describe(price: Priced<D>): string;
   buy(options: PurchaseOptions): Promise<Placed<Order>>;
   /** What the user is told while the order is still processing. */
   later: string;
 }
 
 /**
- * The step every purchase ends with. The core's quote gives the exact charge; a short balance ends the flow,
+ * The step every purchase ends with. The core's price gives the exact charge; a short balance ends the flow,
  * otherwise the summary waits for Confirm, and the purchase carries the confirmed charge: should the price
  * have moved meanwhile, nothing is charged and the new price is shown to confirm again. The idempotency key
  * is made (and kept in the conversation's state) before the question, so a double tap or a replayed update buys once.
@@ -215,21 +215,21 @@ export async function purchase<D>(
   deps: FlowDeps,
   caller: Caller,
   order: Purchase<D>,
-  /** A quote the flow already read to check an answer. */
+  /** A price the flow already read to check an answer. */
   first?: Outcome<Priced<D>>,
 ): Promise<void> {
-  let quote = first ?? (await attempt(conversation, () => order.price()));
+  let price = first ?? (await attempt(conversation, () => order.price()));
   const key = await conversation.external(() => randomUUID());
   for (let round = 0; ; round++) {
-    if (!quote.ok) return refuse(conversation, ctx, deps, quote);
-    const chargeMicro = quote.value.chargeMicro;
+    if (!price.ok) return refuse(conversation, ctx, deps, price);
+    const chargeMicro = price.value.chargeMicro;
     const balance = await balanceOf(conversation, deps.core, caller);
     if (balance < chargeMicro) {
       return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
     }
     // The token names this round: a Confirm left over from an earlier price buys nothing.
     const token = `ok:${key.slice(0, 8)}:${round}`;
-    const summary = ctx.t("confirm", { what: order.describe(quote.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
+    const summary = ctx.t("confirm", { what: order.describe(price.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
     await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), CANCEL) });
     for (;;) {
       const reply = await answer(conversation, ctx);
@@ -241,7 +241,7 @@ export async function purchase<D>(
     );
     if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
-    quote = await attempt(conversation, () => order.price());
+    price = await attempt(conversation, () => order.price());
   }
 }
 
