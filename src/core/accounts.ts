@@ -146,8 +146,9 @@ export interface Spendable {
 }
 
 /**
- * Where a caller's purchases are paid from and how much is available. Inside the purchase transaction the
- * account is read afresh; `reread = false` takes `account` as read a moment ago (a balance shown to its owner).
+ * Where a caller's purchases are paid from and how much is available. `reread` reads the account afresh (an
+ * owner key's, under its lock, in the purchase transaction); `false` takes `account` as read a moment ago (a
+ * balance shown to its owner, or a standard account's purchase, whose debit the ledger's guarded update decides).
  */
 export async function spendable(trx: Executor, account: Account, now: Date, reread = true): Promise<Spendable> {
   if (account.kind !== "owner") {
