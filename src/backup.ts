@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { sql } from "kysely";
 import type { Config } from "./config.js";
-import { unbalancedAccounts } from "./core/ledger.js";
+import { unbalancedAccounts } from "./db/ledger.js";
 import { createVault } from "./core/vault.js";
 import { BackupRefused, copySqlite, refuseTarget } from "./db/backup.js";
 import { engineOf, openDatabase } from "./db/database.js";

@@ -6,6 +6,7 @@ import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import { type Clock, PROVIDER_NAMES, systemClock } from "./core/ports.js";
+import { micro } from "./core/money.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { codesKey } from "./db/codes-key.js";
@@ -91,8 +92,8 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     clock,
     providers: upstream.providers,
     tariffs: {
-      usdtPerStarMicro: config.STAR_PRICE_MICRO,
-      premiumMicro: config.PREMIUM_PRICE_MICRO,
+      usdtPerStarMicro: micro(config.STAR_PRICE_MICRO),
+      premiumMicro: { 3: micro(config.PREMIUM_PRICE_MICRO[3]), 6: micro(config.PREMIUM_PRICE_MICRO[6]), 12: micro(config.PREMIUM_PRICE_MICRO[12]) },
       uzsPerUsd: config.UZS_PER_USD,
       tonCacheMs: config.TON_RATE_CACHE_SECONDS * 1000,
     },
@@ -104,7 +105,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     log,
     counterDb,
-    lowBalanceMicro: config.LOW_BALANCE_MICRO,
+    lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
     webhooks: {
       sender: webhookSender,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -173,7 +174,7 @@ function openJobs(config: Config, on: { core: Core; db: Db; counterDb: Db | unde
         intervalMs: config.ALERT_CHECK_INTERVAL_MS,
         refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
         refundThreshold: config.ALERT_REFUNDS,
-        walletBelowMicro: config.ALERT_WALLET_BELOW_MICRO,
+        walletBelowMicro: micro(config.ALERT_WALLET_BELOW_MICRO),
         ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
         repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
         maxPerHour: config.ALERT_MAX_PER_HOUR,

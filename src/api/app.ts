@@ -23,7 +23,7 @@ import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import { quoteRoutes } from "./routes/quotes.js";
-import { gameRoutes } from "./routes/games.js";
+import { gamesRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
 import { storeRoutes } from "./routes/store.js";
@@ -117,7 +117,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(orderRoutes, { core: options.core });
   await app.register(ledgerRoutes, { core: options.core });
   await app.register(storeRoutes, { core: options.core });
-  await app.register(gameRoutes, { core: options.core });
+  await app.register(gamesRoutes, { core: options.core });
   await app.register(giftcardRoutes, { core: options.core });
   await app.register(giftRoutes, { core: options.core });
   await app.register(webhookRoutes, { core: options.core });

@@ -5,10 +5,10 @@ import type { Order } from "../core/products/index.js";
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
 
 /** One number format for USDT in every message: at least 2 decimals, and every decimal a charge has. */
-export const usdt = (micro: Micro) => formatUsdt(micro);
+export const usdt = (micro: number) => formatUsdt(micro);
 
 /** One number format for USD (store nominals): always 2 decimals, then "USD". */
-export const usd = (micro: Micro) => `${(Math.round(micro / 10_000) / 100).toFixed(2)} USD`;
+export const usd = (micro: number) => `${(Math.round(micro / 10_000) / 100).toFixed(2)} USD`;
 
 /** Whom or what an order was for, as a person reads it: a gift card order names its cards, not a brand id. */
 const forWhom = (order: Order) => (order.productType === "giftcard" ? `${order.details.quantity} × ${order.details.denomination}` : order.recipient);

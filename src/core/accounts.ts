@@ -1,9 +1,19 @@
+import {
+  accountById,
+  accountByTelegramId,
+  chargedSince,
+  insertStandardAccount,
+  keyHolder,
+  replaceKey,
+  updateAccount,
+  walletAccount,
+} from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import type { AccountRow } from "../db/schema.js";
+import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
 import type { MarkupProduct } from "./markup.js";
-import type { Micro } from "./money.js";
+import { micro, type Micro } from "./money.js";
 import type { Clock } from "./ports.js";
 
 /** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
@@ -26,25 +36,6 @@ export interface Account {
   createdAt: string;
 }
 
-const orNull = (value: number | null) => (value === null ? null : Number(value));
-
-export function toAccount(row: AccountRow): Account {
-  return {
-    id: Number(row.id),
-    kind: row.kind,
-    telegramId: row.telegram_id,
-    username: row.username,
-    balanceMicro: Number(row.balance_micro),
-    blocked: row.blocked,
-    dailyLimitMicro: orNull(row.daily_limit_micro),
-    orderLimitMicro: orNull(row.order_limit_micro),
-    markupBp: { store: orNull(row.markup_store_bp), games: orNull(row.markup_games_bp), giftcards: orNull(row.markup_giftcards_bp) },
-    language: row.language,
-    lowBalanceNotice: row.low_balance_notice,
-    createdAt: row.created_at,
-  };
-}
-
 /** Who is buying: the account, and how the ledger names the hand that placed the order. */
 export interface Caller {
   account: Account;
@@ -61,21 +52,15 @@ export interface IssuedKey {
 }
 
 export async function getAccount(db: Executor, id: number): Promise<Account> {
-  const row = await db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!row) throw notFound(`account ${id} not found`);
-  return toAccount(row);
+  const account = await accountById(db, id);
+  if (!account) throw notFound(`account ${id} not found`);
+  return account;
 }
 
-export async function walletAccount(db: Executor): Promise<Account> {
-  return toAccount(await db.selectFrom("accounts").selectAll().where("kind", "=", "wallet").executeTakeFirstOrThrow());
-}
+export { walletAccount };
+export const findByTelegramId = accountByTelegramId;
 
-export async function findByTelegramId(db: Executor, telegramId: string): Promise<Account | undefined> {
-  const row = await db.selectFrom("accounts").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
-  return row && toAccount(row);
-}
-
-export function createAccounts(db: Db, clock: Clock) {
+export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
   return {
     /**
      * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
@@ -84,26 +69,16 @@ export function createAccounts(db: Db, clock: Clock) {
     async issueKey(telegramId: string, username?: string | null): Promise<IssuedKey> {
       const at = clock.now().toISOString();
       const fresh = generateKey();
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         let account = await findByTelegramId(trx, telegramId);
         const created = !account;
         if (!account) {
-          account = toAccount(
-            await trx
-              .insertInto("accounts")
-              .values({ kind: "standard", telegram_id: telegramId, username: username ?? null, created_at: at })
-              .returningAll()
-              .executeTakeFirstOrThrow(),
-          );
+          account = await insertStandardAccount(trx, { telegramId, username: username ?? null, at });
         } else if (username && username !== account.username) {
-          await trx.updateTable("accounts").set({ username }).where("id", "=", account.id).execute();
+          await updateAccount(trx, account.id, { username });
           account = { ...account, username };
         }
-        await trx.updateTable("api_keys").set({ revoked_at: at }).where("account_id", "=", account.id).where("revoked_at", "is", null).execute();
-        await trx
-          .insertInto("api_keys")
-          .values({ account_id: account.id, key_hash: fresh.hash, display_prefix: fresh.displayPrefix, created_at: at })
-          .execute();
+        await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at });
         return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created };
       });
     },
@@ -115,18 +90,11 @@ export function createAccounts(db: Db, clock: Clock) {
       if (!looksLikeKey(presented)) throw wrong();
       const hash = hashKey(presented);
       // The key and its account in one indexed read: this runs on every request.
-      const row = await db
-        .selectFrom("api_keys")
-        .innerJoin("accounts", "accounts.id", "api_keys.account_id")
-        .selectAll("accounts")
-        .select(["api_keys.id as key_id", "api_keys.key_hash"])
-        .where("api_keys.key_hash", "=", hash)
-        .where("api_keys.revoked_at", "is", null)
-        .executeTakeFirst();
-      if (!row || !sameDigest(row.key_hash, hash)) throw wrong();
-      const account = toAccount(row);
+      const holder = await keyHolder(db, hash);
+      if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
+      const { account } = holder;
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
-      return { account, actor: `key:${row.key_id}` };
+      return { account, actor: `key:${holder.keyId}` };
     },
 
     get: (id: number) => getAccount(db, id),
@@ -140,15 +108,15 @@ export function createAccounts(db: Db, clock: Clock) {
 
     /** Remembers the Telegram username the bot last saw, for admin targets (@username) and search's "myself". */
     async noteProfile(accountId: number, username: string | null): Promise<void> {
-      await db.updateTable("accounts").set({ username }).where("id", "=", accountId).execute();
+      await updateAccount(db, accountId, { username });
     },
 
     async setLanguage(accountId: number, language: string | null): Promise<void> {
-      await db.updateTable("accounts").set({ language }).where("id", "=", accountId).execute();
+      await updateAccount(db, accountId, { language });
     },
 
     async setLowBalanceNotice(accountId: number, on: boolean): Promise<void> {
-      await db.updateTable("accounts").set({ low_balance_notice: on }).where("id", "=", accountId).execute();
+      await updateAccount(db, accountId, { lowBalanceNotice: on });
     },
 
     /** What the caller can spend now (see `spendable`); `account` is this request's own read of it. */
@@ -173,34 +141,30 @@ export interface Spendable {
   fundingAccountId: number;
   /** Owner keys only: the largest single order allowed. */
   orderLimitMicro: Micro | null;
+  /** Owner keys with a daily limit only: what the limit leaves today; null without one. */
+  dailyLeftMicro: Micro | null;
 }
 
 /**
- * Where a caller's purchases are paid from and how much is available. Inside the purchase transaction the
- * account is read afresh; `reread = false` takes `account` as read a moment ago (a balance shown to its owner).
+ * Where a caller's purchases are paid from and how much is available. `reread` reads the account afresh (an
+ * owner key's, under its lock, in the purchase transaction); `false` takes `account` as read a moment ago (a
+ * balance shown to its owner, or a standard account's purchase, whose debit the ledger's guarded update decides).
  */
 export async function spendable(trx: Executor, account: Account, now: Date, reread = true): Promise<Spendable> {
   if (account.kind !== "owner") {
     const fresh = reread ? await getAccount(trx, account.id) : account;
-    return { availableMicro: fresh.balanceMicro, unlimited: false, fundingAccountId: fresh.id, orderLimitMicro: null };
+    return { availableMicro: fresh.balanceMicro, unlimited: false, fundingAccountId: fresh.id, orderLimitMicro: null, dailyLeftMicro: null };
   }
   const owner = reread ? await getAccount(trx, account.id) : account;
   const wallet = await walletAccount(trx);
-  let available = wallet.balanceMicro;
-  if (owner.dailyLimitMicro !== null) {
-    const spent = await trx
-      .selectFrom("orders")
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("charge_micro"), eb.lit(0)).as("total"))
-      .where("account_id", "=", owner.id)
-      .where("status", "!=", "failed")
-      .where("created_at", ">=", startOfUtcDay(now))
-      .executeTakeFirstOrThrow();
-    available = Math.min(available, Math.max(0, owner.dailyLimitMicro - Number(spent.total)));
-  }
+  const dailyLeft =
+    owner.dailyLimitMicro === null ? null : Math.max(0, owner.dailyLimitMicro - (await chargedSince(trx, owner.id, startOfUtcDay(now))));
+  const available = dailyLeft === null ? wallet.balanceMicro : Math.min(wallet.balanceMicro, dailyLeft);
   return {
-    availableMicro: available,
+    availableMicro: micro(available),
     unlimited: true,
     fundingAccountId: wallet.id,
     orderLimitMicro: owner.orderLimitMicro,
+    dailyLeftMicro: dailyLeft === null ? null : micro(dailyLeft),
   };
 }

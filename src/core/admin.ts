@@ -1,18 +1,14 @@
-import { sql } from "kysely";
+import { accountByUsername, accountIdsByKeyPrefix, insertAudit, liveKeyPrefix, updateAccount } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDay, toAccount, walletAccount } from "./accounts.js";
+import { orderStatsSince } from "../db/orders.js";
+import { transaction } from "../db/transaction.js";
+import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
 import { invalid, notFound } from "./errors.js";
 import { post } from "./ledger.js";
 import type { MarkupProduct } from "./markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, withinBound } from "./money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./money.js";
 import type { Clock } from "./ports.js";
 import type { Outbox } from "./webhooks/outbox.js";
-
-const markupColumn = {
-  store: "markup_store_bp",
-  games: "markup_games_bp",
-  giftcards: "markup_giftcards_bp",
-} as const;
 
 /** An owner key's limits: a number sets one, null removes it, undefined keeps what the key has (none for a new owner key). */
 export interface OwnerLimits {
@@ -24,12 +20,16 @@ export interface OwnerLimits {
  * What administrators do, from the CLI and (later) the bot. `actor` names who did it; every balance change
  * is a ledger entry and every other change an audit entry.
  */
-export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Outbox) {
+export interface AdminOptions {
+  db: Db;
+  clock: Clock;
+  accounts: Accounts;
+  outbox: Outbox;
+}
+
+export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
   const audit = (trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
-    trx
-      .insertInto("audit_log")
-      .values({ actor, action, account_id: accountId, details: JSON.stringify(details), created_at: clock.now().toISOString() })
-      .execute();
+    insertAudit(trx, { actor, action, accountId, details, at: clock.now().toISOString() });
 
   async function target(trx: Executor, telegramId: string): Promise<Account> {
     const account = await findByTelegramId(trx, telegramId);
@@ -43,7 +43,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
    */
   async function adjust(telegramId: string, amountMicro: Micro, kind: "credit" | "debit", actor: string, note?: string): Promise<Micro> {
     positive(Math.abs(amountMicro));
-    const { balance, event } = await db.transaction().execute(async (trx) => {
+    const { balance, event } = await transaction(db, async (trx) => {
       const account = await target(trx, telegramId);
       if (account.kind === "owner") {
         throw invalid(
@@ -60,7 +60,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
     return balance;
   }
 
-  function positive(amountMicro: Micro) {
+  function positive(amountMicro: number) {
     if (!withinBound(amountMicro) || amountMicro === 0) {
       throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
     }
@@ -73,12 +73,15 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
     credit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, amountMicro, "credit", actor, note),
 
     /** Takes from a balance; refuses to go below zero. */
-    debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, -amountMicro, "debit", actor, note),
+    debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => {
+      positive(amountMicro);
+      return adjust(telegramId, micro(-amountMicro), "debit", actor, note);
+    },
 
     setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const account = await target(trx, telegramId);
-        await trx.updateTable("accounts").set({ blocked }).where("id", "=", account.id).execute();
+        await updateAccount(trx, account.id, { blocked });
         await audit(trx, actor, blocked ? "block" : "unblock", account.id, {});
         return { ...account, blocked };
       });
@@ -89,13 +92,9 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
       if (basisPoints !== null && (!Number.isInteger(basisPoints) || basisPoints < 0 || basisPoints > 10_000)) {
         throw invalid("The markup must be a percentage from 0 to 100", { rule: "markup_range" });
       }
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const account = await target(trx, telegramId);
-        await trx
-          .updateTable("accounts")
-          .set({ [markupColumn[product]]: basisPoints })
-          .where("id", "=", account.id)
-          .execute();
+        await updateAccount(trx, account.id, { markup: { product, basisPoints } });
         await audit(trx, actor, "markup", account.id, { product, basis_points: basisPoints });
       });
     },
@@ -106,7 +105,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
      */
     makeOwner(telegramId: string, limits: OwnerLimits, actor: string): Promise<Required<OwnerLimits>> {
       for (const limit of [limits.dailyLimitMicro, limits.orderLimitMicro]) if (limit !== undefined && limit !== null) positive(limit);
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const account = await target(trx, telegramId);
         if (account.kind !== "owner" && account.balanceMicro > 0) {
           throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`, { rule: "holds_balance" });
@@ -116,11 +115,7 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
           dailyLimitMicro: limits.dailyLimitMicro !== undefined ? limits.dailyLimitMicro : owner ? account.dailyLimitMicro : null,
           orderLimitMicro: limits.orderLimitMicro !== undefined ? limits.orderLimitMicro : owner ? account.orderLimitMicro : null,
         };
-        await trx
-          .updateTable("accounts")
-          .set({ kind: "owner", daily_limit_micro: applied.dailyLimitMicro, order_limit_micro: applied.orderLimitMicro })
-          .where("id", "=", account.id)
-          .execute();
+        await updateAccount(trx, account.id, { owner: applied });
         await audit(trx, actor, "owner", account.id, { daily_limit_micro: applied.dailyLimitMicro, order_limit_micro: applied.orderLimitMicro });
         return applied;
       });
@@ -130,68 +125,31 @@ export function createAdmin(db: Db, clock: Clock, accounts: Accounts, outbox: Ou
     async findTarget(target: string): Promise<Account | undefined> {
       if (/^\d{1,20}$/.test(target)) return findByTelegramId(db, target);
       if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) {
-        const row = await db
-          .selectFrom("accounts")
-          .selectAll()
-          .where(sql`lower(username)`, "=", target.slice(1).toLowerCase())
-          .executeTakeFirst();
-        return row && toAccount(row);
+        return accountByUsername(db, target.slice(1));
       }
       if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target)) {
-        const keys = await db
-          .selectFrom("api_keys")
-          .select("account_id")
-          .where("display_prefix", "like", `${target}%`)
-          .where("revoked_at", "is", null)
-          .execute();
-        return keys.length === 1 ? getAccount(db, Number(keys[0].account_id)) : undefined;
+        const ids = await accountIdsByKeyPrefix(db, target);
+        return ids.length === 1 ? getAccount(db, ids[0]) : undefined;
       }
       return undefined;
     },
 
-    async keyPrefix(accountId: number): Promise<string | null> {
-      const row = await db
-        .selectFrom("api_keys")
-        .select("display_prefix")
-        .where("account_id", "=", accountId)
-        .where("revoked_at", "is", null)
-        .executeTakeFirst();
-      return row?.display_prefix ?? null;
-    },
+    keyPrefix: (accountId: number): Promise<string | null> => liveKeyPrefix(db, accountId),
 
     /** Today's (UTC) orders and volume by product, and refunds, for /stats. */
-    async stats(now: Date) {
-      const since = startOfUtcDay(now);
-      const byProduct = await db
-        .selectFrom("orders")
-        .select([
-          "product_type",
-          "status",
-          (eb) => eb.fn.countAll<number>().as("orders"),
-          (eb) => eb.fn.sum<number>("charge_micro").as("volume_micro"),
-        ])
-        .where("created_at", ">=", since)
-        .groupBy(["product_type", "status"])
-        .execute();
-      return byProduct.map((r) => ({
-        product: r.product_type,
-        status: r.status,
-        orders: Number(r.orders),
-        volumeMicro: Number(r.volume_micro ?? 0),
-      }));
-    },
+    stats: (now: Date) => orderStatsSince(db, startOfUtcDay(now)),
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
     setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
       if (!withinBound(amountMicro))
         throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const wallet = await walletAccount(trx);
         const difference = amountMicro - wallet.balanceMicro;
         if (difference === 0) return amountMicro;
         return post(trx, {
           accountId: wallet.id,
-          amountMicro: difference,
+          amountMicro: micro(difference),
           kind: "adjustment",
           actor,
           note: "wallet set",

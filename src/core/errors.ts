@@ -1,4 +1,3 @@
-import type { Micro } from "./money.js";
 import { UpstreamError } from "./ports.js";
 import type { Reason } from "./reasons.js";
 
@@ -16,11 +15,11 @@ export interface ErrorDetails {
   reason?: Reason;
   rule?: AdminRule;
   /** insufficient_funds: what the order needs; price_changed: the charge it would have now. */
-  requiredMicro?: Micro;
-  balanceMicro?: Micro;
+  requiredMicro?: number;
+  balanceMicro?: number;
   /** invalid_amount: the live limits. */
-  minMicro?: Micro;
-  maxMicro?: Micro;
+  minMicro?: number;
+  maxMicro?: number;
   retryAfterSeconds?: number;
 }
 

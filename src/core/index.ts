@@ -1,12 +1,12 @@
-import { sql } from "kysely";
-import type { Db } from "../db/database.js";
+import { type Db, ping } from "../db/database.js";
+import type { Micro } from "./money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
 import { type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
-import { createDelivery } from "./products/delivery.js";
+import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
 import { createGiftcards } from "./products/giftcards.js";
 import { createGifts } from "./products/gifts.js";
@@ -42,7 +42,7 @@ export interface CoreDeps {
   /** The signed webhooks: sender, one attempt's bound, the endpoint policy and the order body. */
   webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
-  lowBalanceMicro: number;
+  lowBalanceMicro: Micro;
 }
 
 export interface Health {
@@ -63,14 +63,22 @@ export function createCore(deps: CoreDeps) {
   const webhooks = createWebhooks({ db, clock, vault: deps.vault, ...deps.webhooks });
   // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).
   const timing = { recheckMs: deps.reconcileIntervalMs, inFlightMs: deps.reconcileAfterMs };
-  const settlement = createSettlement(db, clock, timing, lookups, deps.vault, webhooks.outbox);
-  const quotes = createQuoteBook(db, clock, deps.quoteTtlMs);
-  const lowBalance = createLowBalance(deps.lowBalanceMicro);
-  const pipeline = createPurchasePipeline(db, clock, deps.reconcileAfterMs, settlement.settle, deps.log, quotes, lowBalance);
-  const accounts = createAccounts(db, clock);
-  const pricing = createPricing(deps.tariffs, providers.rates, clock);
-  const delivery = createDelivery(providers.gateway, pipeline, pricing);
-  const store = createStore(providers.store, pipeline, deps.markups, deps.storeEnabled);
+  const settlement = createSettlement({ db, clock, timing, lookups, vault: deps.vault, outbox: webhooks.outbox });
+  const quotes = createQuoteBook({ db, clock, ttlMs: deps.quoteTtlMs });
+  const lowBalance = createLowBalance({ thresholdMicro: deps.lowBalanceMicro });
+  const pipeline = createPurchasePipeline({
+    db,
+    clock,
+    reconcileAfterMs: deps.reconcileAfterMs,
+    settle: settlement.apply,
+    log: deps.log,
+    quotes,
+    lowBalance,
+  });
+  const accounts = createAccounts({ db, clock });
+  const pricing = createPricing({ tariffs: deps.tariffs, rates: providers.rates, clock });
+  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing });
+  const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
   // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
   let probing: Promise<Health> | undefined;
@@ -81,10 +89,7 @@ export function createCore(deps: CoreDeps) {
     return probing;
   };
   async function probe(): Promise<Health> {
-    const databaseReady = sql`select 1`.execute(db).then(
-      () => true,
-      () => false,
-    );
+    const databaseReady = ping(db);
     const ready = await Promise.all(PROVIDER_NAMES.map((name) => providers[name].ready()));
     const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, values[i]])) as Record<ProviderName, T>;
     return {
@@ -98,18 +103,18 @@ export function createCore(deps: CoreDeps) {
   return {
     clock,
     accounts,
-    orders: createOrders(db, settlement, deps.vault),
+    orders: createOrders({ db, settlement, vault: deps.vault }),
     /** The caller's ledger statement: pages newest first, CSV exports of a range. */
-    statements: createStatements(db),
+    statements: createStatements({ db }),
     pricing,
-    search: delivery.search,
-    stars: delivery.stars,
-    premium: delivery.premium,
+    search: telegram.search,
+    stars: telegram.stars,
+    premium: telegram.premium,
     store,
-    games: createGames(providers.games, pipeline, deps.markups),
-    giftcards: createGiftcards(providers.giftcards, pipeline, deps.markups),
-    gifts: createGifts(providers.gifts, pipeline, deps.tariffs.usdtPerStarMicro),
-    admin: createAdmin(db, clock, accounts, webhooks.outbox),
+    games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
+    giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
+    gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
+    admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter: deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null,

@@ -1,8 +1,9 @@
-import { sql } from "kysely";
 import type { Executor } from "../db/database.js";
-import type { LedgerKind } from "../db/schema.js";
+import { balanceOf, postEntry } from "../db/ledger.js";
 import { DomainError, invalid } from "./errors.js";
 import { MAX_MICRO, MAX_USDT, type Micro } from "./money.js";
+
+export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment";
 
 export interface Posting {
   accountId: number;
@@ -24,50 +25,12 @@ export async function post(trx: Executor, posting: Posting): Promise<Micro> {
   if (!Number.isSafeInteger(posting.amountMicro) || Math.abs(posting.amountMicro) > MAX_MICRO) {
     throw invalid(`An amount is at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
   }
-  const updated = await trx
-    .updateTable("accounts")
-    .set({ balance_micro: sql<number>`balance_micro + ${posting.amountMicro}` })
-    .where("id", "=", posting.accountId)
-    .where(sql<boolean>`balance_micro + ${posting.amountMicro} between 0 and ${MAX_MICRO}`)
-    .returning("balance_micro")
-    .executeTakeFirst();
-  if (!updated) {
-    const account = await trx.selectFrom("accounts").select("balance_micro").where("id", "=", posting.accountId).executeTakeFirst();
-    if (!account) throw new Error(`ledger: account ${posting.accountId} does not exist`);
-    if (posting.amountMicro > 0) {
-      throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`, { rule: "balance_bound", maxMicro: MAX_MICRO });
-    }
-    throw new DomainError("insufficient_funds", "Insufficient balance", {
-      requiredMicro: -posting.amountMicro,
-      balanceMicro: Number(account.balance_micro),
-    });
+  const balanceAfter = await postEntry(trx, posting);
+  if (balanceAfter !== null) return balanceAfter;
+  const balance = await balanceOf(trx, posting.accountId);
+  if (balance === undefined) throw new Error(`ledger: account ${posting.accountId} does not exist`);
+  if (posting.amountMicro > 0) {
+    throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`, { rule: "balance_bound", maxMicro: MAX_MICRO });
   }
-  const balanceAfter = Number(updated.balance_micro);
-  await trx
-    .insertInto("ledger_entries")
-    .values({
-      account_id: posting.accountId,
-      order_id: posting.orderId ?? null,
-      kind: posting.kind,
-      amount_micro: posting.amountMicro,
-      balance_after_micro: balanceAfter,
-      actor: posting.actor,
-      note: posting.note ?? null,
-      created_at: posting.at,
-    })
-    .execute();
-  return balanceAfter;
-}
-
-/** Accounts whose balance differs from the sum of their entries; empty when the books hold. */
-export async function unbalancedAccounts(db: Executor) {
-  const rows = await db
-    .selectFrom("accounts")
-    .leftJoin("ledger_entries", "ledger_entries.account_id", "accounts.id")
-    .select(["accounts.id", "accounts.balance_micro", sql<number | null>`sum(ledger_entries.amount_micro)`.as("entries_micro")])
-    .groupBy(["accounts.id", "accounts.balance_micro"])
-    .execute();
-  return rows
-    .map((r) => ({ accountId: Number(r.id), balanceMicro: Number(r.balance_micro), entriesMicro: Number(r.entries_micro ?? 0) }))
-    .filter((r) => r.balanceMicro !== r.entriesMicro);
+  throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: -posting.amountMicro, balanceMicro: balance });
 }

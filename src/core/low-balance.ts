@@ -6,7 +6,7 @@ import type { Micro } from "./money.js";
  * below it (so no state is needed, and several instances tell it once: the one that placed the purchase).
  * Owner keys spend the service wallet, which the administrators' alert watches instead.
  */
-export function createLowBalance(thresholdMicro: Micro) {
+export function createLowBalance({ thresholdMicro }: { thresholdMicro: Micro }) {
   const listeners: Array<(account: Account, balanceMicro: Micro) => void> = [];
   return {
     thresholdMicro,

@@ -1,4 +1,4 @@
-import { divideRounded, type Micro, percentOf, roundMicro } from "./money.js";
+import { divideRounded, type Micro, percentOf, roundMicro, micro } from "./money.js";
 
 /** The product groups an administrator can give a personal markup. */
 export const MARKUP_PRODUCTS = ["store", "games", "giftcards"] as const;
@@ -14,7 +14,7 @@ export function markupOf(account: { markupBp: Record<MarkupProduct, number | nul
 export const percentNumber = (basisPoints: number) => basisPoints / 100;
 
 /** A catalogue price: provider cost plus markup, to 4 decimals (games and gift cards). */
-export const catalogPrice = (costMicro: Micro, markupBp: number): Micro => roundMicro(costMicro + percentOf(costMicro, markupBp), 4);
+export const catalogPrice = (costMicro: Micro, markupBp: number): Micro => roundMicro(micro(costMicro + percentOf(costMicro, markupBp)), 4);
 
 export interface StoreQuote {
   amountMicro: Micro;
@@ -27,8 +27,8 @@ export interface StoreQuote {
 
 /** The spec's store formula: fee on the nominal, markup on the cost, the total rounded to 2 decimals. */
 export function storeQuote(amountMicro: Micro, feePpm: number, markupBp: number): StoreQuote {
-  const feeMicro = divideRounded(amountMicro * feePpm, 1_000_000);
-  const costMicro = amountMicro + feeMicro;
+  const feeMicro = micro(divideRounded(amountMicro * feePpm, 1_000_000));
+  const costMicro = micro(amountMicro + feeMicro);
   const markupMicro = percentOf(costMicro, markupBp);
-  return { amountMicro, feeMicro, costMicro, markupBp, markupMicro, totalMicro: roundMicro(costMicro + markupMicro, 2) };
+  return { amountMicro, feeMicro, costMicro, markupBp, markupMicro, totalMicro: roundMicro(micro(costMicro + markupMicro), 2) };
 }

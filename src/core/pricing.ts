@@ -1,6 +1,6 @@
 import { invalid } from "./errors.js";
 import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./limits.js";
-import type { Micro } from "./money.js";
+import { micro, type Micro } from "./money.js";
 import type { Clock, RatesPort } from "./ports.js";
 
 export interface Tariffs {
@@ -12,7 +12,7 @@ export interface Tariffs {
   tonFailureCacheMs?: number;
 }
 
-export function createPricing(tariffs: Tariffs, rates: RatesPort, clock: Clock) {
+export function createPricing({ tariffs, rates, clock }: { tariffs: Tariffs; rates: RatesPort; clock: Clock }) {
   let ton: { value: number | null; until: number; fetchedAt: string } | undefined;
 
   return {
@@ -22,7 +22,7 @@ export function createPricing(tariffs: Tariffs, rates: RatesPort, clock: Clock) 
       if (!Number.isInteger(stars) || stars < STARS_MIN || stars > STARS_MAX) {
         throw invalid(`stars must be a whole number from ${STARS_MIN} to ${STARS_MAX}`);
       }
-      return stars * tariffs.usdtPerStarMicro;
+      return micro(stars * tariffs.usdtPerStarMicro);
     },
 
     premiumPrice(months: number): Micro {

@@ -1,15 +1,18 @@
 import { createHash, randomUUID } from "node:crypto";
-import { type Db, type Executor, lockRow } from "../db/database.js";
-import type { OrderRow } from "../db/schema.js";
-import { type Caller, getAccount, spendable } from "./accounts.js";
-import { createClaims, releaseOrders } from "./claims.js";
+import { lockAccount } from "../db/accounts.js";
+import type { Db } from "../db/database.js";
+import { findReplay, insertOrder } from "../db/orders.js";
+import { transaction } from "../db/transaction.js";
+import { type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
+import { createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid } from "./errors.js";
 import { post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
-import { type Micro, toUsdt } from "./money.js";
-import { orderOf, type OrderOf, type ProductDefinition } from "./order.js";
+import { type Micro, micro, toUsdt } from "./money.js";
+import type { OrderOf, ProductDefinition } from "./order.js";
 import type { Clock, UpstreamOutcome } from "./ports.js";
 import type { LowBalance } from "./low-balance.js";
+import type { Order } from "./products/index.js";
 import type { BindingQuote, QuoteBook, QuoteTarget } from "./quotes.js";
 
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
@@ -29,7 +32,7 @@ export interface Purchasable<T extends string, R, D> extends ProductDefinition<T
 }
 
 /** The exact charge of a purchase as it would be placed now, and the details it would carry; nothing is stored. */
-export interface Quote<D> {
+export interface Priced<D> {
   recipient: string;
   chargeMicro: Micro;
   details: D;
@@ -38,6 +41,8 @@ export interface Quote<D> {
 export interface Placed<O> {
   order: O;
   replay: boolean;
+  /** What the caller can spend right after (the balance the answer shows): from the ledger post, read once for a replay. */
+  balanceAfterMicro: Micro;
 }
 
 /** The charge the buyer saw: never charge more (or, when exact, anything else); refuse with `price_changed` instead. */
@@ -58,7 +63,31 @@ export interface SettledHow {
   inline: boolean;
 }
 
-export type Settle = (orderId: number, outcome: UpstreamOutcome, how: SettledHow) => Promise<OrderRow>;
+/** Applies an outcome: the order as it is now, and the balance its refund left when this call refunded it. */
+export type Settle = (orderId: number, outcome: UpstreamOutcome, how: SettledHow) => Promise<{ order: Order; refundBalanceMicro: Micro | null }>;
+
+export interface PurchasePipelineOptions {
+  db: Db;
+  clock: Clock;
+  /** How long a new order's provider call may take: until then the reconciler leaves it alone. */
+  reconcileAfterMs: number;
+  settle: Settle;
+  log: { warn(obj: object, msg: string): void };
+  quotes: QuoteBook;
+  lowBalance: LowBalance;
+}
+
+/** The order as the product's own type: the request hash holds the product type, so a replay is of the same product. */
+const asProduct = <T extends string, D>(order: Order, product: ProductDefinition<T, D>): OrderOf<T, D> => {
+  if (order.productType !== product.type) throw new Error(`order ${order.id} is a ${order.productType} order, not ${product.type}`);
+  return order as unknown as OrderOf<T, D>;
+};
+
+/** What the caller can spend once the charge (or its refund) is on the books, from the balance the ledger post left. */
+function availableAfter(funds: Spendable, fundingBalanceMicro: Micro, spentMicro: Micro): Micro {
+  if (funds.dailyLeftMicro === null) return fundingBalanceMicro;
+  return micro(Math.min(fundingBalanceMicro, Math.max(0, funds.dailyLeftMicro - spentMicro)));
+}
 
 function requestHash(productType: string, identifying: unknown[]): string {
   return createHash("sha256")
@@ -102,48 +131,38 @@ function checkGuard(chargeMicro: Micro, guard: PriceGuard | undefined) {
  * place (idempotency, funds, debit and order row in one transaction), send, settle. The charge commits
  * before the provider is called, and no transaction is ever open across a provider call.
  */
-export function createPurchasePipeline(
-  db: Db,
-  clock: Clock,
-  reconcileAfterMs: number,
-  settle: Settle,
-  log: { warn(obj: object, msg: string): void },
-  quotes: QuoteBook,
-  lowBalance: LowBalance,
-) {
+export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, log, quotes, lowBalance }: PurchasePipelineOptions) {
   /** Orders whose provider call is under way here; until it answers, their `check_after` keeps the reconciler off. */
   const calling = createClaims();
-  const findReplay = (exec: Executor, accountId: number, key: string, hash: string) =>
-    exec
-      .selectFrom("orders")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where("idempotency_key", "=", key)
-      .where("request_hash", "=", hash)
-      .executeTakeFirst();
+
+  /** What the caller can spend now: one read, for an answer that placed nothing (a replay). */
+  const availableNow = async (caller: Caller) => (await spendable(db, caller.account, clock.now())).availableMicro;
 
   /**
    * The debit and the order row in one transaction: the order row is the saved result, and the unique index
    * on (account, key, request) decides a race with a concurrent duplicate, whose order is then answered.
+   * `caller.account` is as read just before (`current`): a standard account's funds are checked on it, and the
+   * ledger's guarded update decides a race; an owner key's daily limit is read afresh under the account's lock.
    */
   async function place(
     caller: Caller,
     type: string,
-    prepared: Quote<unknown>,
+    prepared: Priced<unknown>,
     key: string | null,
     hash: string,
     quoteId?: string,
-  ): Promise<Placed<OrderRow>> {
+  ): Promise<Placed<Order> & { funds: Spendable | null }> {
     const now = clock.now();
     const at = now.toISOString();
-    let placed: { order: OrderRow; balanceAfter: Micro };
+    let placed: { order: Order; balanceAfter: Micro; funds: Spendable };
     try {
       // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
       // insert on the unique index, and is answered below.
-      placed = await db.transaction().execute(async (trx) => {
+      placed = await transaction(db, async (trx) => {
+        const owner = caller.account.kind === "owner";
         // An owner key's daily limit is read, then spent: no other instance may do the same in between.
-        if (caller.account.kind === "owner") await lockRow(trx, "accounts", caller.account.id);
-        const funds = await spendable(trx, caller.account, now);
+        if (owner) await lockAccount(trx, caller.account.id);
+        const funds = await spendable(trx, caller.account, now, owner);
         const required = prepared.chargeMicro;
         if (funds.orderLimitMicro !== null && required > funds.orderLimitMicro) {
           throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
@@ -154,28 +173,22 @@ export function createPurchasePipeline(
         if (required > funds.availableMicro) {
           throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: required, balanceMicro: funds.availableMicro });
         }
-        const order = await trx
-          .insertInto("orders")
-          .values({
-            account_id: caller.account.id,
-            funding_account_id: funds.fundingAccountId,
-            product_type: type,
-            status: "processing",
-            idempotency_key: key,
-            request_hash: hash,
-            recipient: prepared.recipient,
-            details: JSON.stringify(prepared.details),
-            charge_micro: required,
-            upstream_ref: randomUUID(),
-            check_after: new Date(now.getTime() + reconcileAfterMs).toISOString(),
-            created_at: at,
-            updated_at: at,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const order = await insertOrder(trx, {
+          accountId: caller.account.id,
+          fundingAccountId: funds.fundingAccountId,
+          productType: type,
+          idempotencyKey: key,
+          requestHash: hash,
+          recipient: prepared.recipient,
+          details: prepared.details,
+          chargeMicro: required,
+          upstreamRef: randomUUID(),
+          checkAfter: new Date(now.getTime() + reconcileAfterMs).toISOString(),
+          at,
+        });
         const balanceAfter = await post(trx, {
           accountId: funds.fundingAccountId,
-          amountMicro: -required,
+          amountMicro: micro(-required),
           kind: "charge",
           orderId: order.id,
           actor: caller.actor,
@@ -183,17 +196,22 @@ export function createPurchasePipeline(
         });
         // Spent with the charge or not at all: a second purchase naming it rolls back here.
         if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
-        return { order, balanceAfter };
+        return { order, balanceAfter, funds };
       });
     } catch (error) {
       // A concurrent identical request committed first: return its order instead of failing.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
-      if (earlier) return { order: earlier, replay: true };
+      if (earlier) return { order: earlier, replay: true, balanceAfterMicro: await availableNow(caller), funds: null };
       throw error;
     }
     // After the commit, outside the catch above: nothing here may pass for a lost race.
     lowBalance.charged(caller.account, prepared.chargeMicro, placed.balanceAfter);
-    return { order: placed.order, replay: false };
+    return {
+      order: placed.order,
+      replay: false,
+      balanceAfterMicro: availableAfter(placed.funds, placed.balanceAfter, prepared.chargeMicro),
+      funds: placed.funds,
+    };
   }
 
   /** The caller with its account as it is now: a personal markup set a moment ago prices this purchase. */
@@ -204,13 +222,13 @@ export function createPurchasePipeline(
      * What the purchase would charge now, with every rule and live read applied (and the price guard, when
      * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
      */
-    async quote<T extends string, R, D>(
+    async price<T extends string, R, D>(
       product: Purchasable<T, R, D>,
       caller: Caller,
       request: R,
       guard?: PriceGuard,
       quoteId?: string,
-    ): Promise<Quote<D>> {
+    ): Promise<Priced<D>> {
       // A named quote is checked (never spent): the sandbox answers what the purchase would charge with it.
       const bound = quoteId ? await quotes.usable(caller.account.id, quoteId, target(product, request)) : null;
       const live = await product.prepare(await current(caller), request);
@@ -226,7 +244,7 @@ export function createPurchasePipeline(
       request: R,
       guard?: PriceGuard,
     ): Promise<BindingQuote<D>> {
-      const quoted = await pipeline.quote(product, caller, request, guard);
+      const quoted = await pipeline.price(product, caller, request, guard);
       return quotes.issue(caller.account.id, target(product, request), quoted);
     },
 
@@ -241,31 +259,40 @@ export function createPurchasePipeline(
       const hash = requestHash(product.type, product.identify(request));
       // Before anything that needs a provider, so a replay answers even while the provider is down.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
-      if (earlier) return { order: orderOf(earlier, product), replay: true };
+      if (earlier) return { order: asProduct(earlier, product), replay: true, balanceAfterMicro: await availableNow(caller) };
 
       // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
       const bound = options.quoteId
         ? await quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
         : null;
-      const live = await product.prepare(await current(caller), request);
+      const buyer = await current(caller);
+      const live = await product.prepare(buyer, request);
       const prepared = bound ? withQuote(live, bound) : live;
       checkGuard(prepared.chargeMicro, options.guard);
-      const placed = await place(caller, product.type, prepared, key, hash, options.quoteId);
-      if (placed.replay) return { order: orderOf(placed.order, product), replay: true };
-      calling.hold(placed.order.id, placed.order.check_after!);
+      const placed = await place(buyer, product.type, prepared, key, hash, options.quoteId);
+      const { order, funds } = placed;
+      if (placed.replay || !funds) return { order: asProduct(order, product), replay: true, balanceAfterMicro: placed.balanceAfterMicro };
+      calling.hold(order.id, order.checkAfter!);
       try {
-        const outcome = await prepared.send(placed.order.upstream_ref);
+        const outcome = await prepared.send(order.upstreamRef);
         try {
-          const settled = await settle(placed.order.id, outcome, { inline: true });
-          return { order: orderOf(settled, product), replay: false };
+          const settled = await settle(order.id, outcome, { inline: true });
+          // Refunded by this call: the balance its refund left; failed by another path meanwhile: read once.
+          const balanceAfterMicro =
+            settled.refundBalanceMicro !== null
+              ? availableAfter(funds, settled.refundBalanceMicro, micro(0))
+              : settled.order.status === "failed"
+                ? await availableNow(buyer)
+                : placed.balanceAfterMicro;
+          return { order: asProduct(settled.order, product), replay: false, balanceAfterMicro };
         } catch (error) {
           // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
           // as still processing, and the reconciler applies the outcome from the provider later.
-          log.warn({ orderId: placed.order.id, err: error }, "could not record a provider's answer; the reconciler will");
-          return { order: orderOf(placed.order, product), replay: false };
+          log.warn({ orderId: order.id, err: error }, "could not record a provider's answer; the reconciler will");
+          return { order: asProduct(order, product), replay: false, balanceAfterMicro: placed.balanceAfterMicro };
         }
       } finally {
-        calling.drop(placed.order.id);
+        calling.drop(order.id);
       }
     },
 
@@ -281,10 +308,10 @@ export function createPurchasePipeline(
       return releaseOrders(db, calling, clock.now().toISOString());
     },
 
-    /** A product's quote, binding quote and buy, what every product module offers the faces. */
+    /** A product's price, binding quote and buy, what every product module offers the faces. */
     offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
       return {
-        quote: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.quote(product, caller, request, guard, quoteId),
+        price: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.price(product, caller, request, guard, quoteId),
         issueQuote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.issueQuote(product, caller, request, guard),
         buy: (caller: Caller, request: R, options: PurchaseOptions) => pipeline.buy(product, caller, request, options),
       };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.js";
-import type { QuoteRow } from "../db/schema.js";
+import { insertQuote, quoteById, spendQuote } from "../db/quotes.js";
 import { invalid } from "./errors.js";
 import { QUOTE_ID_PATTERN, QUOTE_ID_RULE } from "./limits.js";
 import type { Micro } from "./money.js";
@@ -24,15 +24,15 @@ export interface QuoteTarget {
   requestHash: string;
 }
 
-const toQuote = (row: QuoteRow): BindingQuote => ({
-  id: row.id,
-  productType: row.product_type,
-  recipient: row.recipient,
-  chargeMicro: Number(row.charge_micro),
-  details: JSON.parse(row.details) as unknown,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-});
+/** A quote as stored: whose it is, what it is for, and the order that spent it (null while unused). */
+export interface StoredQuote extends BindingQuote {
+  accountId: number;
+  requestHash: string;
+  orderId: number | null;
+}
+
+/** The quote as the faces see it. */
+const binding = ({ accountId: _account, requestHash: _hash, orderId: _order, ...quote }: StoredQuote): BindingQuote => quote;
 
 /**
  * Binding quotes: issued with the exact charge a purchase would have now, then spent by at most one order of
@@ -40,57 +40,51 @@ const toQuote = (row: QuoteRow): BindingQuote => ({
  * reason; an unknown id and another account's id are the same `quote_not_found`, so ids cannot be probed.
  * Expired quotes are purged by a job (jobs/purges.ts).
  */
-export function createQuoteBook(db: Db, clock: Clock, ttlMs: number) {
+export function createQuoteBook({ db, clock, ttlMs }: { db: Db; clock: Clock; ttlMs: number }) {
   /** Why a quote cannot pay for this purchase at `at`, or null when it can. */
-  function refusal(row: QuoteRow | undefined, id: string, accountId: number, target: QuoteTarget, at: string) {
-    if (!row || Number(row.account_id) !== accountId) {
+  function refusal(row: StoredQuote | undefined, id: string, accountId: number, target: QuoteTarget, at: string) {
+    if (!row || row.accountId !== accountId) {
       return invalid(`Quote ${id} does not exist for this key: get one from POST /v1/quotes`, { reason: "quote_not_found" });
     }
-    if (row.product_type !== target.productType || row.request_hash !== target.requestHash) {
-      return invalid(`Quote ${id} is for another purchase (a ${row.product_type} order to ${row.recipient}): send the fields it was given for`, {
+    if (row.productType !== target.productType || row.requestHash !== target.requestHash) {
+      return invalid(`Quote ${id} is for another purchase (a ${row.productType} order to ${row.recipient}): send the fields it was given for`, {
         reason: "quote_mismatch",
       });
     }
-    if (row.order_id !== null) {
-      return invalid(`Quote ${id} was already used by order ${row.order_id}: get a new one`, { reason: "quote_used" });
+    if (row.orderId !== null) {
+      return invalid(`Quote ${id} was already used by order ${row.orderId}: get a new one`, { reason: "quote_used" });
     }
-    if (row.expires_at <= at) return invalid(`Quote ${id} expired at ${row.expires_at}: get a new one`, { reason: "quote_expired" });
+    if (row.expiresAt <= at) return invalid(`Quote ${id} expired at ${row.expiresAt}: get a new one`, { reason: "quote_expired" });
     return null;
   }
-
-  const read = (exec: Executor, id: string) => exec.selectFrom("quotes").selectAll().where("id", "=", id).executeTakeFirst();
 
   return {
     ttlMs,
 
     async issue<D>(accountId: number, target: QuoteTarget, quoted: { recipient: string; chargeMicro: Micro; details: D }): Promise<BindingQuote<D>> {
       const now = clock.now();
-      const row = await db
-        .insertInto("quotes")
-        .values({
-          id: `q_${randomBytes(18).toString("base64url")}`,
-          account_id: accountId,
-          product_type: target.productType,
-          request_hash: target.requestHash,
-          recipient: quoted.recipient,
-          details: JSON.stringify(quoted.details),
-          charge_micro: quoted.chargeMicro,
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toQuote(row) as BindingQuote<D>;
+      const stored = await insertQuote(db, {
+        id: `q_${randomBytes(18).toString("base64url")}`,
+        accountId,
+        productType: target.productType,
+        requestHash: target.requestHash,
+        recipient: quoted.recipient,
+        details: quoted.details,
+        chargeMicro: quoted.chargeMicro,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
+      });
+      return binding(stored) as BindingQuote<D>;
     },
 
     /** The quote a purchase names, if it may pay for it now (nothing changes); else the refusal is thrown. */
     async usable(accountId: number, id: string, target: QuoteTarget): Promise<BindingQuote> {
       // The schemas refuse a malformed id already; the core holds the same rule for any other face.
       if (!QUOTE_ID_PATTERN.test(id)) throw invalid(`quote_id must be ${QUOTE_ID_RULE}`);
-      const row = await read(db, id);
-      const refused = refusal(row, id, accountId, target, clock.now().toISOString());
+      const stored = await quoteById(db, id);
+      const refused = refusal(stored, id, accountId, target, clock.now().toISOString());
       if (refused) throw refused;
-      return toQuote(row!);
+      return binding(stored!);
     },
 
     /**
@@ -98,18 +92,10 @@ export function createQuoteBook(db: Db, clock: Clock, ttlMs: number) {
      * this account's), so of two purchases naming one quote, on any instance, exactly one commits.
      */
     async consume(trx: Executor, accountId: number, id: string, target: QuoteTarget, orderId: number, at: string): Promise<void> {
-      const result = await trx
-        .updateTable("quotes")
-        .set({ order_id: orderId })
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .where("product_type", "=", target.productType)
-        .where("request_hash", "=", target.requestHash)
-        .where("order_id", "is", null)
-        .where("expires_at", ">", at)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) return;
-      throw refusal(await read(trx, id), id, accountId, target, at) ?? invalid(`Quote ${id} cannot be used: get a new one`, { reason: "quote_used" });
+      if (await spendQuote(trx, { id, accountId, target, orderId, at })) return;
+      throw (
+        refusal(await quoteById(trx, id), id, accountId, target, at) ?? invalid(`Quote ${id} cannot be used: get a new one`, { reason: "quote_used" })
+      );
     },
   };
 }

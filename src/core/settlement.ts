@@ -1,126 +1,119 @@
-import type { Db, Executor } from "../db/database.js";
-import type { OrderRow } from "../db/schema.js";
+import type { Db } from "../db/database.js";
+import { markCompleted, markFailed, markPending, orderById } from "../db/orders.js";
+import { transaction } from "../db/transaction.js";
 import { post } from "./ledger.js";
+import type { Micro } from "./money.js";
 import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
 import type { SettledHow } from "./purchase.js";
-import { type Order, toOrder } from "./products/index.js";
+import type { Order } from "./products/index.js";
 import type { Vault } from "./vault.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
 /** Asks the provider of one product type about an order by our reference. */
 export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
 
+/** An order after an outcome was applied, and the balance its refund left (when this call refunded it). */
+export interface Applied {
+  order: Order;
+  /** The funding account's balance right after the refund this call posted; null when it posted none. */
+  refundBalanceMicro: Micro | null;
+}
+
+export interface SettlementOptions {
+  db: Db;
+  clock: Clock;
+  /** recheckMs: how soon a pending order is asked again; inFlightMs: how long a provider call may still land. */
+  timing: { recheckMs: number; inFlightMs: number };
+  /** Each product type's status lookup at its provider. */
+  lookups: Record<string, StatusLookup>;
+  vault: Vault;
+  outbox: Outbox;
+}
+
 /**
  * Applies provider outcomes to orders: completion, failure with its one refund, and "ask again later".
  * Whichever path sees an outcome first (the purchase itself, a client poll, the reconciler) applies it;
  * the others find the order final.
  */
-export function createSettlement(
-  db: Db,
-  clock: Clock,
-  timing: { recheckMs: number; inFlightMs: number },
-  lookups: Record<string, StatusLookup>,
-  vault: Vault,
-  outbox: Outbox,
-) {
+export function createSettlement({ db, clock, timing, lookups, vault, outbox }: SettlementOptions) {
   const { recheckMs } = timing;
   const listeners: Array<(order: Order, how: SettledHow) => void> = [];
-  const byId = (id: number) => db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const byId = async (id: number): Promise<Order> => {
+    const order = await orderById(db, id);
+    if (!order) throw new Error(`order ${id} does not exist`);
+    return order;
+  };
 
   /** Only a `processing` order changes, so a failure is refunded once however many paths see it. */
-  async function settle(orderId: number, outcome: UpstreamOutcome, how: SettledHow = { inline: false }): Promise<OrderRow> {
-    if (outcome.kind === "unknown") return byId(orderId);
+  async function apply(orderId: number, outcome: UpstreamOutcome, how: SettledHow = { inline: false }): Promise<Applied> {
+    const unchanged = async (): Promise<Applied> => ({ order: await byId(orderId), refundBalanceMicro: null });
+    if (outcome.kind === "unknown") return unchanged();
     const at = clock.now().toISOString();
-    const provider = {
-      ...(outcome.providerOrderId === undefined ? {} : { provider_order_id: outcome.providerOrderId }),
-      ...(outcome.providerStatus === undefined ? {} : { provider_status: outcome.providerStatus }),
-    };
-    // The webhook event is written in the same transaction: it commits with the final state, or neither does.
-    const withEvent = async (trx: Executor, row: OrderRow) => ({ row, event: await outbox.orderFinished(trx, row) });
-    // The order as this call finished it (and its event), or undefined when it was not this call (pending, or already final).
-    const finishing = await db.transaction().execute(async (trx) => {
-      const processing = trx.updateTable("orders").where("id", "=", orderId).where("status", "=", "processing");
+    const provider = { providerOrderId: outcome.providerOrderId, providerStatus: outcome.providerStatus };
+    // The order as this call finished it (its event written in the same transaction: it commits with the final
+    // state, or neither does), or undefined when it was not this call (pending, or already final).
+    const finishing = await transaction(db, async (trx) => {
       if (outcome.kind === "pending") {
         // The provider has the order: ask again soon (the long first wait only guards "never received").
         const soon = new Date(clock.now().getTime() + recheckMs).toISOString();
-        await processing.set({ ...provider, updated_at: at }).execute();
-        await processing.where("check_after", ">", soon).set({ check_after: soon }).execute();
+        await markPending(trx, orderId, { provider, soon, at });
         return undefined;
       }
       if (outcome.kind === "completed") {
-        const completed = await processing
-          .set({
-            ...provider,
-            status: "completed",
-            transaction_id: outcome.transactionId ?? null,
-            sealed_codes: outcome.codes ? vault.seal(outcome.codes) : null,
-            completed_at: at,
-            updated_at: at,
-            check_after: null,
-          })
-          .returningAll()
-          .executeTakeFirst();
-        return completed && withEvent(trx, completed);
+        const sealedCodes = outcome.codes ? vault.seal(outcome.codes) : null;
+        const completed = await markCompleted(trx, orderId, { provider, transactionId: outcome.transactionId ?? null, sealedCodes, at });
+        return completed && { order: completed, refundBalanceMicro: null, event: await outbox.orderFinished(trx, completed) };
       }
-      const failed = await processing
-        .set({
-          ...provider,
-          status: "failed",
-          error: outcome.error,
-          error_code: outcome.reason ?? "provider_error",
-          refunded: true,
-          completed_at: at,
-          updated_at: at,
-          check_after: null,
-        })
-        .returningAll()
-        .executeTakeFirst();
+      const failed = await markFailed(trx, orderId, { provider, error: outcome.error, reason: outcome.reason ?? "provider_error", at });
       if (!failed) return undefined;
-      await post(trx, {
-        accountId: Number(failed.funding_account_id),
-        amountMicro: Number(failed.charge_micro),
+      const refundBalanceMicro = await post(trx, {
+        accountId: failed.fundingAccountId,
+        amountMicro: failed.chargeMicro,
         kind: "refund",
         orderId,
         actor: "system",
         note: outcome.error,
         at,
       });
-      return withEvent(trx, failed);
+      return { order: failed, refundBalanceMicro, event: await outbox.orderFinished(trx, failed) };
     });
-    if (!finishing) return byId(orderId);
-    const { row: finished, event } = finishing;
+    if (!finishing) return unchanged();
+    const { order, refundBalanceMicro, event } = finishing;
     if (event) outbox.committed();
-    const order = toOrder(finished);
     for (const listener of listeners) listener(order, how);
-    return finished;
+    return { order, refundBalanceMicro };
   }
 
   /**
    * Brings a `processing` order up to date with its provider. "No such order" counts as a failure only
    * once the order is older than any in-flight call could be (check_after has passed).
    */
-  async function refresh(row: OrderRow): Promise<OrderRow> {
-    if (row.status !== "processing") return row;
-    const lookup = lookups[row.product_type];
-    if (!lookup) return row;
+  async function refresh(order: Order): Promise<Order> {
+    if (order.status !== "processing") return order;
+    const lookup = lookups[order.productType];
+    if (!lookup) return order;
     let status: UpstreamStatus;
     try {
-      status = await lookup(row.upstream_ref);
+      status = await lookup(order.upstreamRef);
     } catch (error) {
       status = { kind: "unknown", error: String(error) };
     }
     if (status.kind === "not_found") {
       // Only an order the provider never acknowledged, and older than any call in flight could be, was never
       // received. Judged by its age, not by check_after, which claims and a stop's hand-back move.
-      const old = Date.parse(row.created_at) + timing.inFlightMs <= clock.now().getTime();
-      if (!old || row.provider_order_id !== null) return row;
+      const old = Date.parse(order.createdAt) + timing.inFlightMs <= clock.now().getTime();
+      if (!old || order.providerOrderId !== null) return order;
       status = { kind: "failed", error: "The provider never received the order", reason: "order_not_found" };
     }
-    return settle(row.id, status);
+    return settle(order.id, status);
   }
+
+  /** Applies an outcome; returns the order as it is now. */
+  const settle = async (orderId: number, outcome: UpstreamOutcome, how?: SettledHow): Promise<Order> => (await apply(orderId, outcome, how)).order;
 
   return {
     settle,
+    apply,
     refresh,
     /** Called once per order when it reaches `completed` or `failed` (the bot's notifications). Must not throw. */
     onSettled(listener: (order: Order, how: SettledHow) => void) {

@@ -1,9 +1,9 @@
-import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { Database, LedgerKind } from "../db/schema.js";
+import { entriesNewestFirst, entriesOldestFirst, entryTotals, type LedgerEntry } from "../db/ledger.js";
 import type { Account } from "./accounts.js";
 import { invalid } from "./errors.js";
-import { formatUsdt, type Micro } from "./money.js";
+import type { LedgerKind } from "./ledger.js";
+import { formatUsdt, type Micro, micro } from "./money.js";
 
 /** The most entries one statement page holds (the same bound as the order list). */
 export const STATEMENT_PAGE_MAX = 100;
@@ -54,67 +54,24 @@ export interface StatementPage extends Statement {
   nextBefore: number | null;
 }
 
-type EntryScope = ExpressionBuilder<Database, "ledger_entries">;
-
-/** Which entries a caller's statement shows: its own account's, or for an owner key the wallet's entries of its own orders. */
-function scope(account: Account) {
-  return (eb: EntryScope) =>
-    account.kind === "owner"
-      ? eb.and([
-          eb("ledger_entries.order_id", "in", eb.selectFrom("orders").select("orders.id").where("orders.account_id", "=", account.id)),
-          eb("ledger_entries.account_id", "!=", account.id),
-        ])
-      : eb("ledger_entries.account_id", "=", account.id);
-}
-
-function inRange({ from, to }: StatementRange) {
-  return (eb: EntryScope) =>
-    eb.and([...(from ? [eb("ledger_entries.created_at", ">=", from)] : []), ...(to ? [eb("ledger_entries.created_at", "<", to)] : [])]);
-}
-
 function checkRange({ from, to }: StatementRange): void {
   if (from && to && from >= to) throw invalid("from must be before to");
 }
 
 const NOTED: ReadonlySet<LedgerKind> = new Set(["credit", "debit", "adjustment"]);
 
-export function createStatements(db: Db) {
-  const columns = ["id", "kind", "amount_micro", "balance_after_micro", "order_id", "note", "created_at"] as const;
-
-  function toEntry(account: Account) {
-    return (row: {
-      id: number;
-      kind: LedgerKind;
-      amount_micro: number;
-      balance_after_micro: number;
-      order_id: number | null;
-      note: string | null;
-      created_at: string;
-    }) => ({
-      id: Number(row.id),
-      kind: row.kind,
-      amountMicro: Number(row.amount_micro),
-      balanceAfterMicro: account.kind === "owner" ? null : Number(row.balance_after_micro),
-      orderId: row.order_id === null ? null : Number(row.order_id),
-      note: NOTED.has(row.kind) ? row.note : null,
-      createdAt: row.created_at,
+export function createStatements({ db }: { db: Db }) {
+  /** An entry as the caller's statement shows it: an owner key sees no balance (the wallet is shared), and only administrators' notes. */
+  const toEntry =
+    (account: Account) =>
+    (entry: LedgerEntry): StatementEntry => ({
+      ...entry,
+      balanceAfterMicro: account.kind === "owner" ? null : entry.balanceAfterMicro,
+      note: NOTED.has(entry.kind) ? entry.note : null,
     });
-  }
 
-  /** The opening total (before `from`) and the range's sum, in one statement so both come from one snapshot. */
-  async function totals(account: Account, range: StatementRange): Promise<{ openingMicro: Micro; withinMicro: Micro }> {
-    const from = range.from ?? "";
-    const row = await db
-      .selectFrom("ledger_entries")
-      .select([
-        sql<number>`coalesce(sum(case when created_at < ${from} then amount_micro else 0 end), 0)`.as("opening"),
-        sql<number>`coalesce(sum(case when created_at >= ${from} then amount_micro else 0 end), 0)`.as("within"),
-      ])
-      .where(scope(account))
-      .where(inRange({ from: null, to: range.to }))
-      .executeTakeFirstOrThrow();
-    return { openingMicro: Number(row.opening), withinMicro: Number(row.within) };
-  }
+  /** The opening total (before `from`) and the range's sum, from one snapshot. */
+  const totals = (account: Account, range: StatementRange) => entryTotals(db, account, range);
 
   const basisOf = (account: Account): StatementBasis => (account.kind === "owner" ? "owner_orders" : "balance");
 
@@ -126,12 +83,7 @@ export function createStatements(db: Db) {
       if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > STATEMENT_PAGE_MAX) {
         throw invalid(`limit must be a whole number from 1 to ${STATEMENT_PAGE_MAX}`);
       }
-      let query = db.selectFrom("ledger_entries").select(columns).where(scope(account)).where(inRange(range));
-      if (options.before) query = query.where("id", "<", options.before);
-      const rows = await query
-        .orderBy("id", "desc")
-        .limit(options.limit + 1)
-        .execute();
+      const rows = await entriesNewestFirst(db, account, range, { limit: options.limit + 1, before: options.before });
       const more = rows.length > options.limit;
       const entries = rows.slice(0, options.limit).map(toEntry(account));
       const { openingMicro, withinMicro } = await totals(account, range);
@@ -139,7 +91,7 @@ export function createStatements(db: Db) {
         basis: basisOf(account),
         ...range,
         openingMicro,
-        closingMicro: openingMicro + withinMicro,
+        closingMicro: micro(openingMicro + withinMicro),
         entries,
         nextBefore: more ? entries[entries.length - 1].id : null,
       };
@@ -157,15 +109,7 @@ export function createStatements(db: Db) {
       }
       const entries: StatementEntry[] = [];
       for (let after = 0; ;) {
-        const rows = await db
-          .selectFrom("ledger_entries")
-          .select(columns)
-          .where(scope(account))
-          .where(inRange(range))
-          .where("id", ">", after)
-          .orderBy("id", "asc")
-          .limit(EXPORT_CHUNK)
-          .execute();
+        const rows = await entriesOldestFirst(db, account, range, { after, limit: EXPORT_CHUNK });
         entries.push(...rows.map(toEntry(account)));
         if (entries.length > EXPORT_MAX_ENTRIES) {
           throw invalid(`The range holds more than ${EXPORT_MAX_ENTRIES} entries: export a shorter range`);
@@ -175,7 +119,7 @@ export function createStatements(db: Db) {
       }
       const { openingMicro } = await totals(account, { from: range.from, to: range.from });
       const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
-      return { basis: basisOf(account), ...range, openingMicro, closingMicro: openingMicro + sum, entries };
+      return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Micro } from "../core/money.js";
+import { micro, type Micro } from "../core/money.js";
 import type { Executor } from "./database.js";
 
 /** A change of an alerted condition's shared state, as one instance's guarded update claimed it. */
@@ -43,7 +43,7 @@ export async function refundsSince(exec: Executor, since: string): Promise<numbe
     .where("status", "=", "failed")
     .where("completed_at", ">=", since)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return row.n;
 }
 
 /** The service wallet's balance, or null while no owner key exists (nothing spends it then). */
@@ -51,7 +51,7 @@ export async function walletWhileOwned(exec: Executor): Promise<Micro | null> {
   const owner = await exec.selectFrom("accounts").select("id").where("kind", "=", "owner").limit(1).executeTakeFirst();
   if (!owner) return null;
   const row = await exec.selectFrom("accounts").select("balance_micro").where("kind", "=", "wallet").executeTakeFirstOrThrow();
-  return row.balance_micro;
+  return micro(row.balance_micro);
 }
 
 /** Orders still processing, the oldest first (they are few: the reconciler settles them), at most `limit`. */
@@ -79,8 +79,8 @@ export async function backlog(exec: Executor): Promise<{ processing: number; old
     .where("status", "=", "pending")
     .executeTakeFirstOrThrow();
   return {
-    processing: Number(orders.n),
+    processing: orders.n,
     oldestProcessing: orders.oldest === null ? null : String(orders.oldest),
-    webhooksPending: Number(events.n),
+    webhooksPending: events.n,
   };
 }

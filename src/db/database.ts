@@ -8,6 +8,7 @@ import {
   type KyselyPlugin,
   PostgresAdapter,
   PostgresDialect,
+  sql,
   type QueryResult,
   type SqliteDatabase,
   SqliteDialect,
@@ -162,12 +163,12 @@ function openSqlite(path: string): Db {
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite) }), plugins: [rowsAsOnPostgres] });
 }
 
-/**
- * Locks one row until the transaction ends, so two instances cannot both read-then-write it (an owner's
- * daily limit). SQLite needs nothing: its write transactions already run one at a time (BEGIN IMMEDIATE).
- */
-export async function lockRow(trx: Transaction<Database>, table: "accounts" | "orders", id: number): Promise<void> {
-  if (isPostgres(trx)) await trx.selectFrom(table).select("id").where("id", "=", id).forUpdate().execute();
+/** Whether the database answers (the health probe): `select 1`, false on any error. */
+export function ping(db: Executor): Promise<boolean> {
+  return sql`select 1`.execute(db).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

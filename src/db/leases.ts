@@ -1,6 +1,8 @@
 import type { Transaction } from "kysely";
 import { type Db, type Executor, isPostgres } from "./database.js";
-import type { OrderRow, Database } from "./schema.js";
+import type { Order } from "../core/products/index.js";
+import { toOrder } from "./orders.js";
+import type { Database } from "./schema.js";
 
 /**
  * Leases on rows of a shared table: several instances take work from one table (orders due a check, webhook
@@ -16,8 +18,8 @@ import type { OrderRow, Database } from "./schema.js";
 export function createClaims() {
   const held = new Map<number, string>();
   return {
-    hold: (id: number, until: string) => void held.set(Number(id), until),
-    drop: (id: number) => void held.delete(Number(id)),
+    hold: (id: number, until: string) => void held.set(id, until),
+    drop: (id: number) => void held.delete(id),
     get size() {
       return held.size;
     },
@@ -86,8 +88,8 @@ const dueOrders = (exec: Executor, now: string, limit: number) =>
   exec.selectFrom("orders").selectAll().where("status", "=", "processing").where("check_after", "<=", now).orderBy("check_after").limit(limit);
 
 /** Leases up to `limit` due orders to this instance until `until`; returns them as they were before the claim. */
-export function claimDueOrders(db: Db, claims: Claims, options: { now: string; until: string; limit: number }): Promise<OrderRow[]> {
-  return claimDue({
+export async function claimDueOrders(db: Db, claims: Claims, options: { now: string; until: string; limit: number }): Promise<Order[]> {
+  const rows = await claimDue({
     db,
     claims,
     until: options.until,
@@ -95,6 +97,7 @@ export function claimDueOrders(db: Db, claims: Claims, options: { now: string; u
     due: (exec, limit) => dueOrders(exec, options.now, limit),
     lease: (trx, ids) => trx.updateTable("orders").set({ check_after: options.until }).where("id", "in", ids).execute(),
   });
+  return rows.map(toOrder);
 }
 
 /**

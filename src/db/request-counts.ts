@@ -18,7 +18,7 @@ export async function countHit(exec: Executor, key: string, windowStart: number)
     )
     .returning("hits")
     .executeTakeFirstOrThrow();
-  return Number(row.hits);
+  return row.hits;
 }
 
 /** Deletes the counts of windows that started before `before` (ms since the epoch); returns how many. */

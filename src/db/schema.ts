@@ -37,7 +37,8 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
-export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment";
+export type { LedgerKind } from "../core/ledger.js";
+import type { LedgerKind } from "../core/ledger.js";
 
 export interface LedgerEntriesTable {
   id: Generated<number>;

@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import type { Db, Executor } from "./database.js";
 import { type Claims, claimDue } from "./leases.js";
 import type { WebhookEventsTable } from "./schema.js";
+import { transaction } from "./transaction.js";
 
 /** An outbox event as the dispatch works on it. */
 export interface WebhookEvent {
@@ -46,7 +47,7 @@ export interface AttemptRecord {
   succeeded: boolean;
 }
 
-const toEvent = (row: Selectable<WebhookEventsTable>): WebhookEvent => ({
+export const toEvent = (row: Selectable<WebhookEventsTable>): WebhookEvent => ({
   id: row.id,
   eventId: row.event_id,
   accountId: row.account_id,
@@ -119,14 +120,6 @@ export function releaseEvents(db: Db, claims: Claims, now: string): Promise<numb
   });
 }
 
-/** The account's endpoint as an attempt uses it now: where to send, and the sealed secrets that sign. */
-export const sendingEndpoint = (exec: Executor, accountId: number) =>
-  exec
-    .selectFrom("webhook_endpoints")
-    .select(["url", "secret_sealed", "previous_secret_sealed", "previous_secret_until"])
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
-
 export async function recordAttempt(exec: Executor, event: Pick<WebhookEvent, "id" | "accountId">, attempt: AttemptRecord): Promise<void> {
   await exec
     .insertInto("webhook_attempts")
@@ -167,16 +160,19 @@ export async function setOutcome(exec: Executor, event: Pick<WebhookEvent, "id" 
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Disables the account's endpoint unless it already is; returns its URL when this update disabled it. */
-export async function disableEndpoint(exec: Executor, accountId: number, change: { at: string; reason: string }): Promise<string | null> {
-  const endpoint = await exec
-    .updateTable("webhook_endpoints")
-    .set({ disabled_at: change.at, disabled_reason: change.reason, updated_at: change.at })
+/** The account's waiting events are due now (its endpoint was set or changed). */
+export async function makePendingDue(exec: Executor, accountId: number, at: string): Promise<void> {
+  await exec.updateTable("webhook_events").set({ next_attempt_at: at }).where("account_id", "=", accountId).where("status", "=", "pending").execute();
+}
+
+/** The account's waiting events are given up, with why (its endpoint was removed). */
+export async function giveUpPending(exec: Executor, accountId: number, reason: string): Promise<void> {
+  await exec
+    .updateTable("webhook_events")
+    .set({ status: "failed", last_error: reason, next_attempt_at: null })
     .where("account_id", "=", accountId)
-    .where("disabled_at", "is", null)
-    .returning("url")
-    .executeTakeFirst();
-  return endpoint?.url ?? null;
+    .where("status", "=", "pending")
+    .execute();
 }
 
 /**
@@ -205,7 +201,7 @@ export async function insertPing(exec: Executor, ping: { eventId: string; accoun
 
 /** Records the ping's one attempt and its outcome, together. */
 export async function finishPing(db: Db, event: WebhookEvent, attempt: AttemptRecord): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await transaction(db, async (trx) => {
     await recordAttempt(trx, event, attempt);
     await trx
       .updateTable("webhook_events")
@@ -223,7 +219,7 @@ export async function pendingEvents(exec: Executor, accountId: number): Promise<
     .where("account_id", "=", accountId)
     .where("status", "=", "pending")
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return row.n;
 }
 
 /** The account's attempts, newest first; `before` is the id of the last attempt of the previous page. */
@@ -266,7 +262,7 @@ export async function listAttempts(exec: Executor, accountId: number, page: { li
 
 /** Deletes up to `max` delivered and given-up events created before `before` (never a pending one) and their attempts; returns how many events. */
 export async function purgeEvents(db: Db, options: { before: string; max: number }): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return transaction(db, async (trx) => {
     const old = await trx
       .selectFrom("webhook_events")
       .select("id")

@@ -1,4 +1,4 @@
-import { unbalancedAccounts } from "../core/ledger.js";
+import { unbalancedAccounts } from "../db/ledger.js";
 import type { Micro } from "../core/money.js";
 import { PRODUCTS } from "../core/products/index.js";
 import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";

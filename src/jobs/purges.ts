@@ -1,6 +1,6 @@
 import type { BackgroundScope, Clock } from "../core/ports.js";
 import type { Db } from "../db/database.js";
-import { purgeQuotes } from "../db/quotes-purge.js";
+import { purgeQuotes } from "../db/quotes.js";
 import { purgeRequestCounts } from "../db/request-counts.js";
 import { purgeEvents } from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";

@@ -1,8 +1,8 @@
+import type { Order } from "../core/products/index.js";
 import type { Settlement } from "../core/settlement.js";
 import type { BackgroundScope, Clock } from "../core/ports.js";
 import type { Db } from "../db/database.js";
 import { claimDueOrders, createClaims, releaseOrders, rescheduleOrder } from "../db/leases.js";
-import type { OrderRow } from "../db/schema.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface ReconcilerOptions {
@@ -42,18 +42,18 @@ export function createReconciler(options: ReconcilerOptions) {
     return claimDueOrders(db, claims, { now: now.toISOString(), until: new Date(now.getTime() + options.leaseMs).toISOString(), limit: CLAIM });
   };
 
-  async function reschedule(order: OrderRow): Promise<void> {
+  async function reschedule(order: Order): Promise<void> {
     const now = clock.now();
-    const delay = Math.min(intervalMs * 2 ** Math.min(order.check_attempts, 16), MAX_RECHECK_MS);
+    const delay = Math.min(intervalMs * 2 ** Math.min(order.checkAttempts, 16), MAX_RECHECK_MS);
     await rescheduleOrder(db, order.id, {
       checkAfter: new Date(now.getTime() + delay).toISOString(),
-      attempts: order.check_attempts + 1,
+      attempts: order.checkAttempts + 1,
       now: now.toISOString(),
     });
   }
 
   /** Asks about one claimed order; true when it settled. */
-  async function check(order: OrderRow): Promise<boolean> {
+  async function check(order: Order): Promise<boolean> {
     try {
       const after = await settlement.refresh(order);
       if (after.status !== "processing") return true;

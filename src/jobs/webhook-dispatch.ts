@@ -2,7 +2,9 @@ import { type BackgroundScope, type Clock, unnamed, type WebhookResult } from ".
 import { attemptRecord, errorOf, type Send, succeeded } from "../core/webhooks/send.js";
 import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
-import { claimDueEvents, disableEndpoint, recordAttempt, releaseEvents, setOutcome, type WebhookEvent } from "../db/webhook-events.js";
+import { transaction } from "../db/transaction.js";
+import { disableEndpoint } from "../db/webhook-endpoints.js";
+import { claimDueEvents, recordAttempt, releaseEvents, setOutcome, type WebhookEvent } from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface DispatchSettings {
@@ -50,7 +52,7 @@ export async function record(
 ): Promise<{ url: string; reason: string } | null> {
   const { result, now } = attempt;
   const at = now.toISOString();
-  return db.transaction().execute(async (trx) => {
+  return transaction(db, async (trx) => {
     // Recorded even when the claim no longer holds the event: the attempt was made.
     await recordAttempt(trx, event, attemptRecord(attempt.url, result, at));
     if (succeeded(result)) {

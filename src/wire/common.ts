@@ -4,6 +4,7 @@ import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS, QUOTE_ID_PATTERN, QUOTE_ID_
 import { MAX_USDT, type Micro } from "../core/money.js";
 import type { OrderBase } from "../core/order.js";
 import type { Order, OrderOfType, ProductType } from "../core/products/index.js";
+import type { Priced } from "../core/purchase.js";
 import { REASONS } from "../core/reasons.js";
 
 // The shared part of the contract (shared/spec/partner-purchase-api.md): fields every purchase takes, the
@@ -137,13 +138,6 @@ export function asyncOrderStatus(order: Order, replay: boolean): 200 | 202 | 502
 
 // ---- The sandbox -------------------------------------------------------------------------------------
 
-/** What the core's price of a purchase says (its recipient, charge and details), without placing it. */
-export interface PriceOf<D> {
-  recipient: string;
-  chargeMicro: Micro;
-  details: D;
-}
-
 /**
  * The one sandbox order: what a real order of the same request would be once completed, never stored
  * (order_id 0, a `test_` transaction id, created and completed now). Each product's sandbox view shows it
@@ -151,24 +145,28 @@ export interface PriceOf<D> {
  */
 export function sandboxOrder<T extends ProductType>(
   productType: T,
-  price: PriceOf<OrderOfType<T>["details"]>,
+  price: Priced<OrderOfType<T>["details"]>,
   context: { idempotencyKey: string | null; now: Date },
 ): OrderOfType<T> {
   const at = context.now.toISOString();
   const order: OrderBase & { productType: T; details: OrderOfType<T>["details"] } = {
     id: 0,
     accountId: 0,
+    fundingAccountId: 0,
     productType,
     status: "completed",
     idempotencyKey: context.idempotencyKey,
     recipient: price.recipient,
     chargeMicro: price.chargeMicro,
+    upstreamRef: "",
     transactionId: `test_${randomUUID()}`,
     providerOrderId: null,
     providerStatus: null,
     error: null,
     reason: null,
     refunded: false,
+    checkAfter: null,
+    checkAttempts: 0,
     createdAt: at,
     completedAt: at,
     details: price.details,

@@ -3,7 +3,7 @@ import { PLAYER_ID_PATTERN, PLAYER_ID_RULE, SERVER_ID_MAX } from "../core/limits
 import { percentNumber } from "../core/markup.js";
 import { type Micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import { type GameOrderRequest, needsServer, type PricedDenomination } from "../core/products/games.js";
+import { type GamesRequest, needsServer, type PricedDenomination } from "../core/products/games.js";
 import type { GameInfo } from "../core/ports.js";
 import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras } from "./common.js";
 
@@ -95,7 +95,7 @@ export function etaView(seconds: number) {
 }
 
 /** The core's request of an order body for the game in the path. */
-export const gameRequestOf = (code: string, body: { denomination: string; player_id: string; server_id?: string | null }): GameOrderRequest => ({
+export const gamesRequestOf = (code: string, body: { denomination: string; player_id: string; server_id?: string | null }): GamesRequest => ({
   code,
   denomination: body.denomination,
   playerId: body.player_id,

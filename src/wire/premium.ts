@@ -1,8 +1,9 @@
 import { z } from "zod";
+import type { Priced } from "../core/purchase.js";
 import { PREMIUM_MONTHS } from "../core/limits.js";
 import type { Micro } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import { expect, type PriceOf, purchaseExtras, sandboxOrder, usernameField } from "./common.js";
+import { expect, purchaseExtras, sandboxOrder, usernameField } from "./common.js";
 import { purchaseSandboxView, purchaseView } from "./stars.js";
 
 // Premium: its body; its answer is the PurchaseResponse it shares with stars (wire/stars.ts).
@@ -16,7 +17,7 @@ export const premiumBody = z.object({
 export const premiumView = (order: OrderOfType<"premium">, balanceMicro: Micro) => purchaseView(order, balanceMicro);
 
 export const premiumSandboxView = (
-  price: PriceOf<OrderOfType<"premium">["details"]>,
+  price: Priced<OrderOfType<"premium">["details"]>,
   context: { idempotencyKey: string | null; now: Date },
   balanceMicro: Micro,
 ) => purchaseSandboxView(sandboxOrder("premium", price, context), balanceMicro);

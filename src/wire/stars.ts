@@ -1,18 +1,9 @@
 import { z } from "zod";
+import type { Priced } from "../core/purchase.js";
 import { STARS_MAX, STARS_MIN, USERNAME_PATTERN, USERNAME_RULE } from "../core/limits.js";
 import { type Micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import {
-  expect,
-  orderEnvelope,
-  orderStatus,
-  purchaseExtras,
-  sandboxOrder,
-  type PriceOf,
-  usernameField,
-  envelopeHead,
-  envelopeTail,
-} from "./common.js";
+import { expect, orderEnvelope, orderStatus, purchaseExtras, sandboxOrder, usernameField, envelopeHead, envelopeTail } from "./common.js";
 
 // Stars, and the answer stars and premium share (the contract's PurchaseResponse), with its sandbox twin.
 
@@ -71,7 +62,7 @@ export const purchaseSandboxView = (order: Telegram, balanceMicro: Micro): z.inf
 });
 
 export const starsSandboxView = (
-  price: PriceOf<OrderOfType<"stars">["details"]>,
+  price: Priced<OrderOfType<"stars">["details"]>,
   context: { idempotencyKey: string | null; now: Date },
   balanceMicro: Micro,
 ) => purchaseSandboxView(sandboxOrder("stars", price, context), balanceMicro);

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import type { Priced } from "../core/purchase.js";
 import { percentNumber, type StoreQuote } from "../core/markup.js";
 import { MAX_USDT, type Micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import type { StoreDetails, StoreRequest } from "../core/products/store.js";
+import { nominalMicro, type StoreDetails, type StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
 import type { Reason } from "../core/reasons.js";
-import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, type PriceOf, purchaseExtras, reason, sandboxOrder } from "./common.js";
+import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras, reason, sandboxOrder } from "./common.js";
 
 // Game-store wallet top-ups: pricing, the order body and answer (StoreOrderResponse), and the sandbox's.
 
@@ -69,7 +70,14 @@ export const storeOrderResponse = orderEnvelope(z.literal("store"), {
 }).meta({ id: "StoreOrderResponse" });
 
 /** The core's request of a store body. */
-export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({ login: body.login, amountUsd: body.amount_usd });
+export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({
+  login: body.login,
+  amountMicro: nominalMicro(body.amount_usd),
+});
+
+/** The nominal a pricing request asks a quote for, in micro; undefined without one. */
+export const storePricingAmountOf = (query: { amount_usd?: number }): Micro | undefined =>
+  query.amount_usd === undefined ? undefined : nominalMicro(query.amount_usd);
 
 export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSchema> {
   return {
@@ -125,5 +133,5 @@ export function storeView(order: OrderOfType<"store">, balanceMicro: Micro): z.i
  * The store's sandbox answer: the store order format, completed at once (the contract has no `test` field
  * here). The login shown is the one the request normalises to, even when a binding quote was named.
  */
-export const storeSandboxView = (price: PriceOf<StoreDetails>, context: { idempotencyKey: string | null; now: Date }, balanceMicro: Micro) =>
+export const storeSandboxView = (price: Priced<StoreDetails>, context: { idempotencyKey: string | null; now: Date }, balanceMicro: Micro) =>
   storeView(sandboxOrder("store", { ...price, details: { ...price.details, store_login: price.recipient } }, context), balanceMicro);

@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MAX_MICRO, MAX_USDT } from "../../src/core/money.js";
+import { MAX_MICRO, MAX_USDT, micro, parseUsdt } from "../../src/core/money.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
@@ -16,16 +16,16 @@ describe("bounds on money", () => {
     const { key, telegramId } = await h.newKey();
     const { admin } = h.service.core;
     // Two credits of 9,000,000,000 USDT once passed 2^53 micro; now the first is refused and nothing moves.
-    await expect(admin.credit(telegramId, 9_000_000_000 * 1e6, "test")).rejects.toThrow(`at most ${MAX_USDT} USDT`);
-    await admin.credit(telegramId, MAX_MICRO - 1, "test");
-    await expect(admin.credit(telegramId, 2, "test")).rejects.toThrow("past that");
-    expect(await admin.credit(telegramId, 1, "test")).toBe(MAX_MICRO);
+    await expect(admin.credit(telegramId, micro(9_000_000_000 * 1e6), "test")).rejects.toThrow(`at most ${MAX_USDT} USDT`);
+    await admin.credit(telegramId, micro(MAX_MICRO - 1), "test");
+    await expect(admin.credit(telegramId, micro(2), "test")).rejects.toThrow("past that");
+    expect(await admin.credit(telegramId, micro(1), "test")).toBe(MAX_MICRO);
     const balance = await h.call("GET", "/v1/balance", { key });
     expect(balance).toMatchObject({ status: 200, body: { balance_usdt: MAX_USDT } });
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: -3, max: 3 }), async (delta) => {
         const before = (await h.call("GET", "/v1/balance", { key })).body.balance_usdt * 1e6;
-        const moved = delta >= 0 ? admin.credit(telegramId, delta, "test") : admin.debit(telegramId, -delta, "test");
+        const moved = delta >= 0 ? admin.credit(telegramId, micro(delta), "test") : admin.debit(telegramId, micro(-delta), "test");
         const after = await moved.then(
           (value) => value,
           () => before,
@@ -60,7 +60,10 @@ describe("owner keys", () => {
   it("refuses a credit or debit of an owner key, pointing at the wallet, and changes nothing", async () => {
     const { telegramId } = await h.newKey();
     await h.service.core.admin.makeOwner(telegramId, {}, "test");
-    for (const move of [() => h.service.core.admin.credit(telegramId, 1_000_000, "test"), () => h.service.core.admin.debit(telegramId, 1, "test")]) {
+    for (const move of [
+      () => h.service.core.admin.credit(telegramId, micro(1_000_000), "test"),
+      () => h.service.core.admin.debit(telegramId, micro(1), "test"),
+    ]) {
       await expect(move()).rejects.toThrow(/owner key.*wallet/);
     }
     expect((await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro).toBe(0);

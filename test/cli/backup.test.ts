@@ -5,11 +5,8 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { createAccounts } from "../../src/core/accounts.js";
-import { createAdmin } from "../../src/core/admin.js";
+import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt, toUsdt } from "../../src/core/money.js";
-import { systemClock } from "../../src/core/ports.js";
-import { createOutbox } from "../../src/core/webhooks/outbox.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";
@@ -61,23 +58,14 @@ describe("npm run admin -- backup while the service runs, then a restore", () =>
     const live = openDatabase(liveUrl);
     dbs.push(live);
     await migrateToLatest(live);
-    const admin = createAdmin(
-      live,
-      systemClock,
-      createAccounts(live, systemClock),
-      createOutbox(systemClock, () => ({})),
-    );
     const keys: Array<{ key: string; accountId: number }> = [];
-    for (let i = 0; i < 6; i++) {
-      const { key } = await admin.issueKey(String(777_000 + i));
-      await admin.credit(String(777_000 + i), fromUsdt(5000), "test");
-      const account = await live
-        .selectFrom("accounts")
-        .select("id")
-        .where("telegram_id", "=", String(777_000 + i))
-        .executeTakeFirstOrThrow();
-      keys.push({ key, accountId: Number(account.id) });
-    }
+    await withAdmin({ DATABASE_URL: liveUrl }, async (admin) => {
+      for (let i = 0; i < 6; i++) {
+        const { key, account } = await admin.issueKey(String(777_000 + i));
+        await admin.credit(String(777_000 + i), fromUsdt(5000), "test");
+        keys.push({ key, accountId: account.id });
+      }
+    });
     const first = await startServiceProcess(serviceEnv(liveUrl), await freePort());
     services.push(first);
     // A reader held open from here keeps SQLite from checkpointing what follows into the database file: until

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { catalogPrice, storeQuote } from "../../src/core/markup.js";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt, micro } from "../../src/core/money.js";
 import { expectedTotal } from "../support/store-formula.js";
 
 // The store formula against the core directly: HTTP adds nothing to arithmetic (test/api/store.test.ts checks
@@ -26,7 +26,7 @@ describe("the store formula", () => {
   it("prices a catalogue item as cost plus markup, to 4 decimals", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), fc.integer({ min: 0, max: 10_000 }), (costMicro, markupBp) => {
-        const price = catalogPrice(costMicro, markupBp);
+        const price = catalogPrice(micro(costMicro), markupBp);
         expect(price % 100).toBe(0);
         expect(Math.abs(price - (costMicro + (costMicro * markupBp) / 10_000))).toBeLessThanOrEqual(50 + 0.5);
       }),

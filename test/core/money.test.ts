@@ -1,15 +1,27 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { divideRounded, formatUsdt, fromUsdt, MAX_MICRO, MAX_USDT, parseUsdt, percentOf, roundMicro, toUsdt } from "../../src/core/money.js";
+import {
+  divideRounded,
+  formatUsdt,
+  fromUsdt,
+  MAX_MICRO,
+  MAX_USDT,
+  micro,
+  micro as asMicro,
+  parseUsdt,
+  percentOf,
+  roundMicro,
+  toUsdt,
+} from "../../src/core/money.js";
 
 describe("money", () => {
   it("rounds half away from zero", () => {
-    expect(roundMicro(1_005_000, 2)).toBe(1_010_000);
-    expect(roundMicro(1_004_999, 2)).toBe(1_000_000);
-    expect(roundMicro(-1_005_000, 2)).toBe(-1_010_000);
+    expect(roundMicro(micro(1_005_000), 2)).toBe(1_010_000);
+    expect(roundMicro(micro(1_004_999), 2)).toBe(1_000_000);
+    expect(roundMicro(micro(-1_005_000), 2)).toBe(-1_010_000);
     expect(divideRounded(5, 2)).toBe(3);
     expect(divideRounded(-5, 2)).toBe(-3);
-    expect(percentOf(1_000_001, 250)).toBe(25_000);
+    expect(percentOf(micro(1_000_001), 250)).toBe(25_000);
   });
 
   it("parses decimal strings exactly and refuses anything else", () => {
@@ -32,7 +44,7 @@ describe("money", () => {
     fc.assert(
       fc.property(fc.integer({ min: -(10 ** 12), max: 10 ** 12 }), fc.integer({ min: 0, max: 6 }), (micro, decimals) => {
         const unit = 10 ** (6 - decimals);
-        const rounded = roundMicro(micro, decimals);
+        const rounded = roundMicro(asMicro(micro), decimals);
         expect(rounded % unit === 0).toBe(true);
         expect(Math.abs(rounded - micro) * 2).toBeLessThanOrEqual(unit);
       }),

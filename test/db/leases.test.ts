@@ -24,7 +24,8 @@ async function dueOrders(count: number): Promise<number[]> {
         status: "processing",
         request_hash: "h",
         recipient: "alice",
-        details: "{}",
+        // A valid stars order: the claim returns domain orders, whose details are checked.
+        details: JSON.stringify({ stars: 50, usdt_per_star_micro: 15_000 }),
         charge_micro: 1,
         upstream_ref: `ref-${Math.random()}`,
         check_after: past,

@@ -1,12 +1,9 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { createAccounts } from "../../src/core/accounts.js";
-import { createAdmin } from "../../src/core/admin.js";
-import { createOutbox } from "../../src/core/webhooks/outbox.js";
-import { unbalancedAccounts } from "../../src/core/ledger.js";
+import { unbalancedAccounts } from "../../src/db/ledger.js";
+import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/money.js";
-import { systemClock } from "../../src/core/ports.js";
 import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";
@@ -47,14 +44,11 @@ describe("a crash between the charge and the provider's answer", () => {
     database = await testDatabase();
     const db = openDatabase(database.url);
     await migrateToLatest(db);
-    const admin = createAdmin(
-      db,
-      systemClock,
-      createAccounts(db, systemClock),
-      createOutbox(systemClock, () => ({})),
-    );
-    const { key } = await admin.issueKey("424242");
-    await admin.credit("424242", fromUsdt(10), "test");
+    const { key } = await withAdmin({ DATABASE_URL: database.url, ...database.env }, async (admin) => {
+      const issued = await admin.issueKey("424242");
+      await admin.credit("424242", fromUsdt(10), "test");
+      return issued;
+    });
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;

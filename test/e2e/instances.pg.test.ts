@@ -2,11 +2,8 @@ import { sql } from "kysely";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { createAccounts } from "../../src/core/accounts.js";
-import { createAdmin } from "../../src/core/admin.js";
-import { createOutbox } from "../../src/core/webhooks/outbox.js";
+import { adminForTest } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/money.js";
-import { systemClock } from "../../src/core/ports.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrations } from "../../migrations/index.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
@@ -98,12 +95,7 @@ describe("two instances on one PostgreSQL database", () => {
   });
 
   it("keep every guarantee under concurrent load from many keys, upstream failures and one instance killed mid-run", async () => {
-    const admin = createAdmin(
-      db,
-      systemClock,
-      createAccounts(db, systemClock),
-      createOutbox(systemClock, () => ({})),
-    );
+    const admin = await adminForTest({ DATABASE_URL: database.url, ...database.env });
     const users = [];
     for (let i = 0; i < KEYS; i++) {
       const telegramId = String(7_100_000 + i);

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { createAccounts } from "../../src/core/accounts.js";
-import { createAdmin } from "../../src/core/admin.js";
+import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/money.js";
-import { systemClock } from "../../src/core/ports.js";
-import { createOutbox } from "../../src/core/webhooks/outbox.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
@@ -43,14 +40,10 @@ const polling = (instance: ServiceProcess) => instance.output.join("").includes(
 
 describe("SIGTERM to the instance that polls the bot", () => {
   it("lets the other instance take polling over at once, long before its own update under way ends", async () => {
-    const admin = createAdmin(
-      db,
-      systemClock,
-      createAccounts(db, systemClock),
-      createOutbox(systemClock, () => ({})),
-    );
-    await admin.issueKey("8200001");
-    await admin.credit("8200001", fromUsdt(50), "test");
+    await withAdmin({ DATABASE_URL: database.url, ...database.env }, async (admin) => {
+      await admin.issueKey("8200001");
+      await admin.credit("8200001", fromUsdt(50), "test");
+    });
     const env = {
       DATABASE_URL: database.url,
       ...database.env,

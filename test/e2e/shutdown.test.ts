@@ -2,11 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { Client, request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { createAccounts } from "../../src/core/accounts.js";
-import { createAdmin } from "../../src/core/admin.js";
+import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/money.js";
-import { systemClock } from "../../src/core/ports.js";
-import { createOutbox } from "../../src/core/webhooks/outbox.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
@@ -52,17 +49,13 @@ async function books(users: number) {
   database = await testDatabase();
   db = openDatabase(database.url);
   await migrateToLatest(db);
-  const admin = createAdmin(
-    db,
-    systemClock,
-    createAccounts(db, systemClock),
-    createOutbox(systemClock, () => ({})),
-  );
   const keys: string[] = [];
-  for (let i = 0; i < users; i++) {
-    keys.push((await admin.issueKey(String(8_100_000 + i))).key);
-    await admin.credit(String(8_100_000 + i), fromUsdt(200), "test");
-  }
+  await withAdmin({ DATABASE_URL: database.url, ...database.env }, async (admin) => {
+    for (let i = 0; i < users; i++) {
+      keys.push((await admin.issueKey(String(8_100_000 + i))).key);
+      await admin.credit(String(8_100_000 + i), fromUsdt(200), "test");
+    }
+  });
   return { db, keys, telegramIds: keys.map((_, i) => 8_100_000 + i) };
 }
 

@@ -1,4 +1,4 @@
-import { unbalancedAccounts } from "../../src/core/ledger.js";
+import { unbalancedAccounts } from "../../src/db/ledger.js";
 import type { Executor } from "../../src/db/database.js";
 
 /** The books hold: balances equal their entries, one charge per order, one refund per failed order and none otherwise. */

@@ -1,10 +1,8 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { createAccounts } from "../../src/core/accounts.js";
-import { createAdmin } from "../../src/core/admin.js";
+import { openAdmin } from "./admin-core.js";
+import type { Admin } from "../../src/core/admin.js";
 import { fromUsdt } from "../../src/core/money.js";
-import { systemClock } from "../../src/core/ports.js";
-import { createOutbox } from "../../src/core/webhooks/outbox.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";
@@ -19,6 +17,8 @@ export let receiver: Receiver;
 let database: TestDatabase;
 export let db: Db;
 let env: Record<string, string>;
+/** The administrator's core over this test's database (through the composition root). */
+let adminCore: { admin: Admin; close: () => Promise<void> } | undefined;
 const running: ServiceProcess[] = [];
 
 /** Call once at the top of a test file. */
@@ -29,6 +29,8 @@ export function useWebhookProcesses() {
   });
   afterEach(async () => {
     for (const instance of running.splice(0)) await kill(instance.proc);
+    await adminCore?.close();
+    adminCore = undefined;
     await db?.destroy();
     await database?.drop();
   });
@@ -42,6 +44,7 @@ export async function setUp() {
   database = await testDatabase();
   db = openDatabase(database.url);
   await migrateToLatest(db);
+  adminCore = await openAdmin({ DATABASE_URL: database.url, ...database.env });
   env = {
     DATABASE_URL: database.url,
     ...database.env,
@@ -68,12 +71,7 @@ export async function start(): Promise<ServiceProcess> {
 
 /** A funded key whose endpoint is the receiver. */
 export async function subscriber(base: string, telegramId: string) {
-  const admin = createAdmin(
-    db,
-    systemClock,
-    createAccounts(db, systemClock),
-    createOutbox(systemClock, () => ({})),
-  );
+  const { admin } = adminCore!;
   const { key } = await admin.issueKey(telegramId);
   await admin.credit(telegramId, fromUsdt(100), "test");
   const set = await http("POST", `${base}/v1/webhook`, key, { url: receiver.url });

@@ -13,14 +13,14 @@ import {
   gameCodeParams,
   gameOrderBody,
   gameOrderResponse,
-  gameRequestOf,
+  gamesRequestOf,
   gamesResponse,
   gamesView,
   gameView,
 } from "../../wire/games.js";
 
 /** In-game credit: the dynamic game list, catalogues, player checks, orders (202 then poll) and their status. */
-export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const readErrors = { 400: errorBody, 503: errorBody, ...keyedErrors };
 
   app.get(
@@ -83,9 +83,8 @@ export const gameRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.games.buy(caller, gameRequestOf(req.params.code, req.body), purchaseOptions(req.body));
-      const balance = await core.accounts.available(caller.account);
-      return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balance));
+      const { order, replay, balanceAfterMicro } = await core.games.buy(caller, gamesRequestOf(req.params.code, req.body), purchaseOptions(req.body));
+      return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balanceAfterMicro));
     },
   );
 

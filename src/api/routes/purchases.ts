@@ -46,8 +46,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { order, replay } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
-      const view = starsView(order, await core.accounts.available(caller.account));
+      const { order, replay, balanceAfterMicro } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
+      const view = starsView(order, balanceAfterMicro);
       return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
     },
   );
@@ -65,8 +65,8 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { order, replay } = await core.premium.buy(caller, premiumRequestOf(request.body), purchaseOptions(request.body));
-      const view = premiumView(order, await core.accounts.available(caller.account));
+      const { order, replay, balanceAfterMicro } = await core.premium.buy(caller, premiumRequestOf(request.body), purchaseOptions(request.body));
+      const view = premiumView(order, balanceAfterMicro);
       if (!replay && order.status === "failed") return reply.code(502).send(premiumFailedBody(order, view.usdt_charged));
       return reply.code(200).send(view);
     },
@@ -88,7 +88,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     async (request) => {
       const caller = callerOf(request);
       const options = purchaseOptions(request.body);
-      const price = await core.stars.quote(caller, starsRequestOf(request.body), options.guard, options.quoteId);
+      const price = await core.stars.price(caller, starsRequestOf(request.body), options.guard, options.quoteId);
       return answerSandbox(core, caller, options, (context, balance) => starsSandboxView(price, context, balance));
     },
   );
@@ -106,7 +106,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     async (request) => {
       const caller = callerOf(request);
       const options = purchaseOptions(request.body);
-      const price = await core.premium.quote(caller, premiumRequestOf(request.body), options.guard, options.quoteId);
+      const price = await core.premium.price(caller, premiumRequestOf(request.body), options.guard, options.quoteId);
       return answerSandbox(core, caller, options, (context, balance) => premiumSandboxView(price, context, balance));
     },
   );

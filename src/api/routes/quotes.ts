@@ -5,7 +5,7 @@ import type { BindingQuote } from "../../core/quotes.js";
 import { callerOf } from "../auth.js";
 import { purchaseOptions } from "../requests.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
-import { gameRequestOf } from "../../wire/games.js";
+import { gamesRequestOf } from "../../wire/games.js";
 import { giftcardRequestOf } from "../../wire/giftcards.js";
 import { giftRequestOf } from "../../wire/gifts.js";
 import { premiumRequestOf } from "../../wire/premium.js";
@@ -33,7 +33,7 @@ async function issue(core: Core, caller: Caller, body: QuoteBody): Promise<{ quo
       return { quote, fields: { login: quote.recipient, amount_usd: body.amount_usd } };
     }
     case "game": {
-      const quote = await core.games.issueQuote(caller, gameRequestOf(body.game_code, body), guard);
+      const quote = await core.games.issueQuote(caller, gamesRequestOf(body.game_code, body), guard);
       const { game_code, denomination, player_id, server_id } = quote.details;
       return { quote, fields: { game_code, denomination, player_id, server_id } };
     }

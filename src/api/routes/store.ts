@@ -12,6 +12,7 @@ import {
   storePricingQuery,
   storePricingResponse,
   storePricingView,
+  storePricingAmountOf,
   storeRequestOf,
   storeSandboxView,
   storeView,
@@ -34,7 +35,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
         response: { 200: storePricingResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
       },
     },
-    async (req) => storePricingView(await core.store.pricing(callerOf(req), req.query.amount_usd)),
+    async (req) => storePricingView(await core.store.pricing(callerOf(req), storePricingAmountOf(req.query))),
   );
 
   app.post(
@@ -51,8 +52,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay } = await core.store.buy(caller, storeRequestOf(req.body), purchaseOptions(req.body));
-      return reply.code(asyncOrderStatus(order, replay)).send(await view(caller, order));
+      const { order, replay, balanceAfterMicro } = await core.store.buy(caller, storeRequestOf(req.body), purchaseOptions(req.body));
+      return reply.code(asyncOrderStatus(order, replay)).send(storeView(order, balanceAfterMicro));
     },
   );
 
@@ -88,7 +89,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     async (req) => {
       const caller = callerOf(req);
       const options = purchaseOptions(req.body);
-      const price = await core.store.quote(caller, storeRequestOf(req.body), options.guard, options.quoteId);
+      const price = await core.store.price(caller, storeRequestOf(req.body), options.guard, options.quoteId);
       return answerSandbox(core, caller, options, (context, balance) => storeSandboxView(price, context, balance));
     },
   );

@@ -4,7 +4,7 @@ import type { Account } from "../../core/accounts.js";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
-import { MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
 import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, type Translate, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
@@ -40,7 +40,7 @@ export interface AdminDeps {
   /** Tells a user something in their own language; failures (a user who blocked the bot) are logged, not thrown. */
   tell(telegramId: string, text: (t: Translate) => string): Promise<void>;
   /** Money moves above this ask the admin to confirm first. */
-  confirmAboveMicro: Micro;
+  confirmAboveMicro: number;
 }
 
 /** A refused admin operation in the admin's language: a short balance names what the account holds. */
@@ -173,7 +173,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
   });
 
   command("wallet", async ([sum], actor, ctx) => {
-    const micro = sum === "0" ? 0 : amount(sum);
+    const micro = sum === "0" ? fromUsdt(0) : amount(sum);
     return confirmed(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
       ctx.t("adm-wallet", { amount: usdt(await core.admin.setWallet(micro, actor)) }),
     );

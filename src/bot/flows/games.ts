@@ -77,7 +77,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     const request = { code, denomination: chosen.name, playerId, serverId };
     const serverLabel = server?.label;
     return purchase(conversation, ctx, deps, caller, {
-      quote: () => core.games.quote(caller, request),
+      price: () => core.games.price(caller, request),
       describe: ({ details }) => {
         const what = { denomination: details.denomination, game: game.name, name: details.player_name, id: details.player_id };
         return serverLabel ? ctx.t("what-game-server", { ...what, server: serverLabel }) : ctx.t("what-game", what);

@@ -63,7 +63,7 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
   const request = { categoryId, cardId: card.cardId, quantity };
   const brandName = brand.name;
   return purchase(conversation, ctx, deps, caller, {
-    quote: () => core.giftcards.quote(caller, request),
+    price: () => core.giftcards.price(caller, request),
     describe: ({ details }) => ctx.t("what-giftcard", { quantity: details.quantity, name: details.denomination, brand: brandName }),
     buy: (options) => core.giftcards.buy(caller, request, options),
     later: ctx.t("later-giftcard"),

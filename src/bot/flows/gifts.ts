@@ -81,7 +81,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
   const request = { recipient: recipient.username, giftId: gift.giftId, hideName, message };
   const to = recipient;
   return purchase(conversation, ctx, deps, caller, {
-    quote: () => core.gifts.quote(caller, request),
+    price: () => core.gifts.price(caller, request),
     describe: ({ details }) =>
       ctx.t("what-gift", {
         emoji: details.emoji,

@@ -1,4 +1,4 @@
-import { premiumFlow, starsFlow } from "./delivery.js";
+import { premiumFlow, starsFlow } from "./telegram.js";
 import { gamesFlow } from "./games.js";
 import { giftcardsFlow } from "./giftcards.js";
 import { giftsFlow } from "./gifts.js";

@@ -6,7 +6,7 @@ import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import type { Micro } from "../../core/money.js";
 import type { Order } from "../../core/products/index.js";
-import type { Placed, PurchaseOptions, Quote } from "../../core/purchase.js";
+import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
@@ -163,7 +163,7 @@ export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDep
  * and what they can spend, said at once: the balance, or for an owner key the wallet within its limits (never
  * a balance the user does not have). `canSpendMicro` is the most one order may charge.
  */
-export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: Micro }> {
+export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: number }> {
   const caller = await conversation.external(() => deps.core.accounts.botCaller(String(ctx.from!.id)));
   if (!caller) {
     await ctx.reply(ctx.t("start-first"));
@@ -186,25 +186,25 @@ export async function ensureAffordable(
   conversation: Flow,
   ctx: FlowContext,
   deps: FlowDeps,
-  canSpendMicro: Micro,
-  cheapestMicro: Micro,
+  canSpendMicro: number,
+  cheapestMicro: number,
 ): Promise<void> {
   if (canSpendMicro >= cheapestMicro) return;
   await finish(ctx, deps, `${ctx.t("nothing-affordable", { cheapest: usdt(cheapestMicro), balance: usdt(canSpendMicro) })}${supportLine(ctx, deps)}`);
   await conversation.halt();
 }
 
-/** What a purchase flow hands the last step: the fresh quote, how to describe it, and how to buy it. */
+/** What a purchase flow hands the last step: the fresh price, how to describe it, and how to buy it. */
 export interface Purchase<D> {
-  quote(): Promise<Quote<D>>;
-  describe(quote: Quote<D>): string;
+  price(): Promise<Priced<D>>;
+  describe(price: Priced<D>): string;
   buy(options: PurchaseOptions): Promise<Placed<Order>>;
   /** What the user is told while the order is still processing. */
   later: string;
 }
 
 /**
- * The step every purchase ends with. The core's quote gives the exact charge; a short balance ends the flow,
+ * The step every purchase ends with. The core's price gives the exact charge; a short balance ends the flow,
  * otherwise the summary waits for Confirm, and the purchase carries the confirmed charge: should the price
  * have moved meanwhile, nothing is charged and the new price is shown to confirm again. The idempotency key
  * is made (and kept in the conversation's state) before the question, so a double tap or a replayed update buys once.
@@ -215,21 +215,21 @@ export async function purchase<D>(
   deps: FlowDeps,
   caller: Caller,
   order: Purchase<D>,
-  /** A quote the flow already read to check an answer. */
-  first?: Outcome<Quote<D>>,
+  /** A price the flow already read to check an answer. */
+  first?: Outcome<Priced<D>>,
 ): Promise<void> {
-  let quote = first ?? (await attempt(conversation, () => order.quote()));
+  let price = first ?? (await attempt(conversation, () => order.price()));
   const key = await conversation.external(() => randomUUID());
   for (let round = 0; ; round++) {
-    if (!quote.ok) return refuse(conversation, ctx, deps, quote);
-    const chargeMicro = quote.value.chargeMicro;
+    if (!price.ok) return refuse(conversation, ctx, deps, price);
+    const chargeMicro = price.value.chargeMicro;
     const balance = await balanceOf(conversation, deps.core, caller);
     if (balance < chargeMicro) {
       return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
     }
     // The token names this round: a Confirm left over from an earlier price buys nothing.
     const token = `ok:${key.slice(0, 8)}:${round}`;
-    const summary = ctx.t("confirm", { what: order.describe(quote.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
+    const summary = ctx.t("confirm", { what: order.describe(price.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
     await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), CANCEL) });
     for (;;) {
       const reply = await answer(conversation, ctx);
@@ -239,27 +239,21 @@ export async function purchase<D>(
     const result = await attempt(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
-    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, caller, result, order.later);
+    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
-    quote = await attempt(conversation, () => order.quote());
+    price = await attempt(conversation, () => order.price());
   }
 }
 
 /** Tells the outcome of a purchase (refused, or completed, refunded or still under way) and offers the menu. */
-async function report(
-  conversation: Flow,
-  ctx: FlowContext,
-  deps: FlowDeps,
-  caller: Caller,
-  result: Outcome<Placed<Order>>,
-  later: string,
-): Promise<void> {
+async function report(conversation: Flow, ctx: FlowContext, deps: FlowDeps, result: Outcome<Placed<Order>>, later: string): Promise<void> {
   if (!result.ok) return refuse(conversation, ctx, deps, result);
   const order = result.value.order;
   const charged = usdt(order.chargeMicro);
   const id = String(order.id);
   if (order.status === "completed") {
-    await finish(ctx, deps, ctx.t("order-completed", { id, charged, balance: usdt(await balanceOf(conversation, deps.core, caller)) }));
+    // The balance the purchase left, as the core answered it (no second read).
+    await finish(ctx, deps, ctx.t("order-completed", { id, charged, balance: usdt(result.value.balanceAfterMicro) }));
   } else if (order.status === "failed") {
     await finish(ctx, deps, ctx.t("order-refunded", { id, charged, reason: failureReason(ctx.t.bind(ctx), order) }));
   } else {

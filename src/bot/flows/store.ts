@@ -3,7 +3,7 @@ import { checkStoreLogin } from "../../core/limits.js";
 import { storeQuote } from "../../core/markup.js";
 import { parseUsd } from "../../core/money.js";
 import type { StoreDetails } from "../../core/products/store.js";
-import type { PurchaseOptions, Quote } from "../../core/purchase.js";
+import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";
 import { ask, attempt, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
@@ -31,7 +31,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
   const account = await login(conversation, ctx);
 
-  // The amount, checked by the core's quote against the live limits; a refused amount is asked again with them.
+  // The amount, checked by the core's price against the live limits; a refused amount is asked again with them.
   const presets = new InlineKeyboard();
   for (const dollars of PRESETS_USD.filter((d) => d * 1e6 >= limits.minMicro && d * 1e6 <= limits.maxMicro))
     presets.text(usd(dollars * 1e6), `a:${dollars}`);
@@ -45,18 +45,18 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       prompt = ctx.t("bad-store-amount", range);
       continue;
     }
-    const request = { login: account, amountUsd: micro / 1e6 };
-    const quote = await attempt(conversation, () => core.store.quote(caller, request));
-    if (!quote.ok && quote.details.reason === "invalid_amount") {
+    const request = { login: account, amountMicro: micro };
+    const price = await attempt(conversation, () => core.store.price(caller, request));
+    if (!price.ok && price.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
-      const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = quote.details;
+      const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = price.details;
       prompt = ctx.t("bad-store-amount", { min: usd(minMicro), max: usd(maxMicro) });
       continue;
     }
     const order = {
-      quote: () => core.store.quote(caller, request),
+      price: () => core.store.price(caller, request),
       // The breakdown adds up to the total: the markup shown is what the total adds to the cost, after rounding.
-      describe: ({ details, chargeMicro }: Quote<StoreDetails>) =>
+      describe: ({ details, chargeMicro }: Priced<StoreDetails>) =>
         ctx.t("store-quote", {
           login: details.store_login,
           amount: usd(details.amount_micro),
@@ -68,6 +68,6 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       buy: (options: PurchaseOptions) => core.store.buy(caller, request, options),
       later: ctx.t("later-store"),
     };
-    return purchase(conversation, ctx, deps, caller, order, quote);
+    return purchase(conversation, ctx, deps, caller, order, price);
   }
 });

@@ -8,7 +8,7 @@ import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GameDenomination, GameInfo, GamesPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
-const gameDetails = z.object({
+const gamesDetails = z.object({
   game_code: z.string(),
   denomination: z.string(),
   player_id: z.string(),
@@ -17,16 +17,16 @@ const gameDetails = z.object({
   cost_micro: z.number().int(),
   markup_bp: z.number().int(),
 });
-export type GameDetails = z.infer<typeof gameDetails>;
+export type GamesDetails = z.infer<typeof gamesDetails>;
 
-export const gameProduct: ProductDefinition<"game", GameDetails> = {
+export const gamesProduct: ProductDefinition<"game", GamesDetails> = {
   type: "game",
   provider: "games",
-  details: gameDetails,
+  details: gamesDetails,
   settlesWithinMs: 15 * MINUTE,
 };
 
-export interface GameOrderRequest {
+export interface GamesRequest {
   code: string;
   denomination: string;
   playerId: string;
@@ -44,7 +44,7 @@ export const needsServer = (game: GameInfo) => game.requiredFields.includes("ser
 /** An empty server_id counts as none. */
 const givenServer = (serverId: string | null) => (serverId === null || serverId === "" ? null : serverId);
 
-export function createGames(games: GamesPort, pipeline: PurchasePipeline, markups: MarkupDefaults) {
+export function createGames({ games, pipeline, markups }: { games: GamesPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
   const live = providerReader(games, { missing: "Game top-ups are not configured", down: "The game top-up provider is unavailable: retry later" });
 
   async function game(code: string): Promise<GameInfo> {
@@ -90,8 +90,8 @@ export function createGames(games: GamesPort, pipeline: PurchasePipeline, markup
     return result.playerName;
   }
 
-  const product: Purchasable<"game", GameOrderRequest, GameDetails> = {
-    ...gameProduct,
+  const product: Purchasable<"game", GamesRequest, GamesDetails> = {
+    ...gamesProduct,
     identify: (r) => [r.code, r.denomination, r.playerId, givenServer(r.serverId)],
     /** Everything the provider can tell before the charge (game, server, exact denomination, player), at the fresh catalogue price. */
     async prepare(caller, request) {

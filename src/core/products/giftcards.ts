@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { invalid, providerReader } from "../errors.js";
 import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
-import type { Micro } from "../money.js";
+import { type Micro, micro } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GiftcardBrand, GiftcardDenomination, GiftcardsPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -36,7 +36,7 @@ export interface PricedCard extends GiftcardDenomination {
   priceMicro: Micro;
 }
 
-export function createGiftcards(giftcards: GiftcardsPort, pipeline: PurchasePipeline, markups: MarkupDefaults) {
+export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: GiftcardsPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
   const live = providerReader(giftcards, { missing: "Gift cards are not configured", down: "The gift card provider is unavailable: retry later" });
 
   async function brand(categoryId: string): Promise<GiftcardBrand> {
@@ -71,7 +71,7 @@ export function createGiftcards(giftcards: GiftcardsPort, pipeline: PurchasePipe
       if (quantity > card.stock) throw invalid(`only ${card.stock} in stock for ${card.cardId}`);
       return {
         recipient: request.categoryId,
-        chargeMicro: card.priceMicro * quantity,
+        chargeMicro: micro(card.priceMicro * quantity),
         details: {
           category_id: request.categoryId,
           card_id: card.cardId,

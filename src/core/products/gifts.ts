@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DomainError, invalid, providerReader, unavailable } from "../errors.js";
 import { GIFT_MESSAGE_MAX, recipientOf } from "../limits.js";
-import type { Micro } from "../money.js";
+import { type Micro, micro } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
 import type { GiftsPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -31,13 +31,13 @@ export interface GiftRequest {
 }
 
 /** Gifts are priced by their stars at the stars tariff. */
-export function createGifts(gifts: GiftsPort, pipeline: PurchasePipeline, usdtPerStarMicro: Micro) {
+export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: GiftsPort; pipeline: PurchasePipeline; usdtPerStarMicro: Micro }) {
   const live = providerReader(gifts, { missing: "The gift service is not configured", down: "The gift service is unavailable: retry later" });
 
   /** The gifts on sale now (sold-out items left out), each with its USDT price. */
   async function catalogue() {
     const items = (await live(() => gifts.catalogue())).filter((g) => g.remaining !== 0);
-    return items.map((g) => ({ ...g, priceMicro: g.stars * usdtPerStarMicro }));
+    return items.map((g) => ({ ...g, priceMicro: micro(g.stars * usdtPerStarMicro) }));
   }
 
   const product: Purchasable<"gift", GiftRequest, GiftDetails> = {
@@ -59,7 +59,7 @@ export function createGifts(gifts: GiftsPort, pipeline: PurchasePipeline, usdtPe
       }
       return {
         recipient,
-        chargeMicro: gift.stars * usdtPerStarMicro,
+        chargeMicro: micro(gift.stars * usdtPerStarMicro),
         details: {
           gift_id: gift.giftId,
           stars: gift.stars,

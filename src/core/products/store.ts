@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../errors.js";
 import { checkStoreLogin } from "../limits.js";
 import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
-import { MAX_USDT, type Micro, toUsdt } from "../money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt, usdToMicro } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -27,7 +27,8 @@ export const storeProduct: ProductDefinition<"store", StoreDetails> = {
 
 export interface StoreRequest {
   login: string;
-  amountUsd: number;
+  /** The nominal in micro-USD (whole cents): the faces convert what they were sent (`nominalMicro`). */
+  amountMicro: Micro;
 }
 
 const EXAMPLE_AMOUNTS_USD = [5, 10, 25, 50, 100];
@@ -45,16 +46,32 @@ export function normaliseLogin(input: string): string {
   return checked.login;
 }
 
-/** A nominal in USD with at most 2 decimals, to micro; the live limits are checked separately. */
+const badNominal = () => invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
+
+/** For the faces: a nominal in USD with at most 2 decimals, to micro; the live limits are checked separately. */
 export function nominalMicro(amountUsd: number): Micro {
-  const cents = amountUsd * 100;
-  if (!Number.isFinite(cents) || cents <= 0 || Math.abs(cents - Math.round(cents)) > 1e-6 || cents > MAX_USDT * 100) {
-    throw invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
-  }
-  return Math.round(cents) * 10_000;
+  const micro = usdToMicro(amountUsd);
+  if (micro === null) throw badNominal();
+  return micro;
 }
 
-export function createStore(store: StorePort, pipeline: PurchasePipeline, markups: MarkupDefaults, enabled: boolean) {
+/** The same rule on a nominal already in micro: whole cents, positive, at most MAX_USDT. */
+function checkNominal(amountMicro: Micro): Micro {
+  if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || amountMicro % 10_000 !== 0 || amountMicro > MAX_MICRO) throw badNominal();
+  return amountMicro;
+}
+
+export function createStore({
+  store,
+  pipeline,
+  markups,
+  enabled,
+}: {
+  store: StorePort;
+  pipeline: PurchasePipeline;
+  markups: MarkupDefaults;
+  enabled: boolean;
+}) {
   async function liveLimits(): Promise<StoreLimits> {
     if (!enabled || !store.configured) throw new DomainError("unavailable", "Store top-ups are disabled", { reason: "disabled" });
     try {
@@ -76,10 +93,10 @@ export function createStore(store: StorePort, pipeline: PurchasePipeline, markup
 
   const product: Purchasable<"store", StoreRequest, StoreDetails> = {
     ...storeProduct,
-    identify: (request) => [normaliseLogin(request.login).toLowerCase(), nominalMicro(request.amountUsd)],
+    identify: (request) => [normaliseLogin(request.login).toLowerCase(), checkNominal(request.amountMicro)],
     async prepare(caller, request) {
       const login = normaliseLogin(request.login);
-      const amountMicro = nominalMicro(request.amountUsd);
+      const amountMicro = checkNominal(request.amountMicro);
       const limits = await liveLimits();
       withinLimits(amountMicro, limits);
       const quote = storeQuote(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
@@ -104,17 +121,16 @@ export function createStore(store: StorePort, pipeline: PurchasePipeline, markup
     ...pipeline.offer(product),
 
     /** Live limits, the caller's markup, examples, and a quote for an amount when one is given. */
-    async pricing(caller: Caller, amountUsd?: number) {
+    async pricing(caller: Caller, amountMicro?: Micro) {
       const limits = await liveLimits();
       const markupBp = markupOf(caller.account, "store", markups);
       const quoteOf = (amountMicro: Micro) => storeQuote(amountMicro, limits.feePpm, markupBp);
       let quote = null;
-      if (amountUsd !== undefined) {
-        const amountMicro = nominalMicro(amountUsd);
-        withinLimits(amountMicro, limits);
+      if (amountMicro !== undefined) {
+        withinLimits(checkNominal(amountMicro), limits);
         quote = quoteOf(amountMicro);
       }
-      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => usd * 1_000_000)
+      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => micro(usd * 1_000_000))
         .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
         .map(quoteOf);
       return { limits, markupBp, examples, quote };

@@ -1,5 +1,8 @@
 import { isIP } from "node:net";
-import type { Db, Executor } from "../../db/database.js";
+import type { Db } from "../../db/database.js";
+import { transaction } from "../../db/transaction.js";
+import { changeEndpointUrl, deleteEndpoint, endpointOf, insertEndpoint, rotateEndpointSecret } from "../../db/webhook-endpoints.js";
+import { giveUpPending, makePendingDue } from "../../db/webhook-events.js";
 import { invalid, notFound } from "../errors.js";
 import type { Clock } from "../ports.js";
 import type { Vault } from "../vault.js";
@@ -25,6 +28,17 @@ export interface WebhookEndpoint {
   createdAt: string;
   updatedAt: string;
 }
+
+/** The secrets of an endpoint as stored: sealed by the vault. */
+export interface SealedSecrets {
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  /** Until when the previous secret still signs (after a rotation), or null. */
+  previousSecretUntil: string | null;
+}
+
+/** An endpoint as stored: what its owner sees, and its sealed secrets. */
+export interface StoredEndpoint extends WebhookEndpoint, SealedSecrets {}
 
 /**
  * An endpoint's URL as the service will call it: HTTPS to a public host; plain HTTP, like any address of this
@@ -53,32 +67,16 @@ export function checkEndpointUrl(raw: string, policy: Pick<EndpointPolicy, "allo
   return url.toString();
 }
 
-const view = (row: {
-  url: string;
-  disabled_at: string | null;
-  disabled_reason: string | null;
-  previous_secret_until: string | null;
-  created_at: string;
-  updated_at: string;
-}): WebhookEndpoint => ({
-  url: row.url,
-  enabled: row.disabled_at === null,
-  disabledAt: row.disabled_at,
-  disabledReason: row.disabled_reason,
-  previousSecretUntil: row.previous_secret_until,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+/** What its owner sees: never a secret. */
+const view = ({ secretSealed: _secret, previousSecretSealed: _previous, ...endpoint }: StoredEndpoint): WebhookEndpoint => endpoint;
 
 /** Registration, rotation and removal of an account's one endpoint. Secrets are stored sealed and shown once. */
-export function createEndpoints(db: Db, clock: Clock, vault: Vault, policy: EndpointPolicy) {
+export function createEndpoints({ db, clock, vault, policy }: { db: Db; clock: Clock; vault: Vault; policy: EndpointPolicy }) {
   const seal = (secret: string) => vault.seal([secret]);
-  const find = (exec: Executor, accountId: number) =>
-    exec.selectFrom("webhook_endpoints").selectAll().where("account_id", "=", accountId).executeTakeFirst();
 
   return {
     async get(accountId: number): Promise<WebhookEndpoint | null> {
-      const row = await find(db, accountId);
+      const row = await endpointOf(db, accountId);
       return row ? view(row) : null;
     },
 
@@ -89,29 +87,17 @@ export function createEndpoints(db: Db, clock: Clock, vault: Vault, policy: Endp
     async set(accountId: number, rawUrl: string): Promise<{ endpoint: WebhookEndpoint; secret: string | null }> {
       const url = checkEndpointUrl(rawUrl, policy);
       const at = clock.now().toISOString();
-      return db.transaction().execute(async (trx) => {
-        const existing = await find(trx, accountId);
+      return transaction(db, async (trx) => {
+        const existing = await endpointOf(trx, accountId);
         let secret: string | null = null;
         if (existing) {
-          await trx
-            .updateTable("webhook_endpoints")
-            .set({ url, disabled_at: null, disabled_reason: null, updated_at: at })
-            .where("account_id", "=", accountId)
-            .execute();
+          await changeEndpointUrl(trx, accountId, { url, at });
         } else {
           secret = newSecret();
-          await trx
-            .insertInto("webhook_endpoints")
-            .values({ account_id: accountId, url, secret_sealed: seal(secret), created_at: at, updated_at: at })
-            .execute();
+          await insertEndpoint(trx, { accountId, url, secretSealed: seal(secret), at });
         }
-        await trx
-          .updateTable("webhook_events")
-          .set({ next_attempt_at: at })
-          .where("account_id", "=", accountId)
-          .where("status", "=", "pending")
-          .execute();
-        return { endpoint: view((await find(trx, accountId))!), secret };
+        await makePendingDue(trx, accountId, at);
+        return { endpoint: view((await endpointOf(trx, accountId))!), secret };
       });
     },
 
@@ -120,42 +106,33 @@ export function createEndpoints(db: Db, clock: Clock, vault: Vault, policy: Endp
       const now = clock.now();
       const until = new Date(now.getTime() + policy.secretOverlapMs).toISOString();
       const secret = newSecret();
-      return db.transaction().execute(async (trx) => {
-        const existing = await find(trx, accountId);
+      return transaction(db, async (trx) => {
+        const existing = await endpointOf(trx, accountId);
         if (!existing) throw notFound("No webhook endpoint: set one first (POST /v1/webhook)");
-        await trx
-          .updateTable("webhook_endpoints")
-          .set({
-            secret_sealed: seal(secret),
-            previous_secret_sealed: existing.secret_sealed,
-            previous_secret_until: until,
-            updated_at: now.toISOString(),
-          })
-          .where("account_id", "=", accountId)
-          .execute();
+        await rotateEndpointSecret(trx, accountId, {
+          secretSealed: seal(secret),
+          previousSecretSealed: existing.secretSealed,
+          previousUntil: until,
+          at: now.toISOString(),
+        });
         return { secret, previousSecretUntil: until };
       });
     },
 
     /** Removes the endpoint; events still waiting are given up (they had nowhere to go). */
     async remove(accountId: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => {
-        const removed = await trx.deleteFrom("webhook_endpoints").where("account_id", "=", accountId).executeTakeFirst();
-        await trx
-          .updateTable("webhook_events")
-          .set({ status: "failed", last_error: "endpoint removed", next_attempt_at: null })
-          .where("account_id", "=", accountId)
-          .where("status", "=", "pending")
-          .execute();
-        return Number(removed.numDeletedRows) > 0;
+      return transaction(db, async (trx) => {
+        const removed = await deleteEndpoint(trx, accountId);
+        await giveUpPending(trx, accountId, "endpoint removed");
+        return removed;
       });
     },
 
     /** The secrets that sign now: the current one, and the previous one during its overlap. */
-    secretsOf(row: { secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: string | null }): string[] {
-      const secrets = vault.open(row.secret_sealed);
-      if (row.previous_secret_sealed && row.previous_secret_until && row.previous_secret_until > clock.now().toISOString()) {
-        secrets.push(...vault.open(row.previous_secret_sealed));
+    secretsOf(sealed: SealedSecrets): string[] {
+      const secrets = vault.open(sealed.secretSealed);
+      if (sealed.previousSecretSealed && sealed.previousSecretUntil && sealed.previousSecretUntil > clock.now().toISOString()) {
+        secrets.push(...vault.open(sealed.previousSecretSealed));
       }
       return secrets;
     },

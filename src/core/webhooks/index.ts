@@ -30,8 +30,8 @@ const NO_ENDPOINT = "No webhook endpoint: set one first (POST /v1/webhook)";
  */
 export function createWebhooks(options: WebhooksOptions) {
   const { db, clock } = options;
-  const outbox = createOutbox(clock, options.orderBody);
-  const endpoints = createEndpoints(db, clock, options.vault, options.policy);
+  const outbox = createOutbox({ clock, orderBody: options.orderBody });
+  const endpoints = createEndpoints({ db, clock, vault: options.vault, policy: options.policy });
   const send = createSending({ db, clock, sender: options.sender, timeoutMs: options.timeoutMs, secretsOf: endpoints.secretsOf });
 
   return {
@@ -69,7 +69,7 @@ export function createWebhooks(options: WebhooksOptions) {
     async testEvent(accountId: number, data: object) {
       const event = await outbox.record(db, accountId, "order.completed", data, { test: true });
       if (event) outbox.committed();
-      return event?.event_id ?? null;
+      return event?.eventId ?? null;
     },
 
     /** Delivery attempts, newest first; `before` is the id of the last attempt of the previous page. */

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../../db/database.js";
-import type { OrderRow } from "../../db/schema.js";
+import { insertEvent } from "../../db/outbox.js";
+import { hasEndpoint } from "../../db/webhook-endpoints.js";
 import { getAccount, spendable } from "../accounts.js";
 import type { Micro } from "../money.js";
 import { toUsdt } from "../money.js";
 import type { Clock } from "../ports.js";
-import { type Order, toOrder } from "../products/index.js";
+import type { Order } from "../products/index.js";
 
 export type WebhookEventType = "order.completed" | "order.failed" | "balance.changed" | "ping";
 
@@ -25,7 +26,7 @@ export interface EventEnvelope {
  * Writes events into the outbox, in the caller's transaction: the event commits with the change it reports,
  * or not at all. Only accounts with an endpoint get events (one indexed read otherwise).
  */
-export function createOutbox(clock: Clock, orderBody: OrderBodyOf) {
+export function createOutbox({ clock, orderBody }: { clock: Clock; orderBody: OrderBodyOf }) {
   const wakers: Array<() => void> = [];
 
   /** The order's body; should a face's view ever throw, a minimal body, so the settlement it rides on still commits. */
@@ -37,27 +38,18 @@ export function createOutbox(clock: Clock, orderBody: OrderBodyOf) {
     }
   };
 
-  const hasEndpoint = async (trx: Executor, accountId: number) =>
-    (await trx.selectFrom("webhook_endpoints").select("account_id").where("account_id", "=", accountId).executeTakeFirst()) !== undefined;
-
-  async function insert(trx: Executor, accountId: number, type: WebhookEventType, data: object, options: { orderId?: number; test?: boolean }) {
+  function insert(trx: Executor, accountId: number, type: WebhookEventType, data: object, options: { orderId?: number; test?: boolean }) {
     const at = clock.now().toISOString();
     const envelope: EventEnvelope = { id: `evt_${randomUUID().replaceAll("-", "")}`, type, created_at: at, test: options.test ?? false, data };
-    return trx
-      .insertInto("webhook_events")
-      .values({
-        event_id: envelope.id,
-        account_id: accountId,
-        type,
-        order_id: options.orderId ?? null,
-        test_event: envelope.test,
-        payload: JSON.stringify(envelope),
-        status: "pending",
-        next_attempt_at: at,
-        created_at: at,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return insertEvent(trx, {
+      eventId: envelope.id,
+      accountId,
+      type,
+      orderId: options.orderId ?? null,
+      test: envelope.test,
+      payload: JSON.stringify(envelope),
+      at,
+    });
   }
 
   /** An event for the account, or null when it has no endpoint. */
@@ -69,10 +61,9 @@ export function createOutbox(clock: Clock, orderBody: OrderBodyOf) {
     record,
 
     /** An order that reached completed or failed (and refunded), with the balance of its key right after. */
-    async orderFinished(trx: Executor, row: OrderRow) {
-      const accountId = Number(row.account_id);
+    async orderFinished(trx: Executor, order: Order) {
+      const { accountId } = order;
       if (!(await hasEndpoint(trx, accountId))) return null;
-      const order = toOrder(row);
       const funds = await spendable(trx, await getAccount(trx, accountId), clock.now());
       const data = {
         order: bodyOf(order, funds.availableMicro),

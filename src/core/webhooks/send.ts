@@ -1,6 +1,8 @@
 import type { Executor } from "../../db/database.js";
-import { type AttemptRecord, sendingEndpoint } from "../../db/webhook-events.js";
+import { sendingEndpoint } from "../../db/webhook-endpoints.js";
+import type { AttemptRecord } from "../../db/webhook-events.js";
 import type { Clock, WebhookResult, WebhookSender } from "../ports.js";
+import type { SealedSecrets } from "./endpoints.js";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 
 export const succeeded = (result: WebhookResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -38,7 +40,7 @@ export function sendSigned(
 export interface SendingOptions extends SignedSend {
   db: Executor;
   /** The secrets that sign now, from the endpoint's sealed ones. */
-  secretsOf: (sealed: { secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: string | null }) => string[];
+  secretsOf: (sealed: SealedSecrets) => string[];
 }
 
 /**

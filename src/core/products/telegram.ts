@@ -42,7 +42,7 @@ export interface Found extends RecipientProfile {
   myself: boolean;
 }
 
-export function createDelivery(gateway: GatewayPort, pipeline: PurchasePipeline, pricing: Pricing) {
+export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway: GatewayPort; pipeline: PurchasePipeline; pricing: Pricing }) {
   function requireGateway() {
     if (!gateway.configured) throw unavailable("The delivery backend is not configured");
   }

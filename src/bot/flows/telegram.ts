@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
 import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
-import type { Found } from "../../core/products/delivery.js";
+import type { Found } from "../../core/products/telegram.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse, startFlow } from "./kit.js";
@@ -45,7 +45,7 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
     if (stars !== null) {
       const request = { username: who.username, stars };
       return purchase(conversation, ctx, deps, caller, {
-        quote: () => core.stars.quote(caller, request),
+        price: () => core.stars.price(caller, request),
         describe: () => ctx.t("what-stars", { amount: stars, username: who.username }),
         buy: (options) => core.stars.buy(caller, request, options),
         later: ctx.t("later-delivery"),
@@ -70,7 +70,7 @@ export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async
   const months = await choose(conversation, ctx, ctx.t("ask-months", { name: who.name, username: who.username }), options, 3);
   const request = { username: who.username, months };
   return purchase(conversation, ctx, deps, caller, {
-    quote: () => core.premium.quote(caller, request),
+    price: () => core.premium.price(caller, request),
     describe: () => ctx.t("what-premium", { months, username: who.username }),
     buy: (options) => core.premium.buy(caller, request, options),
     later: ctx.t("later-delivery"),

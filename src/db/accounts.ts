@@ -1,0 +1,171 @@
+import { sql } from "kysely";
+import type { Account } from "../core/accounts.js";
+import type { MarkupProduct } from "../core/markup.js";
+import { type Micro, micro } from "../core/money.js";
+import { type Executor, isPostgres } from "./database.js";
+import type { AccountRow } from "./schema.js";
+import type { Trx } from "./transaction.js";
+
+// Accounts and their API keys.
+
+export function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    kind: row.kind,
+    telegramId: row.telegram_id,
+    username: row.username,
+    balanceMicro: micro(row.balance_micro),
+    blocked: row.blocked,
+    dailyLimitMicro: row.daily_limit_micro === null ? null : micro(row.daily_limit_micro),
+    orderLimitMicro: row.order_limit_micro === null ? null : micro(row.order_limit_micro),
+    markupBp: { store: row.markup_store_bp, games: row.markup_games_bp, giftcards: row.markup_giftcards_bp },
+    language: row.language,
+    lowBalanceNotice: row.low_balance_notice,
+    createdAt: row.created_at,
+  };
+}
+
+const markupColumn = {
+  store: "markup_store_bp",
+  games: "markup_games_bp",
+  giftcards: "markup_giftcards_bp",
+} as const;
+
+export async function accountById(exec: Executor, id: number): Promise<Account | undefined> {
+  const row = await exec.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && toAccount(row);
+}
+
+/** The service wallet, which owner keys spend (the migrations create it). */
+export async function walletAccount(exec: Executor): Promise<Account> {
+  return toAccount(await exec.selectFrom("accounts").selectAll().where("kind", "=", "wallet").executeTakeFirstOrThrow());
+}
+
+export async function accountByTelegramId(exec: Executor, telegramId: string): Promise<Account | undefined> {
+  const row = await exec.selectFrom("accounts").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+  return row && toAccount(row);
+}
+
+/** By the Telegram username the bot has seen, case-insensitively (without the @). */
+export async function accountByUsername(exec: Executor, username: string): Promise<Account | undefined> {
+  const row = await exec
+    .selectFrom("accounts")
+    .selectAll()
+    .where(sql`lower(username)`, "=", username.toLowerCase())
+    .executeTakeFirst();
+  return row && toAccount(row);
+}
+
+export async function insertStandardAccount(exec: Executor, account: { telegramId: string; username: string | null; at: string }): Promise<Account> {
+  const row = await exec
+    .insertInto("accounts")
+    .values({ kind: "standard", telegram_id: account.telegramId, username: account.username, created_at: account.at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toAccount(row);
+}
+
+/** What may change on an account outside the ledger (balances change only through db/ledger.ts). */
+export interface AccountChanges {
+  username?: string | null;
+  language?: string | null;
+  lowBalanceNotice?: boolean;
+  blocked?: boolean;
+  markup?: { product: MarkupProduct; basisPoints: number | null };
+  /** Makes it an owner key with these limits. */
+  owner?: { dailyLimitMicro: Micro | null; orderLimitMicro: Micro | null };
+}
+
+export async function updateAccount(exec: Executor, id: number, changes: AccountChanges): Promise<void> {
+  await exec
+    .updateTable("accounts")
+    .set({
+      ...(changes.username === undefined ? {} : { username: changes.username }),
+      ...(changes.language === undefined ? {} : { language: changes.language }),
+      ...(changes.lowBalanceNotice === undefined ? {} : { low_balance_notice: changes.lowBalanceNotice }),
+      ...(changes.blocked === undefined ? {} : { blocked: changes.blocked }),
+      ...(changes.markup ? { [markupColumn[changes.markup.product]]: changes.markup.basisPoints } : {}),
+      ...(changes.owner
+        ? { kind: "owner" as const, daily_limit_micro: changes.owner.dailyLimitMicro, order_limit_micro: changes.owner.orderLimitMicro }
+        : {}),
+    })
+    .where("id", "=", id)
+    .execute();
+}
+
+/**
+ * Locks the account's row until the transaction ends, so two instances cannot both read-then-write it (an
+ * owner's daily limit). SQLite needs nothing: its write transactions already run one at a time (BEGIN IMMEDIATE).
+ */
+export async function lockAccount(trx: Trx, id: number): Promise<void> {
+  if (isPostgres(trx)) await trx.selectFrom("accounts").select("id").where("id", "=", id).forUpdate().execute();
+}
+
+/** What the account's orders not failed since `since` were charged: an owner key's spending of the day. */
+export async function chargedSince(exec: Executor, accountId: number, since: string): Promise<Micro> {
+  const row = await exec
+    .selectFrom("orders")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("charge_micro"), eb.lit(0)).as("total"))
+    .where("account_id", "=", accountId)
+    .where("status", "!=", "failed")
+    .where("created_at", ">=", since)
+    .executeTakeFirstOrThrow();
+  return micro(row.total);
+}
+
+/** An administrator's change, for the audit log. */
+export async function insertAudit(
+  exec: Executor,
+  entry: { actor: string; action: string; accountId: number | null; details: object; at: string },
+): Promise<void> {
+  await exec
+    .insertInto("audit_log")
+    .values({ actor: entry.actor, action: entry.action, account_id: entry.accountId, details: JSON.stringify(entry.details), created_at: entry.at })
+    .execute();
+}
+
+// ---- API keys ---------------------------------------------------------------------------------------
+
+/** The live key with this hash and its account, in one indexed read (this runs on every request). */
+export async function keyHolder(exec: Executor, keyHash: string): Promise<{ keyId: number; keyHash: string; account: Account } | undefined> {
+  const row = await exec
+    .selectFrom("api_keys")
+    .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+    .selectAll("accounts")
+    .select(["api_keys.id as key_id", "api_keys.key_hash"])
+    .where("api_keys.key_hash", "=", keyHash)
+    .where("api_keys.revoked_at", "is", null)
+    .executeTakeFirst();
+  return row && { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row) };
+}
+
+/** Revokes every live key of the account, then stores the new one. */
+export async function replaceKey(exec: Executor, accountId: number, key: { hash: string; displayPrefix: string; at: string }): Promise<void> {
+  await exec.updateTable("api_keys").set({ revoked_at: key.at }).where("account_id", "=", accountId).where("revoked_at", "is", null).execute();
+  await exec
+    .insertInto("api_keys")
+    .values({ account_id: accountId, key_hash: key.hash, display_prefix: key.displayPrefix, created_at: key.at })
+    .execute();
+}
+
+/** The accounts whose live key's display prefix starts with `prefix`. */
+export async function accountIdsByKeyPrefix(exec: Executor, prefix: string): Promise<number[]> {
+  const keys = await exec
+    .selectFrom("api_keys")
+    .select("account_id")
+    .where("display_prefix", "like", `${prefix}%`)
+    .where("revoked_at", "is", null)
+    .execute();
+  return keys.map((key) => key.account_id);
+}
+
+/** The display prefix of the account's live key, or null. */
+export async function liveKeyPrefix(exec: Executor, accountId: number): Promise<string | null> {
+  const row = await exec
+    .selectFrom("api_keys")
+    .select("display_prefix")
+    .where("account_id", "=", accountId)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return row?.display_prefix ?? null;
+}

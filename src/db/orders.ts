@@ -1,0 +1,210 @@
+import { type Micro, micro } from "../core/money.js";
+import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
+import { type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
+import { type Reason, reasonOf } from "../core/reasons.js";
+import type { Executor } from "./database.js";
+import type { OrderRow } from "./schema.js";
+
+// Orders: placed by the purchase pipeline, settled by core/settlement.ts, read by their owner.
+
+const byType = new Map<string, ProductDefinition<string, unknown>>(PRODUCTS.map((p) => [p.type, p]));
+
+/** A stored order as the domain object of its product; details are checked against the product's schema. */
+export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefinition<T, D>): OrderOf<T, D> {
+  if (row.product_type !== product.type) throw new Error(`order ${row.id} is a ${row.product_type} order, not ${product.type}`);
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    fundingAccountId: row.funding_account_id,
+    productType: product.type,
+    status: row.status,
+    idempotencyKey: row.idempotency_key,
+    recipient: row.recipient,
+    chargeMicro: micro(row.charge_micro),
+    upstreamRef: row.upstream_ref,
+    transactionId: row.transaction_id,
+    providerOrderId: row.provider_order_id,
+    providerStatus: row.provider_status,
+    error: row.error,
+    reason: row.error_code === null ? null : reasonOf(row.error_code),
+    refunded: row.refunded,
+    checkAfter: row.check_after,
+    checkAttempts: row.check_attempts,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    details: product.details.parse(JSON.parse(row.details)),
+  };
+}
+
+/** A stored order as its product's domain object. */
+export function toOrder(row: OrderRow): Order {
+  const product = byType.get(row.product_type);
+  if (!product) throw new Error(`order ${row.id} has an unknown product type ${row.product_type}`);
+  return orderOf(row, product) as Order;
+}
+
+export interface NewOrder {
+  accountId: number;
+  fundingAccountId: number;
+  productType: string;
+  idempotencyKey: string | null;
+  requestHash: string;
+  recipient: string;
+  details: unknown;
+  chargeMicro: Micro;
+  upstreamRef: string;
+  checkAfter: string;
+  at: string;
+}
+
+/** A new `processing` order. A duplicate (account, idempotency key, request) fails on the unique index. */
+export async function insertOrder(exec: Executor, order: NewOrder): Promise<Order> {
+  const row = await exec
+    .insertInto("orders")
+    .values({
+      account_id: order.accountId,
+      funding_account_id: order.fundingAccountId,
+      product_type: order.productType,
+      status: "processing",
+      idempotency_key: order.idempotencyKey,
+      request_hash: order.requestHash,
+      recipient: order.recipient,
+      details: JSON.stringify(order.details),
+      charge_micro: order.chargeMicro,
+      upstream_ref: order.upstreamRef,
+      check_after: order.checkAfter,
+      created_at: order.at,
+      updated_at: order.at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toOrder(row);
+}
+
+/** The account's order placed earlier with this idempotency key for the same request, if any. */
+export async function findReplay(exec: Executor, accountId: number, key: string, requestHash: string): Promise<Order | undefined> {
+  const row = await exec
+    .selectFrom("orders")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("idempotency_key", "=", key)
+    .where("request_hash", "=", requestHash)
+    .executeTakeFirst();
+  return row && toOrder(row);
+}
+
+export async function orderById(exec: Executor, id: number): Promise<Order | undefined> {
+  const row = await exec.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && toOrder(row);
+}
+
+/** The account's own order; undefined when there is none (or it is someone else's). */
+export async function ownOrder(exec: Executor, accountId: number, id: number): Promise<Order | undefined> {
+  const row = await exec.selectFrom("orders").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+  return row && toOrder(row);
+}
+
+export interface OrderFilter {
+  before?: number | null;
+  productType?: ProductType | null;
+  status?: OrderStatus | null;
+}
+
+/** The account's orders, newest first; `before` pages on (smaller ids), the filters narrow by product and status. */
+export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> {
+  let query = exec.selectFrom("orders").selectAll().where("account_id", "=", accountId);
+  if (filter.before) query = query.where("id", "<", filter.before);
+  if (filter.productType) query = query.where("product_type", "=", filter.productType);
+  if (filter.status) query = query.where("status", "=", filter.status);
+  const rows = await query.orderBy("id", "desc").limit(limit).execute();
+  return rows.map(toOrder);
+}
+
+/** The order's sealed codes (a completed gift card order's), or null. */
+export async function sealedCodes(exec: Executor, id: number): Promise<string | null> {
+  const row = await exec.selectFrom("orders").select("sealed_codes").where("id", "=", id).executeTakeFirst();
+  return row?.sealed_codes ?? null;
+}
+
+// ---- Settlement: each update changes only a `processing` order ---------------------------------------
+
+/** Provider-side identifiers an answer carried; absent ones stay as they are. */
+export interface ProviderMarks {
+  providerOrderId?: string;
+  providerStatus?: string;
+}
+
+const marks = (provider: ProviderMarks) => ({
+  ...(provider.providerOrderId === undefined ? {} : { provider_order_id: provider.providerOrderId }),
+  ...(provider.providerStatus === undefined ? {} : { provider_status: provider.providerStatus }),
+});
+
+/** The provider has the order: its marks are kept, and its next check is brought forward to `soon` at the latest. */
+export async function markPending(exec: Executor, id: number, change: { provider: ProviderMarks; soon: string; at: string }): Promise<void> {
+  const processing = exec.updateTable("orders").where("id", "=", id).where("status", "=", "processing");
+  await processing.set({ ...marks(change.provider), updated_at: change.at }).execute();
+  await processing.where("check_after", ">", change.soon).set({ check_after: change.soon }).execute();
+}
+
+/** Completes a `processing` order; undefined when it was not one (already final). */
+export async function markCompleted(
+  exec: Executor,
+  id: number,
+  change: { provider: ProviderMarks; transactionId: string | null; sealedCodes: string | null; at: string },
+): Promise<Order | undefined> {
+  const row = await exec
+    .updateTable("orders")
+    .set({
+      ...marks(change.provider),
+      status: "completed",
+      transaction_id: change.transactionId,
+      sealed_codes: change.sealedCodes,
+      completed_at: change.at,
+      updated_at: change.at,
+      check_after: null,
+    })
+    .where("id", "=", id)
+    .where("status", "=", "processing")
+    .returningAll()
+    .executeTakeFirst();
+  return row && toOrder(row);
+}
+
+/** Fails a `processing` order, marked refunded (the caller posts the refund in the same transaction); undefined when it was not one. */
+export async function markFailed(
+  exec: Executor,
+  id: number,
+  change: { provider: ProviderMarks; error: string; reason: Reason; at: string },
+): Promise<Order | undefined> {
+  const row = await exec
+    .updateTable("orders")
+    .set({
+      ...marks(change.provider),
+      status: "failed",
+      error: change.error,
+      error_code: change.reason,
+      refunded: true,
+      completed_at: change.at,
+      updated_at: change.at,
+      check_after: null,
+    })
+    .where("id", "=", id)
+    .where("status", "=", "processing")
+    .returningAll()
+    .executeTakeFirst();
+  return row && toOrder(row);
+}
+
+/** Orders and volume by product and status since `since` (an administrator's /stats). */
+export async function orderStatsSince(
+  exec: Executor,
+  since: string,
+): Promise<Array<{ product: string; status: OrderStatus; orders: number; volumeMicro: Micro }>> {
+  const rows = await exec
+    .selectFrom("orders")
+    .select(["product_type", "status", (eb) => eb.fn.countAll<number>().as("orders"), (eb) => eb.fn.sum<number>("charge_micro").as("volume_micro")])
+    .where("created_at", ">=", since)
+    .groupBy(["product_type", "status"])
+    .execute();
+  return rows.map((r) => ({ product: r.product_type, status: r.status, orders: r.orders, volumeMicro: micro(r.volume_micro ?? 0) }));
+}
