@@ -23,7 +23,7 @@ import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openProviders } from "./upstream/index.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
-import { eventOrder } from "./wire/events.js";
+import { webhookEvents } from "./wire/events.js";
 
 export type { StopReport };
 
@@ -110,8 +110,8 @@ export async function openCore(config: Config, options: RootOptions = {}) {
       sender: webhookSender,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
-      // Order events carry the order's status-endpoint body (without gift card codes).
-      orderBody: eventOrder,
+      // What each event says (order events carry the order's status-endpoint body, never gift card codes).
+      events: webhookEvents,
     },
   });
   core.orders.onSettled((order) => metrics.orderFinished(order));

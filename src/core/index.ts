@@ -39,7 +39,7 @@ export interface CoreDeps {
    * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.
    */
   counterDb?: Db;
-  /** The signed webhooks: sender, one attempt's bound, the endpoint policy and the order body. */
+  /** The signed webhooks: sender, one attempt's bound, the endpoint policy and what each event says (src/wire/events.ts). */
   webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
   lowBalanceMicro: Micro;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Micro, toUsdt } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
+import type { BalanceChange, EventBody, EventEnvelope, EventWriter, WebhookEventType } from "../core/webhooks/outbox.js";
 import { gameOrderResponse } from "./games.js";
 import { giftcardOrderResponse } from "./giftcards.js";
 import { giftOrderResponse } from "./gifts.js";
@@ -11,23 +12,7 @@ import { storeOrderResponse } from "./store.js";
 // The webhook events (an addition to the contract): their envelope, their id, and the body of each type.
 // Pure renderers: the core decides when an event happens and stores what these return; the JSON is made here.
 
-export type WebhookEventType = "order.completed" | "order.failed" | "balance.changed" | "ping";
-
-/** What is POSTed, byte for byte on every attempt: `{"id":"evt_…","type":…,"created_at":…,"test":…,"data":{…}}`. */
-export interface EventEnvelope {
-  id: string;
-  type: WebhookEventType;
-  created_at: string;
-  /** True for events of sandbox calls and pings: nothing was charged or delivered. */
-  test: boolean;
-  data: object;
-}
-
-/** An event's type and body, before it is given an id and a time. */
-export interface EventBody<T extends WebhookEventType = WebhookEventType, D extends object = object> {
-  type: T;
-  data: D;
-}
+export type { EventBody, EventEnvelope, WebhookEventType };
 
 /** The one place an event id is made: `evt_` and 32 hex digits; the receiver deduplicates on it. */
 export const newEventId = () => `evt_${randomUUID().replaceAll("-", "")}`;
@@ -66,12 +51,7 @@ export function orderEvent(order: Order, balanceMicro: Micro): EventBody<"order.
 export const sandboxEvent = (answer: object): EventBody<"order.completed"> => ({ type: "order.completed", data: { order: answer } });
 
 /** An administrator's credit or debit of the balance. */
-export function balanceChanged(change: {
-  kind: "credit" | "debit";
-  amountMicro: Micro;
-  balanceAfterMicro: Micro;
-  note: string | null;
-}): EventBody<"balance.changed"> {
+export function balanceChanged(change: BalanceChange): EventBody<"balance.changed"> {
   return {
     type: "balance.changed",
     data: {
@@ -85,6 +65,15 @@ export function balanceChanged(change: {
 
 /** The on-demand test event (POST /v1/webhook/ping); always sent with `test: true`. */
 export const pingEvent = (): EventBody<"ping"> => ({ type: "ping", data: { ping: true } });
+
+/** The events as the core writes them into the outbox (handed to it at the composition root). */
+export const webhookEvents: EventWriter = {
+  order: orderEvent,
+  balanceChanged,
+  ping: pingEvent,
+  sandbox: sandboxEvent,
+  envelope: eventEnvelope,
+};
 
 // ---- Their description (OpenAPI 3.1's `webhooks` in /openapi.json) ---------------------------------------
 

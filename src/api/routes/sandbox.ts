@@ -2,7 +2,6 @@ import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import type { Micro } from "../../core/money.js";
 import type { PurchaseOptions } from "../../core/purchase.js";
-import { sandboxEvent } from "../../wire/events.js";
 
 /**
  * Every sandbox answer (stars, premium, store): the product's sandbox view of the order a real purchase
@@ -17,6 +16,6 @@ export async function answerSandbox<A extends object>(
 ): Promise<A> {
   const balance = await core.accounts.available(caller.account);
   const answer = view({ idempotencyKey: options.idempotencyKey, now: core.clock.now() }, balance);
-  await core.webhooks.testEvent(caller.account.id, sandboxEvent(answer).data);
+  await core.webhooks.testEvent(caller.account.id, answer);
   return answer;
 }

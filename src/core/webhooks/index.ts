@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/database.js";
 import { finishPing, insertPing, listAttempts, pendingEvents, type WebhookAttempt } from "../../db/webhook-events.js";
 import { notFound } from "../errors.js";
 import type { Clock, WebhookSender } from "../ports.js";
 import type { Vault } from "../vault.js";
 import { createEndpoints, type EndpointPolicy } from "./endpoints.js";
-import { createOutbox, type EventEnvelope, type OrderBodyOf } from "./outbox.js";
+import { createOutbox, type EventWriter } from "./outbox.js";
 import { attemptRecord, createSending } from "./send.js";
 
 export type { WebhookAttempt };
@@ -18,8 +17,8 @@ export interface WebhooksOptions {
   /** One attempt's bound (a ping's, and each dispatch attempt's). */
   timeoutMs: number;
   policy: EndpointPolicy;
-  /** The order's status-endpoint body, which order events carry (a face's view, handed in at the composition root). */
-  orderBody: OrderBodyOf;
+  /** What each event says on the wire (src/wire/events.ts, handed in at the composition root). */
+  events: EventWriter;
 }
 
 const NO_ENDPOINT = "No webhook endpoint: set one first (POST /v1/webhook)";
@@ -30,7 +29,7 @@ const NO_ENDPOINT = "No webhook endpoint: set one first (POST /v1/webhook)";
  */
 export function createWebhooks(options: WebhooksOptions) {
   const { db, clock } = options;
-  const outbox = createOutbox({ clock, orderBody: options.orderBody });
+  const outbox = createOutbox({ clock, events: options.events });
   const endpoints = createEndpoints({ db, clock, vault: options.vault, policy: options.policy });
   const send = createSending({ db, clock, sender: options.sender, timeoutMs: options.timeoutMs, secretsOf: endpoints.secretsOf });
 
@@ -50,13 +49,7 @@ export function createWebhooks(options: WebhooksOptions) {
     async ping(accountId: number) {
       if (!(await endpoints.get(accountId))) throw notFound(NO_ENDPOINT);
       const at = clock.now().toISOString();
-      const envelope: EventEnvelope = {
-        id: `evt_${randomUUID().replaceAll("-", "")}`,
-        type: "ping",
-        created_at: at,
-        test: true,
-        data: { ping: true },
-      };
+      const envelope = options.events.envelope(options.events.ping(), at, true);
       const event = await insertPing(db, { eventId: envelope.id, accountId, payload: JSON.stringify(envelope), at });
       const sent = await send(event, 1);
       if (!sent) throw notFound(NO_ENDPOINT);
@@ -65,9 +58,9 @@ export function createWebhooks(options: WebhooksOptions) {
       return { eventId: envelope.id, url: sent.url, delivered: record.succeeded, ...sent.result };
     },
 
-    /** A test event (a sandbox call's answer): delivered like any other, marked `test`. Null without an endpoint. */
-    async testEvent(accountId: number, data: object) {
-      const event = await outbox.record(db, accountId, "order.completed", data, { test: true });
+    /** A sandbox call's answer as a test event: delivered like any other, marked `test`. Null without an endpoint. */
+    async testEvent(accountId: number, answer: object) {
+      const event = await outbox.record(db, accountId, options.events.sandbox(answer), { test: true });
       if (event) outbox.committed();
       return event?.eventId ?? null;
     },

@@ -1,18 +1,20 @@
-import { randomUUID } from "node:crypto";
 import type { Executor } from "../../db/database.js";
 import { insertEvent } from "../../db/outbox.js";
 import { hasEndpoint } from "../../db/webhook-endpoints.js";
 import { getAccount, spendable } from "../accounts.js";
 import type { Micro } from "../money.js";
-import { toUsdt } from "../money.js";
 import type { Clock } from "../ports.js";
 import type { Order } from "../products/index.js";
 
 export type WebhookEventType = "order.completed" | "order.failed" | "balance.changed" | "ping";
 
-/** How a face shows an order: the events carry the same body as the order's status endpoint (never any codes). */
-export type OrderBodyOf = (order: Order, balanceMicro: Micro) => object;
+/** An event's type and body, before it is given an id and a time. */
+export interface EventBody<T extends WebhookEventType = WebhookEventType, D extends object = object> {
+  type: T;
+  data: D;
+}
 
+/** What is POSTed, byte for byte on every attempt. */
 export interface EventEnvelope {
   id: string;
   type: WebhookEventType;
@@ -22,39 +24,49 @@ export interface EventEnvelope {
   data: object;
 }
 
+export interface BalanceChange {
+  kind: "credit" | "debit";
+  amountMicro: Micro;
+  balanceAfterMicro: Micro;
+  note: string | null;
+}
+
+/**
+ * What each event says on the wire (src/wire/events.ts, handed in at the composition root): the core decides
+ * when an event happens and stores what these render, in the transaction of the change it reports.
+ */
+export interface EventWriter {
+  order(order: Order, balanceMicro: Micro): EventBody<"order.completed" | "order.failed">;
+  balanceChanged(change: BalanceChange): EventBody<"balance.changed">;
+  ping(): EventBody<"ping">;
+  sandbox(answer: object): EventBody<"order.completed">;
+  /** The envelope of an event made at `at`, with a fresh `evt_` id. */
+  envelope(event: EventBody, at: string, test: boolean): EventEnvelope;
+}
+
 /**
  * Writes events into the outbox, in the caller's transaction: the event commits with the change it reports,
  * or not at all. Only accounts with an endpoint get events (one indexed read otherwise).
  */
-export function createOutbox({ clock, orderBody }: { clock: Clock; orderBody: OrderBodyOf }) {
+export function createOutbox({ clock, events }: { clock: Clock; events: EventWriter }) {
   const wakers: Array<() => void> = [];
 
-  /** The order's body; should a face's view ever throw, a minimal body, so the settlement it rides on still commits. */
-  const bodyOf = (order: Order, balanceMicro: Micro): object => {
-    try {
-      return orderBody(order, balanceMicro);
-    } catch {
-      return { order_id: order.id, product_type: order.productType, status: order.status };
-    }
-  };
-
-  function insert(trx: Executor, accountId: number, type: WebhookEventType, data: object, options: { orderId?: number; test?: boolean }) {
-    const at = clock.now().toISOString();
-    const envelope: EventEnvelope = { id: `evt_${randomUUID().replaceAll("-", "")}`, type, created_at: at, test: options.test ?? false, data };
+  function insert(trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean }) {
+    const envelope = events.envelope(body, clock.now().toISOString(), options.test ?? false);
     return insertEvent(trx, {
       eventId: envelope.id,
       accountId,
-      type,
+      type: envelope.type,
       orderId: options.orderId ?? null,
       test: envelope.test,
       payload: JSON.stringify(envelope),
-      at,
+      at: envelope.created_at,
     });
   }
 
   /** An event for the account, or null when it has no endpoint. */
-  async function record(trx: Executor, accountId: number, type: WebhookEventType, data: object, options: { orderId?: number; test?: boolean } = {}) {
-    return (await hasEndpoint(trx, accountId)) ? insert(trx, accountId, type, data, options) : null;
+  async function record(trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean } = {}) {
+    return (await hasEndpoint(trx, accountId)) ? insert(trx, accountId, body, options) : null;
   }
 
   return {
@@ -65,27 +77,11 @@ export function createOutbox({ clock, orderBody }: { clock: Clock; orderBody: Or
       const { accountId } = order;
       if (!(await hasEndpoint(trx, accountId))) return null;
       const funds = await spendable(trx, await getAccount(trx, accountId), clock.now());
-      const data = {
-        order: bodyOf(order, funds.availableMicro),
-        // The codes are never sent: fetch them from the order's status endpoint.
-        ...(order.productType === "giftcard" && order.status === "completed" ? { codes_ready: true } : {}),
-      };
-      return insert(trx, accountId, order.status === "completed" ? "order.completed" : "order.failed", data, { orderId: order.id });
+      return insert(trx, accountId, events.order(order, funds.availableMicro), { orderId: order.id });
     },
 
     /** An administrator's credit or debit of the account's balance. */
-    balanceChanged(
-      trx: Executor,
-      accountId: number,
-      change: { kind: "credit" | "debit"; amountMicro: Micro; balanceAfterMicro: Micro; note: string | null },
-    ) {
-      return record(trx, accountId, "balance.changed", {
-        kind: change.kind,
-        amount_usdt: toUsdt(change.amountMicro),
-        balance_usdt: toUsdt(change.balanceAfterMicro),
-        note: change.note,
-      });
-    },
+    balanceChanged: (trx: Executor, accountId: number, change: BalanceChange) => record(trx, accountId, events.balanceChanged(change)),
 
     /** Call after the transaction that recorded events commits: the delivery loop starts at once. */
     committed() {
