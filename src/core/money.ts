@@ -60,16 +60,6 @@ export function parseUsd(text: string): Micro | null {
   return cents === null ? null : micro(cents * 10_000);
 }
 
-/**
- * A JSON number of USD with at most 2 decimals (a store nominal) to micro; null when it is not one, not
- * positive, or above MAX_USDT. The binary representation error of a float is absorbed (12.3 * 100 = 1230.0000000000002).
- */
-export function usdToMicro(amountUsd: number): Micro | null {
-  const cents = amountUsd * 100;
-  if (!Number.isFinite(cents) || cents <= 0 || Math.abs(cents - Math.round(cents)) > 1e-6 || cents > MAX_USDT * 100) return null;
-  return micro(Math.round(cents) * 10_000);
-}
-
 /** A percentage from 0 to 100 with at most 2 decimals ("4", "2.5") to basis points; null when it is not one. */
 export function parseBasisPoints(text: string): number | null {
   const basisPoints = parseScaled(text, 2, 3);

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
 import { percentNumber, type StoreQuote } from "../core/markup.js";
-import { MAX_USDT, type Micro, toUsdt } from "../core/money.js";
+import { MAX_USDT, type Micro, micro, toUsdt } from "../core/money.js";
 import type { OrderOfType } from "../core/products/index.js";
-import { nominalMicro, type StoreDetails, type StoreRequest } from "../core/products/store.js";
+import type { StoreDetails, StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
 import type { Reason } from "../core/reasons.js";
 import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras, reason, sandboxOrder } from "./common.js";
@@ -70,14 +70,25 @@ export const storeOrderResponse = orderEnvelope(z.literal("store"), {
 }).meta({ id: "StoreOrderResponse" });
 
 /** The core's request of a store body. */
+/**
+ * The nominal as sent, in micro-USD, for the core to judge in its own order (the login first, a disabled store
+ * before any amount): a value that is no whole number of micro becomes -1, which the core refuses as
+ * `invalid_amount` like any nominal that is not whole cents.
+ */
+function sentNominal(amountUsd: number): Micro {
+  const scaled = amountUsd * 1_000_000;
+  const whole = Math.round(scaled);
+  return micro(Number.isSafeInteger(whole) && Math.abs(scaled - whole) < 1e-3 ? whole : -1);
+}
+
 export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({
   login: body.login,
-  amountMicro: nominalMicro(body.amount_usd),
+  amountMicro: sentNominal(body.amount_usd),
 });
 
 /** The nominal a pricing request asks a quote for, in micro; undefined without one. */
 export const storePricingAmountOf = (query: { amount_usd?: number }): Micro | undefined =>
-  query.amount_usd === undefined ? undefined : nominalMicro(query.amount_usd);
+  query.amount_usd === undefined ? undefined : sentNominal(query.amount_usd);
 
 export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSchema> {
   return {

@@ -154,6 +154,10 @@ describe("POST /v1/store", () => {
       expect(res.body).toMatchObject({ success: false, error_code: "login_not_supported" });
     }
     expect((await h.call("POST", "/v1/store", { key, body: { amount_usd: 5 } })).body.error_code).toBe("login_not_supported");
+    // The login is judged before the amount, whichever face converted the amount.
+    const both = await h.call("POST", "/v1/store", { key, body: { login: "gabe@example.com", amount_usd: 5.001 } });
+    expect(both.body.error_code).toBe("login_not_supported");
+    expect(await h.balance(key)).toBe(50 - link.body.usdt_charged);
   });
 
   it("refuses amounts outside the limits, with 3 decimals, or not numbers: invalid_amount, nothing charged", async () => {
@@ -199,6 +203,12 @@ describe("POST /v1/store", () => {
       expect(res.status).toBe(503);
       expect(res.body.error_code).toBe("disabled");
       expect((await off.call("GET", "/v1/store/pricing", { key })).body.error_code).toBe("disabled");
+      // Pricing on a turned-off store says so before judging the amount asked about; an order's body is checked first.
+      for (const amount of ["5.001", "0.0000001"]) {
+        expect((await off.call("GET", `/v1/store/pricing?amount_usd=${amount}`, { key })).body.error_code).toBe("disabled");
+        const order = await off.call("POST", "/v1/store", { key, body: { login: "gabe", amount_usd: Number(amount) } });
+        expect(order.body.error_code).toBe("invalid_amount");
+      }
       expect((await off.call("GET", "/v1/health")).body.store_ready).toBe(false);
       expect(await off.balance(key)).toBe(50);
     } finally {

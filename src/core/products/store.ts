@@ -3,7 +3,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../errors.js";
 import { checkStoreLogin } from "../limits.js";
 import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt, usdToMicro } from "../money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -27,7 +27,7 @@ export const storeProduct: ProductDefinition<"store", StoreDetails> = {
 
 export interface StoreRequest {
   login: string;
-  /** The nominal in micro-USD (whole cents): the faces convert what they were sent (`nominalMicro`). */
+  /** The nominal in micro-USD, as sent: the rules below refuse anything but whole cents. */
   amountMicro: Micro;
 }
 
@@ -48,14 +48,7 @@ export function normaliseLogin(input: string): string {
 
 const badNominal = () => invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
 
-/** For the faces: a nominal in USD with at most 2 decimals, to micro; the live limits are checked separately. */
-export function nominalMicro(amountUsd: number): Micro {
-  const micro = usdToMicro(amountUsd);
-  if (micro === null) throw badNominal();
-  return micro;
-}
-
-/** The same rule on a nominal already in micro: whole cents, positive, at most MAX_USDT. */
+/** A nominal in micro-USD: whole cents, positive, at most MAX_USDT; the live limits are checked separately. */
 function checkNominal(amountMicro: Micro): Micro {
   if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || amountMicro % 10_000 !== 0 || amountMicro > MAX_MICRO) throw badNominal();
   return amountMicro;
