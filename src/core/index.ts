@@ -1,10 +1,11 @@
-import { type Db, ping } from "../db/database.js";
+import type { Db } from "../db/database.js";
+import { createHealth, type Health } from "./health.js";
 import type { Micro } from "./money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
-import { type Clock, PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
+import type { Clock, Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
@@ -45,13 +46,7 @@ export interface CoreDeps {
   lowBalanceMicro: Micro;
 }
 
-export interface Health {
-  databaseReady: boolean;
-  /** Each provider's own health check; false when the deployment has none. */
-  ready: Record<ProviderName, boolean>;
-  configured: Record<ProviderName, boolean>;
-  storeEnabled: boolean;
-}
+export type { Health };
 
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {
@@ -80,31 +75,11 @@ export function createCore(deps: CoreDeps) {
   const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing });
   const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
-  // Concurrent health requests share one round of probes, so a flood of them cannot flood the providers.
-  let probing: Promise<Health> | undefined;
-  const health = (): Promise<Health> => {
-    probing ??= probe().finally(() => {
-      probing = undefined;
-    });
-    return probing;
-  };
-  async function probe(): Promise<Health> {
-    const databaseReady = ping(db);
-    const ready = await Promise.all(PROVIDER_NAMES.map((name) => providers[name].ready()));
-    const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, values[i]])) as Record<ProviderName, T>;
-    return {
-      databaseReady: await databaseReady,
-      ready: byName(ready),
-      configured: byName(PROVIDER_NAMES.map((name) => providers[name].configured)),
-      storeEnabled: store.enabled,
-    };
-  }
-
   return {
     clock,
     accounts,
     orders: createOrders({ db, settlement, vault: deps.vault }),
-    /** The caller's ledger statement: pages newest first, CSV exports of a range. */
+    /** The caller's ledger statement: pages newest first, and the entries of a range (the wire renders its CSV). */
     statements: createStatements({ db }),
     pricing,
     search: telegram.search,
@@ -127,7 +102,7 @@ export function createCore(deps: CoreDeps) {
     releaseCalls: pipeline.release,
 
     /** The database and every provider's own health check, at once. */
-    health,
+    health: createHealth({ db, providers, storeEnabled: store.enabled }),
     lowBalance,
   };
 }
