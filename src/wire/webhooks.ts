@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { WEBHOOK_URL_MAX } from "../core/webhooks/endpoints.js";
+import { WEBHOOK_URL_MAX, type WebhookEndpoint } from "../core/webhooks/endpoints.js";
+import type { WebhookAttempt } from "../core/webhooks/index.js";
 import { dateTime, limitField } from "./common.js";
 
 // The key's webhook endpoint (an addition to the contract): one endpoint per key, its secret shown once, its
@@ -84,34 +85,7 @@ export const webhookAttemptsResponse = z.object({
   next_before: z.number().int().nullable().describe("Pass as `before` for the next (older) page; null on the last page"),
 });
 
-/** A key's endpoint, as the core has it. */
-interface Endpoint {
-  url: string;
-  enabled: boolean;
-  disabledAt: string | null;
-  disabledReason: string | null;
-  previousSecretUntil: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** One delivery attempt, as the core has it. */
-interface Attempt {
-  id: number;
-  eventId: string;
-  eventType: string;
-  orderId: number | null;
-  test: boolean;
-  url: string;
-  attemptedAt: string;
-  statusCode: number | null;
-  succeeded: boolean;
-  error: string | null;
-  durationMs: number;
-}
-
-/** The endpoint as the key sees it (never its secret), with the count of events not yet delivered. */
-export const webhookEndpointView = (endpoint: Endpoint, pendingEvents: number): z.infer<typeof webhookView> => ({
+export const webhookEndpointView = (endpoint: WebhookEndpoint, pendingEvents: number): z.infer<typeof webhookView> => ({
   url: endpoint.url,
   enabled: endpoint.enabled,
   disabled_at: endpoint.disabledAt,
@@ -138,7 +112,7 @@ export const webhookPingView = (ping: {
 });
 
 /** A page of attempts; a full page may have an older one after it. */
-export const webhookAttemptsView = (attempts: Attempt[], limit: number): z.infer<typeof webhookAttemptsResponse> => ({
+export const webhookAttemptsView = (attempts: WebhookAttempt[], limit: number): z.infer<typeof webhookAttemptsResponse> => ({
   success: true as const,
   count: attempts.length,
   attempts: attempts.map((a) => ({

@@ -144,10 +144,3 @@ export function createGames({ games, pipeline, markups }: { games: GamesPort; pi
     },
   };
 }
-
-/** Delivery estimate for the catalogue's eta=1. */
-export function etaOf(seconds: number) {
-  const label = seconds <= 60 ? "fast" : seconds <= 180 ? "normal" : "slow";
-  const display = seconds < 60 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`;
-  return { label, display, median_seconds: seconds };
-}
