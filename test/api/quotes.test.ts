@@ -204,6 +204,22 @@ describe("a purchase naming a quote", () => {
     }
   });
 
+  it("holds a quote for QUOTE_TTL_SECONDS as configured", async () => {
+    const short = await startHarness({ QUOTE_TTL_SECONDS: "1" });
+    try {
+      const { key } = await short.newKey(10);
+      const res = await short.call("POST", "/v1/quotes", { key, body: { product_type: "stars", username: "alice", stars: 100 } });
+      expect(res.body.ttl_seconds).toBe(1);
+      expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).toBe(1_000);
+      short.clock.advance(1_001);
+      const refused = await short.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100, quote_id: res.body.quote_id } });
+      expect(refused.body.error_code).toBe("quote_expired");
+      expect(await short.balance(key)).toBe(10);
+    } finally {
+      await short.close();
+    }
+  });
+
   it("refuses a used quote, another key's, an unknown one, other fields or another product, each with its reason", async () => {
     const { key } = await h.newKey(20);
     const other = await h.newKey(20);
