@@ -109,7 +109,7 @@ async function backup(
     err(`backup takes one file name, got ${argv.length ? argv.join(" ") : "none"}\n\n${USAGE}`);
     return 1;
   }
-  const { BackupRefused, backupDatabase, refusePostgres } = await import("../backup.js");
+  const { BackupRefused, backupDatabase, refusePostgres } = await import("./backup.js");
   const { loadConfig } = await import("../config.js");
   try {
     refusePostgres(env.DATABASE_URL); // before the config, which on PostgreSQL would first ask for CODES_KEY

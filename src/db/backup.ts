@@ -1,6 +1,7 @@
 import { existsSync, linkSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
+import type { Executor } from "./database.js";
 
 /** A backup that was not made, and why, in one line: the operator's mistake or state, never a crash. */
 export class BackupRefused extends Error {}
@@ -84,4 +85,32 @@ export async function copySqlite(sourcePath: string, targetPath: string, verify:
     live.close();
     for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
   }
+}
+
+/**
+ * What a backup's verification reports of a copy: its row counts, and the newest sealed values (a gift card's
+ * codes, a webhook secret), which the codes key kept with the backup must open.
+ */
+export async function contentsOf(exec: Executor): Promise<{ accounts: number; orders: number; entries: number; sealed: string[] }> {
+  const count = async (table: "accounts" | "orders" | "ledger_entries") =>
+    (
+      await exec
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n;
+  const codes = await exec
+    .selectFrom("orders")
+    .select("sealed_codes as s")
+    .where("sealed_codes", "is not", null)
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  const secret = await exec.selectFrom("webhook_endpoints").select("secret_sealed as s").orderBy("updated_at", "desc").limit(1).executeTakeFirst();
+  return {
+    accounts: await count("accounts"),
+    orders: await count("orders"),
+    entries: await count("ledger_entries"),
+    sealed: [codes?.s, secret?.s].filter((s): s is string => Boolean(s)),
+  };
 }

@@ -1,12 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { sql } from "kysely";
-import type { Config } from "./config.js";
-import { unbalancedAccounts } from "./db/ledger.js";
-import { createVault } from "./core/vault.js";
-import { BackupRefused, copySqlite, refuseTarget } from "./db/backup.js";
-import { engineOf, openDatabase } from "./db/database.js";
-import { codesKeyFile } from "./db/codes-key.js";
+import type { Config } from "../config.js";
+import { createVault } from "../core/vault.js";
+import { BackupRefused, contentsOf, copySqlite, refuseTarget } from "../db/backup.js";
+import { codesKeyFile } from "../db/codes-key.js";
+import { engineOf, openDatabase } from "../db/database.js";
+import { unbalancedAccounts } from "../db/ledger.js";
 
 export { BackupRefused };
 
@@ -48,29 +47,7 @@ export async function backupDatabase(config: Config, target: string): Promise<st
           `the copy failed verification, nothing was kept: the books do not hold for accounts ${unbalanced.map((a) => a.accountId).join(", ")}`,
         );
       }
-      const count = async (table: "accounts" | "orders" | "ledger_entries") =>
-        Number(
-          (
-            await db
-              .selectFrom(table)
-              .select(sql<number>`count(*)`.as("n"))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      const [accounts, orders, entries] = [await count("accounts"), await count("orders"), await count("ledger_entries")];
-      // The newest sealed values: the key kept with the backup must open them, or the copy cannot be used whole.
-      const sealed = [
-        (
-          await db
-            .selectFrom("orders")
-            .select("sealed_codes as s")
-            .where("sealed_codes", "is not", null)
-            .orderBy("id", "desc")
-            .limit(1)
-            .executeTakeFirst()
-        )?.s,
-        (await db.selectFrom("webhook_endpoints").select("secret_sealed as s").orderBy("updated_at", "desc").limit(1).executeTakeFirst())?.s,
-      ].filter((s): s is string => Boolean(s));
+      const { accounts, orders, entries, sealed } = await contentsOf(db);
       let codes = "no sealed gift card codes or webhook secrets in it yet";
       if (sealed.length) {
         if (!keyText)
