@@ -30,7 +30,7 @@ export function testClock(): TestClock {
 
 export interface Harness {
   service: Service;
-  /** The clock the service reads (createService's `clock` override). */
+  /** The clock the service reads (openService's `clock` override). */
   clock: TestClock;
   api: FastifyInstance;
   /** Closes the service and starts a new one on the same database, simulator and emulator. */
