@@ -30,6 +30,22 @@ export const IDEMPOTENCY_KEY_MAX = 128;
 /** No control characters, C0 or C1 (a NUL byte cannot even be stored in PostgreSQL text). */
 export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
+/** Characters no one can see or type back: controls, bidi controls, zero-width and other invisible format characters. */
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/;
+/** In a `u` pattern a paired surrogate is one code point: only an unpaired one is a surrogate still. */
+const LONE_SURROGATE = /\p{Cs}/u;
+export const IDEMPOTENCY_KEY_RULE = `1 to ${IDEMPOTENCY_KEY_MAX} characters, with no control, bidi, zero-width or unpaired surrogate characters`;
+
+/**
+ * An idempotency key as it is compared and stored: NFC-normalised, so a composed and a decomposed "é" are one key;
+ * null when it breaks IDEMPOTENCY_KEY_RULE (a lone surrogate, which PostgreSQL would store like another, included).
+ */
+export function idempotencyKeyOf(key: string): string | null {
+  if (LONE_SURROGATE.test(key) || INVISIBLE.test(key)) return null;
+  const normal = key.normalize("NFC");
+  return normal.length >= 1 && normal.length <= IDEMPOTENCY_KEY_MAX ? normal : null;
+}
+
 /** A player ID as the game provider takes it: letters, digits, _ or -, at most 64 characters. */
 export const PLAYER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const PLAYER_ID_RULE = "1 to 64 letters, digits, _ or -";

@@ -7,7 +7,7 @@ import { type Caller, getAccount, type Spendable, spendable } from "./accounts.j
 import { createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid } from "./errors.js";
 import { post } from "./ledger.js";
-import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS } from "./limits.js";
+import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./limits.js";
 import { type Micro, micro, toUsdt } from "./money.js";
 import type { OrderOf, ProductDefinition } from "./order.js";
 import type { Clock, UpstreamOutcome } from "./ports.js";
@@ -108,10 +108,12 @@ function withQuote<D>(live: Prepared<D>, bound: BindingQuote): Prepared<D> {
   return { ...live, chargeMicro: bound.chargeMicro, details: bound.details as D };
 }
 
-function checkKey(key: string | null) {
-  if (key !== null && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !NO_CONTROL_CHARACTERS.test(key))) {
-    throw invalid(`idempotency_key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters, none of them control characters`);
-  }
+/** The key as compared and stored (NFC); a key no one could see or type back is refused. */
+function checkKey(key: string | null): string | null {
+  if (key === null) return null;
+  const normal = idempotencyKeyOf(key);
+  if (normal === null) throw invalid(`idempotency_key must be ${IDEMPOTENCY_KEY_RULE}`);
+  return normal;
 }
 
 function checkGuard(chargeMicro: Micro, guard: PriceGuard | undefined) {
@@ -254,8 +256,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       request: R,
       options: PurchaseOptions,
     ): Promise<Placed<OrderOf<T, D>>> {
-      const key = options.idempotencyKey;
-      checkKey(key);
+      const key = checkKey(options.idempotencyKey);
       const hash = requestHash(product.type, product.identify(request));
       // Before anything that needs a provider, so a replay answers even while the provider is down.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;

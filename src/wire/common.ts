@@ -1,6 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { IDEMPOTENCY_KEY_MAX, NO_CONTROL_CHARACTERS, QUOTE_ID_PATTERN, QUOTE_ID_RULE, USERNAME_PATTERN, USERNAME_RULE } from "../core/limits.js";
+import {
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_KEY_RULE,
+  idempotencyKeyOf,
+  NO_CONTROL_CHARACTERS,
+  QUOTE_ID_PATTERN,
+  QUOTE_ID_RULE,
+  USERNAME_PATTERN,
+  USERNAME_RULE,
+} from "../core/limits.js";
 import { MAX_USDT, type Micro } from "../core/money.js";
 import type { OrderBase } from "../core/order.js";
 import type { Order, OrderOfType, ProductType } from "../core/products/index.js";
@@ -27,6 +36,7 @@ export const idempotencyKeyField = z
   .min(1, "idempotency_key must not be empty")
   .max(IDEMPOTENCY_KEY_MAX, `idempotency_key must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
   .regex(NO_CONTROL_CHARACTERS, "idempotency_key must not contain control characters")
+  .refine((key) => idempotencyKeyOf(key) !== null, `idempotency_key must be ${IDEMPOTENCY_KEY_RULE}`)
   .nullish()
   .describe("Strongly recommended: a repeat with the same key and the same identifying fields returns the earlier order without a second charge");
 

@@ -110,6 +110,30 @@ describe("the contract's edges", () => {
     expect(await h.balance(key)).toBe(5);
   });
 
+  it("refuses an idempotency key holding bidi, zero-width or unpaired surrogate characters with 400, charging nothing", async () => {
+    const { key } = await h.newKey(5);
+    const orders = await h.orderCount();
+    for (const idempotency_key of ["\u202einvoice", "in\u200bvoice", "in\u2066voice", "\ufeffkey", "lone\ud800", "\udfffend", "soft\u00adhyphen"]) {
+      const res = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100, idempotency_key } });
+      expect(res.status, JSON.stringify(idempotency_key)).toBe(400);
+      expect(res.body).toMatchObject({ success: false, error: expect.stringContaining("idempotency_key") });
+    }
+    expect(await h.balance(key)).toBe(5);
+    expect(await h.orderCount()).toBe(orders);
+  });
+
+  it("takes a composed and a decomposed idempotency key as one key (NFC): one order, one charge", async () => {
+    const { key } = await h.newKey(5);
+    const body = (idempotency_key: string) => ({ username: "alice", stars: 100, idempotency_key });
+    const composed = await h.call("POST", "/v1/stars", { key, body: body("caf\u00e9-1") });
+    const decomposed = await h.call("POST", "/v1/stars", { key, body: body("cafe\u0301-1") });
+    expect(composed.status).toBe(200);
+    expect(decomposed.status).toBe(200);
+    expect(decomposed.body.order_id).toBe(composed.body.order_id);
+    expect(decomposed.body.idempotency_key).toBe("caf\u00e9-1");
+    expect(await h.balance(key)).toBe(5 - composed.body.usdt_charged);
+  });
+
   it("answers health and the OpenAPI document even to an address that exhausted its failed-auth limit", async () => {
     const strict = await startHarness({ RATE_LIMIT_PER_MINUTE: "3" });
     try {
