@@ -5,14 +5,19 @@ import type { Statement, StatementRange } from "../core/statement.js";
 
 export const CSV_COLUMNS = ["entry_id", "created_at", "kind", "amount_usdt", "balance_after_usdt", "order_id", "note"] as const;
 
+/** Where a spreadsheet may start a cell: the cell's start, or after a separator of any locale (, ; tab) or a line break. */
+const FORMULA_START = /(^|[,;\t\r\n])(\s*[=+\-@])/g;
+
 /**
- * One CSV cell (RFC 4180): text a spreadsheet would run as a formula (= + - @, a tab or a carriage return
- * first) gets a leading apostrophe; a cell with a quote, comma or line break is quoted, quotes doubled.
- * Only free text goes through the formula guard: amounts are generated and may rightly start with "-".
+ * One CSV cell (RFC 4180) of free text, neutralised for every spreadsheet locale: wherever a cell could start with
+ * a formula (= + - @, after spaces or not), an apostrophe goes first, and a cell starting with a tab or carriage
+ * return gets one too; a cell with a quote, a separator of any locale or a line break is quoted, quotes doubled.
+ * Amounts are generated and may rightly start with "-": only free text goes through this.
  */
 export function csvText(value: string): string {
-  const guarded = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
+  let guarded = value.replace(FORMULA_START, "$1'$2");
+  if (/^[\t\r]/.test(guarded)) guarded = `'${guarded}`;
+  return /[",;\t\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
 /** A statement as CSV: a header row, then one row per entry in the statement's order; CRLF line ends. */

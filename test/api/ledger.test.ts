@@ -232,6 +232,22 @@ describe("GET /v1/ledger", () => {
 });
 
 describe("GET /v1/ledger/export", () => {
+  it("neutralises a formula wherever a spreadsheet of any locale could start a cell in a note", async () => {
+    const { key, telegramId } = await h.newKey(0);
+    const notes = ["refund;=1+2", "paid, +1", "tab\t@cmd", " =SUM(A1)", "two\n-3", "ok; fine", "a-b=c"];
+    for (const note of notes) await h.service.core.admin.credit(telegramId, fromUsdt(1), "test", note);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const response = await h.call("GET", `/v1/ledger/export?from=${from}&to=${to}`, { key });
+    const shown = parseCsv(response.body as string)
+      .slice(1)
+      .map((row) => row[6]);
+    expect(shown).toEqual(["refund;'=1+2", "paid,' +1", "tab\t'@cmd", "' =SUM(A1)", "two\n'-3", "ok; fine", "a-b=c"]);
+    // Each of them is one quoted cell, so a reader splitting on ; or tab keeps it whole.
+    expect(response.body).toContain('"refund;\'=1+2"');
+    expect(response.body).toContain('"ok; fine"');
+  });
+
   it("answers CSV oldest first, cell by cell, with notes quoted and guarded against formulas, and totals in headers that sum up", async () => {
     const { key, telegramId } = await h.newKey(20);
     const notes = ["=SUM(A1:A9)", "+1 bonus", "-5 correction", "@cmd", 'said "hi", then left', "two\r\nlines", "Пополнение, счёт №5", "plain"];
