@@ -31,6 +31,15 @@ const integer = (fallback: string, min: number, max: number) =>
 
 const url = z.url({ protocol: /^https?$/ }).optional();
 
+/** A host that only this machine reaches: localhost, 127.0.0.0/8 or ::1. */
+function isLoopbackHost(host: string): boolean {
+  const name = host
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[(.*)\]$/, "$1");
+  return name === "localhost" || name === "::1" || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
 /** The setting that holds a provider's base URL: GATEWAY_URL, RATES_URL, … */
 export const providerUrl = <N extends ProviderName>(name: N) => `${name.toUpperCase()}_URL` as `${Uppercase<N>}_URL`;
 export const PROVIDER_URLS = PROVIDER_NAMES.map(providerUrl);
@@ -156,6 +165,10 @@ export const configSchema = z
   .refine((c) => c.CODES_KEY !== undefined || engineOf(c.DATABASE_URL) === "sqlite", {
     path: ["CODES_KEY"],
     message: "is required with PostgreSQL, the same on every instance (make one with: openssl rand -base64 32)",
+  })
+  .refine((c) => c.METRICS_PORT === null || c.METRICS_TOKEN !== undefined || isLoopbackHost(c.METRICS_HOST), {
+    path: ["METRICS_TOKEN"],
+    message: "is required when METRICS_HOST is beyond this machine (the metrics name routes and volumes): set one, or bind METRICS_HOST to 127.0.0.1",
   })
   .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
     path: ["RECONCILE_AFTER_MS"],

@@ -38,4 +38,14 @@ describe("configuration", () => {
   it("refuses a reconcile delay that an in-flight call could outlast", () => {
     expect(() => loadConfig({ UPSTREAM_TIMEOUT_MS: "30000", RECONCILE_AFTER_MS: "20000" })).toThrow(/RECONCILE_AFTER_MS/);
   });
+
+  it("refuses a metrics listener beyond this machine without a token, and says how to fix it", () => {
+    for (const host of ["0.0.0.0", "::", "10.0.0.5", "metrics.internal"]) {
+      expect(() => loadConfig({ METRICS_HOST: host }), host).toThrow(/METRICS_TOKEN: is required when METRICS_HOST is beyond this machine/);
+    }
+    for (const host of ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "localhost."])
+      expect(loadConfig({ METRICS_HOST: host }).METRICS_HOST).toBe(host);
+    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_TOKEN: "a-long-enough-token-1234" }).METRICS_TOKEN).toBeDefined();
+    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_PORT: "off" }).METRICS_PORT).toBeNull();
+  });
 });
