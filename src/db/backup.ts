@@ -1,4 +1,4 @@
-import { existsSync, linkSync, rmSync, statSync } from "node:fs";
+import { existsSync, linkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
 import type { Executor } from "./database.js";
@@ -54,6 +54,8 @@ export async function copySqlite(sourcePath: string, targetPath: string, verify:
     const started = performance.now();
     // After the first step, the rest in one step: one read transaction on the source, so one point in time;
     // a write by the service between the two steps makes SQLite start the copy again, within that step.
+    // Made the owner's alone before a byte is copied into it (the backup keeps the file's mode).
+    writeFileSync(partial, "", { flag: "wx", mode: 0o600 });
     await live.backup(partial, { progress: () => 0x7fffffff });
     const copyMs = Math.round(performance.now() - started);
 
