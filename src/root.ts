@@ -83,7 +83,8 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     onCall: metrics.providerCall,
   });
   lifecycle.add({ name: "providers", abort: upstream.abort, close: upstream.close });
-  const allowLoopback = (config.WEBHOOK_ALLOW_LOOPBACK ?? (config.UPSTREAM === "simulator" ? "true" : "false")) === "true";
+  // Webhooks to this machine only when asked for (the chat and the tests ask): else any key could probe local ports.
+  const allowLoopback = config.WEBHOOK_ALLOW_LOOPBACK === "true";
   const webhookSender = createWebhookSender({ allowLoopback });
   lifecycle.add({ name: "webhook sender", abort: webhookSender.destroy, close: webhookSender.close });
 

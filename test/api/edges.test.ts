@@ -134,6 +134,20 @@ describe("the contract's edges", () => {
     expect(await h.balance(key)).toBe(5 - composed.body.usdt_charged);
   });
 
+  it("refuses webhooks to this machine unless the deployment asks for them, the embedded simulator's default included", async () => {
+    const defaults = await startHarness({ UPSTREAM: "simulator" });
+    try {
+      const { key } = await defaults.newKey();
+      for (const url of ["http://127.0.0.1:9900/hook", "http://localhost.:9900/hook", "https://[::1]/hook"]) {
+        const refused = await defaults.call("POST", "/v1/webhook", { key, body: { url } });
+        expect(refused.status, url).toBe(400);
+      }
+      expect((await defaults.call("GET", "/v1/webhook", { key })).body.webhook).toBeNull();
+    } finally {
+      await defaults.close();
+    }
+  });
+
   it("answers health and the OpenAPI document even to an address that exhausted its failed-auth limit", async () => {
     const strict = await startHarness({ RATE_LIMIT_PER_MINUTE: "3" });
     try {
