@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { parseBasisPoints, parseUsdt } from "./core/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
@@ -30,6 +31,20 @@ const integer = (fallback: string, min: number, max: number) =>
     .transform(Number);
 
 const url = z.url({ protocol: /^https?$/ }).optional();
+
+/** One entry of TRUST_PROXY: an address, a CIDR, or one of proxy-addr's presets. */
+function isProxyAddress(entry: string): boolean {
+  if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
+  const [address, bits] = entry.split("/");
+  const plain = ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address);
+  if (!plain || bits === undefined) return plain;
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A host that only this machine reaches: localhost, 127.0.0.0/8 or ::1. */
 function isLoopbackHost(host: string): boolean {
@@ -136,6 +151,17 @@ export const configSchema = z
       .refine((v) => v === "off" || (/^\d+$/.test(v) && Number(v) <= 65535), "must be a port 0..65535, or off")
       .transform((v) => (v === "off" ? null : Number(v))),
     METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+    /**
+     * Behind a load balancer: the proxies whose X-Forwarded-For names the client (comma-separated addresses, CIDRs
+     * or loopback/linklocal/uniquelocal), or how many hops to trust. Unset: the socket's address, the header ignored.
+     */
+    TRUST_PROXY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^\d{1,2}$/.test(v) || v.split(",").every((part) => isProxyAddress(part.trim())), {
+        message: "must be a hop count, or addresses, CIDRs and loopback/linklocal/uniquelocal separated by commas",
+      })
+      .transform((v) => (v === undefined ? undefined : /^\d{1,2}$/.test(v) ? Number(v) : v)),
     /** When set, a scrape must send Authorization: Bearer <token> (for a metrics port reachable beyond this machine). */
     METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     /** Administrator alerts in Telegram: how often the conditions are checked. */

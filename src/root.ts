@@ -251,6 +251,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
     logger: log,
     onAnswered: metrics.request,
+    ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   const requests = trackRequests(api.server);

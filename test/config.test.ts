@@ -48,4 +48,11 @@ describe("configuration", () => {
     expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_TOKEN: "a-long-enough-token-1234" }).METRICS_TOKEN).toBeDefined();
     expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_PORT: "off" }).METRICS_PORT).toBeNull();
   });
+
+  it("takes TRUST_PROXY as proxies or a hop count, and refuses anything else", () => {
+    expect(loadConfig({}).TRUST_PROXY).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 192.168.1.5, loopback" }).TRUST_PROXY).toBe("10.0.0.0/8, 192.168.1.5, loopback");
+    for (const bad of ["everyone", "10.0.0.0/99", "1.2.3"]) expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY:/);
+  });
 });

@@ -39,7 +39,12 @@ export interface ApiOptions {
   onAnswered?: (answer: AnsweredRequest) => void;
   /** Webhook mode: the handler of the bot's updates, mounted at POST /telegram/webhook (it checks Telegram's secret itself). */
   telegramWebhook?: RouteHandlerMethod;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (addresses, CIDRs, presets or a hop count); none by default. */
+  trustProxy?: string | number;
 }
+
+/** Fastify's trustProxy: the proxies named, or the first `hops` hops (as Fastify does with a number). */
+const trusted = (setting: string | number) => (typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting);
 
 export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 /** The per-key limit counts requests in windows of a minute (RATE_LIMIT_PER_MINUTE). */
@@ -51,6 +56,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger,
     logController: new OneLinePerRequest(),
     bodyLimit: options.bodyLimitBytes,
+    // Only a proxy named here is believed about the client's address; without one, X-Forwarded-For is ignored.
+    ...(options.trustProxy === undefined ? {} : { trustProxy: trusted(options.trustProxy) }),
     ...requestIdOptions,
   }).withTypeProvider<ZodTypeProvider>();
   registerRequestId(app);

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Accounts, Caller } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
@@ -52,6 +53,18 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/**
+ * Whom a request counts against: its key, or (unauthenticated) its address: an IPv4 address, or the /64 an IPv6
+ * address lies in (one subscriber holds a whole /64, so rotating within it must not buy more tries).
+ */
 export function rateLimitKey(request: FastifyRequest): string {
-  return request.caller ? `account:${request.caller.account.id}` : `ip:${request.ip}`;
+  return request.caller ? `account:${request.caller.account.id}` : `ip:${clientNetwork(request.ip)}`;
+}
+
+export function clientNetwork(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === "ipv4") return ip.toString();
+  const prefix = (ip as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${prefix.join(":")}::/64`;
 }

@@ -34,6 +34,46 @@ describe("rate limit", () => {
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.slice(5)).toEqual([429, 429]);
   });
+
+  it("counts failed authentication per IPv6 /64, so rotating addresses within one does not buy more tries", async () => {
+    const wrong = (remoteAddress: string) => h.call("GET", "/v1/balance", { key: "sj_wrong", remoteAddress });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) statuses.push((await wrong(`2001:db8:aa:bb::${i.toString(16)}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await wrong("2001:db8:aa:bb:ffff:ffff:ffff:ffff")).status).toBe(429);
+    // The next /64 over, and an IPv4 client, have their own allowance.
+    expect((await wrong("2001:db8:aa:bc::1")).status).toBe(401);
+    expect((await wrong("198.51.100.20")).status).toBe(401);
+  });
+});
+
+describe("behind a proxy", () => {
+  const client = (forwardedFor: string) => ({ key: "sj_wrong", headers: { "x-forwarded-for": forwardedFor }, remoteAddress: "10.0.0.2" });
+  const tries = async (proxied: Harness, forwardedFor: string, n: number) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i++) statuses.push((await proxied.call("GET", "/v1/balance", client(forwardedFor))).status);
+    return statuses;
+  };
+
+  it("believes X-Forwarded-For only from a proxy named in TRUST_PROXY: each client then counts apart", async () => {
+    const proxied = await startHarness({ RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: "10.0.0.0/8" });
+    try {
+      expect(await tries(proxied, "203.0.113.1", 4)).toEqual([401, 401, 401, 429]);
+      expect(await tries(proxied, "203.0.113.2", 1)).toEqual([401]);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it("ignores X-Forwarded-For without TRUST_PROXY: a client cannot claim another address", async () => {
+    const direct = await startHarness({ RATE_LIMIT_PER_MINUTE: "3" });
+    try {
+      expect(await tries(direct, "203.0.113.1", 4)).toEqual([401, 401, 401, 429]);
+      expect(await tries(direct, "203.0.113.2", 1)).toEqual([429]);
+    } finally {
+      await direct.close();
+    }
+  });
 });
 
 /** Every keyed endpoint with a request that would otherwise succeed. */
