@@ -101,3 +101,13 @@ export async function disableEndpoint(exec: Executor, accountId: number, change:
     .executeTakeFirst();
   return endpoint?.url ?? null;
 }
+
+/** Stops the previous secret signing now (before its overlap ends); false when there is no endpoint. */
+export async function revokePreviousSecret(exec: Executor, accountId: number, at: string): Promise<boolean> {
+  const result = await exec
+    .updateTable("webhook_endpoints")
+    .set({ previous_secret_sealed: null, previous_secret_until: null, updated_at: at })
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

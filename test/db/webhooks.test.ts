@@ -14,6 +14,7 @@ import {
   endpointOf,
   hasEndpoint,
   insertEndpoint,
+  revokePreviousSecret,
   rotateEndpointSecret,
   sendingEndpoint,
 } from "../../src/db/webhook-endpoints.js";
@@ -116,6 +117,10 @@ describe("webhook endpoints", () => {
       previousSecretSealed: "sealed-1",
       previousSecretUntil: minute(60),
     });
+
+    expect(await revokePreviousSecret(db, accountId, minute(1))).toBe(true);
+    expect(await sendingEndpoint(db, accountId)).toMatchObject({ secretSealed: "sealed-2", previousSecretSealed: null, previousSecretUntil: null });
+    expect(await revokePreviousSecret(db, 999_999, minute(1))).toBe(false);
 
     expect(await disableEndpoint(db, accountId, { at: minute(2), reason: "gave up" })).toBe("https://hooks.example.com/in");
     // A second disable (another instance giving up too) changes nothing and tells nobody.

@@ -270,6 +270,18 @@ describe("delivery", () => {
     expect(signedBy(got, "whsec_someone_else")).toBe(false);
     // A delivery replayed outside the tolerance is refused by the receiver's check.
     expect(verifySignature(String(got.headers["x-webhook-signature"]), got.body, fresh, 300, Date.now() + 301_000)).toBe(false);
+
+    // The old secret revoked at once: from now on only the new one signs.
+    const revoked = await h.call("DELETE", "/v1/webhook/secret/previous", { key });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.webhook).toMatchObject({ previous_secret_until: null });
+    const after = await h.call("POST", "/v1/webhook/ping", { key });
+    const [signed] = receiver.of(after.body.event_id);
+    expect(String(signed.headers["x-webhook-signature"]).match(/v1=/g)).toHaveLength(1);
+    expect(signedBy(signed, fresh)).toBe(true);
+    expect(signedBy(signed, old)).toBe(false);
+    const other = await h.newKey();
+    expect((await h.call("DELETE", "/v1/webhook/secret/previous", { key: other.key })).status).toBe(404);
   });
 });
 

@@ -82,6 +82,22 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, 
     },
   );
 
+  app.delete(
+    "/v1/webhook/secret/previous",
+    {
+      schema: {
+        summary: "Stop the previous signing secret now, before its overlap ends (a leaked secret revoked at once)",
+        operationId: "revokePreviousWebhookSecret",
+        tags,
+        response: { 200: webhookResponse, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { account } = callerOf(request);
+      return { success: true as const, webhook: await view(account.id, await webhooks.revokePreviousSecret(account.id)) };
+    },
+  );
+
   app.post(
     "/v1/webhook/ping",
     {

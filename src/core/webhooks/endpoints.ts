@@ -1,7 +1,14 @@
 import { isIP } from "node:net";
 import type { Db } from "../../db/database.js";
 import { transaction } from "../../db/transaction.js";
-import { changeEndpointUrl, deleteEndpoint, endpointOf, insertEndpoint, rotateEndpointSecret } from "../../db/webhook-endpoints.js";
+import {
+  changeEndpointUrl,
+  deleteEndpoint,
+  endpointOf,
+  insertEndpoint,
+  revokePreviousSecret,
+  rotateEndpointSecret,
+} from "../../db/webhook-endpoints.js";
 import { giveUpPending, makePendingDue } from "../../db/webhook-events.js";
 import { invalid, notFound } from "../errors.js";
 import type { Clock } from "../ports.js";
@@ -117,6 +124,14 @@ export function createEndpoints({ db, clock, vault, policy }: { db: Db; clock: C
         });
         return { secret, previousSecretUntil: until };
       });
+    },
+
+    /** Ends a rotation's overlap now: only the current secret signs from here on (a leaked old one is revoked). */
+    async revokePreviousSecret(accountId: number): Promise<WebhookEndpoint> {
+      if (!(await revokePreviousSecret(db, accountId, clock.now().toISOString()))) {
+        throw notFound("No webhook endpoint: set one first (POST /v1/webhook)");
+      }
+      return view((await endpointOf(db, accountId))!);
     },
 
     /** Removes the endpoint; events still waiting are given up (they had nowhere to go). */

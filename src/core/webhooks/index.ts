@@ -40,6 +40,7 @@ export function createWebhooks(options: WebhooksOptions) {
     get: endpoints.get,
     set: endpoints.set,
     rotateSecret: endpoints.rotateSecret,
+    revokePreviousSecret: endpoints.revokePreviousSecret,
     remove: endpoints.remove,
 
     /** Events not yet delivered (waiting, or due for a retry). */
