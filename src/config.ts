@@ -133,13 +133,15 @@ export const configSchema = z
     WEBHOOK_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
     /** One delivery attempt's bound, the whole exchange included. */
     WEBHOOK_TIMEOUT_MS: integer("10000", 100, 60_000),
-    /** The first retry's delay; each later one doubles, up to WEBHOOK_RETRY_MAX_MS. */
+    /** A failing endpoint's first wait (its breaker); each later one doubles, up to WEBHOOK_RETRY_MAX_MS. */
     WEBHOOK_RETRY_BASE_MS: integer("10000", 10, 3_600_000),
     WEBHOOK_RETRY_MAX_MS: integer("3600000", 10, 86_400_000),
-    /** How long a failing event is retried before the endpoint is disabled (26 hours: at least a day, as promised). */
+    /** How long a failing endpoint is retried before it is disabled (26 hours: at least a day, as promised). */
     WEBHOOK_RETRY_FOR_MS: integer("93600000", 100, 7 * 86_400_000),
     /** How often each instance looks for due events besides being woken by its own commits. */
     WEBHOOK_POLL_MS: integer("1000", 20, 60_000),
+    /** Events an account may have waiting; past it, new events are not queued but counted as dropped (shown by GET /v1/webhook). */
+    WEBHOOK_PENDING_MAX: integer("1000", 1, 1_000_000),
     /** Delivered and given-up webhook events (and their attempts) are deleted after this many days. */
     WEBHOOK_RETENTION_DAYS: integer("30", 1, 3650),
     /** After a secret rotation, how long the previous secret keeps signing beside the new one. */

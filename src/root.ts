@@ -110,6 +110,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     webhooks: {
       sender: webhookSender,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      pendingMax: config.WEBHOOK_PENDING_MAX,
       policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
       // What each event says (order events carry the order's status-endpoint body, never gift card codes).
       events: webhookEvents,

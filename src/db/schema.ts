@@ -122,6 +122,14 @@ export interface WebhookEndpointsTable {
   /** Set when deliveries gave up; events wait until the endpoint is set again. */
   disabled_at: string | null;
   disabled_reason: string | null;
+  /** When the endpoint may be attempted next: the breaker's wait after failures, or an instance's lease on it. */
+  ready_at: Generated<string>;
+  /** Failed turns in a row (the breaker), and when the first of them failed. */
+  failures: Generated<number>;
+  failing_since: string | null;
+  /** Events the pending cap turned away, and the last time it did. */
+  dropped_events: Generated<number>;
+  last_dropped_at: string | null;
   created_at: string;
   updated_at: string;
 }

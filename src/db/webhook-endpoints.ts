@@ -1,15 +1,21 @@
 import type { SealedSecrets, StoredEndpoint } from "../core/webhooks/endpoints.js";
-import type { Executor } from "./database.js";
+import type { Db, Executor } from "./database.js";
+import type { Claims } from "./leases.js";
+import type { Selectable } from "kysely";
 import type { WebhookEndpointsTable } from "./schema.js";
 
 // Each account's one webhook endpoint and its sealed secrets.
 
-const toEndpoint = (row: WebhookEndpointsTable): StoredEndpoint => ({
+const toEndpoint = (row: Selectable<WebhookEndpointsTable>): StoredEndpoint => ({
   url: row.url,
   enabled: row.disabled_at === null,
   disabledAt: row.disabled_at,
   disabledReason: row.disabled_reason,
   previousSecretUntil: row.previous_secret_until,
+  failingSince: row.failing_since,
+  retryAt: row.failures > 0 ? row.ready_at : null,
+  droppedEvents: row.dropped_events,
+  lastDroppedAt: row.last_dropped_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   secretSealed: row.secret_sealed,
@@ -51,17 +57,18 @@ export async function insertEndpoint(exec: Executor, endpoint: { accountId: numb
       account_id: endpoint.accountId,
       url: endpoint.url,
       secret_sealed: endpoint.secretSealed,
+      ready_at: endpoint.at,
       created_at: endpoint.at,
       updated_at: endpoint.at,
     })
     .execute();
 }
 
-/** A new URL for the endpoint, enabled again. */
+/** A new URL for the endpoint, enabled again with its breaker closed (its waiting events go at the usual pace). */
 export async function changeEndpointUrl(exec: Executor, accountId: number, change: { url: string; at: string }): Promise<void> {
   await exec
     .updateTable("webhook_endpoints")
-    .set({ url: change.url, disabled_at: null, disabled_reason: null, updated_at: change.at })
+    .set({ url: change.url, disabled_at: null, disabled_reason: null, ready_at: change.at, failures: 0, failing_since: null, updated_at: change.at })
     .where("account_id", "=", accountId)
     .execute();
 }
@@ -110,4 +117,50 @@ export async function revokePreviousSecret(exec: Executor, accountId: number, at
     .where("account_id", "=", accountId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Counts an event the pending cap turned away. */
+export async function countDropped(exec: Executor, accountId: number, at: string): Promise<void> {
+  await exec
+    .updateTable("webhook_endpoints")
+    .set((eb) => ({ dropped_events: eb("dropped_events", "+", 1), last_dropped_at: at }))
+    .where("account_id", "=", accountId)
+    .execute();
+}
+
+/**
+ * Ends an instance's turn on the endpoint, guarded by the lease it wrote: after a turn whose attempts all
+ * succeeded it is ready now and its breaker closed; after a failure it waits until `retryAt` (the breaker),
+ * counting the failure and keeping when the streak began. False when the lease no longer holds it.
+ */
+export async function endTurn(
+  exec: Executor,
+  accountId: number,
+  turn: { lease: string; at: string; failed: boolean; retryAt: string },
+): Promise<boolean> {
+  const result = await exec
+    .updateTable("webhook_endpoints")
+    .set((eb) =>
+      turn.failed
+        ? { ready_at: turn.retryAt, failures: eb("failures", "+", 1), failing_since: eb.fn.coalesce("failing_since", eb.val(turn.at)) }
+        : { ready_at: turn.at, failures: 0, failing_since: null },
+    )
+    .where("account_id", "=", accountId)
+    .where("ready_at", "=", turn.lease)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Makes the endpoints this instance holds (turns cut short by a stop) ready now; returns their account ids. */
+export function releaseEndpoints(db: Db, claims: Claims, now: string): Promise<number[]> {
+  return claims.release(async (ids, until) => {
+    const rows = await db
+      .updateTable("webhook_endpoints")
+      .set({ ready_at: now })
+      .where("account_id", "in", ids)
+      .where("ready_at", "=", until)
+      .returning("account_id")
+      .execute();
+    return rows.map((row) => row.account_id);
+  });
 }

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
-import type { Db, Executor } from "./database.js";
-import { type Claims, claimDue } from "./leases.js";
+import { type Db, type Executor, isPostgres } from "./database.js";
+import type { Claims } from "./leases.js";
 import type { WebhookEventsTable } from "./schema.js";
 import { transaction } from "./transaction.js";
 
@@ -17,6 +17,8 @@ export interface WebhookEvent {
   /** Attempts made so far, the one under way included. */
   attempts: number;
   createdAt: string;
+  /** A sandbox call's event: attempted once, never retried. */
+  test: boolean;
   /** The lease this instance wrote when it claimed the event (its `next_attempt_at`): what its outcome is guarded by. */
   lease: string | null;
 }
@@ -55,20 +57,57 @@ export const toEvent = (row: Selectable<WebhookEventsTable>): WebhookEvent => ({
   payload: row.payload,
   attempts: row.attempts,
   createdAt: row.created_at,
+  test: row.test_event,
   lease: row.next_attempt_at,
 });
 
+/** An instance's turn on one endpoint: its oldest waiting events, sent at once, and the endpoint's breaker. */
+export interface Turn {
+  accountId: number;
+  /** The lease written into the endpoint and its events: what the turn's end is guarded by. */
+  lease: string;
+  /** Failed turns in a row before this one, and since when (null: the endpoint is healthy). */
+  failures: number;
+  failingSince: string | null;
+  events: WebhookEvent[];
+}
+
+export interface TurnOptions {
+  now: string;
+  /** The lease's end. */
+  until: string;
+  /** Events to claim at most, over all endpoints (the free slots). */
+  limit: number;
+  /** Events per turn of a healthy endpoint; an endpoint whose breaker is open gets one (the probe). */
+  perEndpoint: number;
+}
+
 /**
- * Pending events due at `now` whose endpoint is enabled, oldest first; an event waits while an earlier event of
- * the same order is pending, so each order's events arrive in order.
+ * Endpoints with waiting events that may be attempted now (enabled, not leased, breaker closed or due a probe),
+ * the longest ready first: each turn ends by making its endpoint ready at its end, so endpoints take turns.
  */
-const dueEvents = (exec: Executor, now: string, limit: number) =>
+const readyEndpoints = (exec: Executor, now: string, limit: number) =>
+  exec
+    .selectFrom("webhook_endpoints")
+    .select(["account_id", "failures", "failing_since"])
+    .where("disabled_at", "is", null)
+    .where("ready_at", "<=", now)
+    .where("account_id", "in", (eb) => eb.selectFrom("webhook_events").select("account_id").where("status", "=", "pending"))
+    .orderBy("ready_at")
+    .orderBy("account_id")
+    .limit(limit);
+
+/**
+ * The account's oldest waiting events; an event waits while an earlier event of the same order is pending, so
+ * each order's events arrive in order.
+ */
+const waitingEvents = (exec: Executor, accountId: number, now: string, limit: number) =>
   exec
     .selectFrom("webhook_events as e")
     .selectAll("e")
+    .where("e.account_id", "=", accountId)
     .where("e.status", "=", "pending")
     .where("e.next_attempt_at", "<=", now)
-    .where("e.account_id", "in", (eb) => eb.selectFrom("webhook_endpoints").select("account_id").where("disabled_at", "is", null))
     .where((eb) =>
       eb.not(
         eb.exists(
@@ -84,22 +123,63 @@ const dueEvents = (exec: Executor, now: string, limit: number) =>
     .orderBy("e.id")
     .limit(limit);
 
-/** Leases up to `limit` due events to this instance until `until`, counting the attempt each is claimed for. */
-export async function claimDueEvents(db: Db, claims: Claims, options: { now: string; until: string; limit: number }): Promise<WebhookEvent[]> {
-  const rows = await claimDue({
-    db,
-    claims,
-    until: options.until,
-    limit: options.limit,
-    due: (exec, limit) => dueEvents(exec, options.now, limit),
-    lease: (trx, ids) =>
-      trx
+/**
+ * Leases turns to this instance until `until`: endpoints ready now, each with up to `perEndpoint` of its events
+ * (one while its breaker is open), `limit` events in all, counting the attempt each event is claimed for. A
+ * plain read comes first, so an idle instance takes no write transaction (SQLite's write lock); on PostgreSQL
+ * the endpoints are locked `FOR UPDATE SKIP LOCKED`, so two instances never take turns on the same endpoint:
+ * at most `perEndpoint` attempts are under way per endpoint across every instance.
+ */
+export async function claimTurns(db: Db, claims: { endpoints: Claims; events: Claims }, options: TurnOptions): Promise<Turn[]> {
+  const { now, until } = options;
+  if (!(await readyEndpoints(db, now, 1).execute()).length) return [];
+  const turns = await db.transaction().execute(async (trx) => {
+    const ready = readyEndpoints(trx, now, options.limit);
+    const endpoints = await (isPostgres(trx) ? ready.forUpdate().skipLocked() : ready).execute();
+    const taken: Turn[] = [];
+    let left = options.limit;
+    for (const endpoint of endpoints) {
+      if (left <= 0) break;
+      const take = Math.min(left, endpoint.failures > 0 ? 1 : options.perEndpoint);
+      const rows = await waitingEvents(trx, endpoint.account_id, now, take).execute();
+      if (!rows.length) continue;
+      left -= rows.length;
+      const ids = rows.map((row) => row.id);
+      await trx
         .updateTable("webhook_events")
-        .set((eb) => ({ next_attempt_at: options.until, attempts: eb("attempts", "+", 1) }))
+        .set((eb) => ({ next_attempt_at: until, attempts: eb("attempts", "+", 1) }))
         .where("id", "in", ids)
-        .execute(),
+        .execute();
+      await trx.updateTable("webhook_endpoints").set({ ready_at: until }).where("account_id", "=", endpoint.account_id).execute();
+      taken.push({
+        accountId: endpoint.account_id,
+        lease: until,
+        failures: endpoint.failures,
+        failingSince: endpoint.failing_since,
+        events: rows.map((row) => ({ ...toEvent(row), attempts: row.attempts + 1, lease: until })),
+      });
+    }
+    return taken;
   });
-  return rows.map((row) => ({ ...toEvent(row), attempts: row.attempts + 1, lease: options.until }));
+  for (const turn of turns) {
+    claims.endpoints.hold(turn.accountId, until);
+    for (const event of turn.events) claims.events.hold(event.id, until);
+  }
+  return turns;
+}
+
+/** Whether the account has `count` events or more waiting (the pending cap); reads at most `count` index entries. */
+export async function pendingAtLeast(exec: Executor, accountId: number, count: number): Promise<boolean> {
+  const row = await exec
+    .selectFrom("webhook_events")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("status", "=", "pending")
+    .orderBy("id")
+    .limit(1)
+    .offset(count - 1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**
@@ -158,11 +238,6 @@ export async function setOutcome(exec: Executor, event: Pick<WebhookEvent, "id" 
     .where("next_attempt_at", "=", event.lease)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
-}
-
-/** The account's waiting events are due now (its endpoint was set or changed). */
-export async function makePendingDue(exec: Executor, accountId: number, at: string): Promise<void> {
-  await exec.updateTable("webhook_events").set({ next_attempt_at: at }).where("account_id", "=", accountId).where("status", "=", "pending").execute();
 }
 
 /** The account's waiting events are given up, with why (its endpoint was removed). */

@@ -3,19 +3,19 @@ import { attemptRecord, errorOf, type Send, succeeded } from "../core/webhooks/s
 import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
 import { transaction } from "../db/transaction.js";
-import { disableEndpoint } from "../db/webhook-endpoints.js";
-import { claimDueEvents, recordAttempt, releaseEvents, setOutcome, type WebhookEvent } from "../db/webhook-events.js";
+import { disableEndpoint, endTurn, releaseEndpoints } from "../db/webhook-endpoints.js";
+import { claimTurns, recordAttempt, releaseEvents, setOutcome, type Turn, type WebhookEvent } from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface DispatchSettings {
   /** One attempt's bound: connecting, the answer's headers and its body. */
   timeoutMs: number;
-  /** The first retry's delay; each later one doubles, up to `retryMaxMs`, with a little jitter. */
+  /** A failing endpoint's first wait (the breaker); each later one doubles, up to `retryMaxMs`, with a little jitter. */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** Failures keep being retried until the event is this old; then the endpoint is disabled. */
+  /** A failing endpoint keeps being probed until it has failed for this long; then it is disabled. */
   retryForMs: number;
-  /** How often the outbox is looked at besides the wakes (an outbox commit, a freed slot). */
+  /** How often the outbox is looked at besides the wakes (an outbox commit, a turn's end). */
   pollMs: number;
 }
 
@@ -31,24 +31,27 @@ export interface DispatchOptions {
   scope?: BackgroundScope;
 }
 
-/** Attempts under way at once in one process, each on its own: a slow receiver holds one slot, not the others. */
+/** Attempts under way at once in one process, each on its own: a slow receiver holds its slots, not the others. */
 const SLOTS = 16;
+/** Attempts under way at once per endpoint, across every instance (a turn's events); one while its breaker is open. */
+export const PER_ENDPOINT = 4;
 
-/** The delay before the next attempt after `attempts` failed ones. */
-export function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryMaxMs">, attempts: number): number {
-  const step = Math.min(settings.retryBaseMs * 2 ** Math.min(attempts - 1, 30), settings.retryMaxMs);
+/** The breaker's wait after `failures` failed turns in a row: doubling from the base up to the most, with a little jitter. */
+export function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryMaxMs">, failures: number): number {
+  const step = Math.min(settings.retryBaseMs * 2 ** Math.min(failures - 1, 30), settings.retryMaxMs);
   return Math.round(step * (0.9 + Math.random() * 0.2));
 }
 
 /**
- * Records an attempt and what follows from it, in one transaction: delivered, due again later, or given up
- * (then the endpoint is disabled). Returns the endpoint disabled by this record, to be told of, or null.
+ * Records an attempt and what follows from it for the event, in one transaction: delivered; given up (a test
+ * event is attempted once; an endpoint failing for longer than `retryForMs` is disabled); or waiting for the
+ * endpoint's next turn. Returns the endpoint disabled by this record, to be told of, or null.
  */
 export async function record(
   db: Db,
   settings: DispatchSettings,
   event: WebhookEvent,
-  attempt: { url: string; result: WebhookResult; now: Date },
+  attempt: { url: string; result: WebhookResult; now: Date; failingSince: string | null },
 ): Promise<{ url: string; reason: string } | null> {
   const { result, now } = attempt;
   const at = now.toISOString();
@@ -59,8 +62,13 @@ export async function record(
       await setOutcome(trx, event, { delivered: at });
       return null;
     }
-    if (now.getTime() - Date.parse(event.createdAt) < settings.retryForMs) {
-      await setOutcome(trx, event, { retryAt: new Date(now.getTime() + backoff(settings, event.attempts)).toISOString(), error: errorOf(result) });
+    if (event.test) {
+      await setOutcome(trx, event, { givenUp: `${errorOf(result)} (a test event is attempted once, never retried)` });
+      return null;
+    }
+    const failingFor = attempt.failingSince === null ? 0 : now.getTime() - Date.parse(attempt.failingSince);
+    if (failingFor < settings.retryForMs) {
+      await setOutcome(trx, event, { retryAt: at, error: errorOf(result) });
       return null;
     }
     return giveUp(trx, event, errorOf(result), at);
@@ -76,56 +84,83 @@ async function giveUp(trx: Executor, event: WebhookEvent, error: string, at: str
 }
 
 /**
- * Dispatches the outbox. An event is claimed through a lease (db/leases.ts: of several instances exactly one
- * makes each attempt); a process killed during an attempt leaves the claim to lapse, and the event is sent
- * again: at least once. An event waits while an earlier event of the same order is undelivered, so each
- * order's events arrive in order.
+ * Dispatches the outbox fairly. Work is taken in turns per endpoint (db/webhook-events.ts `claimTurns`): the
+ * endpoint ready longest gets the next turn, with up to PER_ENDPOINT of its oldest events sent at once, and is
+ * leased meanwhile, so one instance at a time works on it. A turn with a failed attempt opens the endpoint's
+ * breaker: it waits (doubling) and is then probed with one event, instead of each event retrying on its own;
+ * a turn that succeeds closes it. So a hanging or dropping endpoint holds at most PER_ENDPOINT of the SLOTS,
+ * and only until its first failure; every other endpoint keeps its turns. A process killed during a turn leaves
+ * its leases to lapse and the events are sent again: at least once. Each order's events arrive in order.
  */
 export function createWebhookDispatch(options: DispatchOptions) {
   const { db, clock, settings, log } = options;
   const scope = options.scope ?? unnamed;
   const leaseMs = settings.timeoutMs + 5_000;
-  const claims = createClaims();
+  const claims = { endpoints: createClaims(), events: createClaims() };
   const disabledListeners: DisabledListener[] = [];
-  const inFlight = new Set<Promise<void>>();
+  const turns = new Set<Promise<void>>();
+  /** Attempts under way in this process (the slots taken). */
+  let busy = 0;
   /** Set by `stop`: no more claims. */
   let stopped = true;
-  /** Set by `handBack`: attempts cut short record nothing (their events are already due again). */
+  /** Set by `handBack`: attempts cut short record nothing (their events and endpoints are already ready again). */
   let handedBack = false;
 
-  const claim = (limit: number) => {
-    const now = clock.now();
-    return claimDueEvents(db, claims, { now: now.toISOString(), until: new Date(now.getTime() + leaseMs).toISOString(), limit });
-  };
-
-  /** One attempt of a claimed event. */
-  async function attempt(event: WebhookEvent): Promise<void> {
+  /** One attempt of a claimed event; false when it failed. */
+  async function attempt(event: WebhookEvent, turn: Turn): Promise<boolean> {
     try {
       const sent = await options.send(event, event.attempts);
-      if (!sent || handedBack) return;
-      const disabled = await record(db, settings, event, { ...sent, now: clock.now() });
+      if (!sent || handedBack) return true;
+      const disabled = await record(db, settings, event, { ...sent, now: clock.now(), failingSince: turn.failingSince });
       if (disabled) for (const listener of disabledListeners) listener(event.accountId, disabled.url, disabled.reason);
+      return succeeded(sent.result);
     } catch (error) {
       // The claim lapses and the event comes due again: nothing is lost.
       log.warn({ eventId: event.eventId, err: error }, "webhook delivery could not be recorded; it will be retried");
+      return false;
     } finally {
-      claims.drop(event.id);
+      claims.events.drop(event.id);
+      busy -= 1;
     }
   }
 
-  /** Claims due events into the free slots until none is due; each attempt runs on its own. */
+  /** A turn: its attempts at once, then the endpoint's breaker closed (all delivered) or opened further. */
+  async function take(turn: Turn): Promise<void> {
+    const outcomes = await Promise.all(turn.events.map((event) => scope(`wh-${event.eventId}`, () => attempt(event, turn))));
+    try {
+      if (handedBack) return;
+      const failed = outcomes.includes(false);
+      const now = clock.now();
+      const retryAt = new Date(now.getTime() + backoff(settings, turn.failures + 1)).toISOString();
+      await endTurn(db, turn.accountId, { lease: turn.lease, at: now.toISOString(), failed, retryAt });
+    } catch (error) {
+      // The endpoint's lease lapses and it is ready again then: nothing is lost.
+      log.warn({ accountId: turn.accountId, err: error }, "webhook turn could not be ended; the endpoint is ready again when its lease lapses");
+    } finally {
+      claims.endpoints.drop(turn.accountId);
+    }
+  }
+
+  /** Claims turns into the free slots until no endpoint is ready; each turn runs on its own. */
   async function pass(): Promise<void> {
     for (;;) {
-      const free = SLOTS - inFlight.size;
+      const free = SLOTS - busy;
       if (free <= 0 || stopped) return;
-      const claimed = await claim(free);
+      const now = clock.now();
+      const claimed = await claimTurns(db, claims, {
+        now: now.toISOString(),
+        until: new Date(now.getTime() + leaseMs).toISOString(),
+        limit: free,
+        perEndpoint: PER_ENDPOINT,
+      });
       if (!claimed.length) return;
-      for (const event of claimed) {
-        const job: Promise<void> = scope(`wh-${event.eventId}`, () => attempt(event)).finally(() => {
-          inFlight.delete(job);
+      for (const turn of claimed) {
+        busy += turn.events.length;
+        const running: Promise<void> = take(turn).finally(() => {
+          turns.delete(running);
           loop.wake();
         });
-        inFlight.add(job);
+        turns.add(running);
       }
     }
   }
@@ -142,17 +177,17 @@ export function createWebhookDispatch(options: DispatchOptions) {
 
   const job = {
     name: "webhook dispatch",
-    /** Looks for due events now (after a commit that recorded some, or an attempt that freed a slot). */
+    /** Looks for ready endpoints now (after a commit that recorded events, or a turn that ended). */
     wake: loop.wake,
-    /** Runs one pass and waits for the attempts it started: tests and tools use it. */
+    /** Runs one pass and waits for the turns it started: tests and tools use it. */
     async drain(): Promise<void> {
       const wasStopped = stopped;
       stopped = false;
       try {
         do {
           await loop.runOnce();
-          await Promise.all([...inFlight]);
-        } while (inFlight.size);
+          await Promise.all([...turns]);
+        } while (turns.size);
       } finally {
         stopped = wasStopped;
       }
@@ -162,18 +197,20 @@ export function createWebhookDispatch(options: DispatchOptions) {
       handedBack = false;
       loop.start();
     },
-    /** Stops claiming and waits for the attempts under way (each bounded by the timeout). */
+    /** Stops claiming and waits for the turns under way (each attempt bounded by the timeout). */
     async stop() {
       stopped = true;
       await loop.stop();
-      await Promise.all([...inFlight]);
+      await Promise.all([...turns]);
     },
     /** Events claimed and being sent now. */
-    underWay: () => ({ webhookAttempts: claims.size }),
-    /** After `stop`: events still claimed (attempts cut short) are made due again now. */
+    underWay: () => ({ webhookAttempts: claims.events.size }),
+    /** After `stop`: events and endpoints still claimed (turns cut short) are made ready again now. */
     async handBack(): Promise<{ webhookEvents: number[] }> {
       handedBack = true;
-      return { webhookEvents: await releaseEvents(db, claims, clock.now().toISOString()) };
+      const now = clock.now().toISOString();
+      await releaseEndpoints(db, claims.endpoints, now);
+      return { webhookEvents: await releaseEvents(db, claims.events, now) };
     },
     /** Told when attempts gave up and the endpoint was disabled (the bot tells the owner). Must not throw. */
     onDisabled(listener: DisabledListener) {

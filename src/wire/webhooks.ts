@@ -23,6 +23,14 @@ export const webhookView = z
     disabled_reason: z.string().nullable(),
     previous_secret_until: dateTime.nullable().describe("After a rotation: until when the previous secret also signs"),
     pending_events: z.number().int().describe("Events not yet delivered"),
+    pending_limit: z
+      .number()
+      .int()
+      .describe("The most events that may wait: past it, new events are not queued but counted in dropped_events (catch up from GET /v1/orders)"),
+    dropped_events: z.number().int().describe("Events never queued because pending_limit events were waiting"),
+    last_dropped_at: dateTime.nullable(),
+    failing_since: dateTime.nullable().describe("Since when every attempt has failed (the endpoint is backed off as a whole), or null"),
+    retry_at: dateTime.nullable().describe("While failing: when the endpoint is tried next, with one event"),
     created_at: dateTime,
     updated_at: dateTime,
   })
@@ -85,13 +93,18 @@ export const webhookAttemptsResponse = z.object({
   next_before: z.number().int().nullable().describe("Pass as `before` for the next (older) page; null on the last page"),
 });
 
-export const webhookEndpointView = (endpoint: WebhookEndpoint, pendingEvents: number): z.infer<typeof webhookView> => ({
+export const webhookEndpointView = (endpoint: WebhookEndpoint, pending: { count: number; limit: number }): z.infer<typeof webhookView> => ({
   url: endpoint.url,
   enabled: endpoint.enabled,
   disabled_at: endpoint.disabledAt,
   disabled_reason: endpoint.disabledReason,
   previous_secret_until: endpoint.previousSecretUntil,
-  pending_events: pendingEvents,
+  pending_events: pending.count,
+  pending_limit: pending.limit,
+  dropped_events: endpoint.droppedEvents,
+  last_dropped_at: endpoint.lastDroppedAt,
+  failing_since: endpoint.failingSince,
+  retry_at: endpoint.retryAt,
   created_at: endpoint.createdAt,
   updated_at: endpoint.updatedAt,
 });

@@ -9,22 +9,25 @@ import { insertEvent } from "../../src/db/outbox.js";
 import { transaction } from "../../src/db/transaction.js";
 import {
   changeEndpointUrl,
+  countDropped,
   deleteEndpoint,
   disableEndpoint,
   endpointOf,
+  endTurn,
   hasEndpoint,
   insertEndpoint,
+  releaseEndpoints,
   revokePreviousSecret,
   rotateEndpointSecret,
   sendingEndpoint,
 } from "../../src/db/webhook-endpoints.js";
 import {
-  claimDueEvents,
+  claimTurns,
   finishPing,
   giveUpPending,
   insertPing,
   listAttempts,
-  makePendingDue,
+  pendingAtLeast,
   pendingEvents,
   purgeEvents,
   recordAttempt,
@@ -84,6 +87,12 @@ const order = (accountId: number) =>
     checkAfter: at,
     at,
   });
+
+const newClaims = () => ({ endpoints: createClaims(), events: createClaims() });
+
+/** The events of the turns claimed at `now` (leased until `until`), up to `perEndpoint` per endpoint. */
+const claimDueEvents = async (claims: ReturnType<typeof newClaims>, options: { now: string; until: string; limit: number; perEndpoint?: number }) =>
+  (await claimTurns(db, claims, { perEndpoint: 10, ...options })).flatMap((turn) => turn.events);
 
 const attempt = (succeeded: boolean, when = at) => ({
   url: "https://hooks.example.com/in",
@@ -172,7 +181,7 @@ describe("the outbox and the dispatch's events", () => {
     await disableEndpoint(db, disabled, { at, reason: "off" });
 
     const now = minute(1);
-    const claim = () => claimDueEvents(db, createClaims(), { now, until: minute(2), limit: 10 });
+    const claim = () => claimDueEvents(newClaims(), { now, until: minute(2), limit: 10 });
     const [a, b] = await Promise.all([claim(), claim()]);
     const claimed = [...a, ...b].map((e) => e.id).sort((x, y) => x - y);
     // The order's second event waits for its first; the later one is not due; the disabled endpoint's never comes.
@@ -187,8 +196,8 @@ describe("the outbox and the dispatch's events", () => {
   it("records an outcome only under the lease it was claimed with, and hands back only leases still held", async () => {
     const accountId = await endpointAccount();
     const events = await Promise.all([event(accountId), event(accountId), event(accountId)]);
-    const claims = createClaims();
-    const claimed = await claimDueEvents(db, claims, { now: minute(1), until: minute(2), limit: 10 });
+    const claims = newClaims();
+    const claimed = await claimDueEvents(claims, { now: minute(1), until: minute(2), limit: 10 });
     expect(claimed.map((e) => e.id).sort()).toEqual(events.map((e) => e.id).sort());
     const [delivered, retried, stolen] = claimed;
 
@@ -204,10 +213,10 @@ describe("the outbox and the dispatch's events", () => {
       .execute();
     expect(await setOutcome(db, stolen, { givenUp: "too late" })).toBe(false);
 
-    claims.drop(delivered.id);
-    claims.drop(retried.id);
+    claims.events.drop(delivered.id);
+    claims.events.drop(retried.id);
     // Only the stolen one is still held here, and its lease is not this instance's any more: nothing is handed back.
-    expect(await releaseEvents(db, claims, minute(3))).toEqual([]);
+    expect(await releaseEvents(db, claims.events, minute(3))).toEqual([]);
     expect(await pendingEvents(db, accountId)).toBe(2);
 
     const page = await listAttempts(db, accountId, { limit: 1 });
@@ -221,28 +230,85 @@ describe("the outbox and the dispatch's events", () => {
   it("hands a cut claim back as due now", async () => {
     const accountId = await endpointAccount();
     const pending = await event(accountId);
-    const claims = createClaims();
-    await claimDueEvents(db, claims, { now: minute(1), until: minute(2), limit: 10 });
-    expect(await releaseEvents(db, claims, minute(1))).toEqual([pending.id]);
-    const again = await claimDueEvents(db, createClaims(), { now: minute(1), until: minute(2), limit: 10 });
+    const claims = newClaims();
+    await claimDueEvents(claims, { now: minute(1), until: minute(2), limit: 10 });
+    // The endpoint is leased with its events: neither comes again until both are handed back.
+    expect(await claimDueEvents(newClaims(), { now: minute(1), until: minute(2), limit: 10 })).toEqual([]);
+    expect(await releaseEvents(db, claims.events, minute(1))).toEqual([pending.id]);
+    expect(await releaseEndpoints(db, claims.endpoints, minute(1))).toEqual([accountId]);
+    const again = await claimDueEvents(newClaims(), { now: minute(1), until: minute(2), limit: 10 });
     expect(again.map((e) => e.id)).toContain(pending.id);
     expect(again.find((e) => e.id === pending.id)?.attempts).toBe(2);
   });
 
-  it("makes an account's waiting events due at once, or gives them up", async () => {
+  it("takes turns per endpoint: a few events each, the longest ready first, one probe while the breaker is open", async () => {
+    const [busy, quiet] = [await endpointAccount(), await endpointAccount()];
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ ready_at: minute(-5) })
+      .where("account_id", "=", quiet)
+      .execute();
+    const busyEvents = [];
+    for (let i = 0; i < 6; i += 1) busyEvents.push(await event(busy));
+    const quietEvent = await event(quiet);
+
+    // Five slots: the quiet endpoint (ready longest) first, then four of the busy one's oldest; nothing more.
+    const turns = await claimTurns(db, newClaims(), { now: minute(1), until: minute(2), limit: 5, perEndpoint: 4 });
+    expect(turns.map((t) => [t.accountId, t.events.map((e) => e.id)])).toEqual([
+      [quiet, [quietEvent.id]],
+      [busy, busyEvents.slice(0, 4).map((e) => e.id)],
+    ]);
+
+    // The quiet endpoint's turn delivers; the busy one's fails and opens its breaker: nothing until its wait is
+    // over, then one event (the probe).
+    await setOutcome(db, turns[0].events[0], { delivered: minute(1) });
+    expect(await endTurn(db, quiet, { lease: minute(2), at: minute(1), failed: false, retryAt: minute(99) })).toBe(true);
+    const busyTurn = turns[1];
+    for (const e of busyTurn.events) await setOutcome(db, e, { retryAt: minute(1), error: "HTTP 500" });
+    expect(await endTurn(db, busy, { lease: minute(2), at: minute(1), failed: true, retryAt: minute(10) })).toBe(true);
+    // Ended once: a second end under the same lease changes nothing.
+    expect(await endTurn(db, busy, { lease: minute(2), at: minute(1), failed: true, retryAt: minute(10) })).toBe(false);
+    expect(await endpointOf(db, busy)).toMatchObject({ failingSince: minute(1), retryAt: minute(10) });
+    expect(await claimTurns(db, newClaims(), { now: minute(9), until: minute(30), limit: 16, perEndpoint: 4 })).toEqual([]);
+    const [probe] = await claimTurns(db, newClaims(), { now: minute(10), until: minute(11), limit: 16, perEndpoint: 4 });
+    expect(probe).toMatchObject({ accountId: busy, failures: 1, failingSince: minute(1) });
+    expect(probe.events.map((e) => e.id)).toEqual([busyEvents[0].id]);
+
+    // A probe that fails again keeps the streak's start; one that succeeds closes the breaker.
+    await endTurn(db, busy, { lease: minute(11), at: minute(10), failed: true, retryAt: minute(12) });
+    expect(await endpointOf(db, busy)).toMatchObject({ failingSince: minute(1), retryAt: minute(12) });
+    const [again] = await claimTurns(db, newClaims(), { now: minute(12), until: minute(13), limit: 16, perEndpoint: 4 });
+    expect(again.failures).toBe(2);
+    await endTurn(db, busy, { lease: minute(13), at: minute(12), failed: false, retryAt: minute(99) });
+    expect(await endpointOf(db, busy)).toMatchObject({ failingSince: null, retryAt: null });
+    const [healthy] = await claimTurns(db, newClaims(), { now: minute(12), until: minute(13), limit: 16, perEndpoint: 4 });
+    expect(healthy.events).toHaveLength(4);
+
+    // Setting the URL again closes the breaker too.
+    await endTurn(db, busy, { lease: minute(13), at: minute(12), failed: true, retryAt: minute(60) });
+    await changeEndpointUrl(db, busy, { url: "https://hooks.example.com/again", at: minute(13) });
+    expect(await endpointOf(db, busy)).toMatchObject({ failingSince: null, retryAt: null });
+    expect((await claimTurns(db, newClaims(), { now: minute(13), until: minute(14), limit: 16, perEndpoint: 4 }))[0].events).toHaveLength(4);
+
+    await giveUpPending(db, busy, "endpoint removed");
+    expect(await pendingEvents(db, busy)).toBe(0);
+  });
+
+  it("counts waiting events up to the cap, and the events dropped past it", async () => {
     const accountId = await endpointAccount();
-    const waiting = await event(accountId, null, minute(50));
-    await makePendingDue(db, accountId, minute(1));
-    expect((await claimDueEvents(db, createClaims(), { now: minute(1), until: minute(2), limit: 10 })).map((e) => e.id)).toEqual([waiting.id]);
-    await giveUpPending(db, accountId, "endpoint removed");
-    expect(await pendingEvents(db, accountId)).toBe(0);
+    for (let i = 0; i < 3; i += 1) await event(accountId);
+    expect(await pendingAtLeast(db, accountId, 3)).toBe(true);
+    expect(await pendingAtLeast(db, accountId, 4)).toBe(false);
+    await countDropped(db, accountId, minute(5));
+    await countDropped(db, accountId, minute(6));
+    expect(await endpointOf(db, accountId)).toMatchObject({ droppedEvents: 2, lastDroppedAt: minute(6) });
   });
 
   it("records a ping as final from the start, and its one attempt with it", async () => {
     const accountId = await endpointAccount();
     const ping = await insertPing(db, { eventId: "evt_ping_1", accountId, payload: '{"type":"ping"}', at });
     expect(await pendingEvents(db, accountId)).toBe(0);
-    expect(await claimDueEvents(db, createClaims(), { now: minute(10), until: minute(11), limit: 10 })).toEqual([]);
+    expect(await claimDueEvents(newClaims(), { now: minute(10), until: minute(11), limit: 10 })).toEqual([]);
     await finishPing(db, ping, attempt(true));
     const [recorded] = await listAttempts(db, accountId, { limit: 5 });
     expect(recorded).toMatchObject({ eventId: "evt_ping_1", eventType: "ping", test: true, succeeded: true });
@@ -251,7 +317,7 @@ describe("the outbox and the dispatch's events", () => {
   it("purges old delivered and given-up events with their attempts, never a pending one", async () => {
     const accountId = await endpointAccount();
     const [old, keep] = await Promise.all([event(accountId, null, minute(-120)), event(accountId, null, minute(-120))]);
-    const claimed = await claimDueEvents(db, createClaims(), { now: minute(1), until: minute(2), limit: 10 });
+    const claimed = await claimDueEvents(newClaims(), { now: minute(1), until: minute(2), limit: 10 });
     const oldClaim = claimed.find((e) => e.id === old.id)!;
     await recordAttempt(db, oldClaim, attempt(true, minute(-119)));
     await setOutcome(db, oldClaim, { delivered: minute(-119) });

@@ -20,7 +20,8 @@ import {
 /** The key's webhook endpoint: set, show, rotate its secret, ping it, list delivery attempts, remove it. */
 export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const { webhooks } = core;
-  const view = async (accountId: number, endpoint: WebhookEndpoint) => webhookEndpointView(endpoint, await webhooks.pending(accountId));
+  const view = async (accountId: number, endpoint: WebhookEndpoint) =>
+    webhookEndpointView(endpoint, { count: await webhooks.pending(accountId), limit: webhooks.pendingLimit });
   const tags = ["Webhooks"];
 
   app.get(

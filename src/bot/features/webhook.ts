@@ -10,6 +10,9 @@ export function webhookFeatures(core: Core) {
   const composer = new Composer<BotContext>();
   const { webhooks } = core;
 
+  /** A stored time to the minute, as the status shows times (UTC). */
+  const minuteOf = (at: string) => at.slice(0, 16).replace("T", " ");
+
   async function status(ctx: BotContext) {
     const accountId = ctx.caller!.account.id;
     const endpoint = await webhooks.get(accountId);
@@ -19,9 +22,16 @@ export function webhookFeatures(core: Core) {
       ctx.t("webhook-status", { url: endpoint.url, enabled: endpoint.enabled ? "yes" : "no", pending: await webhooks.pending(accountId) }),
     ];
     if (!endpoint.enabled) lines.push(ctx.t("webhook-disabled-why", { reason: endpoint.disabledReason ?? "" }));
+    else if (endpoint.retryAt)
+      lines.push(ctx.t("webhook-backing-off", { since: minuteOf(endpoint.failingSince ?? ""), next: minuteOf(endpoint.retryAt) }));
+    if (endpoint.droppedEvents > 0) {
+      lines.push(
+        ctx.t("webhook-dropped", { count: endpoint.droppedEvents, limit: webhooks.pendingLimit, at: minuteOf(endpoint.lastDroppedAt ?? "") }),
+      );
+    }
     if (last) {
       const result = last.succeeded ? String(last.statusCode) : (last.error ?? "");
-      lines.push(ctx.t("webhook-last", { at: last.attemptedAt.slice(0, 16).replace("T", " "), type: last.eventType, result }));
+      lines.push(ctx.t("webhook-last", { at: minuteOf(last.attemptedAt), type: last.eventType, result }));
     }
     const keyboard = new InlineKeyboard()
       .text(ctx.t("btn-webhook-ping"), "wh:ping")

@@ -276,6 +276,8 @@ webhook-status =
        *[no] no
     } · waiting to be delivered: { $pending }
 webhook-disabled-why = Disabled after a day of failed deliveries: { $reason }. Send /webhook with the URL again to resume.
+webhook-backing-off = Failing since { $since } UTC: backed off, tried next at { $next } UTC with one event.
+webhook-dropped = { $count } events were not queued because { $limit } were already waiting (last at { $at } UTC): check /orders for what you missed.
 webhook-last = Last attempt { $at } UTC ({ $type }): { $result }
 webhook-set = Webhook set to { $url }. Its signing secret:
 webhook-changed = Webhook changed to { $url }. The signing secret stays the same; waiting events go there now.

@@ -9,7 +9,7 @@ import {
   revokePreviousSecret,
   rotateEndpointSecret,
 } from "../../db/webhook-endpoints.js";
-import { giveUpPending, makePendingDue } from "../../db/webhook-events.js";
+import { giveUpPending } from "../../db/webhook-events.js";
 import { invalid, notFound } from "../errors.js";
 import type { Clock } from "../ports.js";
 import type { Vault } from "../vault.js";
@@ -32,6 +32,13 @@ export interface WebhookEndpoint {
   disabledReason: string | null;
   /** Until when the previous secret still signs (after a rotation), or null. */
   previousSecretUntil: string | null;
+  /** Since when every attempt has failed (the breaker is open), or null. */
+  failingSince: string | null;
+  /** While the breaker is open: when the endpoint is probed next. */
+  retryAt: string | null;
+  /** Events not queued because the account already had the most it may have waiting, and when the last was. */
+  droppedEvents: number;
+  lastDroppedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -89,7 +96,8 @@ export function createEndpoints({ db, clock, vault, policy }: { db: Db; clock: C
 
     /**
      * Sets the endpoint's URL. A first registration makes the secret and returns it (the only time it is shown);
-     * changing the URL keeps the secret. Either way the endpoint is enabled again and waiting events are due now.
+     * changing the URL keeps the secret. Either way the endpoint is enabled again with its breaker closed, and its
+     * waiting events go out at the dispatch's usual pace (a few at a time), not all at once.
      */
     async set(accountId: number, rawUrl: string): Promise<{ endpoint: WebhookEndpoint; secret: string | null }> {
       const url = checkEndpointUrl(rawUrl, policy);
@@ -103,7 +111,6 @@ export function createEndpoints({ db, clock, vault, policy }: { db: Db; clock: C
           secret = newSecret();
           await insertEndpoint(trx, { accountId, url, secretSealed: seal(secret), at });
         }
-        await makePendingDue(trx, accountId, at);
         return { endpoint: view((await endpointOf(trx, accountId))!), secret };
       });
     },

@@ -16,6 +16,8 @@ export interface WebhooksOptions {
   sender: WebhookSender;
   /** One attempt's bound (a ping's, and each dispatch attempt's). */
   timeoutMs: number;
+  /** Events an account may have waiting; past it new ones are dropped and counted. */
+  pendingMax: number;
   policy: EndpointPolicy;
   /** What each event says on the wire (src/wire/events.ts, handed in at the composition root). */
   events: EventWriter;
@@ -29,7 +31,7 @@ const NO_ENDPOINT = "No webhook endpoint: set one first (POST /v1/webhook)";
  */
 export function createWebhooks(options: WebhooksOptions) {
   const { db, clock } = options;
-  const outbox = createOutbox({ clock, events: options.events });
+  const outbox = createOutbox({ clock, events: options.events, pendingMax: options.pendingMax });
   const endpoints = createEndpoints({ db, clock, vault: options.vault, policy: options.policy });
   const send = createSending({ db, clock, sender: options.sender, timeoutMs: options.timeoutMs, secretsOf: endpoints.secretsOf });
 
@@ -45,6 +47,8 @@ export function createWebhooks(options: WebhooksOptions) {
 
     /** Events not yet delivered (waiting, or due for a retry). */
     pending: (accountId: number): Promise<number> => pendingEvents(db, accountId),
+    /** The most events an account may have waiting. */
+    pendingLimit: options.pendingMax,
 
     /** A `ping` event sent now, once, whether or not the endpoint is enabled; recorded like any attempt, never retried. */
     async ping(accountId: number) {
@@ -59,7 +63,7 @@ export function createWebhooks(options: WebhooksOptions) {
       return { eventId: envelope.id, url: sent.url, delivered: record.succeeded, ...sent.result };
     },
 
-    /** A sandbox call's answer as a test event: delivered like any other, marked `test`. Null without an endpoint. */
+    /** A sandbox call's answer as a test event, marked `test`: attempted once, never retried. Null without an endpoint (or when dropped). */
     async testEvent(accountId: number, answer: object) {
       const event = await outbox.record(db, accountId, options.events.sandbox(answer), { test: true });
       if (event) outbox.committed();

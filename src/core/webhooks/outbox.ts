@@ -1,6 +1,7 @@
 import type { Executor } from "../../db/database.js";
 import { insertEvent } from "../../db/outbox.js";
-import { hasEndpoint } from "../../db/webhook-endpoints.js";
+import { countDropped, hasEndpoint } from "../../db/webhook-endpoints.js";
+import { pendingAtLeast } from "../../db/webhook-events.js";
 import { getAccount, spendable } from "../accounts.js";
 import type { Micro } from "../money.js";
 import type { Clock } from "../ports.js";
@@ -46,13 +47,21 @@ export interface EventWriter {
 
 /**
  * Writes events into the outbox, in the caller's transaction: the event commits with the change it reports,
- * or not at all. Only accounts with an endpoint get events (one indexed read otherwise).
+ * or not at all. Only accounts with an endpoint get events (one indexed read otherwise). An account with
+ * `pendingMax` events waiting gets no more queued: each further one is counted as dropped (the partner sees the
+ * count and the last time on GET /v1/webhook, and catches up from the orders and the statement), so no key can
+ * grow the outbox without bound.
  */
-export function createOutbox({ clock, events }: { clock: Clock; events: EventWriter }) {
+export function createOutbox({ clock, events, pendingMax }: { clock: Clock; events: EventWriter; pendingMax: number }) {
   const wakers: Array<() => void> = [];
 
-  function insert(trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean }) {
-    const envelope = events.envelope(body, clock.now().toISOString(), options.test ?? false);
+  async function insert(trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean }) {
+    const at = clock.now().toISOString();
+    if (await pendingAtLeast(trx, accountId, pendingMax)) {
+      await countDropped(trx, accountId, at);
+      return null;
+    }
+    const envelope = events.envelope(body, at, options.test ?? false);
     return insertEvent(trx, {
       eventId: envelope.id,
       accountId,
