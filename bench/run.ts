@@ -13,6 +13,7 @@ import { openCore } from "../src/root.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
 import { cpuMs, freePort, peakRss, type Proc, START_ARGS, startProcess } from "./processes.js";
+import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "./webhook-attack.js";
 
 // npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
 // a bare-Fastify ceiling measured in the same run. `--smoke` runs every part for a moment (the test suite's
@@ -437,6 +438,64 @@ async function botBench() {
 }
 const bot = apiOnly ? null : await botBench();
 
+// ---- webhooks under attack: a healthy partner's delivery while two keys flood endpoints that hang and drop ----
+
+async function webhookAttack() {
+  await service.stop();
+  instances.splice(instances.indexOf(service), 1);
+  // The attack's scaled rate and cap, with the default 10 s timeout; two instances on PostgreSQL.
+  const attackEnv = { ...serviceEnv, ...ATTACK_SETTINGS, WEBHOOK_TIMEOUT_MS: "10000", LOG_LEVEL: "warn" };
+  const attackers: Proc[] = [];
+  for (let i = 0; i < (isPostgres(db) ? 2 : 1); i += 1) {
+    const port = await freePort();
+    attackers.push(await startProcess(START_ARGS, port, { ...attackEnv, PORT: String(port) }, "/v1/health"));
+  }
+  const callers = attackers.map((instance) => async (method: "GET" | "POST", path: string, key: string, body?: unknown) => {
+    const response = await request(`${instance.url}${path}`, {
+      method,
+      headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: response.statusCode, body: await response.body.json() };
+  });
+  const [healthy, hanging, dropping] = await Promise.all([healthyReceiver(), hangingReceiver(), droppingEndpoint()]);
+  const subscribe = async (telegramId: string, url: string) => {
+    const { key } = await admin.issueKey(telegramId);
+    const set = await callers[0]("POST", "/v1/webhook", key, { url });
+    if (set.status !== 200) throw new Error(`setting a webhook answered ${set.status}`);
+    return key;
+  };
+  const healthyKey = await subscribe("9600000", healthy.url);
+  await admin.credit("9600000", fromUsdt(1_000_000), "bench");
+  const attackKeys = { healthy: healthyKey, hanging: await subscribe("9600001", hanging.url), dropping: await subscribe("9600002", dropping.url) };
+  const durationMs = smoke ? 1500 : 15_000;
+  const run = (attackPerSecond: number) => runWebhookAttack({ callers, keys: attackKeys, healthy, durationMs, attackPerSecond, healthyEveryMs: 100 });
+  const quiet = await run(0);
+  const attacked = await run(20);
+  await Promise.all([healthy.close(), hanging.close(), dropping.close()]);
+  for (const instance of attackers) await instance.stop();
+  service = await startService();
+  const summary = (r: typeof quiet) => ({
+    purchases: r.purchases,
+    missing: r.missing,
+    p50: r.p50,
+    p99: r.p99,
+    max: r.max,
+    attackCalls: r.attackCalls,
+  });
+  log(
+    `webhooks: healthy p50/p99 ${quiet.p50.toFixed(1)}/${quiet.p99.toFixed(1)} ms quiet, ${attacked.p50.toFixed(1)}/${attacked.p99.toFixed(1)} ms under attack`,
+  );
+  return {
+    instances: attackers.length,
+    seconds: durationMs / 1000,
+    quiet: summary(quiet),
+    attacked: summary(attacked),
+    hangingMostOpen: hanging.mostOpen,
+  };
+}
+const webhooks = apiOnly ? null : await webhookAttack();
+
 // ---- PostgreSQL: the API rows again with two instances ------------------------------------------------------
 
 const twoInstances: Row[] = [];
@@ -491,6 +550,12 @@ const markdown = [
         `Reconciler: ${reconciler.orders} due orders nobody polls drained in ${reconciler.seconds.toFixed(1)} s: ${Math.round(reconciler.perSecond)} a second.`,
       ]
     : []),
+  ...(webhooks
+    ? [
+        "",
+        `Webhooks under attack (${webhooks.instances} instance${webhooks.instances > 1 ? "s" : ""}, ${webhooks.seconds} s each): a healthy partner buying every 100 ms, its event from the purchase's answer to its arrival, p50 / p99 / slowest ${webhooks.quiet.p50.toFixed(1)} / ${webhooks.quiet.p99.toFixed(1)} / ${webhooks.quiet.max.toFixed(1)} ms quiet; ${webhooks.attacked.p50.toFixed(1)} / ${webhooks.attacked.p99.toFixed(1)} / ${webhooks.attacked.max.toFixed(1)} ms while two keys sent ${webhooks.attacked.attackCalls} sandbox calls to endpoints that hang and drop (${webhooks.attacked.missing} of ${webhooks.attacked.purchases} events missing; at most ${webhooks.hangingMostOpen} attempts open at once on the hanging one).`,
+      ]
+    : []),
   ...(bot
     ? [
         "",
@@ -507,7 +572,7 @@ writeFileSync(join(resultsDir, `${stamp}.md`), markdown);
 writeFileSync(
   join(resultsDir, `${stamp}.json`),
   JSON.stringify(
-    { engine, smoke, machine, connections: CONNECTIONS, seconds: SECONDS, rows, twoInstances, growth, queryPlans, reconciler, bot },
+    { engine, smoke, machine, connections: CONNECTIONS, seconds: SECONDS, rows, twoInstances, growth, queryPlans, reconciler, bot, webhooks },
     null,
     2,
   ),

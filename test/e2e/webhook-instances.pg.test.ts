@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "../../bench/webhook-attack.js";
 import { assertBooks } from "../support/books.js";
 import { eventually } from "../support/harness.js";
 import { http } from "../support/processes.js";
@@ -32,5 +33,34 @@ describe("two instances sharing one outbox", () => {
     const attempts = await db.selectFrom("webhook_attempts").select("id").execute();
     expect(attempts).toHaveLength(orders.length);
     await assertBooks(db);
+  });
+
+  it("keep a healthy partner's events within about a second while two keys flood a hanging and a dropping endpoint through both", async () => {
+    await setUp({ ...ATTACK_SETTINGS, LOG_LEVEL: "error" });
+    const [a, b] = await Promise.all([start(), start()]);
+    const [healthy, hanging, dropping] = await Promise.all([healthyReceiver(), hangingReceiver(), droppingEndpoint()]);
+    try {
+      const keys = {
+        healthy: await subscriber(a.base, "5570001", { url: healthy.url }),
+        hanging: await subscriber(b.base, "5570002", { usdt: 0, url: hanging.url }),
+        dropping: await subscriber(a.base, "5570003", { usdt: 0, url: dropping.url }),
+      };
+      const result = await runWebhookAttack({
+        callers: [a, b].map((instance) => (method, path, key, body) => http(method, `${instance.base}${path}`, key, body)),
+        keys,
+        healthy,
+        durationMs: 6000,
+        attackPerSecond: 20,
+        healthyEveryMs: 200,
+      });
+      expect(result.missing, JSON.stringify(result)).toBe(0);
+      expect(result.max, JSON.stringify(result)).toBeLessThan(1000);
+      // Both instances together kept to a turn's attempts on the hanging endpoint, each test event sent once.
+      expect(hanging.mostOpen).toBeLessThanOrEqual(4);
+      expect(new Set(hanging.seen).size).toBe(hanging.seen.length);
+      await assertBooks(db);
+    } finally {
+      await Promise.all([healthy.close(), hanging.close(), dropping.close()]);
+    }
   });
 });

@@ -40,7 +40,8 @@ export function useWebhookProcesses() {
   });
 }
 
-export async function setUp() {
+/** A database of the test's own and the instances' settings (`extra` overrides the defaults). */
+export async function setUp(extra: Record<string, string> = {}) {
   database = await testDatabase();
   db = openDatabase(database.url);
   await migrateToLatest(db);
@@ -60,6 +61,7 @@ export async function setUp() {
     WEBHOOK_RETRY_BASE_MS: "100",
     WEBHOOK_RETRY_MAX_MS: "500",
     WEBHOOK_POLL_MS: "50",
+    ...extra,
   };
 }
 
@@ -69,12 +71,13 @@ export async function start(): Promise<ServiceProcess> {
   return instance;
 }
 
-/** A funded key whose endpoint is the receiver. */
-export async function subscriber(base: string, telegramId: string) {
+/** A key (funded unless `usdt` is 0) whose endpoint is the receiver, or `url`. */
+export async function subscriber(base: string, telegramId: string, options: { usdt?: number; url?: string } = {}) {
   const { admin } = adminCore!;
   const { key } = await admin.issueKey(telegramId);
-  await admin.credit(telegramId, fromUsdt(100), "test");
-  const set = await http("POST", `${base}/v1/webhook`, key, { url: receiver.url });
+  const usdt = options.usdt ?? 100;
+  if (usdt > 0) await admin.credit(telegramId, fromUsdt(usdt), "test");
+  const set = await http("POST", `${base}/v1/webhook`, key, { url: options.url ?? receiver.url });
   expect(set.status).toBe(200);
   return key;
 }
