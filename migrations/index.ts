@@ -8,7 +8,7 @@ import * as webhooks from "./0006_webhooks.js";
 import * as quotes from "./0007_quotes.js";
 import * as ledgerPaging from "./0008_ledger_paging.js";
 import * as operations from "./0009_operations.js";
-import * as fairWebhooks from "./0010_fair_webhooks.js";
+import * as tenantBounds from "./0010_tenant_bounds.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -21,5 +21,5 @@ export const migrations: Record<string, Migration> = {
   "0007_quotes": quotes,
   "0008_ledger_paging": ledgerPaging,
   "0009_operations": operations,
-  "0010_fair_webhooks": fairWebhooks,
+  "0010_tenant_bounds": tenantBounds,
 };

@@ -104,6 +104,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     reconcileAfterMs: config.RECONCILE_AFTER_MS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
+    quotesOpenMax: config.QUOTES_OPEN_MAX,
     log,
     counterDb,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),

@@ -39,7 +39,11 @@ export function sendDomainError(reply: FastifyReply, error: DomainError) {
     });
   }
   const body: Record<string, unknown> = { success: false, error: error.message };
-  if (error.code === "rate_limited") body.retry_after = error.details.retryAfterSeconds ?? null;
+  if (error.code === "rate_limited") {
+    // Every 429 says when to come back, in the body and in Retry-After.
+    body.retry_after = error.details.retryAfterSeconds ?? null;
+    if (body.retry_after !== null && !reply.hasHeader("retry-after")) reply.header("retry-after", String(body.retry_after));
+  }
   if (error.details.reason) body.error_code = error.details.reason;
   return reply.code(status).send(body);
 }

@@ -34,6 +34,8 @@ export interface CoreDeps {
   reconcileIntervalMs: number;
   /** How long a binding quote (POST /v1/quotes) holds its charge. */
   quoteTtlMs: number;
+  /** Open quotes one key may hold. */
+  quotesOpenMax: number;
   log: { warn(obj: object, msg: string): void };
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
@@ -59,7 +61,7 @@ export function createCore(deps: CoreDeps) {
   // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).
   const timing = { recheckMs: deps.reconcileIntervalMs, inFlightMs: deps.reconcileAfterMs };
   const settlement = createSettlement({ db, clock, timing, lookups, vault: deps.vault, outbox: webhooks.outbox });
-  const quotes = createQuoteBook({ db, clock, ttlMs: deps.quoteTtlMs });
+  const quotes = createQuoteBook({ db, clock, ttlMs: deps.quoteTtlMs, openMax: deps.quotesOpenMax });
   const lowBalance = createLowBalance({ thresholdMicro: deps.lowBalanceMicro });
   const pipeline = createPurchasePipeline({
     db,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.js";
-import { insertQuote, quoteById, spendQuote } from "../db/quotes.js";
-import { invalid } from "./errors.js";
+import { insertQuote, openQuoteExpiries, quoteById, spendQuote } from "../db/quotes.js";
+import { DomainError, invalid } from "./errors.js";
 import { QUOTE_ID_PATTERN, QUOTE_ID_RULE } from "./limits.js";
 import type { Micro } from "./money.js";
 import type { Clock } from "./ports.js";
@@ -40,7 +40,7 @@ const binding = ({ accountId: _account, requestHash: _hash, orderId: _order, ...
  * reason; an unknown id and another account's id are the same `quote_not_found`, so ids cannot be probed.
  * Expired quotes are purged by a job (jobs/purges.ts).
  */
-export function createQuoteBook({ db, clock, ttlMs }: { db: Db; clock: Clock; ttlMs: number }) {
+export function createQuoteBook({ db, clock, ttlMs, openMax }: { db: Db; clock: Clock; ttlMs: number; openMax: number }) {
   /** Why a quote cannot pay for this purchase at `at`, or null when it can. */
   function refusal(row: StoredQuote | undefined, id: string, accountId: number, target: QuoteTarget, at: string) {
     if (!row || row.accountId !== accountId) {
@@ -63,6 +63,18 @@ export function createQuoteBook({ db, clock, ttlMs }: { db: Db; clock: Clock; tt
 
     async issue<D>(accountId: number, target: QuoteTarget, quoted: { recipient: string; chargeMicro: Micro; details: D }): Promise<BindingQuote<D>> {
       const now = clock.now();
+      // A bound on what one key keeps open: each quote is a row and a promise of a price.
+      const open = await openQuoteExpiries(db, accountId, now.toISOString(), openMax);
+      if (open.length >= openMax) {
+        const retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(open[0]) - now.getTime()) / 1000));
+        throw new DomainError(
+          "rate_limited",
+          `This key has ${openMax} open quotes, the most it may have: use or let one expire (retry in ${retryAfterSeconds} s)`,
+          {
+            retryAfterSeconds,
+          },
+        );
+      }
       const stored = await insertQuote(db, {
         id: `q_${randomBytes(18).toString("base64url")}`,
         accountId,

@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.js";
 import { entriesNewestFirst, entriesOldestFirst, entryTotals, type LedgerEntry } from "../db/ledger.js";
 import type { Account } from "./accounts.js";
-import { invalid } from "./errors.js";
+import { DomainError, invalid } from "./errors.js";
 import type { LedgerKind } from "./ledger.js";
 import { formatUsdt, type Micro, micro } from "./money.js";
 
@@ -74,6 +74,8 @@ export function createStatements({ db }: { db: Db }) {
   const totals = (account: Account, range: StatementRange) => entryTotals(db, account, range);
 
   const basisOf = (account: Account): StatementBasis => (account.kind === "owner" ? "owner_orders" : "balance");
+  /** Accounts whose export is being made here now. */
+  const exporting = new Set<number>();
 
   return {
     /** One page of the caller's entries, newest first, with the range's opening and closing totals. */
@@ -107,21 +109,37 @@ export function createStatements({ db }: { db: Db }) {
       if (Date.parse(range.to) - Date.parse(range.from) > EXPORT_MAX_DAYS * DAY_MS) {
         throw invalid(`An export covers at most ${EXPORT_MAX_DAYS} days: split the range`);
       }
-      const entries: StatementEntry[] = [];
-      for (let after = 0; ;) {
-        const rows = await entriesOldestFirst(db, account, range, { after, limit: EXPORT_CHUNK });
-        entries.push(...rows.map(toEntry(account)));
-        if (entries.length > EXPORT_MAX_ENTRIES) {
-          throw invalid(`The range holds more than ${EXPORT_MAX_ENTRIES} entries: export a shorter range`);
-        }
-        if (rows.length < EXPORT_CHUNK) break;
-        after = entries[entries.length - 1].id;
+      // One export per key at a time (on each instance): a key cannot stack reads of 100,000 entries.
+      if (exporting.has(account.id)) {
+        throw new DomainError("rate_limited", "An export of this key's statement is still being made: retry when it is done", {
+          retryAfterSeconds: 1,
+        });
       }
-      const { openingMicro } = await totals(account, { from: range.from, to: range.from });
-      const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
-      return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
+      exporting.add(account.id);
+      try {
+        return await exportRange(account, { from: range.from, to: range.to });
+      } finally {
+        exporting.delete(account.id);
+      }
     },
   };
+
+  /** The export's reads: entries in chunks, refused past EXPORT_MAX_ENTRIES. */
+  async function exportRange(account: Account, range: { from: string; to: string }): Promise<Statement> {
+    const entries: StatementEntry[] = [];
+    for (let after = 0; ;) {
+      const rows = await entriesOldestFirst(db, account, range, { after, limit: EXPORT_CHUNK });
+      entries.push(...rows.map(toEntry(account)));
+      if (entries.length > EXPORT_MAX_ENTRIES) {
+        throw invalid(`The range holds more than ${EXPORT_MAX_ENTRIES} entries: export a shorter range`);
+      }
+      if (rows.length < EXPORT_CHUNK) break;
+      after = entries[entries.length - 1].id;
+    }
+    const { openingMicro } = await totals(account, { from: range.from, to: range.from });
+    const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
+    return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
+  }
 }
 
 export type Statements = ReturnType<typeof createStatements>;

@@ -110,13 +110,22 @@ export interface OrderFilter {
   status?: OrderStatus | null;
 }
 
-/** The account's orders, newest first; `before` pages on (smaller ids), the filters narrow by product and status. */
-export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> {
+/**
+ * A page of the account's orders, newest first; `before` pages on (smaller ids), the filters narrow by product
+ * and status. Every filter has an index that leads with exactly its columns
+ * (`orders_account_newest`, `_product`, `_status`, `_product_status`), so a page reads its own rows and no
+ * others, however many orders the account has that do not match.
+ */
+export function ordersPage(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}) {
   let query = exec.selectFrom("orders").selectAll().where("account_id", "=", accountId);
-  if (filter.before) query = query.where("id", "<", filter.before);
   if (filter.productType) query = query.where("product_type", "=", filter.productType);
   if (filter.status) query = query.where("status", "=", filter.status);
-  const rows = await query.orderBy("id", "desc").limit(limit).execute();
+  if (filter.before) query = query.where("id", "<", filter.before);
+  return query.orderBy("id", "desc").limit(limit);
+}
+
+export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> {
+  const rows = await ordersPage(exec, accountId, limit, filter).execute();
   return rows.map(toOrder);
 }
 

@@ -37,6 +37,20 @@ export async function insertQuote(exec: Executor, quote: Omit<StoredQuote, "orde
   return toQuote(row);
 }
 
+/** When the account's open quotes (unused, unexpired at `now`) expire, soonest first: at most `limit` of them. */
+export async function openQuoteExpiries(exec: Executor, accountId: number, now: string, limit: number): Promise<string[]> {
+  const rows = await exec
+    .selectFrom("quotes")
+    .select("expires_at")
+    .where("account_id", "=", accountId)
+    .where("expires_at", ">", now)
+    .where("order_id", "is", null)
+    .orderBy("expires_at")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.expires_at);
+}
+
 export async function quoteById(exec: Executor, id: string): Promise<StoredQuote | undefined> {
   const row = await exec.selectFrom("quotes").selectAll().where("id", "=", id).executeTakeFirst();
   return row && toQuote(row);
