@@ -94,6 +94,8 @@ export const configSchema = z
     QUOTE_TTL_SECONDS: integer("60", 1, 3600),
     /** Quotes one key may hold open (unused and unexpired); past it POST /v1/quotes answers 429 until one expires. */
     QUOTES_OPEN_MAX: integer("100", 1, 100_000),
+    /** How often one round of health probes runs, for every instance together; GET /v1/health answers from the last round. */
+    HEALTH_PROBE_MS: integer("3000", 50, 600_000),
     BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
     STARS_USDT_PER_STAR: usdt("0.015", 100),
     PREMIUM_USDT_3: usdt("11.99", 100_000),

@@ -16,6 +16,7 @@ import { migrateToLatest } from "./db/migrate.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
 import { createReconciler } from "./jobs/reconciler.js";
+import { createHealthProbe } from "./jobs/health-probe.js";
 import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
 import { createLifecycle, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
@@ -105,6 +106,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     quotesOpenMax: config.QUOTES_OPEN_MAX,
+    healthProbeMs: config.HEALTH_PROBE_MS,
     log,
     counterDb,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
@@ -169,10 +171,11 @@ function openJobs(config: Config, on: { core: Core; db: Db; counterDb: Db | unde
       log,
       scope,
     }),
+    health: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
     monitor: createMonitor({
       db,
       clock,
-      health: core.health,
+      health: core.health.current,
       settings: {
         intervalMs: config.ALERT_CHECK_INTERVAL_MS,
         refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,

@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.js";
-import { createHealth, type Health } from "./health.js";
+import { createHealth, type Health, PROBE_ROUND_MS } from "./health.js";
 import type { Micro } from "./money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
@@ -36,6 +36,8 @@ export interface CoreDeps {
   quoteTtlMs: number;
   /** Open quotes one key may hold. */
   quotesOpenMax: number;
+  /** How often a round of health probes runs (jobs/health-probe.ts), shared by every instance. */
+  healthProbeMs: number;
   log: { warn(obj: object, msg: string): void };
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
@@ -104,7 +106,14 @@ export function createCore(deps: CoreDeps) {
     releaseCalls: pipeline.release,
 
     /** The database and every provider's own health check, at once. */
-    health: createHealth({ db, providers, storeEnabled: store.enabled }),
+    health: createHealth({
+      db,
+      providers,
+      storeEnabled: store.enabled,
+      // A few rounds may be missed (a slow round, a busy database) before nothing is reported ready.
+      staleAfterMs: 3 * deps.healthProbeMs + PROBE_ROUND_MS,
+      now: () => clock.now(),
+    }),
     lowBalance,
   };
 }

@@ -207,6 +207,14 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   quotes: QuotesTable;
   alert_states: AlertStatesTable;
+  health_probes: HealthProbesTable;
+}
+
+export interface HealthProbesTable {
+  key: string;
+  result: string | null;
+  probed_at: string;
+  claimed_until: string | null;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

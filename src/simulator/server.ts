@@ -10,7 +10,8 @@ import { storeRoutes } from "./store.js";
 
 /**
  * A stand-in for the paid upstream providers, speaking HTTP as they do. Its test inputs are listed in the
- * README; POST /control/faults sets faults per provider for the reliability tests.
+ * README; POST /control/faults sets faults per provider for the reliability tests, GET /control/requests counts
+ * the requests each route has had.
  */
 export interface SimulatorOptions {
   /** Multiplies every simulated delay; tests use a small one. */
@@ -27,6 +28,14 @@ export function buildSimulator(options: SimulatorOptions = {}): FastifyInstance 
   const app = Fastify({ logger: options.logger ?? false });
   const { context: sim, setFault, faults, close } = createContext(options.timeScale ?? 1);
   app.addHook("preClose", async () => close());
+
+  // Requests by route since the start: what tests count the service's calls with (health probes, say).
+  const requests = new Map<string, number>();
+  app.addHook("onRequest", async (request) => {
+    const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
+    requests.set(route, (requests.get(route) ?? 0) + 1);
+  });
+  app.get("/control/requests", async () => ({ requests: Object.fromEntries(requests) }));
 
   app.get("/health", async () => ({ ok: true, faults: Object.fromEntries(faults) }));
   app.post("/control/faults", async (request, reply) => {

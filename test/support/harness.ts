@@ -88,6 +88,8 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     RECONCILE_AFTER_MS: "1500",
     RECONCILE_INTERVAL_MS: "200",
     TON_RATE_CACHE_SECONDS: "0",
+    // Health answers from rounds this often: a fault shows within a fraction of a second.
+    HEALTH_PROBE_MS: "100",
     LOG_LEVEL: "info",
     ...(options.emulatorUrl
       ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") }

@@ -28,7 +28,8 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
   app.get(
     "/v1/health",
     {
-      // Always 200 (the contract lists nothing else): no key, and no share in any rate-limit counter.
+      // Always 200 (the contract lists nothing else): no key, and no share in any rate-limit counter. Answered
+      // from the last round of probes (jobs/health-probe.ts), so a flood of requests probes nothing.
       config: { public: true, rateLimit: false },
       schema: {
         summary: "Service and provider readiness (no key)",
@@ -38,7 +39,7 @@ export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core
         response: { 200: healthResponse },
       },
     },
-    async () => healthView(await core.health(), deliveryProvider),
+    async () => healthView(await core.health.current(), deliveryProvider),
   );
 
   app.get(

@@ -206,7 +206,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
 
   command("stats", async (_args, _actor, ctx) => {
     const rows = await core.admin.stats(core.clock.now());
-    const { ready } = await core.health();
+    const { ready } = await core.health.current();
     const lines = rows.map((r) =>
       ctx.t("adm-stats-line", {
         product: ctx.t(`product-${r.product}`),

@@ -1,0 +1,35 @@
+import type { Executor } from "./database.js";
+
+// The shared round of health probes (one row): who probes next, and what the last round found.
+
+const KEY = "current";
+
+/** The last round: its result (JSON, null before the first) and when it was probed. */
+export async function lastProbe(exec: Executor): Promise<{ result: string | null; probedAt: string }> {
+  const row = await exec.selectFrom("health_probes").select(["result", "probed_at"]).where("key", "=", KEY).executeTakeFirstOrThrow();
+  return { result: row.result, probedAt: row.probed_at };
+}
+
+/**
+ * Claims the next round when the last was probed before `staleBefore` and nobody holds a claim at `now`; one
+ * conditional update, so of several instances exactly one probes. True when this caller claimed it.
+ */
+export async function claimProbe(exec: Executor, claim: { now: string; staleBefore: string; until: string }): Promise<boolean> {
+  const result = await exec
+    .updateTable("health_probes")
+    .set({ claimed_until: claim.until })
+    .where("key", "=", KEY)
+    .where("probed_at", "<", claim.staleBefore)
+    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", claim.now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Stores a round and lets the claim go. */
+export async function storeProbe(exec: Executor, round: { result: string; probedAt: string }): Promise<void> {
+  await exec
+    .updateTable("health_probes")
+    .set({ result: round.result, probed_at: round.probedAt, claimed_until: null })
+    .where("key", "=", KEY)
+    .execute();
+}

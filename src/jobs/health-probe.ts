@@ -1,0 +1,69 @@
+import { type Health, type HealthBoard, PROBE_ROUND_MS } from "../core/health.js";
+import type { BackgroundScope, Clock } from "../core/ports.js";
+import type { Db } from "../db/database.js";
+import { claimProbe, lastProbe, storeProbe } from "../db/health.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
+
+export interface HealthProbeOptions {
+  db: Db;
+  clock: Clock;
+  health: HealthBoard;
+  /** How often a round of probes runs, for every instance together. */
+  intervalMs: number;
+  log: JobLog;
+  scope?: BackgroundScope;
+}
+
+/**
+ * Probes on its own schedule, shared by every instance: each interval, an instance reads the last round from
+ * the database; the one whose conditional update claims a stale round probes the providers and stores it.
+ * Whatever it read or made is published to the health board that GET /v1/health answers from. A database that
+ * cannot be read is published as not ready.
+ */
+export function createHealthProbe(options: HealthProbeOptions) {
+  const { db, clock, health, intervalMs } = options;
+
+  async function pass(): Promise<void> {
+    const now = clock.now();
+    let last: { result: string | null; probedAt: string };
+    try {
+      last = await lastProbe(db);
+    } catch {
+      health.publish(health.unreachable(), now);
+      return;
+    }
+    const staleBefore = new Date(now.getTime() - intervalMs).toISOString();
+    if (last.probedAt < staleBefore) {
+      const until = new Date(now.getTime() + intervalMs + PROBE_ROUND_MS).toISOString();
+      if (await claimProbe(db, { now: now.toISOString(), staleBefore, until })) {
+        const round = await health.probe();
+        const probedAt = clock.now();
+        await storeProbe(db, { result: JSON.stringify(round), probedAt: probedAt.toISOString() });
+        health.publish(round, probedAt);
+        return;
+      }
+    }
+    // Another instance's round (being made now, or fresh): this instance read the database, so it is ready.
+    if (last.result) health.publish({ ...(JSON.parse(last.result) as Health), databaseReady: true }, new Date(last.probedAt));
+  }
+
+  const loop = createLoop({
+    name: "health",
+    intervalMs,
+    run: pass,
+    failed: undefined,
+    failure: "health probe round failed; the next one will try again",
+    log: options.log,
+    scope: options.scope,
+  });
+
+  const job = {
+    name: "health probe",
+    runOnce: loop.runOnce,
+    start: loop.start,
+    stop: loop.stop,
+    underWay: () => ({}),
+    handBack: async () => ({}),
+  };
+  return job satisfies Job;
+}
