@@ -9,6 +9,7 @@ import * as quotes from "./0007_quotes.js";
 import * as ledgerPaging from "./0008_ledger_paging.js";
 import * as operations from "./0009_operations.js";
 import * as tenantBounds from "./0010_tenant_bounds.js";
+import * as uniqueUsernames from "./0011_unique_usernames.js";
 import * as health from "./0012_health.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
@@ -23,5 +24,6 @@ export const migrations: Record<string, Migration> = {
   "0008_ledger_paging": ledgerPaging,
   "0009_operations": operations,
   "0010_tenant_bounds": tenantBounds,
+  "0011_unique_usernames": uniqueUsernames,
   "0012_health": health,
 };

@@ -22,6 +22,6 @@ export function refusalText(t: Translate, refusal: Refusal): string {
   };
   const reason: Reason | undefined = details.reason;
   if (reason) return t("refusal", { reason: t(`reason-${reason}`, money) });
-  if (details.rule) return t(`rule-${details.rule}`, money);
+  if (details.rule) return t(`rule-${details.rule}`, { ...money, candidates: (details.candidates ?? []).join(", ") });
   return t(`refused-${refusal.code}`, money);
 }

@@ -2,23 +2,25 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type pino from "pino";
-import type { Admin } from "../core/admin.js";
+import { type Admin, targetLabel } from "../core/admin.js";
 import { DomainError } from "../core/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
-  credit <telegram-id> <usdt> [note]                 add to the balance (not of an owner key: see wallet)
-  debit <telegram-id> <usdt> [note]                  take from the balance
-  block <telegram-id> | unblock <telegram-id>        block or unblock the user's key
-  markup <telegram-id> <store|games|giftcards> <percent|default>
-  owner <telegram-id> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
+  credit <target> <usdt> [note]                      add to the balance (not of an owner key: see wallet)
+  debit <target> <usdt> [note]                       take from the balance
+  block <target> | unblock <target>                  block or unblock the user's key
+  markup <target> <store|games|giftcards> <percent|default>
+  owner <target> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
                                                      make the key an owner key; a limit not named stays as it is
   wallet <usdt>                                      set the service wallet that owner keys spend
   backup <file>                                      copy the SQLite database while the service runs, verified, with
                                                      its codes key beside it (<file>.codes.key); never overwrites
   help                                               this text
+a target: a Telegram user id, an @username the bot has seen, or a key prefix (sj_xxxx); it must name exactly one
+  account, and every answer names the account by its Telegram id and @username
 amounts: USDT above 0 and at most ${MAX_USDT}, with at most 6 decimals`;
 
 const ACTOR = `cli:${process.env.USER ?? "admin"}`;
@@ -52,17 +54,27 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
   });
   const [command, first, second, ...rest] = positionals;
   if (values.help || command === "help") return USAGE;
+  /** The one account `first` names (refused when none or several), and how answers name it. */
+  const target = async () => {
+    if (!first) throw new UsageError("a target is needed: a Telegram user id, an @username or a key prefix");
+    const account = await admin.resolveTarget(first);
+    return { id: account.telegramId, label: targetLabel(account) };
+  };
   switch (command) {
     case "key":
       return (await admin.issueKey(telegramId(first))).key;
     case "credit":
-      return `balance of ${first}: ${formatUsdt(await admin.credit(telegramId(first), usdt(second), ACTOR, rest.join(" ") || undefined))} USDT`;
-    case "debit":
-      return `balance of ${first}: ${formatUsdt(await admin.debit(telegramId(first), usdt(second), ACTOR, rest.join(" ") || undefined))} USDT`;
+    case "debit": {
+      const { id, label } = await target();
+      const move = command === "credit" ? admin.credit : admin.debit;
+      return `balance of ${label}: ${formatUsdt(await move(id, usdt(second), ACTOR, rest.join(" ") || undefined))} USDT`;
+    }
     case "block":
-    case "unblock":
-      await admin.setBlocked(telegramId(first), command === "block", ACTOR);
-      return `${first}: ${command === "block" ? "blocked" : "unblocked"}`;
+    case "unblock": {
+      const { id, label } = await target();
+      await admin.setBlocked(id, command === "block", ACTOR);
+      return `${label}: ${command === "block" ? "blocked" : "unblocked"}`;
+    }
     case "markup": {
       if (!MARKUP_PRODUCTS.includes(second as MarkupProduct)) throw new UsageError(`markup applies to ${MARKUP_PRODUCTS.join(", ")}`);
       const [percent] = rest;
@@ -70,13 +82,15 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
       if (basisPoints === null && percent !== "default") {
         throw new UsageError("a percent is a number from 0 to 100 such as 4 or 2.5, or 'default'");
       }
-      await admin.setMarkup(telegramId(first), second as MarkupProduct, basisPoints, ACTOR);
-      return `${first}: ${second} markup ${basisPoints === null ? "back to the default" : `${percent}%`}`;
+      const { id, label } = await target();
+      await admin.setMarkup(id, second as MarkupProduct, basisPoints, ACTOR);
+      return `${label}: ${second} markup ${basisPoints === null ? "back to the default" : `${percent}%`}`;
     }
     case "owner": {
       const requested = { dailyLimitMicro: limit(values["daily-limit"]), orderLimitMicro: limit(values["order-limit"]) };
-      const applied = await admin.makeOwner(telegramId(first), requested, ACTOR);
-      return `${first}: owner key spending the service wallet (daily limit ${shown(applied.dailyLimitMicro)}, per-order limit ${shown(applied.orderLimitMicro)})`;
+      const { id, label } = await target();
+      const applied = await admin.makeOwner(id, requested, ACTOR);
+      return `${label}: owner key spending the service wallet (daily limit ${shown(applied.dailyLimitMicro)}, per-order limit ${shown(applied.orderLimitMicro)})`;
     }
     case "wallet":
       return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;

@@ -106,9 +106,12 @@ export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
       return account && { account, actor: `bot:${telegramId}` };
     },
 
-    /** Remembers the Telegram username the bot last saw, for admin targets (@username) and search's "myself". */
+    /**
+     * Remembers the Telegram username the bot last saw, for admin targets (@username) and search's "myself";
+     * any other account that held it lets it go, in the same transaction (usernames move between people).
+     */
     async noteProfile(accountId: number, username: string | null): Promise<void> {
-      await updateAccount(db, accountId, { username });
+      await transaction(db, (trx) => updateAccount(trx, accountId, { username }));
     },
 
     async setLanguage(accountId: number, language: string | null): Promise<void> {

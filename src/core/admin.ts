@@ -27,6 +27,10 @@ export interface AdminOptions {
   outbox: Outbox;
 }
 
+/** How replies and confirmations name an account: its Telegram id and the @username the bot last saw. */
+export const targetLabel = (account: Pick<Account, "telegramId" | "username">) =>
+  `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
+
 export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
   const audit = (trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
     insertAudit(trx, { actor, action, accountId, details, at: clock.now().toISOString() });
@@ -121,17 +125,23 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
       });
     },
 
-    /** An account by Telegram user id, by the @username the bot has seen, or by its live key's display prefix. */
-    async findTarget(target: string): Promise<Account | undefined> {
-      if (/^\d{1,20}$/.test(target)) return findByTelegramId(db, target);
-      if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) {
-        return accountByUsername(db, target.slice(1));
-      }
-      if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target)) {
-        const ids = await accountIdsByKeyPrefix(db, target);
-        return ids.length === 1 ? getAccount(db, ids[0]) : undefined;
-      }
-      return undefined;
+    /**
+     * Exactly one account, by Telegram user id, by the @username the bot has seen (held by one account at a
+     * time), or by its live key's display prefix; else refused: `no_account`, or `ambiguous_target` naming the
+     * candidates (a short key prefix that several keys share).
+     */
+    async resolveTarget(target: string): Promise<Account & { telegramId: string }> {
+      let accounts: Account[] = [];
+      if (/^\d{1,20}$/.test(target)) accounts = [await findByTelegramId(db, target)].filter((a) => a !== undefined);
+      else if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) accounts = [await accountByUsername(db, target.slice(1))].filter((a) => a !== undefined);
+      else if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target))
+        accounts = await Promise.all((await accountIdsByKeyPrefix(db, target)).map((id) => getAccount(db, id)));
+      const users = accounts.filter((a): a is Account & { telegramId: string } => a.telegramId !== null);
+      if (users.length === 1) return users[0];
+      if (!users.length)
+        throw notFound(`No account for ${target}: name a Telegram user id, an @username the bot has seen, or a key prefix`, { rule: "no_account" });
+      const candidates = users.map(targetLabel);
+      throw invalid(`${target} could be any of ${candidates.join(", ")}: name one by its Telegram id`, { rule: "ambiguous_target", candidates });
     },
 
     keyPrefix: (accountId: number): Promise<string | null> => liveKeyPrefix(db, accountId),

@@ -46,7 +46,7 @@ export async function accountByTelegramId(exec: Executor, telegramId: string): P
   return row && toAccount(row);
 }
 
-/** By the Telegram username the bot has seen, case-insensitively (without the @). */
+/** By the Telegram username the bot has seen, case-insensitively (without the @); one account at most holds it. */
 export async function accountByUsername(exec: Executor, username: string): Promise<Account | undefined> {
   const row = await exec
     .selectFrom("accounts")
@@ -56,7 +56,18 @@ export async function accountByUsername(exec: Executor, username: string): Promi
   return row && toAccount(row);
 }
 
+/** A username is one account's at a time (a unique index): whoever else held it has let it go. */
+async function releaseUsername(exec: Executor, username: string, keeper: number | null): Promise<void> {
+  let release = exec
+    .updateTable("accounts")
+    .set({ username: null })
+    .where(sql`lower(username)`, "=", username.toLowerCase());
+  if (keeper !== null) release = release.where("id", "!=", keeper);
+  await release.execute();
+}
+
 export async function insertStandardAccount(exec: Executor, account: { telegramId: string; username: string | null; at: string }): Promise<Account> {
+  if (account.username) await releaseUsername(exec, account.username, null);
   const row = await exec
     .insertInto("accounts")
     .values({ kind: "standard", telegram_id: account.telegramId, username: account.username, created_at: account.at })
@@ -77,6 +88,7 @@ export interface AccountChanges {
 }
 
 export async function updateAccount(exec: Executor, id: number, changes: AccountChanges): Promise<void> {
+  if (changes.username) await releaseUsername(exec, changes.username, id);
   await exec
     .updateTable("accounts")
     .set({

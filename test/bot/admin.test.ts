@@ -126,6 +126,54 @@ describe("admin commands", () => {
   });
 });
 
+describe("admin targets", () => {
+  it("credits the current holder of a username, clears it from whoever held it before, and names the Telegram id", async () => {
+    // The first holder left the name in Telegram without writing to the bot again; the next one takes it.
+    const before = await customer("partner_p");
+    const now = await customer("partner_p");
+    const reply = await say("/credit @partner_p 4");
+    expect(reply).toContain(`${now.chat.user.id} @partner_p: +4.00 USDT`);
+    expect(await h.balance(now.key)).toBe(4);
+    expect(await h.balance(before.key)).toBe(0);
+    const rows = await h.service.db
+      .selectFrom("accounts")
+      .select(["telegram_id", "username"])
+      .where("telegram_id", "in", [String(before.chat.user.id), String(now.chat.user.id)])
+      .execute();
+    expect(rows).toContainEqual({ telegram_id: String(before.chat.user.id), username: null });
+    expect(rows).toContainEqual({ telegram_id: String(now.chat.user.id), username: "partner_p" });
+    // A confirmation names the account it resolved, not the text typed.
+    const question = await say("/credit @PARTNER_P 5000");
+    expect(question).toContain(`${now.chat.user.id} @partner_p`);
+    await admin.tap("Confirm");
+    expect((await admin.next((t) => t.includes("+5000.00 USDT"))).text).toContain(`${now.chat.user.id} @partner_p`);
+    expect(await h.balance(now.key)).toBe(5004);
+  });
+
+  it("refuses a target that could be several accounts, naming the candidates, and changes nothing", async () => {
+    const [one, two] = [await customer("dup_one"), await customer("dup_two")];
+    // Two live keys whose display prefixes start alike: the short prefix could be either.
+    for (const { chat } of [one, two]) {
+      const account = await h.service.db
+        .selectFrom("accounts")
+        .select("id")
+        .where("telegram_id", "=", String(chat.user.id))
+        .executeTakeFirstOrThrow();
+      await h.service.db
+        .updateTable("api_keys")
+        .set({ display_prefix: `sj_QQQQ${chat.user.id % 10}` })
+        .where("account_id", "=", account.id)
+        .where("revoked_at", "is", null)
+        .execute();
+    }
+    const reply = await say("/credit sj_QQQQ 3");
+    expect(reply).toContain(`${one.chat.user.id} @dup_one`);
+    expect(reply).toContain(`${two.chat.user.id} @dup_two`);
+    expect(reply).toContain("Nothing changed");
+    expect([await h.balance(one.key), await h.balance(two.key)]).toEqual([0, 0]);
+  });
+});
+
 describe("start-up", () => {
   it("runs when Telegram refuses the command lists, and logs it", async () => {
     const refusing = await startEmulator();

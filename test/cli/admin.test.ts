@@ -127,3 +127,16 @@ describe("admin CLI against a running service", () => {
     await h.assertLedgerInvariant();
   });
 });
+
+describe("admin CLI targets", () => {
+  it("resolves a target to one account by Telegram id, @username or key prefix, and every answer names its id and @username", async () => {
+    const { key } = await h.service.core.accounts.issueKey("555101", "cli_target");
+    expect((await admin("credit", "@CLI_target", "3")).stdout.trim()).toBe("balance of 555101 @cli_target: 3.00 USDT");
+    expect((await admin("block", key.slice(0, 11))).stdout.trim()).toBe("555101 @cli_target: blocked");
+    expect((await admin("unblock", "555101")).stdout.trim()).toBe("555101 @cli_target: unblocked");
+    const missing = await admin("credit", "@nobody_at_all", "3");
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("No account for @nobody_at_all");
+    expect(await h.balance(key)).toBe(3);
+  });
+});

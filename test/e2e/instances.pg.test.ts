@@ -179,7 +179,7 @@ describe("two instances on one PostgreSQL database", () => {
     expect(answers.filter((x) => x.status >= 500 && x.status !== 502 && x.status !== 503)).toEqual([]);
 
     // The owner's daily limit held across both instances.
-    const ownerAccount = (await admin.findTarget("7199999"))!;
+    const ownerAccount = await admin.resolveTarget("7199999");
     const ownerSpent = orders.filter((o) => o.account_id === ownerAccount.id && o.status !== "failed").reduce((sum, o) => sum + o.charge_micro, 0);
     expect(ownerSpent).toBeLessThanOrEqual(fromUsdt(20));
     expect(ownerSpent).toBeGreaterThan(0);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/accounts.js";
 import { DomainError } from "../../core/errors.js";
+import { targetLabel } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
@@ -68,11 +69,15 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
   const pending = new Map<string, Pending>();
 
+  /** Exactly one account, or the refusal (none, or the candidates of an ambiguous target). */
   async function target(text: string | undefined): Promise<Account & { telegramId: string }> {
     if (!text) throw new Usage("adm-need-target");
-    const account = await core.admin.findTarget(text);
-    if (!account?.telegramId) throw new Usage("adm-no-user", { target: text });
-    return account as Account & { telegramId: string };
+    try {
+      return await core.admin.resolveTarget(text);
+    } catch (error) {
+      if (error instanceof DomainError && error.details.rule === "no_account") throw new Usage("adm-no-user", { target: text });
+      throw error;
+    }
   }
 
   const amount = (text: string | undefined) => {
@@ -128,20 +133,22 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
   command("credit", async ([who, sum, ...note], actor, ctx) => {
     const account = await target(who);
     const micro = amount(sum);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: who, amount: usdt(micro) }), async () => {
+    const label = targetLabel(account);
+    return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.credit(account.telegramId, micro, actor, note.join(" ") || undefined);
       await tell(account.telegramId, (t) => t("credited", { amount: usdt(micro), balance: usdt(balance) }));
-      return ctx.t("adm-credited", { target: who, amount: usdt(micro), balance: usdt(balance) });
+      return ctx.t("adm-credited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
 
   command("debit", async ([who, sum, ...note], actor, ctx) => {
     const account = await target(who);
     const micro = amount(sum);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: who, amount: usdt(micro) }), async () => {
+    const label = targetLabel(account);
+    return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.debit(account.telegramId, micro, actor, note.join(" ") || undefined);
       await tell(account.telegramId, (t) => t("debited", { amount: usdt(micro), balance: usdt(balance) }));
-      return ctx.t("adm-debited", { target: who, amount: usdt(micro), balance: usdt(balance) });
+      return ctx.t("adm-debited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
 
@@ -150,7 +157,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
       const account = await target(who);
       await core.admin.setBlocked(account.telegramId, name === "block", actor);
       await tell(account.telegramId, (t) => t(name === "block" ? "you-blocked" : "you-unblocked"));
-      return ctx.t(name === "block" ? "adm-blocked" : "adm-unblocked", { target: who });
+      return ctx.t(name === "block" ? "adm-blocked" : "adm-unblocked", { target: targetLabel(account) });
     });
   }
 
@@ -160,7 +167,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
     if (basisPoints === null && percent !== "default") throw new Usage("adm-bad-percent");
     const account = await target(who);
     await core.admin.setMarkup(account.telegramId, product as MarkupProduct, basisPoints, actor);
-    return ctx.t("adm-markup", { target: who, product: product!, percent: basisPoints === null ? "default" : `${percent}%` });
+    return ctx.t("adm-markup", { target: targetLabel(account), product: product!, percent: basisPoints === null ? "default" : `${percent}%` });
   });
 
   command("owner", async ([who, daily, perOrder], actor, ctx) => {
@@ -169,7 +176,7 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
     const account = await target(who);
     const limits = await core.admin.makeOwner(account.telegramId, { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) }, actor);
     const shown = (micro: number | null) => (micro === null ? ctx.t("adm-none") : usdt(micro));
-    return ctx.t("adm-owner", { target: who, daily: shown(limits.dailyLimitMicro), perOrder: shown(limits.orderLimitMicro) });
+    return ctx.t("adm-owner", { target: targetLabel(account), daily: shown(limits.dailyLimitMicro), perOrder: shown(limits.orderLimitMicro) });
   });
 
   command("wallet", async ([sum], actor, ctx) => {
