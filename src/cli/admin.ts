@@ -16,8 +16,8 @@ const USAGE = `usage: npm run admin -- <command>
   owner <target> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
                                                      make the key an owner key; a limit not named stays as it is
   wallet <usdt>                                      set the service wallet that owner keys spend
-  backup <file>                                      copy the SQLite database while the service runs, verified, with
-                                                     its codes key beside it (<file>.codes.key); never overwrites
+  backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
+                                                     overwrites; --with-codes-key also writes <file>.codes.key
   help                                               this text
 a target: a Telegram user id, an @username the bot has seen, or a key prefix (sj_xxxx); it must name exactly one
   account, and every answer names the account by its Telegram id and @username
@@ -118,7 +118,8 @@ async function backup(
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
-  const [file, ...extra] = argv;
+  const withKey = argv.includes("--with-codes-key");
+  const [file, ...extra] = argv.filter((arg) => arg !== "--with-codes-key");
   if (!file || extra.length || file.startsWith("-")) {
     err(`backup takes one file name, got ${argv.length ? argv.join(" ") : "none"}\n\n${USAGE}`);
     return 1;
@@ -127,7 +128,7 @@ async function backup(
   const { loadConfig } = await import("../config.js");
   try {
     refusePostgres(env.DATABASE_URL); // before the config, which on PostgreSQL would first ask for CODES_KEY
-    for (const line of await backupDatabase(loadConfig(env), file)) out(line);
+    for (const line of await backupDatabase(loadConfig(env), file, { withKey })) out(line);
     return 0;
   } catch (error) {
     if (!(error instanceof BackupRefused) && !(error as Error).message?.startsWith("invalid configuration")) throw error;

@@ -24,17 +24,20 @@ export const keyCopyOf = (target: string) => `${resolve(target)}.codes.key`;
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 2 : 1)} MB`;
 
 /**
- * `npm run admin -- backup <file>`: an online copy of the SQLite database, verified (integrity, and the books:
- * every balance equals the sum of its entries, and the codes key opens the sealed codes), with the codes key
- * file copied beside it when the key lives in a file. Returns the lines to print; refusals throw BackupRefused.
+ * `npm run admin -- backup <file> [--with-codes-key]`: an online copy of the SQLite database, verified (integrity,
+ * and the books: every balance equals the sum of its entries, and the codes key opens the sealed codes). The codes
+ * key is copied beside it only when asked (`withKey`) and the key lives in a file: a backup on its own, wherever
+ * it is kept, then cannot open the gift card codes and webhook secrets sealed in it. Returns the lines to print;
+ * refusals throw BackupRefused.
  */
-export async function backupDatabase(config: Config, target: string): Promise<string[]> {
+export async function backupDatabase(config: Config, target: string, options: { withKey?: boolean } = {}): Promise<string[]> {
   refusePostgres(config.DATABASE_URL);
   const keyFile = config.CODES_KEY ? null : codesKeyFile(config.DATABASE_URL);
   const keyText = config.CODES_KEY ?? (keyFile && existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : null);
   const keyCopy = keyCopyOf(target);
+  const copyKey = Boolean(options.withKey && keyFile && keyText);
   refuseTarget(target);
-  if (keyFile && keyText) refuseTarget(keyCopy);
+  if (copyKey) refuseTarget(keyCopy);
 
   let verified = "";
   const copy = await copySqlite(config.DATABASE_URL, target, async (path) => {
@@ -73,10 +76,14 @@ export async function backupDatabase(config: Config, target: string): Promise<st
     `copied ${megabytes(copy.bytes)}: ${copy.pages} pages of ${copy.pageSize} bytes, ${copy.tables} tables, in ${copy.copyMs} ms`,
     verified,
   ];
-  if (keyFile && keyText) {
+  if (copyKey && keyFile) {
     // Readable by the owner only, like the original; "wx" never replaces a file.
     writeFileSync(keyCopy, readFileSync(keyFile), { mode: 0o600, flag: "wx" });
     lines.push(`codes key: ${keyFile} copied to ${keyCopy} (mode 0600): keep the two files together; restore it as codes.key beside the database`);
+  } else if (keyFile && keyText) {
+    lines.push(
+      `codes key: not copied (it opens the sealed gift card codes and webhook secrets, so it is kept apart from backups): keep ${keyFile} safe elsewhere, or add --with-codes-key to write a copy to ${keyCopy}`,
+    );
   } else if (config.CODES_KEY) {
     lines.push(
       "codes key: CODES_KEY comes from the environment and is not copied: keep it with this backup, or its gift card codes cannot be read after a restore",

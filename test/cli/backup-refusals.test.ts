@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ describe("npm run admin -- backup refusals on SQLite", () => {
     const env = { DATABASE_URL: database.url };
     const [taken, keyTaken, noFolder, noSource, notOurs, noFile] = await Promise.all([
       backupCli(env, join(folder, "taken.db")),
-      backupCli(env, join(folder, "key-taken.db")),
+      backupCli(env, join(folder, "key-taken.db"), "--with-codes-key"),
       backupCli(env, join(database.dir, "missing", "b.db")),
       backupCli({ DATABASE_URL: join(database.dir, "nowhere", "partner.db") }, join(folder, "b.db")),
       backupCli({ DATABASE_URL: join(folder, "taken.db") }, join(folder, "c.db")),
@@ -58,5 +58,22 @@ describe("npm run admin -- backup refusals on SQLite", () => {
     expect(copy.pragma("journal_mode", { simple: true })).toBe("delete");
     expect(copy.prepare("select count(*) as n from kysely_migration").get()).toEqual({ n: expect.any(Number) });
     copy.close();
+  });
+
+  it("keeps the codes key apart from a backup unless asked, and then writes it owner-only beside it", async () => {
+    const keyFile = join(database.dir, "codes.key");
+    const plain = join(database.dir, "plain.db");
+    const result = await backupCli({ DATABASE_URL: database.url }, plain);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`codes key: not copied`);
+    expect(result.stdout).toContain(`keep ${keyFile} safe elsewhere, or add --with-codes-key`);
+    expect(existsSync(`${plain}.codes.key`)).toBe(false);
+
+    const withKey = join(database.dir, "with-key.db");
+    const asked = await backupCli({ DATABASE_URL: database.url }, withKey, "--with-codes-key");
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toContain(`codes key: ${keyFile} copied to ${withKey}.codes.key (mode 0600)`);
+    expect(statSync(`${withKey}.codes.key`).mode & 0o777).toBe(0o600);
+    expect(readFileSync(`${withKey}.codes.key`)).toEqual(readFileSync(keyFile));
   });
 });

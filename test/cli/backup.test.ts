@@ -121,7 +121,7 @@ describe("npm run admin -- backup while the service runs, then a restore", () =>
           .executeTakeFirstOrThrow()
       ).n,
     );
-    const backup = await backupCli({ DATABASE_URL: liveUrl }, target);
+    const backup = await backupCli({ DATABASE_URL: liveUrl }, target, "--with-codes-key");
     reader.close();
     const ordersDuringBackup = await live
       .selectFrom("orders")
