@@ -49,6 +49,19 @@ describe("/webhook", () => {
     const fresh = SECRET.exec(rotated.text)![0];
     expect(fresh).not.toBe(secret);
 
+    // During the overlap both secrets sign; the old one can be stopped at once.
+    await chat.reply("/webhook", (t) => t.includes("Enabled"));
+    await chat.tap("Stop the old secret now");
+    await chat.next((t) => t.includes("no longer signs"));
+    await chat.tap("Send a test");
+    await chat.next((t) => t.includes("Test event"));
+    const signed = receiver.received.at(-1)!;
+    expect(verifySignature(String(signed.headers["x-webhook-signature"]), signed.body, fresh)).toBe(true);
+    expect(verifySignature(String(signed.headers["x-webhook-signature"]), signed.body, secret)).toBe(false);
+    expect((await chat.reply("/webhook", (t) => t.includes("Enabled"))).reply_markup?.inline_keyboard.flat().map((b) => b.text)).not.toContain(
+      "🚫 Stop the old secret now",
+    );
+
     await chat.reply("/webhook", (t) => t.includes("Enabled"));
     await chat.tap("Remove");
     await chat.next((t) => t.includes("Remove the webhook?"));

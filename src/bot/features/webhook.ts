@@ -38,6 +38,10 @@ export function webhookFeatures(core: Core) {
       .text(ctx.t("btn-webhook-secret"), "wh:secret")
       .row()
       .text(ctx.t("btn-webhook-remove"), "wh:remove");
+    // During a rotation's overlap the old secret still signs: it can be stopped at once (a leaked one).
+    if (endpoint.previousSecretUntil && endpoint.previousSecretUntil > core.clock.now().toISOString()) {
+      keyboard.row().text(ctx.t("btn-webhook-revoke"), "wh:revoke");
+    }
     return ctx.reply(lines.join("\n"), { reply_markup: keyboard });
   }
 
@@ -77,6 +81,14 @@ export function webhookFeatures(core: Core) {
     if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
     const rotated = await webhooks.rotateSecret(ctx.caller!.account.id);
     await showSecret(ctx, ctx.t("webhook-secret-new", { until: rotated.previousSecretUntil.slice(0, 16).replace("T", " ") }), rotated.secret);
+  });
+
+  composer.callbackQuery("wh:revoke", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    if (!(await webhooks.get(ctx.caller!.account.id))) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
+    await webhooks.revokePreviousSecret(ctx.caller!.account.id);
+    return ctx.reply(ctx.t("webhook-revoked"), { reply_markup: mainMenu(ctx) });
   });
 
   composer.callbackQuery("wh:remove", async (ctx) => {
