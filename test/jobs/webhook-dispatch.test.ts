@@ -221,7 +221,8 @@ describe("delivery", () => {
     expect(disabled.disabled_reason).toContain("HTTP 503");
     const event = await h.service.db.selectFrom("webhook_events").selectAll().where("order_id", "=", bought.body.order_id).executeTakeFirstOrThrow();
     expect(event.status).toBe("failed");
-    expect(event.attempts).toBeGreaterThanOrEqual(3);
+    // The first failure opened the breaker (the streak's start); an attempt after the period gives up.
+    expect(event.attempts).toBeGreaterThanOrEqual(2);
 
     // While disabled, new events wait; setting the URL again enables it and they go out.
     receiver.behaviour = () => ({ status: 200 });
