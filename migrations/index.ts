@@ -11,6 +11,7 @@ import * as operations from "./0009_operations.js";
 import * as tenantBounds from "./0010_tenant_bounds.js";
 import * as uniqueUsernames from "./0011_unique_usernames.js";
 import * as health from "./0012_health.js";
+import * as topups from "./0013_topups.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "0010_tenant_bounds": tenantBounds,
   "0011_unique_usernames": uniqueUsernames,
   "0012_health": health,
+  "0013_topups": topups,
 };

@@ -5,7 +5,7 @@ import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./orders.js";
-import type { Clock, Providers } from "./ports.js";
+import type { Clock, CryptoPayPort, Providers } from "./ports.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
@@ -19,6 +19,7 @@ import { createLowBalance } from "./low-balance.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
 import { createStatements } from "./statement.js";
+import { createTopups, type TopupLimits } from "./topups.js";
 import type { Vault } from "./vault.js";
 import { createWebhooks, type WebhooksOptions } from "./webhooks/index.js";
 
@@ -48,6 +49,9 @@ export interface CoreDeps {
   webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
   lowBalanceMicro: Micro;
+  /** Crypto Pay, where top-ups by invoice are offered (null: none), and the top-ups' bounds. */
+  cryptoPay: CryptoPayPort | null;
+  topupLimits: TopupLimits;
 }
 
 export type { Health };
@@ -94,6 +98,8 @@ export function createCore(deps: CoreDeps) {
     giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
     gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
+    /** Money in: Crypto Pay invoices credited when paid, transfers credited when an administrator approves. */
+    topups: createTopups({ db, clock, cryptoPay: deps.cryptoPay, outbox: webhooks.outbox, limits: deps.topupLimits, log: deps.log }),
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter: deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null,

@@ -3,7 +3,7 @@ import { balanceOf, postEntry } from "../db/ledger.js";
 import { DomainError, invalid } from "./errors.js";
 import { MAX_MICRO, MAX_USDT, type Micro } from "./money.js";
 
-export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment";
+export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup";
 
 export interface Posting {
   accountId: number;
@@ -12,6 +12,8 @@ export interface Posting {
   kind: LedgerKind;
   actor: string;
   orderId?: number | null;
+  /** The top-up a `topup` entry credits. */
+  topupId?: number | null;
   note?: string | null;
   at: string;
 }

@@ -157,6 +157,37 @@ export interface Providers {
 /** The providers that settle orders: each answers "what happened to the order with this reference?". */
 export type OrderProviderName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
 
+/** A Crypto Pay invoice as the core sees it (amounts in micro-USDT). */
+export interface CryptoInvoice {
+  invoiceId: number;
+  status: "active" | "paid" | "expired";
+  amountMicro: number;
+  /** What was paid, in `paidAsset`; null until paid. */
+  paidAmountMicro: number | null;
+  paidAsset: string | null;
+  /** Our payload, returned as we sent it. */
+  payload: string | null;
+  /** The link the payer opens (the bot's), and the Mini App's. */
+  payUrl: string;
+  webAppUrl: string | null;
+  expiresAt: string | null;
+  paidAt: string | null;
+}
+
+/** The payment provider that takes money in: Crypto Pay, the API of @CryptoBot. */
+export interface CryptoPayPort extends Provider {
+  /** Throws UpstreamError when the provider cannot answer or refuses. */
+  createInvoice(invoice: { amountMicro: number; description: string; payload: string; expiresInSeconds: number }): Promise<CryptoInvoice>;
+  /** The invoices with these ids that the provider still has. */
+  invoices(ids: number[]): Promise<CryptoInvoice[]>;
+  deleteInvoice(invoiceId: number): Promise<void>;
+  /**
+   * A webhook as it arrived: `forged` when its signature does not verify over the raw body (constant time); else
+   * the paid invoice it reports, or null for an update of another kind.
+   */
+  readWebhook(rawBody: string, signature: string | undefined): { forged: true } | { invoice: CryptoInvoice | null };
+}
+
 /** One signed webhook POST. */
 export interface WebhookRequest {
   url: string;

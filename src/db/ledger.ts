@@ -25,6 +25,7 @@ export async function postEntry(trx: Executor, posting: Posting): Promise<Micro 
     .values({
       account_id: posting.accountId,
       order_id: posting.orderId ?? null,
+      topup_id: posting.topupId ?? null,
       kind: posting.kind,
       amount_micro: posting.amountMicro,
       balance_after_micro: updated.balance_micro,

@@ -51,6 +51,8 @@ export interface LedgerEntriesTable {
   actor: string;
   note: string | null;
   created_at: string;
+  /** The top-up a `topup` entry credits (unique: a top-up is credited once). */
+  topup_id: number | null;
 }
 
 export type OrderStatus = "processing" | "completed" | "failed";
@@ -208,6 +210,7 @@ export interface Database {
   quotes: QuotesTable;
   alert_states: AlertStatesTable;
   health_probes: HealthProbesTable;
+  topups: TopupsTable;
 }
 
 export interface HealthProbesTable {
@@ -215,6 +218,34 @@ export interface HealthProbesTable {
   result: string | null;
   probed_at: string;
   claimed_until: string | null;
+}
+
+export type TopupMethod = "invoice" | "transfer";
+/**
+ * `creating` (the invoice is being made), `active` (an invoice waiting to be paid), `pending` (a transfer
+ * waiting for an administrator), then `credited`, `expired`, `cancelled`, `rejected`, or `failed` (the provider
+ * refused to make the invoice).
+ */
+export type TopupStatus = "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
+
+export interface TopupsTable {
+  id: Generated<number>;
+  account_id: number;
+  method: TopupMethod;
+  status: TopupStatus;
+  amount_micro: number;
+  credited_micro: number | null;
+  invoice_id: number | null;
+  pay_url: string | null;
+  web_app_url: string | null;
+  expires_at: string | null;
+  reference: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  check_after: string | null;
+  created_at: string;
+  updated_at: string;
+  credited_at: string | null;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -69,7 +69,7 @@ export const ledgerExportQuery = z.object({
 export const ledgerEntrySchema = z
   .object({
     entry_id: z.number().int(),
-    kind: z.enum(["credit", "debit", "charge", "refund", "adjustment"]),
+    kind: z.enum(["credit", "debit", "charge", "refund", "adjustment", "topup"]),
     amount_usdt: z.number().describe("Signed: credits and refunds positive, charges and debits negative"),
     balance_after_usdt: z.number().nullable().describe("The balance after this entry; null for an owner key, which has no balance of its own"),
     order_id: z.number().int().nullable(),

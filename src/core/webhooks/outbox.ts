@@ -26,7 +26,8 @@ export interface EventEnvelope {
 }
 
 export interface BalanceChange {
-  kind: "credit" | "debit";
+  /** An administrator's credit or debit, or a top-up credited. */
+  kind: "credit" | "debit" | "topup";
   amountMicro: Micro;
   balanceAfterMicro: Micro;
   note: string | null;

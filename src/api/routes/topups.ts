@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Core } from "../../core/index.js";
+import { fromUsdt } from "../../core/money.js";
+import { callerOf } from "../auth.js";
+import { errorBody, keyedErrors } from "../../wire/common.js";
+import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topupsResponse, topupsView } from "../../wire/topups.js";
+
+export const CRYPTO_PAY_WEBHOOK_PATH = "/cryptopay/webhook";
+
+/** The key's top-ups: start one (an invoice, or a transfer to approve), list them, read one, cancel one. */
+export const topupRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  const { topups } = core;
+  const tags = ["Top-ups"];
+
+  app.post(
+    "/v1/topups",
+    {
+      schema: {
+        summary: "Top up the balance: a Crypto Pay invoice to pay (credited when paid), or a transfer for an administrator to approve",
+        operationId: "createTopup",
+        tags,
+        body: topupBody,
+        response: { 200: topupResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { account } = callerOf(request);
+      const { amount_usdt, method, reference } = request.body;
+      const amountMicro = fromUsdt(amount_usdt);
+      const offered = topups.methods();
+      const chosen = method ?? (offered.invoice ? "invoice" : "transfer");
+      const topup =
+        chosen === "invoice"
+          ? await topups.startInvoice(account, amountMicro)
+          : await topups.requestTransfer(account, amountMicro, reference ?? "");
+      return { success: true as const, topup: toTopupView(topup) };
+    },
+  );
+
+  app.get(
+    "/v1/topups",
+    {
+      schema: {
+        summary: "The key's top-ups, newest first",
+        operationId: "listTopups",
+        tags,
+        querystring: topupsQuery,
+        response: { 200: topupsResponse, 400: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { limit, before } = request.query;
+      return topupsView(await topups.list(callerOf(request).account, { limit, before }), limit);
+    },
+  );
+
+  app.get(
+    "/v1/topups/:topup_id",
+    {
+      schema: {
+        summary: "One top-up and its status",
+        operationId: "getTopup",
+        tags,
+        params: topupIdParams,
+        response: { 200: topupResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => ({ success: true as const, topup: toTopupView(await topups.get(callerOf(request).account, request.params.topup_id)) }),
+  );
+
+  app.post(
+    "/v1/topups/:topup_id/cancel",
+    {
+      schema: {
+        summary: "Cancel an unpaid invoice or a transfer still waiting for a decision",
+        operationId: "cancelTopup",
+        tags,
+        params: topupIdParams,
+        response: { 200: topupResponse, 400: errorBody, 404: errorBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => ({ success: true as const, topup: toTopupView(await topups.cancel(callerOf(request).account, request.params.topup_id)) }),
+  );
+};
+
+/**
+ * Crypto Pay's webhook: the fast path of a paid invoice (the poll is the path that never misses one). Its body is
+ * read raw, since the signature covers the bytes; a wrong signature is 401 and credits nothing.
+ */
+export const cryptoPayWebhookRoute: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+  app.post(
+    CRYPTO_PAY_WEBHOOK_PATH,
+    {
+      config: { public: true, rateLimit: false },
+      schema: { hide: true, response: { 200: z.object({ ok: z.literal(true) }), 401: errorBody } },
+    },
+    async (request) => {
+      const signature = request.headers["crypto-pay-api-signature"];
+      await core.topups.webhook(String(request.body ?? ""), typeof signature === "string" ? signature : undefined);
+      return { ok: true as const };
+    },
+  );
+};

@@ -1,0 +1,199 @@
+import type { Selectable } from "kysely";
+import type { Topup } from "../core/topups.js";
+import { micro } from "../core/money.js";
+import type { Db, Executor } from "./database.js";
+import { isPostgres } from "./database.js";
+import type { Claims } from "./leases.js";
+import type { TopupMethod, TopupStatus, TopupsTable } from "./schema.js";
+
+// Top-ups: Crypto Pay invoices and transfers an administrator approves. Each status change is one guarded
+// update, so of two instances (or a webhook and a poll) only one makes it.
+
+const toTopup = (row: Selectable<TopupsTable>): Topup => ({
+  id: row.id,
+  accountId: row.account_id,
+  method: row.method,
+  status: row.status,
+  amountMicro: micro(row.amount_micro),
+  creditedMicro: row.credited_micro === null ? null : micro(row.credited_micro),
+  invoiceId: row.invoice_id === null ? null : Number(row.invoice_id),
+  payUrl: row.pay_url,
+  webAppUrl: row.web_app_url,
+  expiresAt: row.expires_at,
+  reference: row.reference,
+  decidedBy: row.decided_by,
+  reason: row.reason,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  creditedAt: row.credited_at,
+});
+
+export async function insertTopup(
+  exec: Executor,
+  topup: { accountId: number; method: TopupMethod; status: TopupStatus; amountMicro: number; reference?: string | null; at: string },
+): Promise<Topup> {
+  const row = await exec
+    .insertInto("topups")
+    .values({
+      account_id: topup.accountId,
+      method: topup.method,
+      status: topup.status,
+      amount_micro: topup.amountMicro,
+      reference: topup.reference ?? null,
+      created_at: topup.at,
+      updated_at: topup.at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toTopup(row);
+}
+
+export async function topupById(exec: Executor, id: number): Promise<Topup | undefined> {
+  const row = await exec.selectFrom("topups").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && toTopup(row);
+}
+
+export async function topupByInvoice(exec: Executor, invoiceId: number): Promise<Topup | undefined> {
+  const row = await exec.selectFrom("topups").selectAll().where("invoice_id", "=", invoiceId).executeTakeFirst();
+  return row && toTopup(row);
+}
+
+/** The account's top-ups, newest first; `before` pages on (smaller ids). */
+export async function listTopups(exec: Executor, accountId: number, page: { limit: number; before?: number }): Promise<Topup[]> {
+  let query = exec.selectFrom("topups").selectAll().where("account_id", "=", accountId);
+  if (page.before !== undefined) query = query.where("id", "<", page.before);
+  const rows = await query.orderBy("id", "desc").limit(page.limit).execute();
+  return rows.map(toTopup);
+}
+
+/** The account's top-ups in these states, oldest first, at most `limit`. */
+export async function openTopups(exec: Executor, accountId: number, statuses: TopupStatus[], limit: number): Promise<Topup[]> {
+  const rows = await exec
+    .selectFrom("topups")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("status", "in", statuses)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map(toTopup);
+}
+
+/** The provider made the invoice: it is active, and the poll first looks at it at `checkAfter`. */
+export async function invoiceMade(
+  exec: Executor,
+  id: number,
+  invoice: { invoiceId: number; payUrl: string; webAppUrl: string | null; expiresAt: string | null; checkAfter: string; at: string },
+): Promise<void> {
+  await exec
+    .updateTable("topups")
+    .set({
+      status: "active",
+      invoice_id: invoice.invoiceId,
+      pay_url: invoice.payUrl,
+      web_app_url: invoice.webAppUrl,
+      expires_at: invoice.expiresAt,
+      check_after: invoice.checkAfter,
+      updated_at: invoice.at,
+    })
+    .where("id", "=", id)
+    .where("status", "=", "creating")
+    .execute();
+}
+
+/**
+ * Moves a top-up from one of `from` to `to` (with the rest of `set`); false when it was in none of them (another
+ * instance, webhook or decision got there first).
+ */
+export async function moveTopup(
+  exec: Executor,
+  id: number,
+  from: TopupStatus[],
+  to: TopupStatus,
+  set: Partial<Pick<TopupsTable, "credited_micro" | "credited_at" | "invoice_id" | "decided_by" | "reason">> & { at: string },
+): Promise<boolean> {
+  const { at, ...rest } = set;
+  const result = await exec
+    .updateTable("topups")
+    .set({ ...rest, status: to, check_after: null, updated_at: at })
+    .where("id", "=", id)
+    .where("status", "in", from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Open invoices whose check is due at `now`, the longest waiting first (the poll's work). */
+const dueInvoices = (exec: Executor, now: string, limit: number) =>
+  exec.selectFrom("topups").selectAll().where("status", "=", "active").where("check_after", "<=", now).orderBy("check_after").limit(limit);
+
+/**
+ * Leases up to `limit` due invoices to this instance until `until` (`FOR UPDATE SKIP LOCKED` on PostgreSQL: two
+ * instances never poll the same one at once).
+ */
+export async function claimDueInvoices(db: Db, claims: Claims, options: { now: string; until: string; limit: number }): Promise<Topup[]> {
+  if (!(await dueInvoices(db, options.now, 1).execute()).length) return [];
+  const rows = await db.transaction().execute(async (trx) => {
+    const due = dueInvoices(trx, options.now, options.limit);
+    const found = await (isPostgres(trx) ? due.forUpdate().skipLocked() : due).execute();
+    if (found.length) {
+      await trx
+        .updateTable("topups")
+        .set({ check_after: options.until })
+        .where(
+          "id",
+          "in",
+          found.map((row) => row.id),
+        )
+        .execute();
+    }
+    return found;
+  });
+  for (const row of rows) claims.hold(row.id, options.until);
+  return rows.map(toTopup);
+}
+
+/** An invoice still open after its check: looked at again at `checkAfter` (guarded by the lease written). */
+export async function rescheduleInvoice(exec: Executor, id: number, lease: string, checkAfter: string): Promise<void> {
+  await exec.updateTable("topups").set({ check_after: checkAfter }).where("id", "=", id).where("status", "=", "active").where("check_after", "=", lease).execute();
+}
+
+/** Makes this instance's claimed invoices due now (a stop); returns their ids. */
+export function releaseInvoices(db: Db, claims: Claims, now: string): Promise<number[]> {
+  return claims.release(async (ids, until) => {
+    const rows = await db
+      .updateTable("topups")
+      .set({ check_after: now })
+      .where("id", "in", ids)
+      .where("status", "=", "active")
+      .where("check_after", "=", until)
+      .returning("id")
+      .execute();
+    return rows.map((row) => row.id);
+  });
+}
+
+/** Top-ups by method and status, with what was credited: the CLI's and the bot's statistics. */
+export async function topupStats(exec: Executor): Promise<Array<{ method: TopupMethod; status: TopupStatus; count: number; creditedMicro: number }>> {
+  const rows = await exec
+    .selectFrom("topups")
+    .select((eb) => ["method", "status", eb.fn.countAll<number>().as("count"), eb.fn.sum<number>("credited_micro").as("credited")])
+    .groupBy(["method", "status"])
+    .orderBy("method")
+    .orderBy("status")
+    .execute();
+  return rows.map((row) => ({ method: row.method, status: row.status, count: Number(row.count), creditedMicro: Number(row.credited ?? 0) }));
+}
+
+/** Open invoices created before `before`: the alert on invoices left unpaid in an unusual number. */
+export async function unpaidInvoicesSince(exec: Executor, since: string): Promise<{ open: number; expired: number }> {
+  const rows = await exec
+    .selectFrom("topups")
+    .select((eb) => ["status", eb.fn.countAll<number>().as("count")])
+    .where("method", "=", "invoice")
+    .where("created_at", ">=", since)
+    .where("status", "in", ["active", "expired"])
+    .groupBy("status")
+    .execute();
+  const of = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  return { open: of("active"), expired: of("expired") };
+}

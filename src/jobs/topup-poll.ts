@@ -1,0 +1,99 @@
+import type { BackgroundScope, Clock, CryptoPayPort } from "../core/ports.js";
+import type { Topups } from "../core/topups.js";
+import type { Db } from "../db/database.js";
+import { createClaims } from "../db/leases.js";
+import { claimDueInvoices, releaseInvoices, rescheduleInvoice } from "../db/topups.js";
+import { createLoop, type Job, type JobLog } from "./loop.js";
+
+export interface TopupPollOptions {
+  db: Db;
+  clock: Clock;
+  topups: Topups;
+  cryptoPay: CryptoPayPort;
+  /** How often a pass runs, and how long an open invoice waits between looks. */
+  intervalMs: number;
+  /** How long a claim holds an invoice: one provider call's time. */
+  leaseMs: number;
+  log: JobLog;
+  scope?: BackgroundScope;
+}
+
+/** Invoices asked about in one call (the provider takes up to 100 ids), and at most per pass. */
+const BATCH = 100;
+const PASS_MAX = 2_000;
+
+/**
+ * The path that never misses a payment: every open invoice is asked about on a schedule (leased, like the
+ * reconciler's orders, so of several instances one asks), so an invoice paid while the service was down, or
+ * whose webhook was lost, is still credited; an expired one is closed. The webhook is only the fast path.
+ */
+export function createTopupPoll(options: TopupPollOptions) {
+  const { db, clock, topups, cryptoPay, log } = options;
+  const claims = createClaims();
+  let stopping = false;
+  let handedBack = false;
+
+  async function pass(): Promise<number> {
+    let seen = 0;
+    while (seen < PASS_MAX && !stopping) {
+      const now = clock.now();
+      const until = new Date(now.getTime() + options.leaseMs).toISOString();
+      const claimed = await claimDueInvoices(db, claims, { now: now.toISOString(), until, limit: BATCH });
+      if (!claimed.length) break;
+      seen += claimed.length;
+      try {
+        const found = await cryptoPay.invoices(claimed.flatMap((t) => (t.invoiceId === null ? [] : [t.invoiceId])));
+        for (const invoice of found) {
+          const seenBy = await topups.invoiceSeen(invoice);
+          if (seenBy.unknown) log.warn({ invoiceId: invoice.invoiceId }, "an invoice the poll asked about ties to no top-up; ignored");
+        }
+        const known = new Set(found.map((invoice) => invoice.invoiceId));
+        for (const topup of claimed) if (topup.invoiceId !== null && !known.has(topup.invoiceId)) await topups.invoiceGone(topup.id);
+        if (!handedBack) {
+          const next = new Date(clock.now().getTime() + options.intervalMs).toISOString();
+          for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
+        }
+      } catch (error) {
+        // The leases lapse and the invoices are asked about again: nothing is missed.
+        log.warn({ err: error, invoices: claimed.length }, "the top-up poll could not ask about invoices; it will try again");
+        break;
+      } finally {
+        for (const topup of claimed) claims.drop(topup.id);
+      }
+    }
+    return seen;
+  }
+
+  const loop = createLoop({
+    name: "topup",
+    intervalMs: options.intervalMs,
+    run: pass,
+    failed: 0,
+    failure: "top-up poll failed; the next one will try again",
+    log,
+    scope: options.scope,
+  });
+
+  const job = {
+    name: "top-up poll",
+    /** Runs one pass now (or joins the one under way); resolves to the number of invoices asked about. */
+    runOnce: loop.runOnce,
+    start() {
+      stopping = false;
+      handedBack = false;
+      loop.start();
+    },
+    async stop() {
+      stopping = true;
+      await loop.stop();
+    },
+    underWay: () => ({ invoiceChecks: claims.size }),
+    async handBack(): Promise<{ invoices: number[] }> {
+      handedBack = true;
+      return { invoices: await releaseInvoices(db, claims, clock.now().toISOString()) };
+    },
+  };
+  return job satisfies Job;
+}
+
+export type TopupPoll = ReturnType<typeof createTopupPoll>;
