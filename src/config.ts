@@ -185,6 +185,25 @@ export const configSchema = z
     ALERT_MAX_PER_HOUR: integer("20", 1, 1000),
     /** A purchase that takes a customer's balance below this tells them in the bot (they can turn it off). */
     LOW_BALANCE_USDT: usdt("5", 1_000_000_000),
+    /** Crypto Pay (@CryptoBot's API) for top-ups by invoice: https://pay.crypt.bot, or https://testnet-pay.crypt.bot; with the embedded simulator, its own. Both unset: no invoices. */
+    CRYPTO_PAY_URL: url.optional(),
+    /** The Crypto Pay app's token (made in @CryptoBot with /pay); its SHA-256 also checks the webhook's signature. */
+    CRYPTO_PAY_TOKEN: z
+      .string()
+      .regex(/^\d{1,12}:[A-Za-z0-9_-]{10,100}$/, "must be a Crypto Pay app token (<app id>:<letters and digits>)")
+      .optional(),
+    /** Bounds of one top-up, in USDT. */
+    TOPUP_MIN_USDT: usdt("1", 1_000_000_000),
+    TOPUP_MAX_USDT: usdt("10000", 1_000_000_000),
+    /** How long an invoice may be paid. */
+    TOPUP_INVOICE_MINUTES: integer("60", 1, 44_640),
+    /** Unpaid invoices one account may hold, and transfers waiting for an administrator. */
+    TOPUP_OPEN_INVOICES_MAX: integer("3", 1, 100),
+    TOPUP_PENDING_TRANSFERS_MAX: integer("3", 1, 100),
+    /** Whether users may state a transfer for an administrator to approve ("I paid by transfer"). */
+    TOPUP_TRANSFERS: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+    /** How often open invoices are asked about (the path that never misses a payment; the webhook is the fast one). */
+    TOPUP_POLL_MS: integer("30000", 50, 3_600_000),
     /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */
     SIMULATOR_PORT: integer("9090", 0, 65535),
     /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
@@ -202,6 +221,11 @@ export const configSchema = z
     path: ["METRICS_TOKEN"],
     message: "is required when METRICS_HOST is beyond this machine (the metrics name routes and volumes): set one, or bind METRICS_HOST to 127.0.0.1",
   })
+  .refine((c) => (c.CRYPTO_PAY_URL === undefined) === (c.CRYPTO_PAY_TOKEN === undefined), {
+    path: ["CRYPTO_PAY_TOKEN"],
+    message: "and CRYPTO_PAY_URL are set together (invoices need both) or not at all",
+  })
+  .refine((c) => c.TOPUP_MIN_USDT <= c.TOPUP_MAX_USDT, { path: ["TOPUP_MIN_USDT"], message: "must be at most TOPUP_MAX_USDT" })
   .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
     path: ["RECONCILE_AFTER_MS"],
     message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
@@ -217,6 +241,8 @@ export const configSchema = z
       ADMIN_CONFIRM_ABOVE_USDT,
       ALERT_WALLET_BELOW_USDT,
       LOW_BALANCE_USDT,
+      TOPUP_MIN_USDT,
+      TOPUP_MAX_USDT,
       STORE_MARKUP_PERCENT,
       GAMES_MARKUP_PERCENT,
       GIFTCARDS_MARKUP_PERCENT,
@@ -228,6 +254,8 @@ export const configSchema = z
       ADMIN_CONFIRM_ABOVE_MICRO: ADMIN_CONFIRM_ABOVE_USDT,
       ALERT_WALLET_BELOW_MICRO: ALERT_WALLET_BELOW_USDT,
       LOW_BALANCE_MICRO: LOW_BALANCE_USDT,
+      TOPUP_MIN_MICRO: TOPUP_MIN_USDT,
+      TOPUP_MAX_MICRO: TOPUP_MAX_USDT,
       MARKUP_BASIS_POINTS: { store: STORE_MARKUP_PERCENT, games: GAMES_MARKUP_PERCENT, giftcards: GIFTCARDS_MARKUP_PERCENT },
     }),
   );

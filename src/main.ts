@@ -1,5 +1,6 @@
 import os from "node:os";
 import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
+import { CRYPTO_PAY_WEBHOOK_PATH } from "./api/routes/topups.js";
 import { openService } from "./root.js";
 
 loadDotEnv();
@@ -11,10 +12,12 @@ try {
   process.exit(1);
 }
 
+let simulatedCryptoPay: string | null = null;
 if (config.UPSTREAM === "simulator") {
   // The embedded default: every upstream is the bundled simulator on a loopback port. Loaded only then: a
   // deployment against real providers never loads it.
   const { startSimulator } = await import("./simulator/server.js");
+  const { SIMULATOR_CRYPTO_PAY_TOKEN } = await import("./simulator/cryptopay.js");
   const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE }).catch((error: { code?: string }) => {
     if (error.code !== "EADDRINUSE") throw error;
     console.error(`SIMULATOR_PORT ${config.SIMULATOR_PORT} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);
@@ -24,11 +27,23 @@ if (config.UPSTREAM === "simulator") {
   const simulated = allProvidersAt(simulator.url);
   const current = config;
   config = { ...current, ...Object.fromEntries(PROVIDER_URLS.map((name) => [name, current[name] ?? simulated[name]])) };
+  // Its Crypto Pay too, unless a real one is configured: top-ups by invoice work out of the box.
+  if (!config.CRYPTO_PAY_URL) config = { ...config, CRYPTO_PAY_URL: `${simulator.url}/cryptopay`, CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN };
+  simulatedCryptoPay = config.CRYPTO_PAY_URL === `${simulator.url}/cryptopay` ? simulator.url : null;
   console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
 }
 
 const service = await openService(config);
-await service.api.listen({ host: config.HOST, port: config.PORT });
+const listening = await service.api.listen({ host: config.HOST, port: config.PORT });
+if (simulatedCryptoPay) {
+  // The simulated Crypto Pay app posts its webhooks here, as the real one posts to the URL set in @CryptoBot.
+  const hook = `${listening.replace("0.0.0.0", "127.0.0.1").replace("[::]", "127.0.0.1")}${CRYPTO_PAY_WEBHOOK_PATH}`;
+  await fetch(`${simulatedCryptoPay}/cryptopay/control/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url: hook }),
+  });
+}
 await service.startMetrics();
 await service.startBot();
 

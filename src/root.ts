@@ -5,7 +5,7 @@ import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
-import { type Clock, PROVIDER_NAMES, systemClock } from "./core/ports.js";
+import { type Clock, type CryptoPayPort, PROVIDER_NAMES, systemClock } from "./core/ports.js";
 import { micro } from "./core/money.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
@@ -17,12 +17,14 @@ import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
 import { createReconciler } from "./jobs/reconciler.js";
 import { createHealthProbe } from "./jobs/health-probe.js";
+import { createTopupPoll } from "./jobs/topup-poll.js";
 import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
 import { createLifecycle, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openProviders } from "./upstream/index.js";
+import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 
@@ -84,6 +86,12 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     onCall: metrics.providerCall,
   });
   lifecycle.add({ name: "providers", abort: upstream.abort, close: upstream.close });
+  // Crypto Pay, where top-ups by invoice are offered (its URL and token both set).
+  const cryptoPay =
+    config.CRYPTO_PAY_URL && config.CRYPTO_PAY_TOKEN
+      ? createCryptoPay({ baseUrl: config.CRYPTO_PAY_URL, token: config.CRYPTO_PAY_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS })
+      : null;
+  if (cryptoPay) lifecycle.add({ name: "crypto pay", close: cryptoPay.close });
   // Webhooks to this machine only when asked for (the chat and the tests ask): else any key could probe local ports.
   const allowLoopback = config.WEBHOOK_ALLOW_LOOPBACK === "true";
   const webhookSender = createWebhookSender({ allowLoopback });
@@ -107,6 +115,16 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     quotesOpenMax: config.QUOTES_OPEN_MAX,
     healthProbeMs: config.HEALTH_PROBE_MS,
+    cryptoPay,
+    topupLimits: {
+      minMicro: micro(config.TOPUP_MIN_MICRO),
+      maxMicro: micro(config.TOPUP_MAX_MICRO),
+      invoiceTtlSeconds: config.TOPUP_INVOICE_MINUTES * 60,
+      openInvoicesMax: config.TOPUP_OPEN_INVOICES_MAX,
+      pendingTransfersMax: config.TOPUP_PENDING_TRANSFERS_MAX,
+      transfers: config.TOPUP_TRANSFERS,
+      pollMs: config.TOPUP_POLL_MS,
+    },
     log,
     counterDb,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
@@ -136,14 +154,17 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
     close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
   };
-  return { service, lifecycle, clock, counterDb };
+  return { service, lifecycle, clock, counterDb, cryptoPay };
 }
 
 /**
  * The background jobs over the core (src/jobs), built but not started. Each reconciler pass, webhook attempt,
  * monitor round and purge is logged under an id of its own (recon-<n>, wh-<event id>, alerts-<n>, purge-…).
  */
-function openJobs(config: Config, on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger }) {
+function openJobs(
+  config: Config,
+  on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger; cryptoPay: CryptoPayPort | null },
+) {
   const { core, db, clock, log } = on;
   const scope = withRequestId;
   const jobs = {
@@ -200,17 +221,30 @@ function openJobs(config: Config, on: { core: Core; db: Db; counterDb: Db | unde
   };
   // An outbox commit wakes the dispatch at once.
   core.webhooks.outbox.onCommitted(jobs.dispatch.wake);
-  return jobs;
+  // Open invoices are asked about on a schedule, so a payment whose webhook was missed is still credited.
+  const topupPoll = on.cryptoPay
+    ? createTopupPoll({
+        db,
+        clock,
+        topups: core.topups,
+        cryptoPay: on.cryptoPay,
+        intervalMs: config.TOPUP_POLL_MS,
+        leaseMs: config.UPSTREAM_TIMEOUT_MS + 5_000,
+        log,
+        scope,
+      })
+    : null;
+  return { ...jobs, ...(topupPoll ? { topupPoll } : {}) };
 }
 
 export type Jobs = ReturnType<typeof openJobs>;
 
 /** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
-  const { service, lifecycle, clock, counterDb } = await openCore(config, options);
+  const { service, lifecycle, clock, counterDb, cryptoPay } = await openCore(config, options);
   const { core, db, log, metrics } = service;
 
-  const jobs = openJobs(config, { core, db, counterDb, clock, log });
+  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay });
   for (const job of Object.values(jobs)) {
     lifecycle.add(job);
     job.start();

@@ -23,6 +23,7 @@ import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import { quoteRoutes } from "./routes/quotes.js";
+import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
 import { gamesRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
@@ -129,6 +130,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(giftRoutes, { core: options.core });
   await app.register(webhookRoutes, { core: options.core });
   await app.register(quoteRoutes, { core: options.core });
+  await app.register(topupRoutes, { core: options.core });
+  // Crypto Pay's servers call this: no API key, no per-key limit; the signature authenticates them.
+  await app.register(cryptoPayWebhookRoute, { core: options.core });
   app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createContext, FAULTS, PROVIDERS } from "./context.js";
+import { cryptoPayRoutes } from "./cryptopay.js";
 import { gameRoutes } from "./games.js";
 import { gatewayRoutes } from "./gateway.js";
 import { giftcardRoutes } from "./giftcards.js";
@@ -20,6 +21,8 @@ export interface SimulatorOptions {
   logger?: boolean;
   /** Multiplies every gift card's starting stock (the benchmark orders far more cards than a test). */
   stockScale?: number;
+  /** Where the simulated Crypto Pay app posts its webhooks (also settable through its control endpoint). */
+  cryptoPayWebhookUrl?: string;
 }
 
 const faultSchema = z.object({ provider: z.enum(PROVIDERS), mode: z.enum(FAULTS) });
@@ -53,6 +56,7 @@ export function buildSimulator(options: SimulatorOptions = {}): FastifyInstance 
   gameRoutes(app, sim);
   giftcardRoutes(app, sim, options.stockScale ?? 1);
   giftRoutes(app, sim);
+  cryptoPayRoutes(app, sim, { webhookUrl: options.cryptoPayWebhookUrl });
   return app;
 }
 

@@ -1,0 +1,159 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { Pool } from "undici";
+import { z } from "zod";
+import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "../core/ports.js";
+
+// Crypto Pay, the API of @CryptoBot (facts in the README, "Top-ups"): a thin undici adapter like the other
+// providers', rather than a client library: four methods, one header, one signature, all checked with zod here.
+
+/** An amount as Crypto Pay writes it ("10", "2.5") into micro-units, exactly (no float). */
+export function microOf(amount: string): number | null {
+  const match = /^(\d{1,12})(?:\.(\d{1,8}))?$/.exec(amount);
+  if (!match) return null;
+  const fraction = (match[2] ?? "").padEnd(8, "0");
+  // Beyond 6 decimals (a BTC amount, say) is rounded down to the micro-unit.
+  return Number(match[1]) * 1_000_000 + Number(fraction.slice(0, 6));
+}
+
+/** Micro-units as Crypto Pay takes an amount: "12.5", never an exponent. */
+export function amountOf(micro: number): string {
+  const whole = Math.floor(micro / 1_000_000);
+  const fraction = String(micro % 1_000_000)
+    .padStart(6, "0")
+    .replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+const amount = z.string().refine((v) => microOf(v) !== null, "an amount");
+const invoiceSchema = z.object({
+  invoice_id: z.number().int().positive(),
+  status: z.enum(["active", "paid", "expired"]),
+  asset: z.string().optional(),
+  amount,
+  paid_asset: z.string().optional(),
+  paid_amount: amount.optional(),
+  payload: z.string().optional(),
+  bot_invoice_url: z.string(),
+  web_app_invoice_url: z.string().optional(),
+  expiration_date: z.string().optional(),
+  paid_at: z.string().optional(),
+});
+const answerSchema = z.object({
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), name: z.string() }).optional(),
+});
+const webhookSchema = z.object({ update_type: z.string(), payload: z.unknown() });
+
+const toInvoice = (raw: z.infer<typeof invoiceSchema>): CryptoInvoice => ({
+  invoiceId: raw.invoice_id,
+  status: raw.status,
+  amountMicro: microOf(raw.amount)!,
+  paidAmountMicro: raw.paid_amount === undefined ? null : microOf(raw.paid_amount),
+  paidAsset: raw.paid_asset ?? null,
+  payload: raw.payload ?? null,
+  payUrl: raw.bot_invoice_url,
+  webAppUrl: raw.web_app_invoice_url ?? null,
+  expiresAt: raw.expiration_date ? new Date(raw.expiration_date).toISOString() : null,
+  paidAt: raw.paid_at ? new Date(raw.paid_at).toISOString() : null,
+});
+
+/** Crypto Pay's webhook signature: hex HMAC-SHA256 of the raw body, keyed with SHA-256 of the app's token. */
+export const cryptoPaySignature = (token: string, rawBody: string) =>
+  createHmac("sha256", createHash("sha256").update(token).digest()).update(rawBody).digest("hex");
+
+/** Whether `header` is the body's signature under the token; constant time, false on anything malformed. */
+export function verifyCryptoPaySignature(token: string, rawBody: string, header: string | undefined): boolean {
+  if (!header || !/^[0-9a-f]{64}$/i.test(header)) return false;
+  return timingSafeEqual(Buffer.from(header.toLowerCase(), "hex"), Buffer.from(cryptoPaySignature(token, rawBody), "hex"));
+}
+
+export interface CryptoPayOptions {
+  /** The API's base: https://pay.crypt.bot (mainnet), https://testnet-pay.crypt.bot, or the simulator's /cryptopay. */
+  baseUrl: string;
+  token: string;
+  timeoutMs: number;
+}
+
+export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { close(): Promise<void> } {
+  const base = new URL(options.baseUrl);
+  const prefix = base.pathname.replace(/\/$/, "");
+  const pool = new Pool(base.origin, { connectTimeout: Math.min(options.timeoutMs, 5_000), headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+
+  async function call<T extends z.ZodType>(method: string, params: Record<string, unknown>, result: T): Promise<z.infer<T>> {
+    let status: number;
+    let body: unknown;
+    try {
+      const response = await pool.request({
+        method: "POST",
+        path: `${prefix}/api/${method}`,
+        headers: { "content-type": "application/json", "crypto-pay-api-token": options.token },
+        body: JSON.stringify(params),
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      status = response.statusCode;
+      body = await response.body.json().catch(() => null);
+    } catch (error) {
+      throw new UpstreamError(`Crypto Pay ${method}: no answer (${(error as Error).message})`, error);
+    }
+    const parsed = answerSchema.safeParse(body);
+    if (parsed.success && !parsed.data.ok) {
+      throw new UpstreamError(`Crypto Pay ${method}: ${parsed.data.error?.name ?? "refused"} (${parsed.data.error?.code ?? status})`);
+    }
+    const value = result.safeParse(parsed.data?.result);
+    if (!parsed.success || !value.success) throw new UpstreamError(`Crypto Pay ${method}: unexpected answer (HTTP ${status})`);
+    return value.data;
+  }
+
+  return {
+    configured: true,
+    async ready() {
+      try {
+        await call("getMe", {}, z.object({ app_id: z.number() }));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async createInvoice(invoice) {
+      const made = await call(
+        "createInvoice",
+        {
+          asset: "USDT",
+          amount: amountOf(invoice.amountMicro),
+          description: invoice.description,
+          payload: invoice.payload,
+          expires_in: invoice.expiresInSeconds,
+          allow_anonymous: false,
+        },
+        invoiceSchema,
+      );
+      return toInvoice(made);
+    },
+    async invoices(ids) {
+      const found: CryptoInvoice[] = [];
+      for (let i = 0; i < ids.length; i += 100) {
+        const page = ids.slice(i, i + 100);
+        const { items } = await call("getInvoices", { invoice_ids: page.join(","), count: page.length }, z.object({ items: z.array(invoiceSchema) }));
+        found.push(...items.map(toInvoice));
+      }
+      return found;
+    },
+    async deleteInvoice(invoiceId) {
+      await call("deleteInvoice", { invoice_id: invoiceId }, z.boolean());
+    },
+    readWebhook(rawBody, signature) {
+      if (!verifyCryptoPaySignature(options.token, rawBody, signature)) return { forged: true };
+      let update: z.infer<typeof webhookSchema>;
+      try {
+        update = webhookSchema.parse(JSON.parse(rawBody));
+      } catch {
+        return { invoice: null };
+      }
+      if (update.update_type !== "invoice_paid") return { invoice: null };
+      const invoice = invoiceSchema.safeParse(update.payload);
+      return { invoice: invoice.success ? toInvoice(invoice.data) : null };
+    },
+    close: () => pool.close(),
+  };
+}
