@@ -201,7 +201,10 @@ export const configSchema = z
     TOPUP_OPEN_INVOICES_MAX: integer("3", 1, 100),
     TOPUP_PENDING_TRANSFERS_MAX: integer("3", 1, 100),
     /** Whether users may state a transfer for an administrator to approve ("I paid by transfer"). */
-    TOPUP_TRANSFERS: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+    TOPUP_TRANSFERS: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((v) => v === "true"),
     /** How often open invoices are asked about (the path that never misses a payment; the webhook is the fast one). */
     TOPUP_POLL_MS: integer("30000", 50, 3_600_000),
     /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */

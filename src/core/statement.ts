@@ -58,7 +58,7 @@ function checkRange({ from, to }: StatementRange): void {
   if (from && to && from >= to) throw invalid("from must be before to");
 }
 
-const NOTED: ReadonlySet<LedgerKind> = new Set(["credit", "debit", "adjustment"]);
+const NOTED: ReadonlySet<LedgerKind> = new Set(["credit", "debit", "adjustment", "topup"]);
 
 export function createStatements({ db }: { db: Db }) {
   /** An entry as the caller's statement shows it: an owner key sees no balance (the wallet is shared), and only administrators' notes. */

@@ -1,15 +1,6 @@
 import type { Db } from "../db/database.js";
 import type { TopupMethod, TopupStatus } from "../db/schema.js";
-import {
-  insertTopup,
-  invoiceMade,
-  listTopups,
-  moveTopup,
-  openTopups,
-  topupById,
-  topupByInvoice,
-  topupStats,
-} from "../db/topups.js";
+import { insertTopup, invoiceMade, listTopups, moveTopup, openTopups, topupById, topupByInvoice, topupStats } from "../db/topups.js";
 import { transaction } from "../db/transaction.js";
 import { type Account, getAccount } from "./accounts.js";
 import { DomainError, invalid, notFound, unavailable } from "./errors.js";
@@ -138,7 +129,12 @@ export function createTopups(options: {
         note: entry.note,
         at: when,
       });
-      const event = await outbox.balanceChanged(trx, topup.accountId, { kind: "topup", amountMicro: micro(amountMicro), balanceAfterMicro: balance, note: entry.note });
+      const event = await outbox.balanceChanged(trx, topup.accountId, {
+        kind: "topup",
+        amountMicro: micro(amountMicro),
+        balanceAfterMicro: balance,
+        note: entry.note,
+      });
       return { balance, event };
     });
     if (!done) return null;
@@ -156,7 +152,13 @@ export function createTopups(options: {
   async function invoiceSeen(invoice: CryptoInvoice): Promise<{ topup: Topup | null; credited: boolean; unknown: boolean }> {
     const tied = parsePayload(invoice.payload);
     const topup = (await topupByInvoice(db, invoice.invoiceId)) ?? (tied ? await topupById(db, tied.id) : undefined);
-    if (!topup || !tied || topup.id !== tied.id || topup.accountId !== tied.accountId || (topup.invoiceId !== null && topup.invoiceId !== invoice.invoiceId)) {
+    if (
+      !topup ||
+      !tied ||
+      topup.id !== tied.id ||
+      topup.accountId !== tied.accountId ||
+      (topup.invoiceId !== null && topup.invoiceId !== invoice.invoiceId)
+    ) {
       return { topup: null, credited: false, unknown: true };
     }
     if (invoice.status === "expired") {
@@ -254,9 +256,13 @@ export function createTopups(options: {
       }
       const pending = await openTopups(db, account.id, ["pending"], limits.pendingTransfersMax);
       if (pending.length >= limits.pendingTransfersMax) {
-        throw new DomainError("rate_limited", `You have ${pending.length} transfers waiting for a decision, the most you may have: wait or cancel one`, {
-          retryAfterSeconds: 60,
-        });
+        throw new DomainError(
+          "rate_limited",
+          `You have ${pending.length} transfers waiting for a decision, the most you may have: wait or cancel one`,
+          {
+            retryAfterSeconds: 60,
+          },
+        );
       }
       const topup = await insertTopup(db, { accountId: account.id, method: "transfer", status: "pending", amountMicro, reference: text, at: at() });
       for (const listener of requestedListeners) listener(topup, null);

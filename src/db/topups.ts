@@ -154,7 +154,13 @@ export async function claimDueInvoices(db: Db, claims: Claims, options: { now: s
 
 /** An invoice still open after its check: looked at again at `checkAfter` (guarded by the lease written). */
 export async function rescheduleInvoice(exec: Executor, id: number, lease: string, checkAfter: string): Promise<void> {
-  await exec.updateTable("topups").set({ check_after: checkAfter }).where("id", "=", id).where("status", "=", "active").where("check_after", "=", lease).execute();
+  await exec
+    .updateTable("topups")
+    .set({ check_after: checkAfter })
+    .where("id", "=", id)
+    .where("status", "=", "active")
+    .where("check_after", "=", lease)
+    .execute();
 }
 
 /** Makes this instance's claimed invoices due now (a stop); returns their ids. */

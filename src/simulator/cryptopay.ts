@@ -170,9 +170,7 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
   app.post<{ Params: { id: string } }>("/cryptopay/control/invoices/:id/pay", async (request, reply) => {
     const invoice = byId(request);
     if (!invoice) return reply.code(404).send({ error: "no such invoice" });
-    const parsed = z
-      .object({ paid_amount: amountText.optional(), deliver: z.boolean().default(true) })
-      .safeParse(request.body ?? {});
+    const parsed = z.object({ paid_amount: amountText.optional(), deliver: z.boolean().default(true) }).safeParse(request.body ?? {});
     if (!parsed.success) return sim.invalid(reply, parsed.error);
     if (current(invoice).status !== "active") return reply.code(409).send({ error: `the invoice is ${invoice.status}` });
     pay(invoice, parsed.data.paid_amount);
@@ -200,7 +198,9 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
     const action = state === "active" ? `<form method="post"><button type="submit">Pay ${invoice.amount} ${invoice.asset}</button></form>` : "";
     return reply
       .type("text/html")
-      .send(`<!doctype html><title>Crypto Pay (simulated)</title><h1>Invoice ${invoice.invoice_id}</h1><p>${invoice.amount} ${invoice.asset}: ${state}</p>${action}`);
+      .send(
+        `<!doctype html><title>Crypto Pay (simulated)</title><h1>Invoice ${invoice.invoice_id}</h1><p>${invoice.amount} ${invoice.asset}: ${state}</p>${action}`,
+      );
   });
   app.post<{ Params: { hash: string } }>("/cryptopay/pay/:hash", async (request, reply) => {
     const invoice = [...invoices.values()].find((i) => i.hash === request.params.hash);

@@ -78,7 +78,11 @@ export interface CryptoPayOptions {
 export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { close(): Promise<void> } {
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/$/, "");
-  const pool = new Pool(base.origin, { connectTimeout: Math.min(options.timeoutMs, 5_000), headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const pool = new Pool(base.origin, {
+    connectTimeout: Math.min(options.timeoutMs, 5_000),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
 
   async function call<T extends z.ZodType>(method: string, params: Record<string, unknown>, result: T): Promise<z.infer<T>> {
     let status: number;

@@ -73,7 +73,10 @@ export const ledgerEntrySchema = z
     amount_usdt: z.number().describe("Signed: credits and refunds positive, charges and debits negative"),
     balance_after_usdt: z.number().nullable().describe("The balance after this entry; null for an owner key, which has no balance of its own"),
     order_id: z.number().int().nullable(),
-    note: z.string().nullable().describe("The administrator's note of a credit, debit or adjustment; null otherwise"),
+    note: z
+      .string()
+      .nullable()
+      .describe("The administrator's note of a credit, debit or adjustment, or what a top-up came from (its invoice or transfer); null otherwise"),
     created_at: dateTime,
   })
   .meta({ id: "LedgerEntry" });

@@ -16,7 +16,9 @@ export const topupBody = z.object({
   method: z
     .enum(["invoice", "transfer"], { error: 'method must be "invoice" or "transfer"' })
     .optional()
-    .describe("invoice: a Crypto Pay invoice, credited when paid (the default where offered). transfer: you paid another way; an administrator approves it"),
+    .describe(
+      "invoice: a Crypto Pay invoice, credited when paid (the default where offered). transfer: you paid another way; an administrator approves it",
+    ),
   reference: z
     .string(expect("reference", "a string"))
     .max(REFERENCE_MAX, `reference must be at most ${REFERENCE_MAX} characters`)

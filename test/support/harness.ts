@@ -8,6 +8,7 @@ import { startEmulator } from "../../src/emulator/server.js";
 import { openService, type Service } from "../../src/root.js";
 import type { Clock } from "../../src/core/ports.js";
 import type { Fault, ProviderName } from "../../src/simulator/context.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/cryptopay.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { assertBooks } from "./books.js";
 import { TEST_ENGINE, testDatabase } from "./databases.js";
@@ -90,6 +91,9 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     TON_RATE_CACHE_SECONDS: "0",
     // Health answers from rounds this often: a fault shows within a fraction of a second.
     HEALTH_PROBE_MS: "100",
+    // The simulator's Crypto Pay takes top-ups by invoice.
+    CRYPTO_PAY_URL: `${simulator.url}/cryptopay`,
+    CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
     LOG_LEVEL: "info",
     ...(options.emulatorUrl
       ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") }

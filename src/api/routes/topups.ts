@@ -31,9 +31,7 @@ export const topupRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       const offered = topups.methods();
       const chosen = method ?? (offered.invoice ? "invoice" : "transfer");
       const topup =
-        chosen === "invoice"
-          ? await topups.startInvoice(account, amountMicro)
-          : await topups.requestTransfer(account, amountMicro, reference ?? "");
+        chosen === "invoice" ? await topups.startInvoice(account, amountMicro) : await topups.requestTransfer(account, amountMicro, reference ?? "");
       return { success: true as const, topup: toTopupView(topup) };
     },
   );
