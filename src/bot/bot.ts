@@ -9,6 +9,7 @@ import { accountFeatures } from "./features/account.js";
 import { keyFeatures } from "./features/keys.js";
 import { webhookFeatures } from "./features/webhook.js";
 import { statementFeatures } from "./features/statement.js";
+import { topupFeatures } from "./features/topups.js";
 import { FLOWS } from "./flows/index.js";
 import { CANCEL } from "./flows/kit.js";
 import { createI18n } from "./i18n.js";
@@ -59,7 +60,19 @@ interface Polling {
 const CONVERSATION_VERSION = 1;
 
 const ADMIN_PATTERN = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
-const USER_COMMANDS = ["start", ...FLOWS.map((flow) => flow.id), "balance", "orders", "statement", "webhook", "language", "help", "cancel"];
+const USER_COMMANDS = [
+  "start",
+  ...FLOWS.map((flow) => flow.id),
+  "topup",
+  "topups",
+  "balance",
+  "orders",
+  "statement",
+  "webhook",
+  "language",
+  "help",
+  "cancel",
+];
 
 /** The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications. */
 export function createBot(options: BotOptions) {
@@ -134,7 +147,7 @@ export function createBot(options: BotOptions) {
       return;
     }
     // Administrators use their commands without being customers (no key needed).
-    const adminCommand = admins.has(ctx.from.id) && (ADMIN_PATTERN.test(ctx.message?.text ?? "") || ctx.callbackQuery?.data?.startsWith("adm:"));
+    const adminCommand = admins.has(ctx.from.id) && (ADMIN_PATTERN.test(ctx.message?.text ?? "") || /^(adm|tq):/.test(ctx.callbackQuery?.data ?? ""));
     if (!caller && !adminCommand && !ctx.message?.text?.startsWith("/start")) {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery();
       await ctx.reply(ctx.t("start-first"));
@@ -179,6 +192,19 @@ export function createBot(options: BotOptions) {
   bot.use(accountFeatures(core, options.support));
   bot.use(webhookFeatures(core));
   bot.use(statementFeatures(core));
+  bot.use(
+    topupFeatures({
+      core,
+      api: bot.api,
+      admins: options.admins,
+      translator: async (telegramId) => {
+        const locale = (await core.accounts.byTelegramId(telegramId))?.language ?? "en";
+        return (key, vars) => i18n.t(locale, key, vars);
+      },
+      tell: notifier.tell,
+      log,
+    }),
+  );
   bot.use(adminFeatures({ core, admins, tell: notifier.tell, confirmAboveMicro: options.adminConfirmAboveMicro }));
 
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.

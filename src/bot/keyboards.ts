@@ -11,10 +11,11 @@ export function mainMenu(ctx: { t: Translate }): InlineKeyboard {
   });
   if (FLOWS.length % 2 === 1) keyboard.row();
   return keyboard
+    .text(ctx.t("menu-topup"), "menu:topup")
     .text(ctx.t("menu-balance"), "menu:balance")
     .text(ctx.t("menu-orders"), "menu:orders")
-    .text(ctx.t("menu-statement"), "menu:statement")
     .row()
+    .text(ctx.t("menu-statement"), "menu:statement")
     .text(ctx.t("menu-key"), "key:rotate")
     .text(ctx.t("menu-language"), "menu:language");
 }

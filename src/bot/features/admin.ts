@@ -23,6 +23,7 @@ export const ADMIN_COMMANDS = {
   wallet: "/wallet <usdt>",
   user: "/user <target>",
   stats: "/stats",
+  reject: "/reject <top-up id> <reason>",
 } as const;
 
 /** A bad argument: the i18n key of why, and its values; answered with the command's usage line. */

@@ -337,3 +337,45 @@ btn-low-balance-on = 🔔 Low-balance notice: on
 btn-low-balance-off = 🔕 Low-balance notice: off
 low-balance-set-on = 🔔 You will be told when a purchase takes your balance under { $threshold } USDT.
 low-balance-set-off = 🔕 Low-balance notices are off. Turn them on again under /balance.
+
+# Top-ups
+menu-topup = 💳 Top up
+cmd-topup = Top up the balance (crypto invoice or transfer)
+cmd-topups = Your top-ups, and cancel an open one
+topup-ask = How much do you want to add, in USDT ({ $min } to { $max })? Tap an amount or type one; you get a Crypto Pay invoice to pay in @CryptoBot.
+topup-transfer-amount = How much did you transfer, in USDT ({ $min } to { $max })?
+topup-bad-amount = Send an amount in USDT from { $min } to { $max }, such as 25 or 12.5.
+topup-off = Top-ups are not offered here: ask the support contact.
+btn-topup-transfer = 🏦 I paid by transfer
+topup-invoice = Invoice for { $amount } USDT: pay it by { $until } UTC. Your balance is credited as soon as it is paid, and you are told here.
+btn-topup-pay = 💳 Pay { $amount } USDT
+btn-topup-cancel = Cancel this invoice
+topup-transfer-reference = The transaction id, or a note an administrator can check the payment by:
+topup-transfer-sent = Request #{ $id } for { $amount } USDT sent to the administrators: you are told here when they decide. /topups shows it (and cancels it).
+topups-none = No top-ups yet. /topup adds to your balance.
+topups-line = #{ $id } { $method } { $amount } USDT: { $status }
+btn-topup-cancel-one = Cancel #{ $id }
+topup-method-invoice = invoice
+topup-method-transfer = transfer
+topup-status-creating = being made
+topup-status-active = waiting for payment
+topup-status-pending = waiting for an administrator
+topup-status-credited = credited
+topup-status-expired = expired
+topup-status-cancelled = cancelled
+topup-status-rejected = rejected
+topup-status-failed = not made
+topup-cancelled = Top-up #{ $id } cancelled: nothing was charged.
+topup-credited = ✅ Top-up credited: +{ $amount } USDT. Balance: { $balance } USDT.
+topup-rejected = Your transfer top-up #{ $id } of { $amount } USDT was rejected: { $reason }
+topup-admin-ask = 💳 Transfer top-up #{ $id }: { $user } says they paid { $amount } USDT.
+    Reference: { $reference }
+    Balance now: { $balance } USDT
+topup-admin-approved = ✅ Transfer top-up #{ $id } ({ $user }, { $amount } USDT) approved by { $by }.
+topup-admin-rejected = ❌ Transfer top-up #{ $id } ({ $user }, { $amount } USDT) rejected by { $by }: { $reason }
+topup-admin-closed = Transfer top-up #{ $id } ({ $user }, { $amount } USDT): { $status }.
+btn-approve = ✅ Approve
+btn-reject = ❌ Reject
+topup-reject-how = To reject #{ $id }, send: /reject { $id } <the reason the user is told>
+topup-rejected-done = Top-up #{ $id } rejected; the user was told why.
+topup-decided-already = Top-up #{ $id } was decided already: nothing changed.

@@ -337,3 +337,45 @@ btn-low-balance-on = 🔔 Уведомление о низком балансе:
 btn-low-balance-off = 🔕 Уведомление о низком балансе: выкл.
 low-balance-set-on = 🔔 Мы сообщим, когда покупка опустит баланс ниже { $threshold } USDT.
 low-balance-set-off = 🔕 Уведомления о низком балансе выключены. Включить снова можно в /balance.
+
+# Top-ups
+menu-topup = 💳 Пополнить
+cmd-topup = Пополнить баланс (криптосчёт или перевод)
+cmd-topups = Ваши пополнения и отмена открытого
+topup-ask = Сколько добавить, в USDT (от { $min } до { $max })? Нажмите сумму или введите свою: вы получите счёт Crypto Pay для оплаты в @CryptoBot.
+topup-transfer-amount = Сколько вы перевели, в USDT (от { $min } до { $max })?
+topup-bad-amount = Отправьте сумму в USDT от { $min } до { $max }, например 25 или 12.5.
+topup-off = Пополнение здесь недоступно: напишите в поддержку.
+btn-topup-transfer = 🏦 Я оплатил переводом
+topup-invoice = Счёт на { $amount } USDT: оплатите до { $until } UTC. Баланс пополнится сразу после оплаты, и мы сообщим здесь.
+btn-topup-pay = 💳 Оплатить { $amount } USDT
+btn-topup-cancel = Отменить этот счёт
+topup-transfer-reference = Id транзакции или примечание, по которому администратор проверит оплату:
+topup-transfer-sent = Заявка #{ $id } на { $amount } USDT отправлена администраторам: сообщим здесь, когда они решат. /topups покажет её (и отменит).
+topups-none = Пополнений пока нет. /topup пополнит баланс.
+topups-line = #{ $id } { $method } { $amount } USDT: { $status }
+btn-topup-cancel-one = Отменить #{ $id }
+topup-method-invoice = счёт
+topup-method-transfer = перевод
+topup-status-creating = создаётся
+topup-status-active = ждёт оплаты
+topup-status-pending = ждёт администратора
+topup-status-credited = зачислено
+topup-status-expired = истёк
+topup-status-cancelled = отменено
+topup-status-rejected = отклонено
+topup-status-failed = не создан
+topup-cancelled = Пополнение #{ $id } отменено: ничего не списано.
+topup-credited = ✅ Баланс пополнен: +{ $amount } USDT. Баланс: { $balance } USDT.
+topup-rejected = Ваша заявка на пополнение #{ $id } на { $amount } USDT отклонена: { $reason }
+topup-admin-ask = 💳 Пополнение переводом #{ $id }: { $user } сообщает об оплате { $amount } USDT.
+    Примечание: { $reference }
+    Баланс сейчас: { $balance } USDT
+topup-admin-approved = ✅ Пополнение #{ $id } ({ $user }, { $amount } USDT) одобрил { $by }.
+topup-admin-rejected = ❌ Пополнение #{ $id } ({ $user }, { $amount } USDT) отклонил { $by }: { $reason }
+topup-admin-closed = Пополнение #{ $id } ({ $user }, { $amount } USDT): { $status }.
+btn-approve = ✅ Одобрить
+btn-reject = ❌ Отклонить
+topup-reject-how = Чтобы отклонить #{ $id }, отправьте: /reject { $id } <причина для пользователя>
+topup-rejected-done = Пополнение #{ $id } отклонено; пользователю сообщена причина.
+topup-decided-already = По пополнению #{ $id } уже есть решение: ничего не изменено.

@@ -1,0 +1,243 @@
+import { createConversation } from "@grammyjs/conversations";
+import { type Api, Composer, GrammyError, InlineKeyboard } from "grammy";
+import type { Account } from "../../core/accounts.js";
+import { DomainError } from "../../core/errors.js";
+import type { Core } from "../../core/index.js";
+import { parseUsdt } from "../../core/money.js";
+import type { Topup } from "../../core/topups.js";
+import type { BotContext, Flow, FlowContext } from "../context.js";
+import { answer, attempt, withCancel } from "../flows/kit.js";
+import { plainNumber, type Translate, usdt } from "../format.js";
+import { mainMenu } from "../keyboards.js";
+import { type Refusal, refusalText } from "../refusals.js";
+
+/** The amounts offered as buttons, in USDT (any other may be typed). */
+const AMOUNTS = [10, 25, 50, 100];
+
+export interface TopupDeps {
+  core: Core;
+  api: Api;
+  admins: number[];
+  /** A user's own language, for messages sent outside their chat's updates. */
+  translator(telegramId: string): Promise<Translate>;
+  tell(telegramId: string, text: (t: Translate) => string): Promise<void>;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+const minute = (at: string) => at.slice(0, 16).replace("T", " ");
+const who = (account: Account) => `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
+
+/**
+ * Money in, from the chat: "Top up" (the main menu, /topup) offers amounts; a tap makes a Crypto Pay invoice and
+ * answers its pay link (two taps from the menu). "I paid by transfer" takes an amount and a reference and asks
+ * every administrator, whose first Approve or Reject decides (the others' messages then say who decided). The
+ * user is told when a top-up is credited or rejected; /topups lists theirs, with Cancel on those still open.
+ */
+export function topupFeatures(deps: TopupDeps) {
+  const { core } = deps;
+  const composer = new Composer<BotContext>();
+  /** Each transfer's messages to the administrators, to update when one decides (this instance's memory). */
+  const asked = new Map<number, Array<{ chat: number; message: number }>>();
+
+  const refusal = (ctx: FlowContext, outcome: Refusal) => refusalText(ctx.t.bind(ctx), outcome);
+
+  async function topupFlow(conversation: Flow, ctx: FlowContext) {
+    const telegramId = String(ctx.from!.id);
+    const account = await conversation.external(async () => (await core.accounts.byTelegramId(telegramId)) ?? null);
+    if (!account) return ctx.reply(ctx.t("start-first"));
+    const methods = core.topups.methods();
+    const { minMicro, maxMicro } = core.topups.limits;
+    const bounds = { min: usdt(minMicro), max: usdt(maxMicro) };
+    const keyboard = new InlineKeyboard();
+    for (const amount of AMOUNTS)
+      if (amount * 1_000_000 >= minMicro && amount * 1_000_000 <= maxMicro) keyboard.text(`${amount} USDT`, `tp:${amount}`);
+    if (methods.transfer) keyboard.row().text(ctx.t("btn-topup-transfer"), "tp:transfer");
+    let transfer = !methods.invoice;
+    if (!methods.invoice && !methods.transfer) return ctx.reply(ctx.t("topup-off"), { reply_markup: mainMenu(ctx) });
+    await ctx.reply(ctx.t(transfer ? "topup-transfer-amount" : "topup-ask", bounds), {
+      reply_markup: withCancel(ctx, transfer ? undefined : keyboard),
+    });
+
+    let amountMicro: number | null = null;
+    while (amountMicro === null) {
+      const reply = await answer(conversation, ctx);
+      if (reply.kind === "button" && reply.data === "tp:transfer") {
+        transfer = true;
+        await ctx.reply(ctx.t("topup-transfer-amount", bounds), { reply_markup: withCancel(ctx) });
+        continue;
+      }
+      const text = reply.kind === "button" ? (reply.data.startsWith("tp:") ? reply.data.slice(3) : "") : plainNumber(reply.text);
+      const micro = text === null ? null : parseUsdt(text);
+      if (micro !== null && micro >= minMicro && micro <= maxMicro) amountMicro = micro;
+      else await ctx.reply(ctx.t("topup-bad-amount", bounds), { reply_markup: withCancel(ctx) });
+    }
+
+    if (!transfer) {
+      const made = await attempt(conversation, () => core.topups.startInvoice(account, amountMicro!));
+      if (!made.ok) return ctx.reply(refusal(ctx, made), { reply_markup: mainMenu(ctx) });
+      return ctx.reply(ctx.t("topup-invoice", { amount: usdt(made.value.amountMicro), until: minute(made.value.expiresAt ?? "") }), {
+        reply_markup: invoiceKeyboard(ctx.t.bind(ctx), made.value),
+      });
+    }
+
+    await ctx.reply(ctx.t("topup-transfer-reference"), { reply_markup: withCancel(ctx) });
+    let reference = "";
+    while (!reference) {
+      const reply = await answer(conversation, ctx);
+      if (reply.kind === "text" && reply.text) reference = reply.text;
+    }
+    const made = await attempt(conversation, () => core.topups.requestTransfer(account, amountMicro!, reference));
+    if (!made.ok) return ctx.reply(refusal(ctx, made), { reply_markup: mainMenu(ctx) });
+    return ctx.reply(ctx.t("topup-transfer-sent", { amount: usdt(made.value.amountMicro), id: made.value.id }), { reply_markup: mainMenu(ctx) });
+  }
+
+  const invoiceKeyboard = (t: Translate, topup: Topup) =>
+    new InlineKeyboard()
+      .url(t("btn-topup-pay", { amount: usdt(topup.amountMicro) }), topup.payUrl ?? "https://t.me/CryptoBot")
+      .row()
+      .text(t("btn-topup-cancel"), `tp:cancel:${topup.id}`);
+
+  composer.use(createConversation<BotContext, FlowContext>(topupFlow, { id: "topup" }));
+
+  const enter = async (ctx: BotContext) => {
+    await ctx.conversation.exitAll();
+    await ctx.conversation.enter("topup");
+  };
+  composer.command("topup", enter);
+  composer.callbackQuery("menu:topup", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await enter(ctx);
+  });
+
+  /** The user's top-ups, newest first, with Cancel on an open invoice or a transfer still pending. */
+  composer.command("topups", async (ctx) => {
+    const topups = await core.topups.list(ctx.caller!.account, { limit: 10 });
+    if (!topups.length) return ctx.reply(ctx.t("topups-none"), { reply_markup: mainMenu(ctx) });
+    const keyboard = new InlineKeyboard();
+    for (const topup of topups.filter((t) => t.status === "active" || t.status === "pending")) {
+      keyboard.text(ctx.t("btn-topup-cancel-one", { id: topup.id }), `tp:cancel:${topup.id}`).row();
+    }
+    const lines = topups.map((t) =>
+      ctx.t("topups-line", {
+        id: t.id,
+        method: ctx.t(`topup-method-${t.method}`),
+        amount: usdt(t.creditedMicro ?? t.amountMicro),
+        status: ctx.t(`topup-status-${t.status}`),
+      }),
+    );
+    return ctx.reply(lines.join("\n"), { reply_markup: keyboard.inline_keyboard.length ? keyboard : mainMenu(ctx) });
+  });
+
+  composer.callbackQuery(/^tp:cancel:(\d+)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const id = Number(ctx.match[1]);
+    try {
+      await core.topups.cancel(ctx.caller!.account, id);
+      await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+      await ctx.reply(ctx.t("topup-cancelled", { id }), { reply_markup: mainMenu(ctx) });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      await ctx.reply(refusalText(ctx.t.bind(ctx), error), { reply_markup: mainMenu(ctx) });
+    }
+  });
+
+  // The administrators' decision: Approve at once; Reject asks for the reason the user is told.
+  const onlyAdmins = composer.filter((ctx) => ctx.from !== undefined && deps.admins.includes(ctx.from.id));
+  onlyAdmins.callbackQuery(/^tq:ok:(\d+)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const id = Number(ctx.match[1]);
+    const admin = { telegramId: String(ctx.from.id), name: ctx.from.first_name };
+    const decided = await core.topups.decide(id, admin, { approve: true });
+    await afterDecision(decided.topup, decided.decided, decided.decided ? `${admin.name} (${admin.telegramId})` : undefined);
+    if (!decided.decided) await ctx.reply(ctx.t("topup-decided-already", { id }));
+  });
+  // Reject needs the reason the user is told: the button says how to send it (a command works on any instance).
+  onlyAdmins.callbackQuery(/^tq:no:(\d+)$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.reply(ctx.t("topup-reject-how", { id: Number(ctx.match[1]) }));
+  });
+  onlyAdmins.command("reject", async (ctx) => {
+    const [id, ...words] = ctx.match.trim().split(/\s+/);
+    const reason = words.join(" ");
+    if (!/^[1-9]\d{0,14}$/.test(id ?? "") || !reason) return ctx.reply(ctx.t("adm-usage", { usage: "/reject <top-up id> <reason>" }));
+    try {
+      const decided = await core.topups.decide(
+        Number(id),
+        { telegramId: String(ctx.from!.id), name: ctx.from!.first_name },
+        { approve: false, reason },
+      );
+      await afterDecision(decided.topup, decided.decided);
+      return ctx.reply(ctx.t(decided.decided ? "topup-rejected-done" : "topup-decided-already", { id: Number(id) }));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return ctx.reply(refusalText(ctx.t.bind(ctx), error));
+    }
+  });
+
+  /** Every administrator's message about the transfer now says who decided; the user hears a rejection here. */
+  async function afterDecision(topup: Topup, decidedNow: boolean, by?: string) {
+    const account = await core.accounts.get(topup.accountId);
+    const decider = by ?? topup.decidedBy ?? "?";
+    for (const { chat, message } of asked.get(topup.id) ?? []) {
+      const t = await deps.translator(String(chat));
+      const text = t(
+        topup.status === "credited" ? "topup-admin-approved" : topup.status === "rejected" ? "topup-admin-rejected" : "topup-admin-closed",
+        {
+          id: topup.id,
+          user: who(account),
+          amount: usdt(topup.amountMicro),
+          by: decider,
+          reason: topup.reason ?? "",
+          status: topup.status,
+        },
+      );
+      await deps.api.editMessageText(chat, message, text).catch((error: unknown) => {
+        if (!(error instanceof GrammyError)) deps.log.warn({ err: error }, "could not update an administrator's top-up message");
+      });
+    }
+    if (decidedNow && topup.status === "rejected" && account.telegramId) {
+      await deps.tell(account.telegramId, (t) => t("topup-rejected", { id: topup.id, amount: usdt(topup.amountMicro), reason: topup.reason ?? "" }));
+    }
+  }
+
+  // A transfer stated (here or over the API): every administrator gets it with the user's name, id and balance.
+  core.topups.onRequested((topup) => {
+    void (async () => {
+      const account = await core.accounts.get(topup.accountId);
+      const balance = await core.accounts.available(account);
+      const sent: Array<{ chat: number; message: number }> = [];
+      for (const admin of deps.admins) {
+        const t = await deps.translator(String(admin));
+        try {
+          const message = await deps.api.sendMessage(
+            admin,
+            t("topup-admin-ask", {
+              id: topup.id,
+              user: who(account),
+              amount: usdt(topup.amountMicro),
+              reference: topup.reference ?? "",
+              balance: usdt(balance),
+            }),
+            { reply_markup: new InlineKeyboard().text(t("btn-approve"), `tq:ok:${topup.id}`).text(t("btn-reject"), `tq:no:${topup.id}`) },
+          );
+          sent.push({ chat: admin, message: message.message_id });
+        } catch (error) {
+          deps.log.warn({ admin, err: error }, "could not ask an administrator about a transfer top-up");
+        }
+      }
+      asked.set(topup.id, sent);
+    })().catch((error) => deps.log.error({ topupId: topup.id, err: error }, "transfer notice failed"));
+  });
+
+  // A top-up credited (paid, or approved): its owner hears of it in their language.
+  core.topups.onCredited((topup, balance) => {
+    void (async () => {
+      const account = await core.accounts.get(topup.accountId);
+      if (account.telegramId) {
+        await deps.tell(account.telegramId, (t) => t("topup-credited", { amount: usdt(topup.creditedMicro ?? 0), balance: usdt(balance ?? 0) }));
+      }
+    })().catch((error) => deps.log.error({ topupId: topup.id, err: error }, "top-up notice failed"));
+  });
+
+  return composer;
+}

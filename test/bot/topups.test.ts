@@ -1,0 +1,102 @@
+import { request } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EmulatedChat } from "../../src/emulator/client.js";
+import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+
+// Top-ups in the chat: an invoice's pay link two taps from the menu, credited when paid; a transfer stated,
+// decided by the first administrator, the others' messages updated; in both languages (issue 20).
+
+const ADMINS = [680_000_901, 680_000_902];
+let bots: BotHarness;
+let h: Harness;
+let admins: EmulatedChat[];
+
+beforeAll(async () => {
+  bots = await startBotHarness(680_000_001, { admins: ADMINS }, { TOPUP_POLL_MS: "200" });
+  h = bots.h;
+  admins = ADMINS.map(
+    (id, i) => new EmulatedChat(bots.emulatorUrl, { id, first_name: ["Ann", "Bob"][i], username: `admin_${i}`, language_code: "en" }),
+  );
+});
+afterEach(async () => h.assertLedgerInvariant());
+afterAll(async () => bots.close());
+
+const payUrlOf = (message: { reply_markup?: { inline_keyboard: Array<Array<{ text: string; url?: string }>> } }) =>
+  message.reply_markup?.inline_keyboard.flat().find((b) => b.url)?.url;
+
+describe("top-ups in the bot", () => {
+  it("reaches a pay link in two taps from the menu, and tells the user when the invoice is paid", async () => {
+    const { chat, key } = await bots.registered(0);
+    await chat.tap("Top up"); // 1: the main menu's button
+    await chat.next((t) => t.includes("How much do you want to add"));
+    await chat.tap("25 USDT"); // 2: an amount
+    const invoice = await chat.next((t) => t.includes("Invoice for 25.00 USDT"));
+    expect(payUrlOf(invoice)).toMatch(/^https:\/\/t\.me\/CryptoBot\?start=/);
+
+    const [topup] = (await h.call("GET", "/v1/topups", { key })).body.topups;
+    const paid = await request(`${h.simulatorUrl}/cryptopay/control/invoices/${topup.invoice_id}/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ deliver: false }),
+    });
+    expect(paid.statusCode).toBe(200);
+    await paid.body.dump();
+    // No webhook reaches this service: the poll finds the payment.
+    expect((await chat.next((t) => t.includes("Top-up credited"))).text).toContain("+25.00 USDT. Balance: 25.00 USDT");
+    expect(await h.balance(key)).toBe(25);
+  });
+
+  it("takes a typed amount in Russian, and cancels the invoice from /topups", async () => {
+    const { chat, key } = await bots.registered(0, { language_code: "ru" });
+    await chat.reply("/topup", (t) => t.includes("Сколько добавить"));
+    await chat.reply("12,5", (t) => t.includes("Счёт на 12.50 USDT"));
+    const list = await chat.reply("/topups", (t) => t.includes("ждёт оплаты"));
+    expect(list.text).toContain("12.50 USDT");
+    await chat.tap("Отменить");
+    await chat.next((t) => t.includes("отменено"));
+    expect((await h.call("GET", "/v1/topups", { key })).body.topups[0].status).toBe("cancelled");
+  });
+
+  it("asks every administrator about a transfer; the first to decide wins and the others' messages say who", async () => {
+    const { chat, key, telegramId } = await bots.registered(0, { username: "payer_p" });
+    await chat.reply("/topup", (t) => t.includes("How much"));
+    await chat.tap("I paid by transfer");
+    await chat.next((t) => t.includes("How much did you transfer"));
+    await chat.reply("40", (t) => t.includes("transaction id"));
+    const sent = await chat.reply("bank ref 7781", (t) => t.includes("sent to the administrators"));
+    const id = Number(/#(\d+)/.exec(sent.text)![1]);
+
+    const asked = await Promise.all(admins.map((admin) => admin.next((t) => t.includes(`Transfer top-up #${id}`))));
+    for (const message of asked) {
+      expect(message.text).toContain(`${telegramId} @payer_p says they paid 40.00 USDT`);
+      expect(message.text).toContain("Reference: bank ref 7781");
+      expect(message.text).toContain("Balance now: 0.00 USDT");
+    }
+    await admins[0].tap("Approve");
+    expect((await chat.next((t) => t.includes("Top-up credited"))).text).toContain("+40.00 USDT");
+    for (const admin of admins) {
+      const updated = await admin.next((t) => t.includes(`#${id}`) && t.includes("approved by"));
+      expect(updated.text).toContain(`approved by Ann (${ADMINS[0]})`);
+      expect(updated.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    }
+    // The second administrator's late rejection decides nothing.
+    expect((await admins[1].reply(`/reject ${id} duplicate`, (t) => t.includes("decided already"))).text).toContain(`#${id}`);
+    expect(await h.balance(key)).toBe(40);
+    const [entry] = (await h.call("GET", "/v1/ledger", { key })).body.entries;
+    expect(entry).toMatchObject({ kind: "topup", amount_usdt: 40, note: `transfer top-up ${id} approved by Ann (${ADMINS[0]})` });
+
+    // A rejection: the user is told the reason.
+    await chat.reply("/topup", (t) => t.includes("How much"));
+    await chat.tap("I paid by transfer");
+    await chat.next((t) => t.includes("How much did you transfer"));
+    await chat.reply("15", (t) => t.includes("transaction id"));
+    const again = await chat.reply("cash", (t) => t.includes("sent to the administrators"));
+    const second = Number(/#(\d+)/.exec(again.text)![1]);
+    await admins[1].next((t) => t.includes(`Transfer top-up #${second}`));
+    await admins[1].tap("Reject");
+    await admins[1].next((t) => t.includes(`/reject ${second}`));
+    expect((await admins[1].reply(`/reject ${second} no such payment`, (t) => t.includes("rejected"))).text).toContain(`#${second}`);
+    expect((await chat.next((t) => t.includes("was rejected"))).text).toContain("no such payment");
+    expect(await h.balance(key)).toBe(40);
+  });
+});
