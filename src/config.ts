@@ -171,6 +171,8 @@ export const configSchema = z
     /** When set, a scrape must send Authorization: Bearer <token> (for a metrics port reachable beyond this machine). */
     METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     /** Administrator alerts in Telegram: how often the conditions are checked. */
+    /** Invoices made in the last day that expired unpaid, at or above this, alert the administrators. */
+    ALERT_UNPAID_INVOICES: integer("20", 1, 1_000_000),
     ALERT_CHECK_INTERVAL_MS: integer("30000", 100, 3_600_000),
     /** At least ALERT_REFUNDS refunds within ALERT_REFUND_WINDOW_MINUTES is a spike. */
     ALERT_REFUNDS: integer("10", 1, 1_000_000),

@@ -138,6 +138,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     },
   });
   core.orders.onSettled((order) => metrics.orderFinished(order));
+  core.topups.onEvent((event, topup) => metrics.topup(event, topup));
   // Purchases whose provider call is under way here hold their orders; cut short, they are made due again.
   lifecycle.add({
     name: "purchases",
@@ -205,7 +206,9 @@ function openJobs(
         ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
         repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
         maxPerHour: config.ALERT_MAX_PER_HOUR,
+        unpaidInvoices: config.ALERT_UNPAID_INVOICES,
       },
+      cryptoPay: on.cryptoPay,
       log,
       scope,
     }),

@@ -92,6 +92,10 @@ function alertVars(details: AlertDetails): Record<string, string> {
       return details.oldest
         ? { count: String(details.count), order_id: String(details.oldest.orderId), product: details.oldest.product, since: details.oldest.since }
         : { count: String(details.count) };
+    case "cryptopay":
+      return {};
+    case "invoices":
+      return { expired: String(details.expired), hours: String(details.hours), threshold: String(details.threshold) };
     case "ledger":
       return details.accountId === null
         ? { accounts: String(details.accounts) }

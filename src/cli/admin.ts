@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type pino from "pino";
 import { type Admin, targetLabel } from "../core/admin.js";
+import type { Topups } from "../core/topups.js";
 import { DomainError } from "../core/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
@@ -16,6 +17,7 @@ const USAGE = `usage: npm run admin -- <command>
   owner <target> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
                                                      make the key an owner key; a limit not named stays as it is
   wallet <usdt>                                      set the service wallet that owner keys spend
+  topups                                             top-ups by method and state, with what was credited
   backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
                                                      overwrites; --with-codes-key also writes <file>.codes.key
   help                                               this text
@@ -43,7 +45,7 @@ const limit = (value: string | undefined) => (value === undefined ? undefined : 
 const shown = (micro: Micro | null) => (micro === null ? "none" : formatUsdt(micro));
 
 /** Runs one command and returns what to print; the key command prints the key alone. */
-async function run(admin: Admin, argv: string[]): Promise<string> {
+async function run(admin: Admin, topups: Topups, argv: string[]): Promise<string> {
   // parseArgs would take "-5" for an option: say what it is instead.
   const negative = argv.find((arg) => /^-\d/.test(arg));
   if (negative) throw new UsageError(`amounts and ids cannot be negative, got ${negative}`);
@@ -91,6 +93,11 @@ async function run(admin: Admin, argv: string[]): Promise<string> {
       const { id, label } = await target();
       const applied = await admin.makeOwner(id, requested, ACTOR);
       return `${label}: owner key spending the service wallet (daily limit ${shown(applied.dailyLimitMicro)}, per-order limit ${shown(applied.orderLimitMicro)})`;
+    }
+    case "topups": {
+      const rows = await topups.stats();
+      if (!rows.length) return "no top-ups yet";
+      return rows.map((r) => `${r.method} ${r.status}: ${r.count}${r.creditedMicro ? `, ${formatUsdt(r.creditedMicro)} USDT credited` : ""}`).join("\n");
     }
     case "wallet":
       return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;
@@ -157,7 +164,7 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   const { service } = await openCore({ ...loadConfig(env), LOG_LEVEL: "warn" }, { logDestination: options.logDestination ?? process.stderr });
   const { core, close } = service;
   try {
-    out(await run(core.admin, argv));
+    out(await run(core.admin, core.topups, argv));
     return 0;
   } catch (error) {
     const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");

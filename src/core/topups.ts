@@ -53,6 +53,8 @@ export const REFERENCE_MAX = 200;
 
 /** What listeners hear: a top-up credited (the bot tells its owner), a transfer stated (the bot asks the admins). */
 export type TopupListener = (topup: Topup, balanceMicro: Micro | null) => void;
+/** What happened to a top-up on this instance (the metrics count it). */
+export type TopupEvent = "created" | "paid" | "expired" | "credited";
 
 /** Our payload on an invoice: it ties the invoice to the top-up and the account, and is returned as sent. */
 const payloadOf = (topup: { id: number; accountId: number }) => `topup:${topup.id}:${topup.accountId}`;
@@ -83,6 +85,10 @@ export function createTopups(options: {
   const cryptoPay = options.cryptoPay?.configured ? options.cryptoPay : null;
   const creditedListeners: TopupListener[] = [];
   const requestedListeners: TopupListener[] = [];
+  const eventListeners: Array<(event: TopupEvent, topup: Topup) => void> = [];
+  const emit = (event: TopupEvent, topup: Topup) => {
+    for (const listener of eventListeners) listener(event, topup);
+  };
   const at = () => clock.now().toISOString();
 
   function checkAccount(account: Account) {
@@ -140,6 +146,8 @@ export function createTopups(options: {
     if (!done) return null;
     if (done.event) outbox.committed();
     const credited = (await topupById(db, topup.id))!;
+    if (credited.method === "invoice") emit("paid", credited);
+    emit("credited", credited);
     for (const listener of creditedListeners) listener(credited, done.balance);
     return credited;
   }
@@ -162,8 +170,10 @@ export function createTopups(options: {
       return { topup: null, credited: false, unknown: true };
     }
     if (invoice.status === "expired") {
-      await moveTopup(db, topup.id, ["active"], "expired", { at: at() });
-      return { topup: (await topupById(db, topup.id))!, credited: false, unknown: false };
+      const expired = await moveTopup(db, topup.id, ["active"], "expired", { at: at() });
+      const now = (await topupById(db, topup.id))!;
+      if (expired) emit("expired", now);
+      return { topup: now, credited: false, unknown: false };
     }
     if (invoice.status !== "paid") return { topup, credited: false, unknown: false };
     // The amount received, in USDT; an invoice paid in another asset is credited at its own amount.
@@ -242,7 +252,9 @@ export function createTopups(options: {
         checkAfter: new Date(now.getTime() + limits.pollMs).toISOString(),
         at: now.toISOString(),
       });
-      return (await topupById(db, topup.id))!;
+      const made = (await topupById(db, topup.id))!;
+      emit("created", made);
+      return made;
     },
 
     /** A transfer the user states (an amount and a reference), for an administrator to approve. */
@@ -334,6 +346,10 @@ export function createTopups(options: {
     /** Told after a top-up is credited (with the balance after). Must not throw. */
     onCredited(listener: TopupListener) {
       creditedListeners.push(listener);
+    },
+    /** Told of each top-up event on this instance (metrics). Must not throw. */
+    onEvent(listener: (event: TopupEvent, topup: Topup) => void) {
+      eventListeners.push(listener);
     },
     /** Told after a user states a transfer. Must not throw. */
     onRequested(listener: TopupListener) {

@@ -4,6 +4,7 @@ import { PRODUCTS } from "../core/products/index.js";
 import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
+import { unpaidInvoicesSince } from "../db/topups.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
@@ -20,6 +21,8 @@ export interface MonitorSettings {
   repeatMs: number;
   /** Messages one instance sends at most per hour; the rest are counted and said with the next one. */
   maxPerHour: number;
+  /** Invoices made in the last day and left to expire unpaid, at or above this, fire `invoices`. */
+  unpaidInvoices: number;
 }
 
 export interface MonitorOptions {
@@ -27,6 +30,8 @@ export interface MonitorOptions {
   clock: Clock;
   /** Each provider's own health check (the core's probe, shared with the health endpoint). */
   health: () => Promise<{ ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean> }>;
+  /** Crypto Pay, where top-ups by invoice are offered: its own check fires `cryptopay` (as a provider's does). */
+  cryptoPay?: { ready(): Promise<boolean> } | null;
   settings: MonitorSettings;
   log: JobLog;
   scope?: BackgroundScope;
@@ -92,6 +97,23 @@ function createChecks(options: MonitorOptions) {
       };
     },
 
+    /** Crypto Pay's own check: top-ups by invoice cannot be made or read while it fails. */
+    async cryptoPay(): Promise<Condition | null> {
+      if (!options.cryptoPay) return null;
+      return { key: "cryptopay", firing: !(await options.cryptoPay.ready()), details: { kind: "cryptopay" } };
+    },
+
+    /** Invoices left unpaid in an unusual number (the last day's expired ones): a broken pay link, or someone probing. */
+    async invoices(now: Date): Promise<Condition | null> {
+      if (!options.cryptoPay) return null;
+      const { expired } = await unpaidInvoicesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
+      return {
+        key: "invoices",
+        firing: expired >= settings.unpaidInvoices,
+        details: { kind: "invoices", expired, hours: 24, threshold: settings.unpaidInvoices },
+      };
+    },
+
     /** The books, at most every `ledgerEveryMs`: between checks the last verdict stands. */
     async ledger(now: Date): Promise<Condition | null> {
       if (now.getTime() - lastLedgerCheck >= settings.ledgerEveryMs) {
@@ -115,7 +137,7 @@ function createChecks(options: MonitorOptions) {
 function createProviderVerdicts() {
   const verdicts = new Map<string, { firing: boolean; rounds: number }>();
   return (condition: Condition): boolean => {
-    if (condition.details.kind !== "provider") return true;
+    if (condition.details.kind !== "provider" && condition.details.kind !== "cryptopay") return true;
     const last = verdicts.get(condition.key);
     const rounds = last && last.firing === condition.firing ? last.rounds + 1 : 1;
     verdicts.set(condition.key, { firing: condition.firing, rounds });
@@ -160,7 +182,15 @@ export function createMonitor(options: MonitorOptions) {
 
   async function round(): Promise<void> {
     const now = clock.now();
-    const found = await Promise.all([checks.providers(), checks.refunds(now), checks.wallet(), checks.stuck(now), checks.ledger(now)]);
+    const found = await Promise.all([
+      checks.providers(),
+      checks.refunds(now),
+      checks.wallet(),
+      checks.stuck(now),
+      checks.ledger(now),
+      checks.cryptoPay(),
+      checks.invoices(now),
+    ]);
     const conditions = found.flat().filter((c): c is Condition => c !== null && settled(c));
     const at = { now: now.toISOString(), repeatBefore: new Date(now.getTime() - settings.repeatMs).toISOString() };
     for (const condition of conditions) {

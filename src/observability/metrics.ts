@@ -95,6 +95,18 @@ export function createMetrics(backlog: BacklogReader) {
     registers,
   });
   const webhooks = new Gauge({ name: "webhook_events_pending", help: "Webhook events not yet delivered", registers });
+  const invoices = new Counter({
+    name: "topup_invoices_total",
+    help: "Crypto Pay invoices for top-ups, by what happened (created, paid, expired)",
+    labelNames: ["event"],
+    registers,
+  });
+  const credited = new Counter({
+    name: "topup_credited_usdt_total",
+    help: "USDT credited by top-ups, by method (invoice, transfer)",
+    labelNames: ["method"],
+    registers,
+  });
 
   return {
     contentType: registry.contentType,
@@ -114,6 +126,11 @@ export function createMetrics(backlog: BacklogReader) {
       if (code === null || code >= 500) upstreamErrors.inc({ provider: call.provider });
     },
     botUpdate: (kind: string, seconds: number) => botUpdates.observe({ kind }, seconds),
+    /** A top-up event on this instance: an invoice made, paid or expired; a top-up credited (with what). */
+    topup(event: "created" | "paid" | "expired" | "credited", topup: { method: string; creditedMicro: number | null }) {
+      if (event === "credited") credited.inc({ method: topup.method }, toUsdt(topup.creditedMicro ?? 0));
+      else invoices.inc({ event });
+    },
     /** The text a scrape gets, with the backlog read now. */
     async scrape(): Promise<string> {
       const now = await backlog();

@@ -10,7 +10,9 @@ export type AlertDetails =
   | { kind: "refunds"; count: number; minutes: number; threshold: number }
   | { kind: "wallet"; balanceMicro: Micro; thresholdMicro: Micro }
   | { kind: "stuck"; count: number; oldest: { orderId: number; product: string; since: string } | null }
-  | { kind: "ledger"; accounts: number; accountId: number | null };
+  | { kind: "ledger"; accounts: number; accountId: number | null }
+  | { kind: "cryptopay" }
+  | { kind: "invoices"; expired: number; hours: number; threshold: number };
 
 export type AlertKind = AlertDetails["kind"];
 

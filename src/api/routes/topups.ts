@@ -92,7 +92,15 @@ export const cryptoPayWebhookRoute: FastifyPluginAsyncZod<{ core: Core }> = asyn
     CRYPTO_PAY_WEBHOOK_PATH,
     {
       config: { public: true, rateLimit: false },
-      schema: { hide: true, response: { 200: z.object({ ok: z.literal(true) }), 401: errorBody } },
+      schema: {
+        summary: "Crypto Pay's webhook: called by Crypto Pay (set this URL in @CryptoBot), not by partners",
+        description:
+          'The body is Crypto Pay\'s update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing; a paid invoice is credited once however often it is delivered; an invoice that ties to no top-up is ignored (200).',
+        operationId: "cryptoPayWebhook",
+        tags: ["Top-ups"],
+        security: [],
+        response: { 200: z.object({ ok: z.literal(true) }), 401: errorBody, 404: errorBody },
+      },
     },
     async (request) => {
       const signature = request.headers["crypto-pay-api-signature"];

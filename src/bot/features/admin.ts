@@ -228,6 +228,12 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
       ctx.t("adm-stats-title"),
       ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
       ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
+      ctx.t("adm-stats-topups", {
+        list:
+          (await core.topups.stats())
+            .map((r) => `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`)
+            .join(", ") || ctx.t("adm-none"),
+      }),
       ctx.t("adm-stats-upstreams", {
         list: Object.entries(ready)
           .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
