@@ -97,7 +97,9 @@ async function run(admin: Admin, topups: Topups, argv: string[]): Promise<string
     case "topups": {
       const rows = await topups.stats();
       if (!rows.length) return "no top-ups yet";
-      return rows.map((r) => `${r.method} ${r.status}: ${r.count}${r.creditedMicro ? `, ${formatUsdt(r.creditedMicro)} USDT credited` : ""}`).join("\n");
+      return rows
+        .map((r) => `${r.method} ${r.status}: ${r.count}${r.creditedMicro ? `, ${formatUsdt(r.creditedMicro)} USDT credited` : ""}`)
+        .join("\n");
     }
     case "wallet":
       return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;

@@ -1,6 +1,8 @@
 import { createInterface } from "node:readline/promises";
 import { allProvidersAt, loadConfig, loadDotEnv } from "../config.js";
 import { openService } from "../root.js";
+import { CRYPTO_PAY_WEBHOOK_PATH } from "../api/routes/topups.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../simulator/cryptopay.js";
 import { startSimulator } from "../simulator/server.js";
 import { EmulatedChat } from "./client.js";
 import type { ChatMessage } from "./server.js";
@@ -26,6 +28,9 @@ const config = loadConfig({
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   UPSTREAM: "external",
   ...allProvidersAt(simulator.url),
+  // The simulator's Crypto Pay: /topup makes an invoice you can pay in a browser (its pay page).
+  CRYPTO_PAY_URL: `${simulator.url}/cryptopay`,
+  CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
   BOT_TOKEN: EMULATOR_TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
   BOT_WEBHOOK_URL: "",
@@ -38,6 +43,12 @@ await service.api.listen({ host: config.HOST, port: config.PORT });
 await service.startBot();
 const apiAddress = service.api.server.address();
 const apiUrl = typeof apiAddress === "object" && apiAddress ? `http://${config.HOST}:${apiAddress.port}` : "";
+// Paid invoices are posted here, as Crypto Pay posts to the URL an app sets in @CryptoBot.
+await fetch(`${simulator.url}/cryptopay/control/webhook`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ url: `${apiUrl}${CRYPTO_PAY_WEBHOOK_PATH}` }),
+});
 
 const chat = new EmulatedChat(emulator.url, {
   id: USER_ID,
@@ -56,7 +67,12 @@ function show(message: ChatMessage) {
   if (message.document) console.log(`📎 ${message.document.file_name}\n${EmulatedChat.documentText(message)}`);
   for (const row of message.reply_markup?.inline_keyboard ?? []) {
     const labels = row.map((button) => {
-      if (!("callback_data" in button) || !button.callback_data) return `[${button.text}]`;
+      if (!("callback_data" in button) || !button.callback_data) {
+        // A link: an invoice's opens @CryptoBot in Telegram; here the simulator's pay page stands in for it.
+        const url = "url" in button ? String(button.url) : "";
+        const invoice = /CryptoBot\?start=(IV\w+)/.exec(url);
+        return invoice ? `[${button.text}] ${simulator.url}/cryptopay/pay/${invoice[1]} (open it and press Pay)` : `[${button.text}] ${url}`;
+      }
       buttons.set(nextButton, { messageId: message.message_id, data: button.callback_data });
       return `[#${nextButton++}] ${button.text}`;
     });

@@ -72,6 +72,10 @@ describe("health and the OpenAPI document", () => {
       "/v1/orders/{order_id}",
       "/test/v1/stars",
       "/test/v1/premium",
+      "/v1/topups",
+      "/v1/topups/{topup_id}",
+      "/v1/topups/{topup_id}/cancel",
+      "/cryptopay/webhook",
     ]) {
       expect(res.body.paths, path).toHaveProperty([path]);
     }

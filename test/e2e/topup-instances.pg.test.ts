@@ -64,7 +64,9 @@ describe("two instances and one paid invoice", () => {
       }),
     );
     expect(await Promise.all(deliveries)).toEqual(Array(10).fill(200));
-    await eventually(async () => ((await http("GET", `${b.base}/v1/topups/${topup.topup_id}`, key)).body.topup.status === "credited" ? true : undefined));
+    await eventually(async () =>
+      (await http("GET", `${b.base}/v1/topups/${topup.topup_id}`, key)).body.topup.status === "credited" ? true : undefined,
+    );
     // Both polls have had their turns meanwhile; wait a few more.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await http("GET", `${a.base}/v1/balance`, key)).body.balance_usdt).toBe(18);

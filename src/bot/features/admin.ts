@@ -231,7 +231,10 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
       ctx.t("adm-stats-topups", {
         list:
           (await core.topups.stats())
-            .map((r) => `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`)
+            .map(
+              (r) =>
+                `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`,
+            )
             .join(", ") || ctx.t("adm-none"),
       }),
       ctx.t("adm-stats-upstreams", {
