@@ -140,3 +140,20 @@ describe("admin CLI targets", () => {
     expect(await h.balance(key)).toBe(3);
   });
 });
+
+describe("admin CLI top-ups", () => {
+  it("shows top-ups by method and state, with what was credited", async () => {
+    expect((await admin("topups")).stdout.trim()).toBe("no top-ups yet");
+    const { telegramId } = await h.newKey(0);
+    const account = (await h.service.core.accounts.byTelegramId(telegramId))!;
+    const asked = await h.service.core.topups.requestTransfer(account, 4_000_000, "cash");
+    await h.service.core.topups.decide(asked.id, { telegramId: "1", name: "Ann" }, { approve: true });
+    await h.service.core.topups.requestTransfer(account, 2_000_000, "later");
+    await h.service.core.topups.startInvoice(account, 3_000_000);
+    expect((await admin("topups")).stdout.trim().split("\n")).toEqual([
+      "invoice active: 1",
+      "transfer credited: 1, 4.00 USDT credited",
+      "transfer pending: 1",
+    ]);
+  });
+});

@@ -22,6 +22,8 @@ beforeAll(async () => {
       ALERT_REFUND_WINDOW_MINUTES: "1",
       ALERT_WALLET_BELOW_USDT: "100",
       ALERT_LEDGER_CHECK_SECONDS: "1",
+      ALERT_UNPAID_INVOICES: "2",
+      TOPUP_POLL_MS: "100",
       LOW_BALANCE_USDT: "5",
       METRICS_PORT: "0",
       METRICS_TOKEN: "scrape-token-0123456789",
@@ -104,6 +106,36 @@ describe("alerts to administrators", () => {
     await eventually(async () => ((await toAdmin("Provider games is back")).length ? true : undefined));
     expect(await toAdmin("Provider games is down")).toHaveLength(1);
     expect(await toAdmin("Provider games is back")).toHaveLength(1);
+  });
+
+  it("tell when Crypto Pay is down and back, and when invoices expire unpaid in an unusual number; metrics count invoices and USDT credited", async () => {
+    const control = async (path: string, body: object) => {
+      const response = await request(`${h.simulatorUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const answer = (await response.body.json()) as any;
+      expect(response.statusCode, path).toBe(200);
+      return answer;
+    };
+    await control("/control/faults", { provider: "cryptopay", mode: "down" });
+    await eventually(async () => ((await toAdmin("Crypto Pay does not answer")).length ? true : undefined));
+    await control("/control/faults", { provider: "cryptopay", mode: "ok" });
+    await eventually(async () => ((await toAdmin("Crypto Pay answers again")).length ? true : undefined));
+
+    // ALERT_UNPAID_INVOICES is 2 here: two invoices left to expire, and one paid.
+    const { key } = await h.newKey(0);
+    const made = [];
+    for (const amount of [5, 6, 7]) made.push((await h.call("POST", "/v1/topups", { key, body: { amount_usdt: amount } })).body.topup);
+    await control(`/cryptopay/control/invoices/${made[0].invoice_id}/pay`, {});
+    for (const topup of made.slice(1)) await control(`/cryptopay/control/invoices/${topup.invoice_id}/expire`, {});
+    await eventually(async () => ((await toAdmin("2 top-up invoices expired unpaid")).length ? true : undefined), 15_000);
+    const scraped = await h.service.metrics.scrape();
+    expect(sample(scraped, "topup_invoices_total", { event: "created" })).toBe(3);
+    expect(sample(scraped, "topup_invoices_total", { event: "paid" })).toBe(1);
+    expect(sample(scraped, "topup_invoices_total", { event: "expired" })).toBe(2);
+    expect(sample(scraped, "topup_credited_usdt_total", { method: "invoice" })).toBe(5);
   });
 
   it("tell a spike of refunds, a low service wallet and an order stuck past its provider's time", async () => {
