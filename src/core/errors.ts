@@ -9,7 +9,8 @@ export type ErrorCode =
   "invalid_input" | "unauthorized" | "key_blocked" | "not_found" | "insufficient_funds" | "rate_limited" | "upstream_failed" | "unavailable";
 
 /** Which administrator rule refused an admin operation (no API client ever meets these), for faces to word it. */
-export type AdminRule = "no_account" | "ambiguous_target" | "owner_key" | "amount_bound" | "balance_bound" | "holds_balance" | "markup_range";
+export type AdminRule =
+  "no_account" | "ambiguous_target" | "owner_key" | "owner_topup" | "amount_bound" | "balance_bound" | "holds_balance" | "markup_range";
 
 export interface ErrorDetails {
   reason?: Reason;

@@ -94,7 +94,7 @@ export function createTopups(options: {
   function checkAccount(account: Account) {
     if (account.kind === "owner") {
       throw invalid("An owner key spends the service wallet and has no balance to top up: an administrator changes the wallet instead", {
-        rule: "owner_key",
+        rule: "owner_topup",
       });
     }
   }

@@ -3,17 +3,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cryptoPaySignature } from "../../src/upstream/crypto-pay.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/cryptopay.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
 
 // Money in without an administrator: Crypto Pay invoices credited once when paid (the provider's signed
 // webhook, or the poll that never misses one), and transfers an administrator approves (issue 20).
 
 let h: Harness;
 let polled: Harness;
+let receiver: Receiver;
 /** Where `h` listens: the simulated Crypto Pay posts its webhooks there. */
 let address: string;
 beforeAll(async () => {
   // Webhooks only here: the poll looks at an invoice ten minutes after it is made.
-  h = await startHarness({ TOPUP_POLL_MS: "600000", TOPUP_OPEN_INVOICES_MAX: "2" });
+  h = await startHarness({ TOPUP_POLL_MS: "600000", TOPUP_OPEN_INVOICES_MAX: "2", WEBHOOK_ALLOW_LOOPBACK: "true" });
+  receiver = await startReceiver();
   address = await h.api.listen({ host: "127.0.0.1", port: 0 });
   await control(h, "/cryptopay/control/webhook", { url: `${address}/cryptopay/webhook` });
   // The poll alone there: its simulator has no webhook URL.
@@ -24,6 +27,7 @@ afterEach(async () => {
   await polled.assertLedgerInvariant();
 });
 afterAll(async () => {
+  await receiver.close();
   await h.close();
   await polled.close();
 });
@@ -49,6 +53,7 @@ const credited = (on: Harness, key: string, id: number) =>
 describe("top-ups by Crypto Pay invoice", () => {
   it("answers the invoice's pay link and expiry, credits it once when paid, as a topup entry, and a replayed webhook credits nothing", async () => {
     const { key } = await h.newKey(0);
+    expect((await h.call("POST", "/v1/webhook", { key, body: { url: receiver.url } })).status).toBe(200);
     const started = await h.call("POST", "/v1/topups", { key, body: { amount_usdt: 25 } });
     expect(started.status).toBe(200);
     const topup = started.body.topup;
@@ -60,6 +65,9 @@ describe("top-ups by Crypto Pay invoice", () => {
     await control(h, `/cryptopay/control/invoices/${topup.invoice_id}/pay`);
     expect(await credited(h, key, topup.topup_id)).toMatchObject({ credited_usdt: 25 });
     expect(await h.balance(key)).toBe(25);
+    // The partner's own webhook hears of it.
+    const event = await receiver.waitFor((r) => r.json.type === "balance.changed" && r.json.data.kind === "topup");
+    expect(event.json.data).toMatchObject({ kind: "topup", amount_usdt: 25, balance_usdt: 25, note: `Crypto Pay invoice ${topup.invoice_id}` });
     // The provider delivers again (as it does when unsure): nothing more.
     await control(h, `/cryptopay/control/invoices/${topup.invoice_id}/webhook`);
     await eventually(async () => {
@@ -155,6 +163,7 @@ describe("top-ups by Crypto Pay invoice", () => {
     const refused = await h.call("POST", "/v1/topups", { key: owner.key, body: { amount_usdt: 5 } });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toContain("owner key");
+    expect((await h.call("GET", "/v1/topups", { key: owner.key })).body.count).toBe(0);
   });
 
   it("cancels an unpaid invoice at the provider, and no other", async () => {

@@ -257,6 +257,7 @@ adm-dropped = Dropped: nothing changed.
 adm-insufficient = Insufficient balance: the account holds { $balance } USDT.
 rule-no_account = No account for that user: they must send /start first.
 rule-ambiguous_target = That could be any of: { $candidates }. Nothing changed: name one by its Telegram id.
+rule-owner_topup = This is an owner key: it spends the service wallet and has no balance of its own to top up.
 rule-owner_key = That is an owner key: it spends the service wallet and has no balance of its own to credit or debit. Change the wallet with /wallet.
 rule-amount_bound = The amount must be more than 0 and at most { $max } USDT.
 rule-balance_bound = A balance is at most { $max } USDT: this would take it past that.
