@@ -187,6 +187,9 @@ export const configSchema = z
     ALERT_MAX_PER_HOUR: integer("20", 1, 1000),
     /** A purchase that takes a customer's balance below this tells them in the bot (they can turn it off). */
     LOW_BALANCE_USDT: usdt("5", 1_000_000_000),
+    /** The Mini App's sign-in: Telegram init data older than this is refused; a session lasts this long. */
+    MINIAPP_INIT_DATA_MAX_AGE_SECONDS: integer("3600", 30, 86_400),
+    MINIAPP_SESSION_MINUTES: integer("60", 1, 1440),
     /** Crypto Pay (@CryptoBot's API) for top-ups by invoice: https://pay.crypt.bot, or https://testnet-pay.crypt.bot; with the embedded simulator, its own. Both unset: no invoices. */
     CRYPTO_PAY_URL: url.optional(),
     /** The Crypto Pay app's token (made in @CryptoBot with /pay); its SHA-256 also checks the webhook's signature. */

@@ -24,6 +24,7 @@ import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openProviders } from "./upstream/index.js";
+import { createMiniAppSessions } from "./api/miniapp/session.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
@@ -294,6 +295,19 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     logger: log,
     onAnswered: metrics.request,
     ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
+    ...(config.BOT_TOKEN
+      ? {
+          miniApp: {
+            sessions: createMiniAppSessions({
+              botToken: config.BOT_TOKEN,
+              initDataMaxAgeSeconds: config.MINIAPP_INIT_DATA_MAX_AGE_SECONDS,
+              sessionTtlMs: config.MINIAPP_SESSION_MINUTES * 60_000,
+              clock,
+            }),
+            support: config.SUPPORT_CONTACT ?? null,
+          },
+        }
+      : {}),
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   const requests = trackRequests(api.server);

@@ -22,6 +22,8 @@ import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
+import type { MiniAppSessions } from "./miniapp/session.js";
+import { miniAppRoutes } from "./routes/miniapp.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
 import { gamesRoutes } from "./routes/games.js";
@@ -42,6 +44,8 @@ export interface ApiOptions {
   telegramWebhook?: RouteHandlerMethod;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (addresses, CIDRs, presets or a hop count); none by default. */
   trustProxy?: string | number;
+  /** The Mini App's sign-in and sessions (with a bot: its token checks Telegram's init data). */
+  miniApp?: { sessions: MiniAppSessions; support: string | null };
 }
 
 /** Fastify's trustProxy: the proxies named, or the first `hops` hops (as Fastify does with a number). */
@@ -133,6 +137,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(topupRoutes, { core: options.core });
   // Crypto Pay's servers call this: no API key, no per-key limit; the signature authenticates them.
   await app.register(cryptoPayWebhookRoute, { core: options.core });
+  if (options.miniApp) await app.register(miniAppRoutes, { core: options.core, ...options.miniApp });
   app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.

@@ -83,6 +83,19 @@ export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
       });
     },
 
+    /**
+     * The Telegram user's account, registered now if new (as /start registers, without a key: the Mini App
+     * signs in by Telegram's init data, and a key is issued in the bot when wanted); their username noted.
+     */
+    async register(telegramId: string, username: string | null): Promise<Account> {
+      return transaction(db, async (trx) => {
+        const account = await findByTelegramId(trx, telegramId);
+        if (!account) return insertStandardAccount(trx, { telegramId, username, at: clock.now().toISOString() });
+        if (username !== account.username) await updateAccount(trx, account.id, { username });
+        return { ...account, username };
+      });
+    },
+
     /** Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. */
     async authenticate(presented: string | undefined): Promise<Caller> {
       if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");

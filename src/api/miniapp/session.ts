@@ -1,0 +1,77 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { validate } from "@telegram-apps/init-data-node";
+import { z } from "zod";
+import type { Clock } from "../../core/ports.js";
+
+// The Mini App's sign-in: Telegram's init data, checked as Telegram documents (HMAC-SHA256 keyed with
+// HMAC("WebAppData", bot token), by @telegram-apps/init-data-node), exchanged for a short-lived session bound to
+// that Telegram user. The API key never reaches the browser.
+
+/** The user the init data names (Telegram's fields we use), checked at this boundary. */
+const userSchema = z.object({
+  id: z.number().int().positive(),
+  first_name: z.string().max(256),
+  last_name: z.string().max(256).optional(),
+  username: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{3,32}$/)
+    .optional(),
+  language_code: z.string().max(35).optional(),
+});
+export type MiniAppUser = z.infer<typeof userSchema>;
+
+export interface MiniAppSessionOptions {
+  botToken: string;
+  /** Init data older than this (by its auth_date) is refused. */
+  initDataMaxAgeSeconds: number;
+  sessionTtlMs: number;
+  clock: Clock;
+}
+
+const b64 = (buffer: Buffer) => buffer.toString("base64url");
+
+/**
+ * Checks init data and issues and verifies session tokens: `ms1.<payload>.<mac>`, the payload the Telegram
+ * user id and the expiry, the MAC an HMAC-SHA256 under a key derived from the bot token (so every instance
+ * with the same bot verifies the same sessions, and a new token ends them all).
+ */
+export function createMiniAppSessions(options: MiniAppSessionOptions) {
+  const key = createHash("sha256").update(`miniapp-session\0${options.botToken}`).digest();
+  const mac = (payload: string) => createHmac("sha256", key).update(payload).digest();
+
+  return {
+    /** The user of valid, fresh init data from this bot, or null (forged, expired, another bot's, malformed). */
+    userOf(initData: string): MiniAppUser | null {
+      try {
+        validate(initData, options.botToken, { expiresIn: options.initDataMaxAgeSeconds });
+        const user = userSchema.safeParse(JSON.parse(new URLSearchParams(initData).get("user") ?? "null"));
+        return user.success ? user.data : null;
+      } catch {
+        return null;
+      }
+    },
+
+    issue(telegramId: number): { token: string; expiresAt: string } {
+      const expires = options.clock.now().getTime() + options.sessionTtlMs;
+      const payload = b64(Buffer.from(JSON.stringify({ tid: telegramId, exp: expires })));
+      return { token: `ms1.${payload}.${b64(mac(payload))}`, expiresAt: new Date(expires).toISOString() };
+    },
+
+    /** The Telegram user id a session token names while it is valid, or null. */
+    verify(token: string | undefined): number | null {
+      const match = /^ms1\.([A-Za-z0-9_-]{10,200})\.([A-Za-z0-9_-]{43})$/.exec(token ?? "");
+      if (!match) return null;
+      const [, payload, signature] = match;
+      const expected = mac(payload);
+      const given = Buffer.from(signature, "base64url");
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      const claims = z
+        .object({ tid: z.number().int().positive(), exp: z.number() })
+        .safeParse(JSON.parse(Buffer.from(payload, "base64url").toString()));
+      if (!claims.success || claims.data.exp <= options.clock.now().getTime()) return null;
+      return claims.data.tid;
+    },
+  };
+}
+
+export type MiniAppSessions = ReturnType<typeof createMiniAppSessions>;
