@@ -2,8 +2,7 @@ import type { Selectable } from "kysely";
 import type { Topup } from "../core/topups.js";
 import { micro } from "../core/money.js";
 import type { Db, Executor } from "./database.js";
-import { isPostgres } from "./database.js";
-import type { Claims } from "./leases.js";
+import { type Claims, claimDue } from "./leases.js";
 import type { TopupMethod, TopupStatus, TopupsTable } from "./schema.js";
 
 // Top-ups: Crypto Pay invoices and transfers an administrator approves. Each status change is one guarded
@@ -126,29 +125,16 @@ export async function moveTopup(
 const dueInvoices = (exec: Executor, now: string, limit: number) =>
   exec.selectFrom("topups").selectAll().where("status", "=", "active").where("check_after", "<=", now).orderBy("check_after").limit(limit);
 
-/**
- * Leases up to `limit` due invoices to this instance until `until` (`FOR UPDATE SKIP LOCKED` on PostgreSQL: two
- * instances never poll the same one at once).
- */
+/** Leases up to `limit` due invoices to this instance until `until` (db/leases.ts: of several instances one asks). */
 export async function claimDueInvoices(db: Db, claims: Claims, options: { now: string; until: string; limit: number }): Promise<Topup[]> {
-  if (!(await dueInvoices(db, options.now, 1).execute()).length) return [];
-  const rows = await db.transaction().execute(async (trx) => {
-    const due = dueInvoices(trx, options.now, options.limit);
-    const found = await (isPostgres(trx) ? due.forUpdate().skipLocked() : due).execute();
-    if (found.length) {
-      await trx
-        .updateTable("topups")
-        .set({ check_after: options.until })
-        .where(
-          "id",
-          "in",
-          found.map((row) => row.id),
-        )
-        .execute();
-    }
-    return found;
+  const rows = await claimDue({
+    db,
+    claims,
+    until: options.until,
+    limit: options.limit,
+    due: (exec, limit) => dueInvoices(exec, options.now, limit),
+    lease: (trx, ids) => trx.updateTable("topups").set({ check_after: options.until }).where("id", "in", ids).execute(),
   });
-  for (const row of rows) claims.hold(row.id, options.until);
   return rows.map(toTopup);
 }
 

@@ -179,8 +179,8 @@ describe("top-ups by Crypto Pay invoice", () => {
 });
 
 describe("the poll: invoices paid while no webhook came", () => {
-  it("credits an invoice paid with no webhook, once, and closes one that expired", async () => {
-    const { key } = await polled.newKey(0);
+  it("credits an invoice paid with no webhook, once, closes one that expired, and credits that one if it was paid after all", async () => {
+    const { key, telegramId } = await polled.newKey(0);
     const paid = (await polled.call("POST", "/v1/topups", { key, body: { amount_usdt: 12 } })).body.topup;
     const lapsed = (await polled.call("POST", "/v1/topups", { key, body: { amount_usdt: 3 } })).body.topup;
     await control(polled, `/cryptopay/control/invoices/${paid.invoice_id}/pay`, { deliver: false });
@@ -192,6 +192,28 @@ describe("the poll: invoices paid while no webhook came", () => {
     expect(await polled.balance(key)).toBe(12);
     const entries = await polled.service.db.selectFrom("ledger_entries").select("kind").where("kind", "=", "topup").execute();
     expect(entries).toHaveLength(1);
+
+    // The provider says the one we closed was paid after all (its clock and ours differ): it is still credited.
+    const update = JSON.stringify({
+      update_id: 9,
+      update_type: "invoice_paid",
+      payload: {
+        invoice_id: lapsed.invoice_id,
+        status: "paid",
+        amount: "3",
+        paid_asset: "USDT",
+        paid_amount: "3",
+        payload: `topup:${lapsed.topup_id}:${(await polled.service.core.accounts.byTelegramId(telegramId))!.id}`,
+        bot_invoice_url: lapsed.pay_url,
+      },
+    });
+    const told = await polled.call("POST", "/cryptopay/webhook", {
+      body: update,
+      headers: { "content-type": "application/json", "crypto-pay-api-signature": cryptoPaySignature(SIMULATOR_CRYPTO_PAY_TOKEN, update) },
+    });
+    expect(told.status).toBe(200);
+    expect(await topupOf(polled, key, lapsed.topup_id)).toMatchObject({ status: "credited", credited_usdt: 3 });
+    expect(await polled.balance(key)).toBe(15);
   });
 });
 

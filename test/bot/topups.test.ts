@@ -82,6 +82,9 @@ describe("top-ups in the bot", () => {
     // The second administrator's late rejection decides nothing.
     expect((await admins[1].reply(`/reject ${id} duplicate`, (t) => t.includes("decided already"))).text).toContain(`#${id}`);
     expect(await h.balance(key)).toBe(40);
+    expect((await admins[0].reply("/stats", (t) => t.includes("top-ups"))).text).toMatch(
+      /top-ups \(all time\): .*transfer credited 1 \(40\.00 USDT\)/,
+    );
     const [entry] = (await h.call("GET", "/v1/ledger", { key })).body.entries;
     expect(entry).toMatchObject({ kind: "topup", amount_usdt: 40, note: `transfer top-up ${id} approved by Ann (${ADMINS[0]})` });
 
