@@ -23,6 +23,7 @@ import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import type { MiniAppSessions } from "./miniapp/session.js";
+import { registerMiniAppPage } from "./miniapp/static.js";
 import { miniAppRoutes } from "./routes/miniapp.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
@@ -137,7 +138,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(topupRoutes, { core: options.core });
   // Crypto Pay's servers call this: no API key, no per-key limit; the signature authenticates them.
   await app.register(cryptoPayWebhookRoute, { core: options.core });
-  if (options.miniApp) await app.register(miniAppRoutes, { core: options.core, ...options.miniApp });
+  if (options.miniApp) {
+    await app.register(miniAppRoutes, { core: options.core, ...options.miniApp });
+    await registerMiniAppPage(app);
+  }
   app.get("/openapi.json", { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
   if (options.telegramWebhook) {
     // Telegram's own servers call this: no API key, no per-address limit; the secret token authenticates them.

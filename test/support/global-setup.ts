@@ -6,7 +6,7 @@ import { onServer, runPrefix } from "./databases.js";
 /** Written after a build (ours, or tsc's own build info after `npm run build`); dist/ is current while no input is newer. */
 const STAMP = join("dist", ".built");
 const STAMPS = [STAMP, join("dist", ".tsbuildinfo")];
-const INPUTS = ["src", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
+const INPUTS = ["src", "web", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
 
 function newest(path: string): number {
   const stat = statSync(path);
@@ -26,9 +26,36 @@ function build() {
   writeFileSync(STAMP, new Date().toISOString());
 }
 
+/** Debian's Chromium, which the Mini App's tests drive (playwright-core cannot download its own browser here). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/**
+ * Installs Chromium when it is missing, as root with apt-get (these machines' way), or stops the run at once
+ * saying how: the README's one test command does all the set-up on a fresh machine.
+ */
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      `Chromium is needed for the Mini App's browser tests and is not at ${CHROMIUM}: install it (sudo apt-get install -y chromium), or set CHROMIUM_PATH`,
+    );
+  }
+  console.log("Installing Debian's chromium for the Mini App's browser tests (apt-get, once)…");
+  const install = () =>
+    execFileSync("apt-get", ["install", "-y", "-q", "chromium"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  try {
+    install();
+  } catch {
+    // Stale package lists on a fresh machine: refresh them once and try again.
+    execFileSync("apt-get", ["update", "-q"], { stdio: "inherit" });
+    install();
+  }
+}
+
 /** Names this run, so its PostgreSQL databases can be told apart from another run's on the same server. */
 export function setup() {
   process.env.TEST_RUN_ID = String(process.pid);
+  ensureChromium();
   build();
 }
 

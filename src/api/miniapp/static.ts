@@ -1,0 +1,52 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance } from "fastify";
+
+export const MINIAPP_PAGE = "/app/";
+
+/**
+ * The page's policy: its own scripts and styles only (no inline script, no eval), calls to this service only,
+ * images from anywhere over HTTPS (avatars, gift previews); framed by Telegram's web client.
+ */
+export const MINIAPP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self' https://web.telegram.org https://*.telegram.org",
+].join("; ");
+
+/**
+ * Serves the Mini App's built front end (`npm run build` writes it to dist/web) at /app/: no key (the page signs
+ * in by Telegram's init data), the strict CSP, hashed assets cached for a year and the page itself revalidated.
+ * Nothing is served when it has not been built.
+ */
+export async function registerMiniAppPage(app: FastifyInstance, root = join(process.cwd(), "dist", "web")): Promise<boolean> {
+  if (!existsSync(join(root, "index.html"))) return false;
+  await app.register(async (scope) => {
+    // Every route of this scope is public and outside the per-key limit: static files, read from memory by the OS.
+    scope.addHook("onRoute", (route) => {
+      route.config = { ...(route.config as object), public: true, rateLimit: false } as typeof route.config;
+      route.schema = { ...route.schema, hide: true };
+    });
+    scope.addHook("onSend", async (_request, reply) => {
+      reply.header("content-security-policy", MINIAPP_CSP);
+      reply.header("x-content-type-options", "nosniff");
+      reply.header("referrer-policy", "no-referrer");
+    });
+    await scope.register(fastifyStatic, {
+      root,
+      prefix: MINIAPP_PAGE,
+      index: ["index.html"],
+      setHeaders(response, path) {
+        response.header("cache-control", path.includes(join("web", "assets")) ? "public, max-age=31536000, immutable" : "no-cache");
+      },
+    });
+  });
+  return true;
+}

@@ -1,0 +1,95 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { sign } from "@telegram-apps/init-data-node";
+import { type Browser, chromium } from "playwright-core";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM } from "../support/global-setup.js";
+import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+
+// The Mini App in a real browser (Debian's Chromium through playwright-core): opened as Telegram opens it, with
+// signed init data and the theme in the URL fragment, under the page's strict CSP (issue 21's first piece).
+
+/** Screenshots of each screen, written as test output. */
+const SHOTS = join("test-output", "miniapp");
+let bots: BotHarness;
+let h: Harness;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  bots = await startBotHarness(695_000_001);
+  h = bots.h;
+  base = await h.api.listen({ host: "127.0.0.1", port: 0 });
+  mkdirSync(SHOTS, { recursive: true });
+  // Playwright gives the browser a fresh temporary profile of its own (a new --user-data-dir) and removes it after.
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await bots.close();
+});
+
+/** The URL Telegram opens: the page, with tgWebAppData (signed init data) and the theme in the fragment. */
+function launchUrl(
+  user: { id: number; first_name: string; username?: string; language_code?: string },
+  theme: Record<string, string>,
+  token = TEST_BOT_TOKEN,
+) {
+  const initData = sign({ user, query_id: "AAHtest" } as never, token, new Date());
+  const fragment = new URLSearchParams({
+    tgWebAppData: initData,
+    tgWebAppVersion: "8.0",
+    tgWebAppPlatform: "tdesktop",
+    tgWebAppThemeParams: JSON.stringify(theme),
+  });
+  return `${base}/app/#${fragment}`;
+}
+
+describe("the Mini App in Chromium", () => {
+  it("serves the page under a strict CSP with cache headers, signs in by init data and shows the balance, in the dark theme too", async () => {
+    const page = await request(`${base}/app/`);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.headers["cache-control"]).toBe("no-cache");
+    const html = await page.body.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const asset = /\/app\/assets\/[\w-]+\.js/.exec(html)![0];
+    const script = await request(`${base}${asset}`);
+    expect(script.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    await script.body.dump();
+
+    await h.service.core.accounts.register("695100001", "nina_n");
+    await h.service.core.admin.credit("695100001", 12_500_000 as never, "test");
+    const tab = await browser.newPage({ viewport: { width: 360, height: 640 } });
+    const errors: string[] = [];
+    tab.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+    await tab.goto(
+      launchUrl(
+        { id: 695_100_001, first_name: "Nina", username: "nina_n" },
+        { bg_color: "#17212b", text_color: "#f5f5f5", secondary_bg_color: "#232e3c", button_color: "#5288c1" },
+      ),
+    );
+    await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("12.50 USDT");
+    expect(await tab.locator("h1").textContent()).toBe("Hello, @nina_n");
+    // Telegram's dark theme is the page's.
+    expect(await tab.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(23, 33, 43)");
+    await tab.screenshot({ path: join(SHOTS, "home-dark.png") });
+    expect(errors, errors.join("\n")).toEqual([]);
+    await tab.close();
+  });
+
+  it("refuses init data signed for another bot, and says so in the user's language", async () => {
+    const tab = await browser.newPage({ viewport: { width: 360, height: 640 } });
+    await tab.goto(launchUrl({ id: 695_100_002, first_name: "Олег", language_code: "ru" }, {}, "654321:another-bot-token"));
+    await expect.poll(() => tab.getByRole("alert").textContent()).toContain("Магазин не открывается");
+    expect(await tab.getByRole("alert").textContent()).toContain("откройте магазин из бота ещё раз");
+    await tab.screenshot({ path: join(SHOTS, "refused-ru.png") });
+    expect(await h.service.core.accounts.byTelegramId("695100002")).toBeUndefined();
+    await tab.close();
+  });
+});

@@ -1,0 +1,27 @@
+// What Telegram hands a Mini App in the URL fragment: the signed init data and the theme.
+
+export interface Launch {
+  /** The init data as Telegram signed it (`Telegram.WebApp.initData`), or null outside Telegram. */
+  initData: string | null;
+  theme: Record<string, string>;
+}
+
+export function readLaunch(hash: string): Launch {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  let theme: Record<string, string> = {};
+  try {
+    const parsed = JSON.parse(params.get("tgWebAppThemeParams") ?? "{}") as unknown;
+    if (parsed && typeof parsed === "object")
+      theme = Object.fromEntries(Object.entries(parsed).filter(([, v]) => typeof v === "string")) as Record<string, string>;
+  } catch {
+    theme = {};
+  }
+  return { initData: params.get("tgWebAppData"), theme };
+}
+
+/** Telegram's theme colours as CSS variables (`--tg-bg-color`, …), so light and dark follow the client. */
+export function applyTheme(theme: Record<string, string>, root: HTMLElement): void {
+  for (const [name, value] of Object.entries(theme)) {
+    if (/^#[0-9a-fA-F]{3,8}$/.test(value)) root.style.setProperty(`--tg-${name.replace(/_/g, "-")}`, value);
+  }
+}
