@@ -187,6 +187,8 @@ export const configSchema = z
     ALERT_MAX_PER_HOUR: integer("20", 1, 1000),
     /** A purchase that takes a customer's balance below this tells them in the bot (they can turn it off). */
     LOW_BALANCE_USDT: usdt("5", 1_000_000_000),
+    /** The Mini App's public address (HTTPS, ending in /app/): the bot's "Open the shop" and the chat's menu button. */
+    MINIAPP_URL: z.url({ protocol: /^https$/, error: "must be an https:// URL (Telegram opens Mini Apps over HTTPS only)" }).optional(),
     /** The Mini App's sign-in: Telegram init data older than this is refused; a session lasts this long. */
     MINIAPP_INIT_DATA_MAX_AGE_SECONDS: integer("3600", 30, 86_400),
     MINIAPP_SESSION_MINUTES: integer("60", 1, 1440),

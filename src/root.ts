@@ -263,6 +263,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
         apiRoot: config.TELEGRAM_API_ROOT,
         admins: config.ADMIN_TELEGRAM_IDS,
         support: config.SUPPORT_CONTACT ?? null,
+        miniAppUrl: config.MINIAPP_URL ?? null,
         adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
         log,
         observeUpdate: metrics.botUpdate,

@@ -27,6 +27,8 @@ export interface BotOptions {
   admins: number[];
   /** Who users can write to, shown wherever a flow ends in a refusal; null for none. */
   support: string | null;
+  /** The Mini App's public HTTPS address (MINIAPP_URL): the menu's "Open the shop" and the chat's menu button. */
+  miniAppUrl?: string | null;
   /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
   adminConfirmAboveMicro: number;
   log: NotifyLog & { info(obj: object, msg: string): void };
@@ -159,6 +161,12 @@ export function createBot(options: BotOptions) {
     return next();
   };
   bot.use(gate);
+  // Where the menu's "Open the shop" points (inside conversations too: their context is rebuilt).
+  const shopUrl: MiddlewareFn<BotContext> = (ctx, next) => {
+    ctx.shopUrl = options.miniAppUrl ?? undefined;
+    return next();
+  };
+  bot.use(shopUrl);
 
   bot.use(
     conversations<BotContext, FlowContext>({
@@ -166,6 +174,7 @@ export function createBot(options: BotOptions) {
       // Inside conversations the context is rebuilt: i18n and auto-retry must be installed again there.
       plugins: [
         i18n.middleware() as unknown as MiddlewareFn<FlowContext>,
+        shopUrl as unknown as MiddlewareFn<FlowContext>,
         async (ctx, next) => {
           ctx.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
           await next();
@@ -228,6 +237,13 @@ export function createBot(options: BotOptions) {
       }
     } catch (error) {
       log.warn({ err: error }, "setMyCommands failed; the bot runs without command lists");
+    }
+    // The chat's menu button opens the Mini App, where there is one.
+    if (!options.miniAppUrl) return;
+    try {
+      await bot.api.setChatMenuButton({ menu_button: { type: "web_app", text: i18n.t("en", "menu-shop-button"), web_app: { url: options.miniAppUrl } } });
+    } catch (error) {
+      log.warn({ err: error }, "setChatMenuButton failed; the Mini App opens from the menu's button only");
     }
   }
 

@@ -43,6 +43,8 @@ interface Chat {
   messages: ChatMessage[];
   /** Bumped on every message or edit, so a waiting client wakes up. */
   version: number;
+  /** The chat's menu button as the bot set it (setChatMenuButton), or undefined for the default. */
+  menuButton?: unknown;
 }
 
 /** A multipart/form-data part: a field's text, or a file's name and bytes. */
@@ -168,6 +170,8 @@ export function buildEmulator(): FastifyInstance {
   }
 
   const fail = (code: number, description: string) => ({ ok: false, error_code: code, description });
+  /** The menu button of every chat without one of its own. */
+  let defaultMenuButton: unknown;
 
   type Handler = (p: Record<string, any>, socket: Socket) => unknown;
   const methods: Record<string, Handler> = {
@@ -175,6 +179,17 @@ export function buildEmulator(): FastifyInstance {
     deleteWebhook: () => true,
     setWebhook: () => true,
     setMyCommands: () => true,
+    // The menu button opens a Mini App only over HTTPS, as Telegram insists.
+    setChatMenuButton(p) {
+      const button = p.menu_button as { type?: string; text?: string; web_app?: { url?: string } } | undefined;
+      if (button?.type === "web_app" && !(button.text && /^https:\/\//.test(button.web_app?.url ?? ""))) {
+        throw fail(400, "Bad Request: a web_app menu button needs a text and an HTTPS url");
+      }
+      if (p.chat_id === undefined) defaultMenuButton = button;
+      else chat(Number(p.chat_id)).menuButton = button;
+      return true;
+    },
+    getChatMenuButton: (p) => (p.chat_id === undefined ? defaultMenuButton : chat(Number(p.chat_id)).menuButton ?? defaultMenuButton) ?? { type: "default" },
     deleteMyCommands: () => true,
     sendChatAction: () => true,
     answerCallbackQuery: () => true,
@@ -345,7 +360,7 @@ export function buildEmulator(): FastifyInstance {
         waiters.add(done);
       });
     }
-    return { version: c.version, messages: c.messages };
+    return { version: c.version, messages: c.messages, menu_button: c.menuButton ?? defaultMenuButton ?? { type: "default" } };
   });
 
   app.post<{ Body: { chat_id: number; blocked: boolean } }>("/emulator/blocked", async (request) => {

@@ -345,6 +345,8 @@ low-balance-set-on = 🔔 You will be told when a purchase takes your balance un
 low-balance-set-off = 🔕 Low-balance notices are off. Turn them on again under /balance.
 
 # Top-ups
+menu-shop = 🛍 Open the shop
+menu-shop-button = Shop
 menu-topup = 💳 Top up
 cmd-topup = Top up the balance (crypto invoice or transfer)
 cmd-topups = Your top-ups, and cancel an open one
