@@ -241,7 +241,9 @@ export function createBot(options: BotOptions) {
     // The chat's menu button opens the Mini App, where there is one.
     if (!options.miniAppUrl) return;
     try {
-      await bot.api.setChatMenuButton({ menu_button: { type: "web_app", text: i18n.t("en", "menu-shop-button"), web_app: { url: options.miniAppUrl } } });
+      await bot.api.setChatMenuButton({
+        menu_button: { type: "web_app", text: i18n.t("en", "menu-shop-button"), web_app: { url: options.miniAppUrl } },
+      });
     } catch (error) {
       log.warn({ err: error }, "setChatMenuButton failed; the Mini App opens from the menu's button only");
     }

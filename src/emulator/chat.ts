@@ -84,7 +84,11 @@ function show(message: ChatMessage) {
 console.log(`Chatting with the bot as user ${USER_ID} (an administrator here). API at ${apiUrl}, database ${config.DATABASE_URL}.`);
 console.log(`Bot API emulator at ${emulator.url}; upstream simulator at ${simulator.url} (faults: POST ${simulator.url}/control/faults).`);
 // The Mini App as this chat's user opens it from the bot: init data signed with the emulator's bot token.
-const initData = sign({ user: { id: USER_ID, first_name: chat.user.first_name, username: "chat_user", language_code: chat.user.language_code } } as never, EMULATOR_TOKEN, new Date());
+const initData = sign(
+  { user: { id: USER_ID, first_name: chat.user.first_name, username: "chat_user", language_code: chat.user.language_code } } as never,
+  EMULATOR_TOKEN,
+  new Date(),
+);
 console.log(`Mini App (open in a browser; signed in as you for an hour): ${apiUrl}/app/#${new URLSearchParams({ tgWebAppData: initData })}`);
 console.log("Type a message (/start to begin), #2 to tap button 2, or /quit. Try /credit 100200300 50 to fund yourself.");
 

@@ -189,7 +189,8 @@ export function buildEmulator(): FastifyInstance {
       else chat(Number(p.chat_id)).menuButton = button;
       return true;
     },
-    getChatMenuButton: (p) => (p.chat_id === undefined ? defaultMenuButton : chat(Number(p.chat_id)).menuButton ?? defaultMenuButton) ?? { type: "default" },
+    getChatMenuButton: (p) =>
+      (p.chat_id === undefined ? defaultMenuButton : (chat(Number(p.chat_id)).menuButton ?? defaultMenuButton)) ?? { type: "default" },
     deleteMyCommands: () => true,
     sendChatAction: () => true,
     answerCallbackQuery: () => true,

@@ -83,6 +83,33 @@ describe("the Mini App in Chromium", () => {
     await tab.close();
   });
 
+  it("buys stars at the core's quote: the exact charge and the balance after, then one order however often Confirm is tapped", async () => {
+    await h.service.core.accounts.register("695100003", "sam_s");
+    await h.service.core.admin.credit("695100003", 10_000_000 as never, "test");
+    const tab = await browser.newPage({ viewport: { width: 360, height: 640 } });
+    await tab.goto(launchUrl({ id: 695_100_003, first_name: "Sam", username: "sam_s" }, {}));
+    await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("10.00 USDT");
+    await tab.getByLabel("Recipient").fill("@alice");
+    await tab.getByLabel("Stars").fill("100");
+    await tab.getByRole("button", { name: "Get the price" }).click();
+    await expect.poll(() => tab.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT · balance after: 8.50 USDT");
+    await tab.screenshot({ path: join(SHOTS, "stars-quote.png") });
+    // A double tap on Confirm: one idempotency key, one order.
+    await tab.getByRole("button", { name: "Confirm" }).dblclick();
+    await expect.poll(() => tab.getByTestId("outcome").textContent()).toMatch(/Done! Order #\d+ is delivered\./);
+    await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("8.50 USDT");
+    await tab.screenshot({ path: join(SHOTS, "stars-done.png") });
+    const account = (await h.service.core.accounts.byTelegramId("695100003"))!;
+    const orders = await h.service.db
+      .selectFrom("orders")
+      .select(["product_type", "status", "charge_micro"])
+      .where("account_id", "=", account.id)
+      .execute();
+    expect(orders).toEqual([{ product_type: "stars", status: "completed", charge_micro: 1_500_000 }]);
+    await h.assertLedgerInvariant();
+    await tab.close();
+  });
+
   it("refuses init data signed for another bot, and says so in the user's language", async () => {
     const tab = await browser.newPage({ viewport: { width: 360, height: 640 } });
     await tab.goto(launchUrl({ id: 695_100_002, first_name: "Олег", language_code: "ru" }, {}, "654321:another-bot-token"));

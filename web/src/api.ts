@@ -24,7 +24,8 @@ export class ApiError extends Error {
 async function call<T>(path: string, init: RequestInit): Promise<T> {
   const response = await fetch(path, init);
   const body = (await response.json().catch(() => ({}))) as { error?: string };
-  if (!response.ok) throw new ApiError(response.status, body.error ?? `HTTP ${response.status}`);
+  // A failed order (502) is an answer with its outcome, not an error.
+  if (!response.ok && response.status !== 502) throw new ApiError(response.status, body.error ?? `HTTP ${response.status}`);
   return body as T;
 }
 
@@ -36,3 +37,37 @@ export const signIn = (initData: string) =>
   });
 
 export const me = (session: Session) => call<Me>("/miniapp/me", { headers: { authorization: `Bearer ${session.token}` } });
+
+export interface Quote {
+  quote_id: string;
+  charge_usdt: number;
+  expires_at: string;
+}
+
+export interface Order {
+  order_id: number;
+  status: "processing" | "completed" | "failed";
+  usdt_charged: number;
+  balance_remaining_usdt: number;
+  error: string | null;
+}
+
+const post = <T>(session: Session, path: string, body: object) =>
+  call<T>(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${session.token}` },
+    body: JSON.stringify(body),
+  });
+
+/** The core's binding quote for stars (the exact charge the purchase will take). */
+export const quoteStars = (session: Session, username: string, stars: number) =>
+  post<Quote>(session, "/miniapp/quotes", { product_type: "stars", username, stars });
+
+/** Buys at the quote; one idempotency key per confirmation, so a double tap buys once. */
+export const buyStars = (session: Session, order: { username: string; stars: number; quoteId: string; idempotencyKey: string }) =>
+  post<Order>(session, "/miniapp/stars", {
+    username: order.username,
+    stars: order.stars,
+    quote_id: order.quoteId,
+    idempotency_key: order.idempotencyKey,
+  });

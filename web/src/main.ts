@@ -1,13 +1,88 @@
 import htm from "htm";
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, type Me, me, signIn } from "./api.js";
+import { ApiError, buyStars, type Me, me, type Order, type Quote, quoteStars, type Session, signIn } from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
-import { type Language, texts } from "./texts.js";
+import { type Language, type Texts, texts } from "./texts.js";
 
 const html = htm.bind(h);
 
-type State = { kind: "loading" } | { kind: "ready"; me: Me } | { kind: "refused"; message: string };
+type State = { kind: "loading" } | { kind: "ready"; session: Session; me: Me } | { kind: "refused"; message: string };
+
+type Step =
+  { kind: "form" } | { kind: "quoted"; quote: Quote; idempotencyKey: string } | { kind: "done"; order: Order } | { kind: "error"; message: string };
+
+/** Stars: the recipient and the amount, the core's quote (the exact charge, the balance after), then Confirm. */
+function Stars({ session, balance, t, bought }: { session: Session; balance: number; t: Texts; bought: (balance: number) => void }) {
+  const [username, setUsername] = useState("");
+  const [stars, setStars] = useState(50);
+  const [step, setStep] = useState<Step>({ kind: "form" });
+  const [busy, setBusy] = useState(false);
+  // Built as one string: the template would drop the spaces around a line break.
+  const afterLine = (quote: Quote) => ` · ${t.balanceAfter}: ${(balance - quote.charge_usdt).toFixed(2)} USDT`;
+  const fail = (error: unknown) => setStep({ kind: "error", message: error instanceof ApiError ? error.message : t.offline });
+
+  async function price(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      // The key is made once per confirmation shown: a double tap on Confirm sends the same one.
+      setStep({ kind: "quoted", quote: await quoteStars(session, username.replace(/^@/, ""), stars), idempotencyKey: crypto.randomUUID() });
+    } catch (error) {
+      fail(error);
+    } finally {
+      setBusy(false);
+    }
+  }
+  async function confirm(step: Extract<Step, { kind: "quoted" }>) {
+    try {
+      const order = await buyStars(session, {
+        username: username.replace(/^@/, ""),
+        stars,
+        quoteId: step.quote.quote_id,
+        idempotencyKey: step.idempotencyKey,
+      });
+      setStep({ kind: "done", order });
+      bought(order.balance_remaining_usdt);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return html`<section class="card">
+    <h2>${t.stars}</h2>
+    <form onSubmit=${price}>
+      <label
+        >${t.recipient}<input name="username" required value=${username} onInput=${(e: Event) => setUsername((e.target as HTMLInputElement).value)}
+      /></label>
+      <label
+        >${t.starsCount}<input
+          name="stars"
+          type="number"
+          min="50"
+          max="10000"
+          required
+          value=${stars}
+          onInput=${(e: Event) => setStars(Number((e.target as HTMLInputElement).value))}
+      /></label>
+      <button type="submit" disabled=${busy}>${t.getPrice}</button>
+    </form>
+    ${
+      step.kind === "quoted" &&
+      html`<div class="quote" data-testid="quote">
+        <p>${`${t.charge}: `}<strong>${step.quote.charge_usdt.toFixed(2)} USDT</strong>${afterLine(step.quote)}</p>
+        <button type="button" onClick=${() => confirm(step)}>${t.confirm}</button>
+      </div>`
+    }
+    ${
+      step.kind === "done" &&
+      html`<p class="outcome" role="status" data-testid="outcome">
+        ${step.order.status === "failed" ? `${t.failed}: ${step.order.error ?? ""}` : t.done(step.order.order_id)}
+      </p>`
+    }
+    ${step.kind === "error" && html`<p class="outcome" role="alert">${step.message}</p>`}
+  </section>`;
+}
 
 function App({ initData, language }: { initData: string | null; language: Language }) {
   const t = texts[language];
@@ -18,8 +93,7 @@ function App({ initData, language }: { initData: string | null; language: Langua
       return;
     }
     signIn(initData)
-      .then(me)
-      .then((mine) => setState({ kind: "ready", me: mine }))
+      .then(async (session) => setState({ kind: "ready", session, me: await me(session) }))
       .catch((error: unknown) => {
         // A refused sign-in in the user's language; a blocked account hears the service's reason (with the support contact).
         const message = !(error instanceof ApiError) ? t.offline : error.status === 401 ? t.signInRefused : error.message;
@@ -33,10 +107,13 @@ function App({ initData, language }: { initData: string | null; language: Langua
       <h1>${t.cannotOpen}</h1>
       <p>${state.message}</p>
     </section>`;
+  const { session } = state;
+  const bought = (balance: number) => setState({ kind: "ready", session, me: { ...state.me, balance_usdt: balance } });
   return html`<section class="card">
-    <h1>${t.hello}${state.me.username ? `, @${state.me.username}` : ""}</h1>
-    <p class="balance" data-testid="balance">${t.balance}: <strong>${state.me.balance_usdt.toFixed(2)} USDT</strong></p>
-  </section>`;
+      <h1>${t.hello}${state.me.username ? `, @${state.me.username}` : ""}</h1>
+      <p class="balance" data-testid="balance">${t.balance}: <strong>${state.me.balance_usdt.toFixed(2)} USDT</strong></p>
+    </section>
+    <${Stars} session=${session} balance=${state.me.balance_usdt} t=${t} bought=${bought} />`;
 }
 
 const launch = readLaunch(location.hash);

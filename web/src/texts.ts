@@ -11,6 +11,15 @@ export const texts = {
     openFromBot: "Open the shop from the bot in Telegram.",
     offline: "The service cannot be reached: try again in a moment.",
     signInRefused: "Telegram's sign-in could not be checked: open the shop from the bot again.",
+    stars: "⭐ Stars",
+    recipient: "Recipient (@username)",
+    starsCount: "Stars (50 to 10000)",
+    getPrice: "Get the price",
+    charge: "Charge",
+    balanceAfter: "balance after",
+    confirm: "Confirm",
+    done: (id: number) => `Done! Order #${id} is delivered.`,
+    failed: "Failed, refunded",
   },
   ru: {
     loading: "Загрузка…",
@@ -20,5 +29,16 @@ export const texts = {
     openFromBot: "Откройте магазин из бота в Telegram.",
     offline: "Сервис недоступен: попробуйте чуть позже.",
     signInRefused: "Не удалось проверить вход через Telegram: откройте магазин из бота ещё раз.",
+    stars: "⭐ Звёзды",
+    recipient: "Получатель (@username)",
+    starsCount: "Звёзды (от 50 до 10000)",
+    getPrice: "Узнать цену",
+    charge: "Спишется",
+    balanceAfter: "баланс после",
+    confirm: "Подтвердить",
+    done: (id: number) => `Готово! Заказ #${id} доставлен.`,
+    failed: "Не удалось, деньги возвращены",
   },
-} satisfies Record<Language, Record<string, string>>;
+};
+
+export type Texts = (typeof texts)["en"];

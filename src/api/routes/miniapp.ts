@@ -1,9 +1,15 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Caller } from "../../core/accounts.js";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
 import { DomainError } from "../../core/errors.js";
 import { toUsdt } from "../../core/money.js";
-import { errorBody } from "../../wire/common.js";
+import { errorBody, insufficientFundsBody } from "../../wire/common.js";
+import { quoteBody, quoteResponse, quoteView } from "../../wire/quotes.js";
+import { purchaseResponse, starsBody, starsRequestOf, starsView } from "../../wire/stars.js";
+import { purchaseOptions } from "../requests.js";
+import { issueQuote } from "./quotes.js";
 import type { MiniAppSessions } from "../miniapp/session.js";
 
 export const MINIAPP_PREFIX = "/miniapp";
@@ -57,6 +63,64 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
     },
   );
 
+  /** The signed-in user as a caller of the core (what a key is to the API); refused when the session is not valid. */
+  async function callerOf(request: FastifyRequest): Promise<Caller> {
+    const telegramId = sessions.verify(request.headers.authorization?.replace(/^Bearer\s+/i, ""));
+    if (telegramId === null) throw refused("The Mini App session is missing, invalid or expired: sign in again");
+    const account = await core.accounts.byTelegramId(String(telegramId));
+    if (!account) throw refused("No account for this session: sign in again");
+    if (account.blocked) throw new DomainError("key_blocked", "This account is blocked");
+    return { account, actor: `miniapp:${telegramId}` };
+  }
+
+  // The shop's quote and purchase: the API's own bodies, rules, binding quotes and views, for the signed-in user.
+  app.post(
+    `${MINIAPP_PREFIX}/quotes`,
+    {
+      config: { public: true },
+      schema: {
+        summary: "A binding quote for the signed-in user (the body of POST /v1/quotes)",
+        operationId: "miniAppQuote",
+        tags,
+        security: [{ bearer: [] }],
+        body: quoteBody,
+        response: { 200: quoteResponse, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 503: errorBody },
+      },
+    },
+    async (request) => {
+      const { quote, fields } = await issueQuote(core, await callerOf(request), request.body);
+      return quoteView(request.body.product_type, quote, fields);
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/stars`,
+    {
+      config: { public: true },
+      schema: {
+        summary: "Buy stars as the signed-in user (the body and answer of POST /v1/stars)",
+        operationId: "miniAppBuyStars",
+        tags,
+        security: [{ bearer: [] }],
+        body: starsBody,
+        response: {
+          200: purchaseResponse,
+          502: purchaseResponse,
+          400: errorBody,
+          401: errorBody,
+          402: insufficientFundsBody,
+          403: errorBody,
+          503: errorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = await callerOf(request);
+      const { order, replay, balanceAfterMicro } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
+      return reply.code(!replay && order.status === "failed" ? 502 : 200).send(starsView(order, balanceAfterMicro));
+    },
+  );
+
   app.get(
     `${MINIAPP_PREFIX}/me`,
     {
@@ -70,14 +134,10 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
       },
     },
     async (request) => {
-      const telegramId = sessions.verify(request.headers.authorization?.replace(/^Bearer\s+/i, ""));
-      if (telegramId === null) throw refused("The Mini App session is missing, invalid or expired: sign in again");
-      const account = await core.accounts.byTelegramId(String(telegramId));
-      if (!account) throw refused("No account for this session: sign in again");
-      if (account.blocked) throw new DomainError("key_blocked", "This account is blocked");
+      const { account } = await callerOf(request);
       return {
         success: true as const,
-        telegram_id: String(telegramId),
+        telegram_id: account.telegramId!,
         username: account.username,
         balance_usdt: toUsdt(await core.accounts.available(account)),
       };
