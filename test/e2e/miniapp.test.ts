@@ -110,6 +110,25 @@ describe("the Mini App in Chromium", () => {
     await tab.close();
   });
 
+  it("has no serious accessibility violations (axe-core) on its screens", async () => {
+    await h.service.core.accounts.register("695100004", "ada_a");
+    // axe is injected as a script of its own, which the page's CSP would refuse: only this check bypasses it.
+    const context = await browser.newContext({ viewport: { width: 360, height: 640 }, bypassCSP: true });
+    const tab = await context.newPage();
+    await tab.goto(launchUrl({ id: 695_100_004, first_name: "Ada", username: "ada_a" }, {}));
+    await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("0.00 USDT");
+    await tab.addScriptTag({ path: join("node_modules", "axe-core", "axe.min.js") });
+    const violations = await tab.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null }> }> } }).axe.run();
+      const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      return serious.map(
+        (v) => `${v.id} (${v.impact}): ${JSON.stringify((v as unknown as { nodes: Array<{ target: unknown }> }).nodes.map((n) => n.target))}`,
+      );
+    });
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
   it("refuses init data signed for another bot, and says so in the user's language", async () => {
     const tab = await browser.newPage({ viewport: { width: 360, height: 640 } });
     await tab.goto(launchUrl({ id: 695_100_002, first_name: "Олег", language_code: "ru" }, {}, "654321:another-bot-token"));
