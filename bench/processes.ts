@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { request } from "undici";
 
@@ -23,9 +24,14 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-/** Starts a node process and waits until `probe` (a path on its port) answers. Its output is discarded. */
+/**
+ * Starts a node process and waits until `probe` (a path on its port) answers. Its output is discarded, or with
+ * BENCH_LOG_DIR set, written to `<dir>/<port>.log` (to see what a slow part did).
+ */
 export async function startProcess(args: string[], port: number, env: Record<string, string>, probe = "/"): Promise<Proc> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const logDir = process.env.BENCH_LOG_DIR;
+  const out = logDir ? openSync(join(logDir, `${port}.log`), "a") : "ignore";
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", out, "inherit"] });
   started.add(child);
   child.once("exit", () => started.delete(child));
   const url = `http://127.0.0.1:${port}`;
