@@ -35,7 +35,19 @@ describe("Mini App sign-in", () => {
 
     await h.service.core.admin.credit("690100001", 7_000_000 as never, "test");
     const mine = await me(signedIn.body.token);
-    expect(mine.body).toEqual({ success: true, telegram_id: "690100001", username: "mia_m", balance_usdt: 7 });
+    // With the bot's equivalents: 12,800 UZS a dollar (the default), 5.4 USD a TON (the simulator's).
+    expect(mine.body).toEqual({
+      success: true,
+      telegram_id: "690100001",
+      username: "mia_m",
+      balance_usdt: 7,
+      balance_uzs: 89_600,
+      balance_ton: 1.296296,
+    });
+    const orders = await h.call("GET", "/miniapp/orders?limit=5", { headers: { authorization: `Bearer ${signedIn.body.token}` } });
+    expect(orders.body).toEqual({ success: true, count: 0, orders: [] });
+    expect((await h.call("GET", "/miniapp/orders?limit=500", { headers: { authorization: `Bearer ${signedIn.body.token}` } })).status).toBe(400);
+    expect((await h.call("GET", "/miniapp/orders")).status).toBe(401);
   });
 
   it("refuses forged, expired and other bots' init data with 401, and registers nobody", async () => {

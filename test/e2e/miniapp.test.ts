@@ -76,6 +76,7 @@ describe("the Mini App in Chromium", () => {
     );
     await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("12.50 USDT");
     expect(await tab.locator("h1").textContent()).toBe("Hello, @nina_n");
+    expect(await tab.getByTestId("equivalents").textContent()).toBe("≈ 160,000 UZS · ≈ 2.31 TON");
     // Telegram's dark theme is the page's.
     expect(await tab.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(23, 33, 43)");
     await tab.screenshot({ path: join(SHOTS, "home-dark.png") });
@@ -98,6 +99,7 @@ describe("the Mini App in Chromium", () => {
     await tab.getByRole("button", { name: "Confirm" }).dblclick();
     await expect.poll(() => tab.getByTestId("outcome").textContent()).toMatch(/Done! Order #\d+ is delivered\./);
     await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("8.50 USDT");
+    await expect.poll(() => tab.getByTestId("orders").textContent()).toMatch(/#\d+ stars 100 → alice: completed, 1\.50 USDT/);
     await tab.screenshot({ path: join(SHOTS, "stars-done.png") });
     const account = (await h.service.core.accounts.byTelegramId("695100003"))!;
     const orders = await h.service.db

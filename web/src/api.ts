@@ -10,6 +10,17 @@ export interface Me {
   telegram_id: string;
   username: string | null;
   balance_usdt: number;
+  balance_uzs: number;
+  balance_ton: number | null;
+}
+
+export interface OrderSummary {
+  order_id: number;
+  product_type: string;
+  username: string;
+  amount: number;
+  usdt_charged: number;
+  status: "processing" | "completed" | "failed";
 }
 
 export class ApiError extends Error {
@@ -37,6 +48,10 @@ export const signIn = (initData: string) =>
   });
 
 export const me = (session: Session) => call<Me>("/miniapp/me", { headers: { authorization: `Bearer ${session.token}` } });
+
+/** The newest orders (the API's order list). */
+export const recentOrders = (session: Session, limit = 5) =>
+  call<{ orders: OrderSummary[] }>(`/miniapp/orders?limit=${limit}`, { headers: { authorization: `Bearer ${session.token}` } }).then((r) => r.orders);
 
 export interface Quote {
   quote_id: string;

@@ -1,19 +1,19 @@
 import htm from "htm";
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, buyStars, type Me, me, type Order, type Quote, quoteStars, type Session, signIn } from "./api.js";
+import { ApiError, buyStars, type Me, me, type Order, type OrderSummary, type Quote, quoteStars, recentOrders, type Session, signIn } from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { type Language, type Texts, texts } from "./texts.js";
 
 const html = htm.bind(h);
 
-type State = { kind: "loading" } | { kind: "ready"; session: Session; me: Me } | { kind: "refused"; message: string };
+type State = { kind: "loading" } | { kind: "ready"; session: Session; me: Me; orders: OrderSummary[] } | { kind: "refused"; message: string };
 
 type Step =
   { kind: "form" } | { kind: "quoted"; quote: Quote; idempotencyKey: string } | { kind: "done"; order: Order } | { kind: "error"; message: string };
 
 /** Stars: the recipient and the amount, the core's quote (the exact charge, the balance after), then Confirm. */
-function Stars({ session, balance, t, bought }: { session: Session; balance: number; t: Texts; bought: (balance: number) => void }) {
+function Stars({ session, balance, t, bought }: { session: Session; balance: number; t: Texts; bought: () => void }) {
   const [username, setUsername] = useState("");
   const [stars, setStars] = useState(50);
   const [step, setStep] = useState<Step>({ kind: "form" });
@@ -43,7 +43,7 @@ function Stars({ session, balance, t, bought }: { session: Session; balance: num
         idempotencyKey: step.idempotencyKey,
       });
       setStep({ kind: "done", order });
-      bought(order.balance_remaining_usdt);
+      bought();
     } catch (error) {
       fail(error);
     }
@@ -93,7 +93,7 @@ function App({ initData, language }: { initData: string | null; language: Langua
       return;
     }
     signIn(initData)
-      .then(async (session) => setState({ kind: "ready", session, me: await me(session) }))
+      .then(async (session) => setState({ kind: "ready", session, me: await me(session), orders: await recentOrders(session) }))
       .catch((error: unknown) => {
         // A refused sign-in in the user's language; a blocked account hears the service's reason (with the support contact).
         const message = !(error instanceof ApiError) ? t.offline : error.status === 401 ? t.signInRefused : error.message;
@@ -108,12 +108,25 @@ function App({ initData, language }: { initData: string | null; language: Langua
       <p>${state.message}</p>
     </section>`;
   const { session } = state;
-  const bought = (balance: number) => setState({ kind: "ready", session, me: { ...state.me, balance_usdt: balance } });
+  // After a purchase: the balance and the orders as the service has them now.
+  const bought = async () => setState({ kind: "ready", session, me: await me(session), orders: await recentOrders(session) });
+  const equivalents = `≈ ${state.me.balance_uzs.toLocaleString(language)} UZS${state.me.balance_ton === null ? "" : ` · ≈ ${state.me.balance_ton.toFixed(2)} TON`}`;
   return html`<section class="card">
       <h1>${t.hello}${state.me.username ? `, @${state.me.username}` : ""}</h1>
       <p class="balance" data-testid="balance">${t.balance}: <strong>${state.me.balance_usdt.toFixed(2)} USDT</strong></p>
+      <p class="muted" data-testid="equivalents">${equivalents}</p>
     </section>
-    <${Stars} session=${session} balance=${state.me.balance_usdt} t=${t} bought=${bought} />`;
+    <${Stars} session=${session} balance=${state.me.balance_usdt} t=${t} bought=${bought} />
+    <section class="card">
+      <h2>${t.orders}</h2>
+      ${
+        state.orders.length
+          ? html`<ul class="orders" data-testid="orders">
+              ${state.orders.map((o) => html`<li key=${o.order_id}>${`#${o.order_id} ${t.product(o.product_type)} ${o.amount} → ${o.username}: ${t.status[o.status]}, ${o.usdt_charged.toFixed(2)} USDT`}</li>`)}
+            </ul>`
+          : html`<p class="muted">${t.noOrders}</p>`
+      }
+    </section>`;
 }
 
 const launch = readLaunch(location.hash);

@@ -20,6 +20,11 @@ export const texts = {
     confirm: "Confirm",
     done: (id: number) => `Done! Order #${id} is delivered.`,
     failed: "Failed, refunded",
+    orders: "🧾 Recent orders",
+    noOrders: "No orders yet.",
+    product: (type: string) =>
+      ({ stars: "stars", premium: "premium", store: "store", game: "game", giftcard: "gift card", gift: "gift" })[type] ?? type,
+    status: { processing: "processing", completed: "completed", failed: "failed, refunded" },
   },
   ru: {
     loading: "Загрузка…",
@@ -38,6 +43,11 @@ export const texts = {
     confirm: "Подтвердить",
     done: (id: number) => `Готово! Заказ #${id} доставлен.`,
     failed: "Не удалось, деньги возвращены",
+    orders: "🧾 Последние заказы",
+    noOrders: "Заказов пока нет.",
+    product: (type: string) =>
+      ({ stars: "звёзды", premium: "премиум", store: "магазин", game: "игра", giftcard: "подарочная карта", gift: "подарок" })[type] ?? type,
+    status: { processing: "в обработке", completed: "выполнен", failed: "не удался, деньги возвращены" },
   },
 };
 

@@ -4,8 +4,9 @@ import type { Caller } from "../../core/accounts.js";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
 import { DomainError } from "../../core/errors.js";
-import { toUsdt } from "../../core/money.js";
+import { divideRounded, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
 import { errorBody, insufficientFundsBody } from "../../wire/common.js";
+import { ordersQuery, ordersResponse, ordersView } from "../../wire/orders.js";
 import { quoteBody, quoteResponse, quoteView } from "../../wire/quotes.js";
 import { purchaseResponse, starsBody, starsRequestOf, starsView } from "../../wire/stars.js";
 import { purchaseOptions } from "../requests.js";
@@ -21,7 +22,14 @@ const sessionResponse = z.object({
   expires_at: z.string(),
   user: z.object({ telegram_id: z.string(), username: z.string().nullable(), language: z.string().nullable() }),
 });
-const meResponse = z.object({ success: z.literal(true), telegram_id: z.string(), username: z.string().nullable(), balance_usdt: z.number() });
+const meResponse = z.object({
+  success: z.literal(true),
+  telegram_id: z.string(),
+  username: z.string().nullable(),
+  balance_usdt: z.number(),
+  balance_uzs: z.number().int().describe("The balance in UZS at the configured rate (as the bot shows it)"),
+  balance_ton: z.number().nullable().describe("The balance in TON at the live rate, or null when the rate cannot be read"),
+});
 
 /**
  * The Mini App's own routes (the third face, over the same core): sign-in by Telegram's init data, then a
@@ -122,6 +130,26 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   );
 
   app.get(
+    `${MINIAPP_PREFIX}/orders`,
+    {
+      config: { public: true },
+      schema: {
+        summary: "The signed-in user's orders, newest first (the query and answer of GET /v1/orders)",
+        operationId: "miniAppOrders",
+        tags,
+        security: [{ bearer: [] }],
+        querystring: ordersQuery,
+        response: { 200: ordersResponse, 400: errorBody, 401: errorBody, 403: errorBody },
+      },
+    },
+    async (request) => {
+      const { account } = await callerOf(request);
+      const { limit, before, product_type, status } = request.query;
+      return ordersView(await core.orders.list(account.id, limit, { before, productType: product_type, status }));
+    },
+  );
+
+  app.get(
     `${MINIAPP_PREFIX}/me`,
     {
       config: { public: true },
@@ -135,11 +163,16 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
     },
     async (request) => {
       const { account } = await callerOf(request);
+      const available = await core.accounts.available(account);
+      const { tonUsd } = await core.pricing.tonRate();
       return {
         success: true as const,
         telegram_id: account.telegramId!,
         username: account.username,
-        balance_usdt: toUsdt(await core.accounts.available(account)),
+        balance_usdt: toUsdt(available),
+        // The bot's equivalents: UZS at the configured rate, TON at the live one.
+        balance_uzs: divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT),
+        balance_ton: tonUsd === null ? null : toUsdt(divideRounded(available, tonUsd)),
       };
     },
   );
