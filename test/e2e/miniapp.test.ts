@@ -18,7 +18,8 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  bots = await startBotHarness(695_000_001);
+  // Open invoices are looked at every 200 ms: a payment shows on the page within a second or two.
+  bots = await startBotHarness(695_000_001, {}, { TOPUP_POLL_MS: "200" });
   h = bots.h;
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
   mkdirSync(SHOTS, { recursive: true });
@@ -108,6 +109,31 @@ describe("the Mini App in Chromium", () => {
       .where("account_id", "=", account.id)
       .execute();
     expect(orders).toEqual([{ product_type: "stars", status: "completed", charge_micro: 1_500_000 }]);
+    await h.assertLedgerInvariant();
+    await tab.close();
+  });
+
+  it("tops up: the invoice's pay link, then the credit shown while the page watches", async () => {
+    await h.service.core.accounts.register("695100005", "tia_t");
+    const tab = await browser.newPage({ viewport: { width: 360, height: 640 } });
+    await tab.goto(launchUrl({ id: 695_100_005, first_name: "Tia", username: "tia_t" }, {}));
+    await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("0.00 USDT");
+    await tab.getByRole("button", { name: "25 USDT" }).click();
+    const link = tab.getByRole("link", { name: "Pay 25.00 USDT in @CryptoBot" });
+    await expect.poll(() => link.getAttribute("href")).toMatch(/^https:\/\/t\.me\/CryptoBot\?start=IV/);
+    await tab.screenshot({ path: join(SHOTS, "topup-invoice.png") });
+    // Paid at Crypto Pay (no webhook reaches this test's service: the poll finds it).
+    const account = (await h.service.core.accounts.byTelegramId("695100005"))!;
+    const [topup] = await h.service.core.topups.list(account, { limit: 1 });
+    const paid = await request(`${h.simulatorUrl}/cryptopay/control/invoices/${topup.invoiceId}/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ deliver: false }),
+    });
+    expect(paid.statusCode).toBe(200);
+    await paid.body.dump();
+    await expect.poll(() => tab.getByTestId("topup").textContent(), { timeout: 10_000 }).toBe("✅ Credited to your balance.");
+    await expect.poll(() => tab.getByTestId("balance").textContent()).toContain("25.00 USDT");
     await h.assertLedgerInvariant();
     await tab.close();
   });

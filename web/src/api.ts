@@ -86,3 +86,19 @@ export const buyStars = (session: Session, order: { username: string; stars: num
     quote_id: order.quoteId,
     idempotency_key: order.idempotencyKey,
   });
+
+export interface Topup {
+  topup_id: number;
+  status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
+  amount_usdt: number;
+  credited_usdt: number | null;
+  pay_url: string | null;
+  expires_at: string | null;
+}
+
+/** A Crypto Pay invoice for `amount` USDT: its pay link opens @CryptoBot (through Telegram inside Telegram). */
+export const startTopup = (session: Session, amount: number) =>
+  post<{ topup: Topup }>(session, "/miniapp/topups", { amount_usdt: amount }).then((r) => r.topup);
+
+export const topupStatus = (session: Session, id: number) =>
+  call<{ topup: Topup }>(`/miniapp/topups/${id}`, { headers: { authorization: `Bearer ${session.token}` } }).then((r) => r.topup);

@@ -1,7 +1,22 @@
 import htm from "htm";
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, buyStars, type Me, me, type Order, type OrderSummary, type Quote, quoteStars, recentOrders, type Session, signIn } from "./api.js";
+import {
+  ApiError,
+  buyStars,
+  type Me,
+  me,
+  type Order,
+  type OrderSummary,
+  type Quote,
+  quoteStars,
+  recentOrders,
+  type Session,
+  signIn,
+  startTopup,
+  type Topup,
+  topupStatus,
+} from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { type Language, type Texts, texts } from "./texts.js";
 
@@ -11,6 +26,41 @@ type State = { kind: "loading" } | { kind: "ready"; session: Session; me: Me; or
 
 type Step =
   { kind: "form" } | { kind: "quoted"; quote: Quote; idempotencyKey: string } | { kind: "done"; order: Order } | { kind: "error"; message: string };
+
+/** Top up: an amount, the invoice's pay link, and its status watched until it is credited (or not). */
+function TopUp({ session, t, credited }: { session: Session; t: Texts; credited: () => void }) {
+  const [topup, setTopup] = useState<Topup | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!topup || topup.status !== "active") return;
+    const timer = setInterval(async () => {
+      const now = await topupStatus(session, topup.topup_id).catch(() => topup);
+      if (now.status === topup.status) return;
+      setTopup(now);
+      if (now.status === "credited") credited();
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [topup]);
+
+  async function start(amount: number) {
+    setError(null);
+    try {
+      setTopup(await startTopup(session, amount));
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : t.offline);
+    }
+  }
+
+  return html`<section class="card">
+    <h2>${t.topUp}</h2>
+    <div class="amounts">
+      ${[10, 25, 50, 100].map((amount) => html`<button type="button" key=${amount} onClick=${() => start(amount)}>${`${amount} USDT`}</button>`)}
+    </div>
+    ${topup?.status === "active" && topup.pay_url && html`<p><a class="pay" href=${topup.pay_url} target="_blank" rel="noopener">${t.pay(topup.amount_usdt)}</a></p>`}
+    ${topup && html`<p class="outcome" role="status" data-testid="topup">${t.topupStatus[topup.status] ?? topup.status}</p>`}
+    ${error && html`<p class="outcome" role="alert">${error}</p>`}
+  </section>`;
+}
 
 /** Stars: the recipient and the amount, the core's quote (the exact charge, the balance after), then Confirm. */
 function Stars({ session, balance, t, bought }: { session: Session; balance: number; t: Texts; bought: () => void }) {
@@ -117,6 +167,7 @@ function App({ initData, language }: { initData: string | null; language: Langua
       <p class="muted" data-testid="equivalents">${equivalents}</p>
     </section>
     <${Stars} session=${session} balance=${state.me.balance_usdt} t=${t} bought=${bought} />
+    <${TopUp} session=${session} t=${t} credited=${bought} />
     <section class="card">
       <h2>${t.orders}</h2>
       ${

@@ -20,6 +20,15 @@ export const texts = {
     confirm: "Confirm",
     done: (id: number) => `Done! Order #${id} is delivered.`,
     failed: "Failed, refunded",
+    topUp: "💳 Top up",
+    pay: (amount: number) => `Pay ${amount.toFixed(2)} USDT in @CryptoBot`,
+    topupStatus: {
+      active: "Waiting for the payment…",
+      credited: "✅ Credited to your balance.",
+      expired: "The invoice expired.",
+      cancelled: "Cancelled.",
+      failed: "The invoice could not be made.",
+    } as Record<string, string>,
     orders: "🧾 Recent orders",
     noOrders: "No orders yet.",
     product: (type: string) =>
@@ -43,6 +52,15 @@ export const texts = {
     confirm: "Подтвердить",
     done: (id: number) => `Готово! Заказ #${id} доставлен.`,
     failed: "Не удалось, деньги возвращены",
+    topUp: "💳 Пополнить",
+    pay: (amount: number) => `Оплатить ${amount.toFixed(2)} USDT в @CryptoBot`,
+    topupStatus: {
+      active: "Ждём оплату…",
+      credited: "✅ Зачислено на баланс.",
+      expired: "Счёт истёк.",
+      cancelled: "Отменено.",
+      failed: "Счёт не создан.",
+    } as Record<string, string>,
     orders: "🧾 Последние заказы",
     noOrders: "Заказов пока нет.",
     product: (type: string) =>

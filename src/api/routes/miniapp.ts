@@ -8,9 +8,11 @@ import { divideRounded, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
 import { errorBody, insufficientFundsBody } from "../../wire/common.js";
 import { ordersQuery, ordersResponse, ordersView } from "../../wire/orders.js";
 import { quoteBody, quoteResponse, quoteView } from "../../wire/quotes.js";
+import { toTopupView, topupBody, topupIdParams, topupResponse } from "../../wire/topups.js";
 import { purchaseResponse, starsBody, starsRequestOf, starsView } from "../../wire/stars.js";
 import { purchaseOptions } from "../requests.js";
 import { issueQuote } from "./quotes.js";
+import { startTopup } from "./topups.js";
 import type { MiniAppSessions } from "../miniapp/session.js";
 
 export const MINIAPP_PREFIX = "/miniapp";
@@ -146,6 +148,45 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
       const { account } = await callerOf(request);
       const { limit, before, product_type, status } = request.query;
       return ordersView(await core.orders.list(account.id, limit, { before, productType: product_type, status }));
+    },
+  );
+
+  // Top-ups: the API's bodies and views (a Crypto Pay invoice to pay, or a transfer to approve), and its status.
+  app.post(
+    `${MINIAPP_PREFIX}/topups`,
+    {
+      config: { public: true },
+      schema: {
+        summary: "Top up as the signed-in user (the body and answer of POST /v1/topups)",
+        operationId: "miniAppTopup",
+        tags,
+        security: [{ bearer: [] }],
+        body: topupBody,
+        response: { 200: topupResponse, 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody, 503: errorBody },
+      },
+    },
+    async (request) => {
+      const { account } = await callerOf(request);
+      return { success: true as const, topup: toTopupView(await startTopup(core, account, request.body)) };
+    },
+  );
+
+  app.get(
+    `${MINIAPP_PREFIX}/topups/:topup_id`,
+    {
+      config: { public: true },
+      schema: {
+        summary: "One of the signed-in user's top-ups and its status",
+        operationId: "miniAppGetTopup",
+        tags,
+        security: [{ bearer: [] }],
+        params: topupIdParams,
+        response: { 200: topupResponse, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody },
+      },
+    },
+    async (request) => {
+      const { account } = await callerOf(request);
+      return { success: true as const, topup: toTopupView(await core.topups.get(account, request.params.topup_id)) };
     },
   );
 

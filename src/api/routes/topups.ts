@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { Account } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { fromUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
@@ -7,6 +8,15 @@ import { errorBody, keyedErrors } from "../../wire/common.js";
 import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topupsResponse, topupsView } from "../../wire/topups.js";
 
 export const CRYPTO_PAY_WEBHOOK_PATH = "/cryptopay/webhook";
+
+/** A top-up as its body asks: an invoice (the default where Crypto Pay is offered) or a transfer to approve. */
+export function startTopup(core: Core, account: Account, body: z.infer<typeof topupBody>) {
+  const amountMicro = fromUsdt(body.amount_usdt);
+  const method = body.method ?? (core.topups.methods().invoice ? "invoice" : "transfer");
+  return method === "invoice"
+    ? core.topups.startInvoice(account, amountMicro)
+    : core.topups.requestTransfer(account, amountMicro, body.reference ?? "");
+}
 
 /** The key's top-ups: start one (an invoice, or a transfer to approve), list them, read one, cancel one. */
 export const topupRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
