@@ -38,11 +38,8 @@ const listening = await service.api.listen({ host: config.HOST, port: config.POR
 if (simulatedCryptoPay) {
   // The simulated Crypto Pay app posts its webhooks here, as the real one posts to the URL set in @CryptoBot.
   const hook = `${listening.replace("0.0.0.0", "127.0.0.1").replace("[::]", "127.0.0.1")}${CRYPTO_PAY_WEBHOOK_PATH}`;
-  await fetch(`${simulatedCryptoPay}/cryptopay/control/webhook`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ url: hook }),
-  });
+  const { pointCryptoPayWebhook } = await import("./simulator/cryptopay.js");
+  await pointCryptoPayWebhook(simulatedCryptoPay, hook);
 }
 await service.startMetrics();
 await service.startBot();

@@ -3,7 +3,7 @@ import { allProvidersAt, loadConfig, loadDotEnv } from "../config.js";
 import { openService } from "../root.js";
 import { sign } from "@telegram-apps/init-data-node";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "../api/routes/topups.js";
-import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../simulator/cryptopay.js";
+import { pointCryptoPayWebhook, SIMULATOR_CRYPTO_PAY_TOKEN } from "../simulator/cryptopay.js";
 import { startSimulator } from "../simulator/server.js";
 import { EmulatedChat } from "./client.js";
 import type { ChatMessage } from "./server.js";
@@ -45,11 +45,7 @@ await service.startBot();
 const apiAddress = service.api.server.address();
 const apiUrl = typeof apiAddress === "object" && apiAddress ? `http://${config.HOST}:${apiAddress.port}` : "";
 // Paid invoices are posted here, as Crypto Pay posts to the URL an app sets in @CryptoBot.
-await fetch(`${simulator.url}/cryptopay/control/webhook`, {
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ url: `${apiUrl}${CRYPTO_PAY_WEBHOOK_PATH}` }),
-});
+await pointCryptoPayWebhook(simulator.url, `${apiUrl}${CRYPTO_PAY_WEBHOOK_PATH}`);
 
 const chat = new EmulatedChat(emulator.url, {
   id: USER_ID,

@@ -4,7 +4,7 @@ import { PRODUCTS } from "../core/products/index.js";
 import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
-import { unpaidInvoicesSince } from "../db/topups.js";
+import { expiredInvoicesSince } from "../db/topups.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
@@ -106,7 +106,7 @@ function createChecks(options: MonitorOptions) {
     /** Invoices left unpaid in an unusual number (the last day's expired ones): a broken pay link, or someone probing. */
     async invoices(now: Date): Promise<Condition | null> {
       if (!options.cryptoPay) return null;
-      const { expired } = await unpaidInvoicesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
+      const expired = await expiredInvoicesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
       return {
         key: "invoices",
         firing: expired >= settings.unpaidInvoices,

@@ -34,7 +34,7 @@ export interface DispatchOptions {
 /** Attempts under way at once in one process, each on its own: a slow receiver holds its slots, not the others. */
 const SLOTS = 16;
 /** Attempts under way at once per endpoint, across every instance (a turn's events); one while its breaker is open. */
-export const PER_ENDPOINT = 4;
+const PER_ENDPOINT = 4;
 
 /** The breaker's wait after `failures` failed turns in a row: doubling from the base up to the most, with a little jitter. */
 export function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryMaxMs">, failures: number): number {

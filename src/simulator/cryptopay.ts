@@ -45,6 +45,16 @@ const createSchema = z.object({
   allow_anonymous: z.coerce.boolean().optional(),
 });
 
+/** Points the simulated Crypto Pay app's webhook at `url` (the real one is set in @CryptoBot). */
+export async function pointCryptoPayWebhook(simulatorUrl: string, url: string): Promise<void> {
+  const response = await send(`${simulatorUrl}/cryptopay/control/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url }),
+  });
+  await response.body.dump();
+}
+
 /** Crypto Pay's webhook signature: hex HMAC-SHA256 of the raw body, keyed with SHA-256 of the token. */
 export const cryptoPaySignatureOf = (token: string, body: string) =>
   createHmac("sha256", createHash("sha256").update(token).digest()).update(body).digest("hex");

@@ -39,17 +39,20 @@ const meResponse = z.object({
  */
 export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAppSessions; support: string | null }> = async (app, options) => {
   const { core, sessions } = options;
-  const tags = ["Mini App"];
+  // Every route here takes the Mini App's session, never an API key (the API's key check passes them by), and is
+  // described so: tagged, with the bearer session unless a route says otherwise.
+  app.addHook("onRoute", (route) => {
+    route.config = { ...(route.config as object), public: true } as typeof route.config;
+    route.schema = { tags: ["Mini App"], security: [{ bearer: [] }], ...route.schema };
+  });
   const refused = (message: string) => new DomainError("unauthorized", message);
 
   app.post(
     `${MINIAPP_PREFIX}/session`,
     {
-      config: { public: true },
       schema: {
         summary: "Sign in to the Mini App with Telegram's init data; answers a short-lived session",
         operationId: "miniAppSession",
-        tags,
         security: [],
         body: sessionBody,
         response: { 200: sessionResponse, 400: errorBody, 401: errorBody, 403: errorBody },
@@ -87,12 +90,9 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   app.post(
     `${MINIAPP_PREFIX}/quotes`,
     {
-      config: { public: true },
       schema: {
         summary: "A binding quote for the signed-in user (the body of POST /v1/quotes)",
         operationId: "miniAppQuote",
-        tags,
-        security: [{ bearer: [] }],
         body: quoteBody,
         response: { 200: quoteResponse, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 503: errorBody },
       },
@@ -106,12 +106,9 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   app.post(
     `${MINIAPP_PREFIX}/stars`,
     {
-      config: { public: true },
       schema: {
         summary: "Buy stars as the signed-in user (the body and answer of POST /v1/stars)",
         operationId: "miniAppBuyStars",
-        tags,
-        security: [{ bearer: [] }],
         body: starsBody,
         response: {
           200: purchaseResponse,
@@ -134,12 +131,9 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   app.get(
     `${MINIAPP_PREFIX}/orders`,
     {
-      config: { public: true },
       schema: {
         summary: "The signed-in user's orders, newest first (the query and answer of GET /v1/orders)",
         operationId: "miniAppOrders",
-        tags,
-        security: [{ bearer: [] }],
         querystring: ordersQuery,
         response: { 200: ordersResponse, 400: errorBody, 401: errorBody, 403: errorBody },
       },
@@ -155,12 +149,9 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   app.post(
     `${MINIAPP_PREFIX}/topups`,
     {
-      config: { public: true },
       schema: {
         summary: "Top up as the signed-in user (the body and answer of POST /v1/topups)",
         operationId: "miniAppTopup",
-        tags,
-        security: [{ bearer: [] }],
         body: topupBody,
         response: { 200: topupResponse, 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody, 503: errorBody },
       },
@@ -174,12 +165,9 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   app.get(
     `${MINIAPP_PREFIX}/topups/:topup_id`,
     {
-      config: { public: true },
       schema: {
         summary: "One of the signed-in user's top-ups and its status",
         operationId: "miniAppGetTopup",
-        tags,
-        security: [{ bearer: [] }],
         params: topupIdParams,
         response: { 200: topupResponse, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody },
       },
@@ -193,12 +181,9 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
   app.get(
     `${MINIAPP_PREFIX}/me`,
     {
-      config: { public: true },
       schema: {
         summary: "The signed-in user and their balance",
         operationId: "miniAppMe",
-        tags,
-        security: [{ bearer: [] }],
         response: { 200: meResponse, 401: errorBody, 403: errorBody },
       },
     },
