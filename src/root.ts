@@ -25,6 +25,7 @@ import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openProviders } from "./upstream/index.js";
 import { createMiniAppSessions } from "./api/miniapp/session.js";
+import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
@@ -296,16 +297,21 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     logger: log,
     onAnswered: metrics.request,
     ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
-    ...(config.BOT_TOKEN
+    ...(bot
       ? {
           miniApp: {
             sessions: createMiniAppSessions({
-              botToken: config.BOT_TOKEN,
+              botToken: config.BOT_TOKEN!,
               initDataMaxAgeSeconds: config.MINIAPP_INIT_DATA_MAX_AGE_SECONDS,
               sessionTtlMs: config.MINIAPP_SESSION_MINUTES * 60_000,
               clock,
             }),
             support: config.SUPPORT_CONTACT ?? null,
+            admins: config.ADMIN_TELEGRAM_IDS,
+            confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
+            // The Mini App speaks the bot's words: its refusals and its notices to users.
+            refusal: (language, refusal) => refusalText((key, vars) => bot.i18n.t(language ?? "en", key, vars), refusal),
+            tell: bot.notifier.tell,
           },
         }
       : {}),

@@ -11,7 +11,7 @@ import {
 import { DomainError } from "../core/errors.js";
 import type { AnsweredRequest } from "../observability/metrics.js";
 import type { Core } from "../core/index.js";
-import { rateLimitKey, registerAuth } from "./auth.js";
+import { isMiniAppCaller, rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
 import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
 import { registerRequestId, requestIdOptions } from "./request-id.js";
@@ -22,9 +22,9 @@ import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
-import type { MiniAppSessions } from "./miniapp/session.js";
+import { isSessionToken, sessionCaller } from "./miniapp/session.js";
 import { registerMiniAppPage } from "./miniapp/static.js";
-import { miniAppRoutes } from "./routes/miniapp.js";
+import { type MiniAppOptions, miniAppRoutes } from "./routes/miniapp.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
 import { gamesRoutes } from "./routes/games.js";
@@ -46,7 +46,7 @@ export interface ApiOptions {
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (addresses, CIDRs, presets or a hop count); none by default. */
   trustProxy?: string | number;
   /** The Mini App's sign-in and sessions (with a bot: its token checks Telegram's init data). */
-  miniApp?: { sessions: MiniAppSessions; support: string | null };
+  miniApp?: MiniAppOptions;
 }
 
 /** Fastify's trustProxy: the proxies named, or the first `hops` hops (as Fastify does with a number). */
@@ -71,7 +71,18 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: Fastify's default text/plain parser would let a plain-text body through to validation.
   app.removeContentTypeParser("text/plain");
-  app.setErrorHandler(errorHandler);
+  // The Mini App's user reads refusals in their language (the bot's words for the same refusal); a bad input with no
+  // reason keeps the core's message, which names the field (the bot's words for it are generic).
+  const miniApp = options.miniApp;
+  const localized = (error: DomainError) => Boolean(error.details.reason || error.details.rule || error.code !== "invalid_input");
+  app.setErrorHandler(
+    errorHandler(
+      miniApp
+        ? (request, error) =>
+            request.caller && isMiniAppCaller(request.caller) && localized(error) ? miniApp.refusal(request.caller.account.language, error) : null
+        : null,
+    ),
+  );
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ success: false, error: `No such endpoint: ${request.method} ${request.url.split("?")[0]}` }),
   );
@@ -93,7 +104,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       finishDocument(jsonSchemaTransformObject(document) as Parameters<typeof finishDocument>[0]) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 
-  registerAuth(app, options.core.accounts);
+  // An API key, or (with the Mini App) a session token: the Mini App calls the API's own routes as its user.
+  const { accounts } = options.core;
+  registerAuth(app, (presented) =>
+    miniApp && presented && isSessionToken(presented) ? sessionCaller(miniApp.sessions, accounts, presented) : accounts.authenticate(presented),
+  );
   const answered = options.onAnswered;
   if (answered) {
     app.addHook("onResponse", async (request, reply) => {

@@ -1,6 +1,6 @@
 import ipaddr from "ipaddr.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Accounts, Caller } from "../core/accounts.js";
+import type { Caller } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
 import type { Reason } from "../core/reasons.js";
 
@@ -26,17 +26,20 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return bearer?.[1];
 }
 
+/** The caller a presented credential stands for (an API key, or a Mini App session), or the refusal. */
+export type Authenticate = (presented: string | undefined) => Promise<Caller>;
+
 /**
  * Resolves the key in onRequest but rejects only in preParsing, so the per-key rate limit (a route-level
  * onRequest hook, which runs after this global one) counts valid keys per account and failed attempts per IP.
  */
-export function registerAuth(app: FastifyInstance, accounts: Accounts) {
+export function registerAuth(app: FastifyInstance, authenticate: Authenticate) {
   app.decorateRequest("caller", null);
   app.decorateRequest("authError", null);
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     try {
-      request.caller = await accounts.authenticate(presentedKey(request));
+      request.caller = await authenticate(presentedKey(request));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       request.authError = error;
@@ -53,12 +56,19 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/** Whether the caller signed in through the Mini App (a session), not with an API key. */
+export const isMiniAppCaller = (caller: Caller) => caller.actor.startsWith("miniapp:");
+
 /**
- * Whom a request counts against: its key, or (unauthenticated) its address: an IPv4 address, or the /64 an IPv6
- * address lies in (one subscriber holds a whole /64, so rotating within it must not buy more tries).
+ * Whom a request counts against: its account (the Mini App's sessions in a budget of their own, so a partner's
+ * integration and the account's owner in the Mini App do not starve each other), or (unauthenticated) its address:
+ * an IPv4 address, or the /64 an IPv6 address lies in (one subscriber holds a whole /64, so rotating within it must
+ * not buy more tries).
  */
 export function rateLimitKey(request: FastifyRequest): string {
-  return request.caller ? `account:${request.caller.account.id}` : `ip:${clientNetwork(request.ip)}`;
+  const { caller } = request;
+  if (!caller) return `ip:${clientNetwork(request.ip)}`;
+  return `${isMiniAppCaller(caller) ? "miniapp" : "account"}:${caller.account.id}`;
 }
 
 export function clientNetwork(address: string): string {

@@ -28,17 +28,20 @@ function validationMessage(error: FastifyError): string {
     .join("; ");
 }
 
-export function sendDomainError(reply: FastifyReply, error: DomainError) {
+/** A refusal in the words of the caller's own language (the Mini App's user), or null for the API's English. */
+export type Localize = (request: FastifyRequest, error: DomainError) => string | null;
+
+export function sendDomainError(reply: FastifyReply, error: DomainError, message = error.message) {
   const status = httpStatus[error.code];
   if (error.code === "insufficient_funds") {
     return reply.code(status).send({
       success: false,
-      error: error.message,
+      error: message,
       required_usdt: toUsdt(error.details.requiredMicro ?? 0),
       balance_usdt: toUsdt(error.details.balanceMicro ?? 0),
     });
   }
-  const body: Record<string, unknown> = { success: false, error: error.message };
+  const body: Record<string, unknown> = { success: false, error: message };
   if (error.code === "rate_limited") {
     // Every 429 says when to come back, in the body and in Retry-After.
     body.retry_after = error.details.retryAfterSeconds ?? null;
@@ -53,8 +56,8 @@ export function sendDomainError(reply: FastifyReply, error: DomainError) {
  * Fastify's own client errors (bad JSON, wrong content type, body too large) with their 4xx status, and
  * anything else as a logged 500 that says nothing of the internals.
  */
-export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof DomainError) return sendDomainError(reply, error);
+export const errorHandler = (localize: Localize | null) => (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  if (error instanceof DomainError) return sendDomainError(reply, error, localize?.(request, error) ?? error.message);
   if (hasZodFastifySchemaValidationErrors(error)) {
     const body: Record<string, unknown> = { success: false, error: validationMessage(error) };
     // Routes whose contract has machine-readable reasons name them per field (store: login, amount_usd).
@@ -72,7 +75,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   request.log.error({ err: error }, "unhandled error");
   return reply.code(500).send({ success: false, error: "Internal error: the request was not completed" });
-}
+};
 
 function clientErrorMessage(error: FastifyError): string {
   switch (error.code) {

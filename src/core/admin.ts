@@ -1,6 +1,6 @@
 import { accountByUsername, accountIdsByKeyPrefix, insertAudit, liveKeyPrefix, updateAccount } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import { orderStatsSince } from "../db/orders.js";
+import { orderStatsSince, orderVolumeByDay } from "../db/orders.js";
 import { transaction } from "../db/transaction.js";
 import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
 import { invalid, notFound } from "./errors.js";
@@ -148,6 +148,9 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
 
     /** Today's (UTC) orders and volume by product, and refunds, for /stats. */
     stats: (now: Date) => orderStatsSince(db, startOfUtcDay(now)),
+
+    /** Orders and volume by UTC day, product and status over the last `days` days (today included). */
+    volumeByDay: (now: Date, days: number) => orderVolumeByDay(db, startOfUtcDay(new Date(now.getTime() - (days - 1) * 86_400_000))),
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
     setWallet(amountMicro: Micro, actor: string): Promise<Micro> {

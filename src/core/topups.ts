@@ -1,6 +1,16 @@
 import type { Db } from "../db/database.js";
 import type { TopupMethod, TopupStatus } from "../db/schema.js";
-import { insertTopup, invoiceMade, listTopups, moveTopup, openTopups, topupById, topupByInvoice, topupStats } from "../db/topups.js";
+import {
+  insertTopup,
+  invoiceMade,
+  listTopups,
+  moveTopup,
+  openTopups,
+  pendingTransfers,
+  topupById,
+  topupByInvoice,
+  topupStats,
+} from "../db/topups.js";
 import { transaction } from "../db/transaction.js";
 import { type Account, getAccount } from "./accounts.js";
 import { DomainError, invalid, notFound, unavailable } from "./errors.js";
@@ -85,6 +95,7 @@ export function createTopups(options: {
   const cryptoPay = options.cryptoPay?.configured ? options.cryptoPay : null;
   const creditedListeners: TopupListener[] = [];
   const requestedListeners: TopupListener[] = [];
+  const decidedListeners: Array<(topup: Topup, admin: { telegramId: string; name: string }) => void> = [];
   const eventListeners: Array<(event: TopupEvent, topup: Topup) => void> = [];
   const emit = (event: TopupEvent, topup: Topup) => {
     for (const listener of eventListeners) listener(event, topup);
@@ -302,7 +313,9 @@ export function createTopups(options: {
         if (!reason) throw invalid("A rejection needs a reason the user is told");
         decided = await moveTopup(db, id, ["pending"], "rejected", { decided_by: admin.telegramId, reason, at: at() });
       }
-      return { decided, topup: (await topupById(db, id))! };
+      const now = (await topupById(db, id))!;
+      if (decided) for (const listener of decidedListeners) listener(now, admin);
+      return { decided, topup: now };
     },
 
     /** Cancels an unpaid invoice (deleted at the provider first) or a pending transfer of the account. */
@@ -334,11 +347,10 @@ export function createTopups(options: {
 
     list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
 
-    /** A pending transfer with its account, for the administrators' message. */
-    async pendingTransfer(id: number) {
-      const topup = await topupById(db, id);
-      if (!topup || topup.method !== "transfer") return null;
-      return { topup, account: await getAccount(db, topup.accountId) };
+    /** Transfers waiting for a decision, oldest first, with their accounts (the admin desk). */
+    async pendingTransfers(limit: number) {
+      const topups = await pendingTransfers(db, limit);
+      return Promise.all(topups.map(async (topup) => ({ topup, account: await getAccount(db, topup.accountId) })));
     },
 
     stats: () => topupStats(db),
@@ -350,6 +362,10 @@ export function createTopups(options: {
     /** Told of each top-up event on this instance (metrics). Must not throw. */
     onEvent(listener: (event: TopupEvent, topup: Topup) => void) {
       eventListeners.push(listener);
+    },
+    /** Told after an administrator's decision took effect (from the bot or the Mini App). Must not throw. */
+    onDecided(listener: (topup: Topup, admin: { telegramId: string; name: string }) => void) {
+      decidedListeners.push(listener);
     },
     /** Told after a user states a transfer. Must not throw. */
     onRequested(listener: TopupListener) {

@@ -65,6 +65,19 @@ export async function listTopups(exec: Executor, accountId: number, page: { limi
   return rows.map(toTopup);
 }
 
+/** Transfers waiting for an administrator's decision, oldest first: the admin desk's queue. */
+export async function pendingTransfers(exec: Executor, limit: number): Promise<Topup[]> {
+  const rows = await exec
+    .selectFrom("topups")
+    .selectAll()
+    .where("method", "=", "transfer")
+    .where("status", "=", "pending")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map(toTopup);
+}
+
 /** The account's top-ups in these states, oldest first, at most `limit`. */
 export async function openTopups(exec: Executor, accountId: number, statuses: TopupStatus[], limit: number): Promise<Topup[]> {
   const rows = await exec

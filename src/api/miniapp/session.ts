@@ -1,6 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { validate } from "@telegram-apps/init-data-node";
 import { z } from "zod";
+import type { Accounts, Caller } from "../../core/accounts.js";
+import { DomainError } from "../../core/errors.js";
 import type { Clock } from "../../core/ports.js";
 
 // The Mini App's sign-in: Telegram's init data, checked as Telegram documents (HMAC-SHA256 keyed with
@@ -75,3 +77,16 @@ export function createMiniAppSessions(options: MiniAppSessionOptions) {
 }
 
 export type MiniAppSessions = ReturnType<typeof createMiniAppSessions>;
+
+/** Session tokens look like this; an API key never does (it starts with sj_). */
+export const isSessionToken = (presented: string) => presented.startsWith("ms1.");
+
+/** The caller a session stands for, as a key stands for its account: the Mini App calls the API's own routes with it. */
+export async function sessionCaller(sessions: MiniAppSessions, accounts: Accounts, token: string): Promise<Caller> {
+  const telegramId = sessions.verify(token);
+  if (telegramId === null) throw new DomainError("unauthorized", "The Mini App session is missing, invalid or expired: sign in again");
+  const account = await accounts.byTelegramId(String(telegramId));
+  if (!account) throw new DomainError("unauthorized", "No account for this session: sign in again");
+  if (account.blocked) throw new DomainError("key_blocked", "This account is blocked");
+  return { account, actor: `miniapp:${telegramId}` };
+}

@@ -1,70 +1,100 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
-import { z } from "zod";
 import type { Core } from "../../core/index.js";
-import { DomainError } from "../../core/errors.js";
-import { divideRounded, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
-import { errorBody, insufficientFundsBody } from "../../wire/common.js";
-import { ordersQuery, ordersResponse, ordersView } from "../../wire/orders.js";
-import { quoteBody, quoteResponse, quoteView } from "../../wire/quotes.js";
-import { toTopupView, topupBody, topupIdParams, topupResponse } from "../../wire/topups.js";
-import { purchaseResponse, starsBody, starsRequestOf, starsView } from "../../wire/stars.js";
-import { purchaseOptions } from "../requests.js";
-import { issueQuote } from "./quotes.js";
-import { startTopup } from "./topups.js";
+import { DomainError, type ErrorDetails, type ErrorCode, invalid } from "../../core/errors.js";
+import { divideRounded, formatUsdt, fromUsdt, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
+import { errorBody, keyedErrors } from "../../wire/common.js";
+import {
+  blockBody,
+  blockResponse,
+  decisionBody,
+  decisionResponse,
+  keyResponse,
+  meResponse,
+  moveBody,
+  moveResponse,
+  overviewResponse,
+  pendingTransferView,
+  sessionBody,
+  sessionResponse,
+  telegramIdParams,
+  userQuery,
+  userResponse,
+  userView,
+  volumeView,
+} from "../../wire/miniapp.js";
+import { toTopupView, topupIdParams } from "../../wire/topups.js";
+import { callerOf, isMiniAppCaller } from "../auth.js";
 import type { MiniAppSessions } from "../miniapp/session.js";
 
 export const MINIAPP_PREFIX = "/miniapp";
+const ADMIN_DAYS = 30;
 
-const sessionBody = z.object({ init_data: z.string().min(1, "init_data is required").max(4096, "init_data must be at most 4096 characters") });
-const sessionResponse = z.object({
-  success: z.literal(true),
-  token: z.string().describe("Send as Authorization: Bearer <token> to the Mini App's routes; it ends at expires_at"),
-  expires_at: z.string(),
-  user: z.object({ telegram_id: z.string(), username: z.string().nullable(), language: z.string().nullable() }),
-});
-const meResponse = z.object({
-  success: z.literal(true),
-  telegram_id: z.string(),
-  username: z.string().nullable(),
-  balance_usdt: z.number(),
-  balance_uzs: z.number().int().describe("The balance in UZS at the configured rate (as the bot shows it)"),
-  balance_ton: z.number().nullable().describe("The balance in TON at the live rate, or null when the rate cannot be read"),
-});
+/** The bot's words for a message key, in one language (what the bot would say to the same user). */
+export type Say = (key: string, vars?: Record<string, string | number>) => string;
+
+export interface MiniAppOptions {
+  sessions: MiniAppSessions;
+  support: string | null;
+  /** ADMIN_TELEGRAM_IDS: who sees the admin desk. */
+  admins: number[];
+  /** Credits and debits above this need a second, confirmed call (as the bot asks Confirm). */
+  confirmAboveMicro: number;
+  /** A refusal in the bot's words in a language (en/ru), for the user to read. */
+  refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
+  /** Tells a user something through the bot, in their language (credits, debits, blocks): as the bot's admin commands do. */
+  tell: (telegramId: string, text: (say: Say) => string) => Promise<void>;
+}
 
 /**
- * The Mini App's own routes (the third face, over the same core): sign-in by Telegram's init data, then a
- * session token. No API key: the browser never holds one.
+ * The Mini App's own routes: sign-in by Telegram's init data, the user and their key, and the admin desk. The
+ * shop and the account call the API's routes with the session (src/api/app.ts), so there is no rule of its own.
  */
-export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAppSessions; support: string | null }> = async (app, options) => {
+export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
   const { core, sessions } = options;
-  // Every route here takes the Mini App's session, never an API key (the API's key check passes them by), and is
-  // described so: tagged, with the bearer session unless a route says otherwise.
+  const admins = new Set(options.admins.map(String));
   app.addHook("onRoute", (route) => {
-    route.config = { ...(route.config as object), public: true } as typeof route.config;
     route.schema = { tags: ["Mini App"], security: [{ bearer: [] }], ...route.schema };
   });
-  const refused = (message: string) => new DomainError("unauthorized", message);
+
+  /** The signed-in user: only a Mini App session, never an API key, opens these routes (the admin desk above all). */
+  function userOf(request: FastifyRequest): Caller & { account: { telegramId: string } } {
+    const caller = callerOf(request);
+    if (!isMiniAppCaller(caller) || !caller.account.telegramId) throw new DomainError("unauthorized", "These routes take the Mini App's session");
+    return caller as Caller & { account: { telegramId: string } };
+  }
+  function adminOf(request: FastifyRequest) {
+    const caller = userOf(request);
+    if (!admins.has(caller.account.telegramId)) throw new DomainError("key_blocked", "The admin desk is for the service's administrators");
+    return { telegramId: caller.account.telegramId, actor: `tg:${caller.account.telegramId}` };
+  }
 
   app.post(
     `${MINIAPP_PREFIX}/session`,
     {
+      config: { public: true },
       schema: {
         summary: "Sign in to the Mini App with Telegram's init data; answers a short-lived session",
         operationId: "miniAppSession",
         security: [],
         body: sessionBody,
-        response: { 200: sessionResponse, 400: errorBody, 401: errorBody, 403: errorBody },
+        response: { 200: sessionResponse, 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody },
       },
     },
     async (request) => {
       const user = sessions.userOf(request.body.init_data);
-      if (!user) throw refused("The Telegram sign-in data is not valid (forged, too old, or for another bot): open the Mini App from the bot again");
+      if (!user) {
+        throw new DomainError(
+          "unauthorized",
+          "The Telegram sign-in data is not valid (forged, too old, or for another bot): open the Mini App from the bot again",
+        );
+      }
       const account = await core.accounts.register(String(user.id), user.username ?? null);
       if (account.blocked) {
-        const support = options.support ? ` Contact ${options.support}.` : "";
-        throw new DomainError("key_blocked", `This account is blocked.${support}`);
+        // Why, in the user's language, and whom to ask.
+        const why = options.refusal(account.language ?? user.language_code ?? null, { code: "key_blocked", details: {} });
+        throw new DomainError("key_blocked", options.support ? `${why} ${options.support}` : why);
       }
       const session = sessions.issue(user.id);
       return {
@@ -76,130 +106,178 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core; sessions: MiniAp
     },
   );
 
-  /** The signed-in user as a caller of the core (what a key is to the API); refused when the session is not valid. */
-  async function callerOf(request: FastifyRequest): Promise<Caller> {
-    const telegramId = sessions.verify(request.headers.authorization?.replace(/^Bearer\s+/i, ""));
-    if (telegramId === null) throw refused("The Mini App session is missing, invalid or expired: sign in again");
-    const account = await core.accounts.byTelegramId(String(telegramId));
-    if (!account) throw refused("No account for this session: sign in again");
-    if (account.blocked) throw new DomainError("key_blocked", "This account is blocked");
-    return { account, actor: `miniapp:${telegramId}` };
-  }
-
-  // The shop's quote and purchase: the API's own bodies, rules, binding quotes and views, for the signed-in user.
-  app.post(
-    `${MINIAPP_PREFIX}/quotes`,
-    {
-      schema: {
-        summary: "A binding quote for the signed-in user (the body of POST /v1/quotes)",
-        operationId: "miniAppQuote",
-        body: quoteBody,
-        response: { 200: quoteResponse, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 503: errorBody },
-      },
-    },
-    async (request) => {
-      const { quote, fields } = await issueQuote(core, await callerOf(request), request.body);
-      return quoteView(request.body.product_type, quote, fields);
-    },
-  );
-
-  app.post(
-    `${MINIAPP_PREFIX}/stars`,
-    {
-      schema: {
-        summary: "Buy stars as the signed-in user (the body and answer of POST /v1/stars)",
-        operationId: "miniAppBuyStars",
-        body: starsBody,
-        response: {
-          200: purchaseResponse,
-          502: purchaseResponse,
-          400: errorBody,
-          401: errorBody,
-          402: insufficientFundsBody,
-          403: errorBody,
-          503: errorBody,
-        },
-      },
-    },
-    async (request, reply) => {
-      const caller = await callerOf(request);
-      const { order, replay, balanceAfterMicro } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
-      return reply.code(!replay && order.status === "failed" ? 502 : 200).send(starsView(order, balanceAfterMicro));
-    },
-  );
-
-  app.get(
-    `${MINIAPP_PREFIX}/orders`,
-    {
-      schema: {
-        summary: "The signed-in user's orders, newest first (the query and answer of GET /v1/orders)",
-        operationId: "miniAppOrders",
-        querystring: ordersQuery,
-        response: { 200: ordersResponse, 400: errorBody, 401: errorBody, 403: errorBody },
-      },
-    },
-    async (request) => {
-      const { account } = await callerOf(request);
-      const { limit, before, product_type, status } = request.query;
-      return ordersView(await core.orders.list(account.id, limit, { before, productType: product_type, status }));
-    },
-  );
-
-  // Top-ups: the API's bodies and views (a Crypto Pay invoice to pay, or a transfer to approve), and its status.
-  app.post(
-    `${MINIAPP_PREFIX}/topups`,
-    {
-      schema: {
-        summary: "Top up as the signed-in user (the body and answer of POST /v1/topups)",
-        operationId: "miniAppTopup",
-        body: topupBody,
-        response: { 200: topupResponse, 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody, 503: errorBody },
-      },
-    },
-    async (request) => {
-      const { account } = await callerOf(request);
-      return { success: true as const, topup: toTopupView(await startTopup(core, account, request.body)) };
-    },
-  );
-
-  app.get(
-    `${MINIAPP_PREFIX}/topups/:topup_id`,
-    {
-      schema: {
-        summary: "One of the signed-in user's top-ups and its status",
-        operationId: "miniAppGetTopup",
-        params: topupIdParams,
-        response: { 200: topupResponse, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody },
-      },
-    },
-    async (request) => {
-      const { account } = await callerOf(request);
-      return { success: true as const, topup: toTopupView(await core.topups.get(account, request.params.topup_id)) };
-    },
-  );
-
   app.get(
     `${MINIAPP_PREFIX}/me`,
     {
       schema: {
-        summary: "The signed-in user and their balance",
+        summary: "The signed-in user, their key's prefix and their balance",
         operationId: "miniAppMe",
-        response: { 200: meResponse, 401: errorBody, 403: errorBody },
+        response: { 200: meResponse, ...keyedErrors },
       },
     },
     async (request) => {
-      const { account } = await callerOf(request);
-      const available = await core.accounts.available(account);
-      const { tonUsd } = await core.pricing.tonRate();
+      const { account } = userOf(request);
+      const [available, { tonUsd }, prefix] = await Promise.all([
+        core.accounts.available(account),
+        core.pricing.tonRate(),
+        core.admin.keyPrefix(account.id),
+      ]);
       return {
         success: true as const,
-        telegram_id: account.telegramId!,
+        telegram_id: account.telegramId,
         username: account.username,
+        language: account.language === "ru" ? ("ru" as const) : ("en" as const),
+        admin: admins.has(account.telegramId),
+        key_prefix: prefix,
         balance_usdt: toUsdt(available),
         // The bot's equivalents: UZS at the configured rate, TON at the live one.
         balance_uzs: divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT),
         balance_ton: tonUsd === null ? null : toUsdt(divideRounded(available, tonUsd)),
       };
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/key`,
+    {
+      schema: {
+        summary: "Issue a new API key (the previous one stops working); the key is in this answer only",
+        operationId: "miniAppRotateKey",
+        response: { 200: keyResponse, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { account } = userOf(request);
+      const issued = await core.accounts.issueKey(account.telegramId, account.username);
+      return { success: true as const, key: issued.key, key_prefix: issued.displayPrefix };
+    },
+  );
+
+  // The admin desk: what the bot's /stats, /user, /credit, /debit, /block and the top-up buttons do.
+  const adminSchema = { tags: ["Mini App admin desk"] };
+
+  app.get(
+    `${MINIAPP_PREFIX}/admin/overview`,
+    {
+      schema: {
+        ...adminSchema,
+        summary: "Today's and the last 30 days' volume by product, upstream readiness and the transfers waiting",
+        operationId: "miniAppAdminOverview",
+        response: { 200: overviewResponse, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      adminOf(request);
+      const now = core.clock.now();
+      const [today, days, health, pending] = await Promise.all([
+        core.admin.stats(now),
+        core.admin.volumeByDay(now, ADMIN_DAYS),
+        core.health.current(),
+        core.topups.pendingTransfers(50),
+      ]);
+      return {
+        success: true as const,
+        today: today.map(volumeView),
+        days: days.map((row) => ({ day: row.day, ...volumeView(row) })),
+        upstreams: health.ready,
+        pending_transfers: pending.map(pendingTransferView),
+        confirm_above_usdt: toUsdt(options.confirmAboveMicro),
+      };
+    },
+  );
+
+  app.get(
+    `${MINIAPP_PREFIX}/admin/users`,
+    {
+      schema: {
+        ...adminSchema,
+        summary: "Find a user by Telegram id, @username or key prefix (exactly one, or the refusal naming the candidates)",
+        operationId: "miniAppAdminFindUser",
+        querystring: userQuery,
+        response: { 200: userResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      adminOf(request);
+      const account = await core.admin.resolveTarget(request.query.target.trim());
+      const [funds, prefix, orders] = await Promise.all([
+        core.accounts.balance(account),
+        core.admin.keyPrefix(account.id),
+        core.orders.list(account.id, 5),
+      ]);
+      return userView(account, funds.availableMicro, prefix, orders);
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/admin/users/:telegram_id/balance`,
+    {
+      schema: {
+        ...adminSchema,
+        summary: "Credit or debit a user (a ledger entry naming the admin); above the threshold only with confirmed: true",
+        operationId: "miniAppAdminMove",
+        params: telegramIdParams,
+        body: moveBody,
+        response: { 200: moveResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const admin = adminOf(request);
+      const { direction, note, confirmed } = request.body;
+      const amount = fromUsdt(request.body.amount_usdt);
+      if (amount > options.confirmAboveMicro && !confirmed) {
+        throw invalid(`Moves above ${toUsdt(options.confirmAboveMicro)} USDT need confirmed: true`);
+      }
+      const { telegram_id: telegramId } = request.params;
+      const balance = await core.admin[direction](telegramId, amount, admin.actor, note || undefined);
+      const vars = { amount: formatUsdt(amount), balance: formatUsdt(balance) };
+      await options.tell(telegramId, (say) => say(direction === "credit" ? "credited" : "debited", vars));
+      return { success: true as const, balance_usdt: toUsdt(balance) };
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/admin/users/:telegram_id/block`,
+    {
+      schema: {
+        ...adminSchema,
+        summary: "Block or unblock a user (an audit entry naming the admin); the user is told",
+        operationId: "miniAppAdminBlock",
+        params: telegramIdParams,
+        body: blockBody,
+        response: { 200: blockResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const admin = adminOf(request);
+      const { blocked } = request.body;
+      const { telegram_id: telegramId } = request.params;
+      if (blocked && telegramId === admin.telegramId) throw invalid("An administrator cannot block themselves here");
+      await core.admin.setBlocked(telegramId, blocked, admin.actor);
+      await options.tell(telegramId, (say) => say(blocked ? "you-blocked" : "you-unblocked"));
+      return { success: true as const, blocked };
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/admin/topups/:topup_id/decision`,
+    {
+      schema: {
+        ...adminSchema,
+        summary: "Approve (credited once) or reject (with the reason the user is told) a transfer top-up; the first decision wins",
+        operationId: "miniAppAdminDecide",
+        params: topupIdParams,
+        body: decisionBody,
+        response: { 200: decisionResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const admin = adminOf(request);
+      const account = userOf(request).account;
+      const { approve, reason } = request.body;
+      const who = { telegramId: admin.telegramId, name: account.username ? `@${account.username}` : admin.telegramId };
+      const decided = await core.topups.decide(request.params.topup_id, who, approve ? { approve: true } : { approve: false, reason: reason ?? "" });
+      return { success: true as const, decided: decided.decided, topup: toTopupView(decided.topup) };
     },
   );
 };

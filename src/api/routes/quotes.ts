@@ -17,7 +17,7 @@ import { STORE_FIELD_CODES, storeRequestOf } from "../../wire/store.js";
  * The product's own quote (every rule and live read of its purchase), stored as a binding quote, and the
  * identifying fields it is bound to, as the purchase will compare them.
  */
-export async function issueQuote(core: Core, caller: Caller, body: QuoteBody): Promise<{ quote: BindingQuote; fields: QuoteFields }> {
+async function issueQuote(core: Core, caller: Caller, body: QuoteBody): Promise<{ quote: BindingQuote; fields: QuoteFields }> {
   const guard = purchaseOptions(body).guard;
   switch (body.product_type) {
     case "stars": {

@@ -10,7 +10,7 @@ import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topu
 export const CRYPTO_PAY_WEBHOOK_PATH = "/cryptopay/webhook";
 
 /** A top-up as its body asks: an invoice (the default where Crypto Pay is offered) or a transfer to approve. */
-export function startTopup(core: Core, account: Account, body: z.infer<typeof topupBody>) {
+function startTopup(core: Core, account: Account, body: z.infer<typeof topupBody>) {
   const amountMicro = fromUsdt(body.amount_usdt);
   const method = body.method ?? (core.topups.methods().invoice ? "invoice" : "transfer");
   return method === "invoice"

@@ -148,8 +148,9 @@ export function topupFeatures(deps: TopupDeps) {
     const id = Number(ctx.match[1]);
     const admin = { telegramId: String(ctx.from.id), name: ctx.from.first_name };
     const decided = await core.topups.decide(id, admin, { approve: true });
-    await afterDecision(decided.topup, decided.decided, decided.decided ? `${admin.name} (${admin.telegramId})` : undefined);
-    if (!decided.decided) await ctx.reply(ctx.t("topup-decided-already", { id }));
+    if (decided.decided) return;
+    await afterDecision(decided.topup, false);
+    await ctx.reply(ctx.t("topup-decided-already", { id }));
   });
   // Reject needs the reason the user is told: the button says how to send it (a command works on any instance).
   onlyAdmins.callbackQuery(/^tq:no:(\d+)$/, async (ctx) => {
@@ -166,7 +167,7 @@ export function topupFeatures(deps: TopupDeps) {
         { telegramId: String(ctx.from!.id), name: ctx.from!.first_name },
         { approve: false, reason },
       );
-      await afterDecision(decided.topup, decided.decided);
+      if (!decided.decided) await afterDecision(decided.topup, false);
       return ctx.reply(ctx.t(decided.decided ? "topup-rejected-done" : "topup-decided-already", { id: Number(id) }));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -199,6 +200,13 @@ export function topupFeatures(deps: TopupDeps) {
       await deps.tell(account.telegramId, (t) => t("topup-rejected", { id: topup.id, amount: usdt(topup.amountMicro), reason: topup.reason ?? "" }));
     }
   }
+
+  // A decision taken (here or in the Mini App's admin desk): the administrators' messages and the user hear of it.
+  core.topups.onDecided((topup, admin) => {
+    afterDecision(topup, true, `${admin.name} (${admin.telegramId})`).catch((error: unknown) =>
+      deps.log.error({ topupId: topup.id, err: error }, "top-up decision notice failed"),
+    );
+  });
 
   // A transfer stated (here or over the API): every administrator gets it with the user's name, id and balance.
   core.topups.onRequested((topup) => {

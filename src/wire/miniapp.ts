@@ -1,0 +1,123 @@
+import { z } from "zod";
+import type { Account } from "../core/accounts.js";
+import { toUsdt } from "../core/money.js";
+import type { Order } from "../core/products/index.js";
+import { REFERENCE_MAX, type Topup } from "../core/topups.js";
+import { orderSummary, summaryView } from "./orders.js";
+import { topupBody, toTopupView, topupView } from "./topups.js";
+
+// The Mini App's own bodies (the shop and the account use the API's routes and views; these are sign-in, the key
+// and the admin desk, which the API has no place for).
+
+export const sessionBody = z.object({
+  init_data: z.string().min(1, "init_data is required").max(4096, "init_data must be at most 4096 characters"),
+});
+
+export const sessionResponse = z.object({
+  success: z.literal(true),
+  token: z.string().describe("Send as Authorization: Bearer <token> to the Mini App's and the API's routes; it ends at expires_at"),
+  expires_at: z.string(),
+  user: z.object({ telegram_id: z.string(), username: z.string().nullable(), language: z.string().nullable() }),
+});
+
+export const meResponse = z.object({
+  success: z.literal(true),
+  telegram_id: z.string(),
+  username: z.string().nullable(),
+  language: z.enum(["en", "ru"]).describe("The language chosen in the bot (/language), else Telegram's"),
+  admin: z.boolean().describe("Whether the admin desk is open to this user (ADMIN_TELEGRAM_IDS)"),
+  key_prefix: z.string().nullable().describe("The live API key's display prefix, or null when none was issued"),
+  balance_usdt: z.number(),
+  balance_uzs: z.number().int().describe("The balance in UZS at the configured rate (as the bot shows it)"),
+  balance_ton: z.number().nullable().describe("The balance in TON at the live rate, or null when the rate cannot be read"),
+});
+
+export const keyResponse = z.object({
+  success: z.literal(true),
+  key: z.string().describe("The new key: shown this once, never stored; the previous key stops working now"),
+  key_prefix: z.string(),
+});
+
+const volumeRow = z.object({
+  product: z.string(),
+  status: z.string(),
+  orders: z.number().int(),
+  volume_usdt: z.number(),
+});
+
+const pendingTransfer = z.object({ topup: topupView, telegram_id: z.string().nullable(), username: z.string().nullable() });
+
+export const overviewResponse = z.object({
+  success: z.literal(true),
+  today: z.array(volumeRow).describe("Today's (UTC) orders and volume by product and status"),
+  days: z.array(volumeRow.extend({ day: z.string() })).describe("The last 30 days, by UTC day, product and status"),
+  upstreams: z.record(z.string(), z.boolean()).describe("Each provider's readiness from the last health round"),
+  pending_transfers: z.array(pendingTransfer).describe("Transfers waiting for a decision, oldest first"),
+  confirm_above_usdt: z.number().describe("Credits and debits above this need confirmed: true (as the bot asks Confirm)"),
+});
+
+export const userQuery = z.object({
+  target: z.string().min(1, "target is required").max(64, "target must be at most 64 characters"),
+});
+
+export const userResponse = z.object({
+  success: z.literal(true),
+  telegram_id: z.string(),
+  username: z.string().nullable(),
+  kind: z.string(),
+  blocked: z.boolean(),
+  balance_usdt: z.number(),
+  key_prefix: z.string().nullable(),
+  orders: z.array(orderSummary),
+});
+
+export const telegramIdParams = z.object({ telegram_id: z.string().regex(/^\d{1,20}$/, "telegram_id must be a Telegram user id") });
+
+export const moveBody = z.object({
+  direction: z.enum(["credit", "debit"], { error: 'direction must be "credit" or "debit"' }),
+  amount_usdt: topupBody.shape.amount_usdt,
+  note: z.string().max(200, "note must be at most 200 characters").optional(),
+  confirmed: z.boolean().default(false).describe("Required above confirm_above_usdt"),
+});
+
+export const moveResponse = z.object({ success: z.literal(true), balance_usdt: z.number() });
+
+export const blockBody = z.object({ blocked: z.boolean({ error: "blocked must be true or false" }) });
+export const blockResponse = z.object({ success: z.literal(true), blocked: z.boolean() });
+
+export const decisionBody = z
+  .object({
+    approve: z.boolean({ error: "approve must be true or false" }),
+    reason: z.string().trim().max(REFERENCE_MAX, `reason must be at most ${REFERENCE_MAX} characters`).optional(),
+  })
+  .refine((body) => body.approve || Boolean(body.reason), { message: "A rejection needs a reason the user is told", path: ["reason"] });
+
+export const decisionResponse = z.object({
+  success: z.literal(true),
+  decided: z.boolean().describe("False when another decision came first (topup says which)"),
+  topup: topupView,
+});
+
+export const volumeView = (row: { product: string; status: string; orders: number; volumeMicro: number }) => ({
+  product: row.product,
+  status: row.status,
+  orders: row.orders,
+  volume_usdt: toUsdt(row.volumeMicro),
+});
+
+export const pendingTransferView = ({ topup, account }: { topup: Topup; account: Account }) => ({
+  topup: toTopupView(topup),
+  telegram_id: account.telegramId,
+  username: account.username,
+});
+
+export const userView = (account: Account & { telegramId: string }, balanceMicro: number, keyPrefix: string | null, orders: Order[]) => ({
+  success: true as const,
+  telegram_id: account.telegramId,
+  username: account.username,
+  kind: account.kind,
+  blocked: account.blocked,
+  balance_usdt: toUsdt(balanceMicro),
+  key_prefix: keyPrefix,
+  orders: orders.map(summaryView),
+});

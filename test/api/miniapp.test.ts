@@ -1,0 +1,251 @@
+import { sign } from "@telegram-apps/init-data-node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+
+// The Mini App's server side: Telegram's init data, validated as Telegram documents, exchanged for a short-lived
+// session bound to that user (the API key never reaches the browser); the session calls the API's own routes with
+// the same limits and reasons, in the user's language; the key and the admin desk take only a session.
+
+const ADMIN = 690_199_999;
+let bots: BotHarness;
+let h: Harness;
+beforeAll(async () => {
+  bots = await startBotHarness(
+    690_000_001,
+    { admins: [ADMIN] },
+    { SUPPORT_CONTACT: "@shop_support", MINIAPP_SESSION_MINUTES: "30", RATE_LIMIT_PER_MINUTE: "40", ADMIN_CONFIRM_ABOVE_USDT: "100" },
+  );
+  h = bots.h;
+});
+afterEach(async () => h.assertLedgerInvariant());
+afterAll(async () => bots.close());
+
+/** Init data as Telegram makes it for this user, signed with `token`, dated `authDate`. */
+const initData = (
+  user: { id: number; first_name: string; username?: string; language_code?: string },
+  token = TEST_BOT_TOKEN,
+  authDate = new Date(),
+) => sign({ user: { ...user, is_premium: false } as never, query_id: "AAH" } as never, token, authDate);
+
+// Every sign-in from its own address: the sign-in route is limited per address, like every unauthenticated call.
+let nextAddress = 1;
+const session = (init: string) => h.call("POST", "/miniapp/session", { body: { init_data: init }, remoteAddress: `10.9.0.${nextAddress++}` });
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+const me = (token: string) => h.call("GET", "/miniapp/me", { headers: as(token) });
+async function signedIn(user: { id: number; first_name: string; username?: string; language_code?: string }): Promise<string> {
+  const answer = await session(initData(user));
+  expect(answer.status).toBe(200);
+  return answer.body.token;
+}
+
+describe("Mini App sign-in", () => {
+  it("registers a new user from valid init data and answers a session that reads their account through the API, without any key", async () => {
+    const signed = await session(initData({ id: 690_100_001, first_name: "Mia", username: "mia_m", language_code: "ru" }));
+    expect(signed.status).toBe(200);
+    expect(signed.body).toMatchObject({ success: true, user: { telegram_id: "690100001", username: "mia_m", language: "ru" } });
+    expect(JSON.stringify(signed.body)).not.toContain("sj_");
+    expect(Date.parse(signed.body.expires_at) - Date.now()).toBeGreaterThan(29 * 60_000);
+    expect((await h.service.core.accounts.byTelegramId("690100001"))?.username).toBe("mia_m");
+
+    await h.service.core.admin.credit("690100001", 7_000_000 as never, "test");
+    const token = signed.body.token;
+    // With the bot's equivalents: 12,800 UZS a dollar (the default), 5.4 USD a TON (the simulator's).
+    expect((await me(token)).body).toEqual({
+      success: true,
+      telegram_id: "690100001",
+      username: "mia_m",
+      language: "en",
+      admin: false,
+      key_prefix: null,
+      balance_usdt: 7,
+      balance_uzs: 89_600,
+      balance_ton: 1.296296,
+    });
+    expect((await h.call("GET", "/v1/balance", { headers: as(token) })).body).toMatchObject({ balance_usdt: 7 });
+    expect((await h.call("GET", "/v1/orders?limit=5", { headers: as(token) })).body).toEqual({ success: true, count: 0, orders: [] });
+    expect((await h.call("GET", "/v1/orders?limit=500", { headers: as(token) })).status).toBe(400);
+  });
+
+  it("refuses forged, expired and other bots' init data with 401, and registers nobody", async () => {
+    const user = { id: 690_100_002, first_name: "Eve" };
+    const good = initData(user);
+    const forged = good.replace(/hash=[0-9a-f]+/, `hash=${"0".repeat(64)}`);
+    const tampered = good.replace("Eve", "Adam");
+    const old = initData(user, TEST_BOT_TOKEN, new Date(Date.now() - 2 * 3600_000));
+    const otherBot = initData(user, "654321:another-bot-token");
+    for (const init of [forged, tampered, old, otherBot, "user=%7B%7D", "nonsense"]) {
+      const refused = await session(init);
+      expect(refused.status, init.slice(0, 40)).toBe(401);
+      expect(refused.body.error).toContain("not valid");
+    }
+    expect((await session("")).status).toBe(400);
+    expect(await h.service.core.accounts.byTelegramId("690100002")).toBeUndefined();
+  });
+
+  it("tells a blocked user why in their language, with the support contact; refuses missing, forged and expired sessions", async () => {
+    const { telegramId } = await h.newKey(0, "690100003");
+    await h.service.core.admin.setBlocked(telegramId, true, "test");
+    const blocked = await session(initData({ id: 690_100_003, first_name: "Bo", language_code: "ru" }));
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.error).toBe("⛔ Ваш аккаунт заблокирован. Обратитесь в поддержку. @shop_support");
+
+    const token = await signedIn({ id: 690_100_004, first_name: "Al" });
+    expect((await me(token)).status).toBe(200);
+    expect((await h.call("GET", "/miniapp/me")).status).toBe(401);
+    const [head, payload, mac] = token.split(".");
+    const other = Buffer.from(JSON.stringify({ tid: 690_100_001, exp: Date.now() + 3_600_000 })).toString("base64url");
+    expect((await me(`${head}.${other}.${mac}`)).status).toBe(401);
+    expect((await me(`${head}.${payload}.${"A".repeat(43)}`)).status).toBe(401);
+    expect((await h.call("GET", "/v1/balance", { headers: as(`${head}.${other}.${mac}`) })).status).toBe(401);
+    // A session blocked after sign-in stops at once, on the API's routes too.
+    await h.service.core.admin.setBlocked("690100004", true, "test");
+    expect((await h.call("GET", "/v1/balance", { headers: as(token) })).status).toBe(403);
+    await h.service.core.admin.setBlocked("690100004", false, "test");
+    h.clock.advance(31 * 60_000);
+    try {
+      expect((await me(token)).status).toBe(401);
+    } finally {
+      h.clock.reset();
+    }
+  });
+});
+
+describe("the shop through the API's routes", () => {
+  it("buys at a binding quote once per idempotency key, and words refusals in the user's language (the API's key in English)", async () => {
+    const token = await signedIn({ id: 690_100_011, first_name: "Ru", username: "ru_buyer", language_code: "ru" });
+    await h.service.core.accounts.setLanguage((await h.service.core.accounts.byTelegramId("690100011"))!.id, "ru");
+    const poor = await h.call("POST", "/v1/stars", { headers: as(token), body: { username: "durov", stars: 50 } });
+    expect(poor.status).toBe(402);
+    expect(poor.body.error).toMatch(/^Недостаточно средств: нужно 0\.\d+ USDT, на балансе 0\.00 USDT/);
+    const { key } = await h.newKey(0);
+    expect((await h.call("POST", "/v1/stars", { key, body: { username: "durov", stars: 50 } })).body.error).toBe("Insufficient balance");
+
+    await h.service.core.admin.credit("690100011", 10_000_000 as never, "test");
+    const quote = await h.call("POST", "/v1/quotes", { headers: as(token), body: { product_type: "stars", username: "durov", stars: 50 } });
+    expect(quote.status).toBe(200);
+    const order = { username: "durov", stars: 50, quote_id: quote.body.quote_id, idempotency_key: "tap-1" };
+    const [first, second] = await Promise.all([
+      h.call("POST", "/v1/stars", { headers: as(token), body: order }),
+      h.call("POST", "/v1/stars", { headers: as(token), body: order }),
+    ]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.body.order_id).toBe(second.body.order_id);
+    expect(first.body.usdt_charged).toBe(quote.body.charge_usdt);
+    const orders = await h.call("GET", "/v1/orders", { headers: as(token) });
+    expect(orders.body.orders.map((o: { order_id: number }) => o.order_id)).toEqual([first.body.order_id]);
+    expect((await h.call("GET", "/v1/balance", { headers: as(token) })).body.balance_usdt).toBeCloseTo(10 - quote.body.charge_usdt, 6);
+  });
+
+  it("counts the Mini App's requests in a budget of their own, beside the account's key", async () => {
+    const { key, telegramId } = await h.newKey(0);
+    const token = await signedIn({ id: Number(telegramId), first_name: "Pat" });
+    for (let i = 0; i < 40; i++) expect((await h.call("GET", "/v1/balance", { key })).status).toBe(200);
+    expect((await h.call("GET", "/v1/balance", { key })).status).toBe(429);
+    for (let i = 0; i < 40; i++) expect((await h.call("GET", "/v1/balance", { headers: as(token) })).status).toBe(200);
+    const limited = await h.call("GET", "/v1/balance", { headers: as(token) });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+  });
+});
+
+describe("the key", () => {
+  it("issues a new key shown once (the old one stops), and takes only a session, never a key", async () => {
+    const { key, telegramId } = await h.newKey(3);
+    const token = await signedIn({ id: Number(telegramId), first_name: "Kay" });
+    expect((await h.call("POST", "/miniapp/key", { key })).status).toBe(401);
+    expect((await h.call("GET", "/miniapp/me", { key })).status).toBe(401);
+    const rotated = await h.call("POST", "/miniapp/key", { headers: as(token) });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.key).toMatch(/^sj_[A-Za-z0-9_-]{43}$/);
+    expect(rotated.body.key.startsWith(rotated.body.key_prefix)).toBe(true);
+    expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
+    expect((await h.call("GET", "/v1/balance", { key: rotated.body.key })).body.balance_usdt).toBe(3);
+    expect((await me(token)).body.key_prefix).toBe(rotated.body.key_prefix);
+  });
+});
+
+describe("the admin desk", () => {
+  it("is closed to everyone but the administrators", async () => {
+    const token = await signedIn({ id: 690_100_021, first_name: "Nat" });
+    for (const [method, url, body] of [
+      ["GET", "/miniapp/admin/overview", undefined],
+      ["GET", "/miniapp/admin/users?target=690100021", undefined],
+      ["POST", "/miniapp/admin/users/690100021/balance", { direction: "credit", amount_usdt: 5 }],
+      ["POST", "/miniapp/admin/users/690100021/block", { blocked: false }],
+    ] as const) {
+      const refused = await h.call(method, url, { headers: as(token), ...(body ? { body } : {}) });
+      expect(refused.status, url).toBe(403);
+    }
+    expect(await h.service.core.accounts.available((await h.service.core.accounts.byTelegramId("690100021"))!)).toBe(0);
+    expect((await me(token)).body.admin).toBe(false);
+  });
+
+  it("finds a user, credits and debits them (confirmed above the threshold), blocks them, and tells them each time", async () => {
+    const admin = await signedIn({ id: ADMIN, first_name: "Ann", username: "ann_admin" });
+    expect((await me(admin)).body.admin).toBe(true);
+    const user = await bots.registered(0, { username: "desk_user" });
+    const found = await h.call("GET", "/miniapp/admin/users?target=%40desk_user", { headers: as(admin) });
+    expect(found.body).toMatchObject({ telegram_id: user.telegramId, username: "desk_user", blocked: false, balance_usdt: 0, orders: [] });
+    expect(found.body.key_prefix).toBe(user.key.slice(0, found.body.key_prefix.length));
+    expect((await h.call("GET", "/miniapp/admin/users?target=%40nobody_here", { headers: as(admin) })).status).toBe(404);
+
+    const url = `/miniapp/admin/users/${user.telegramId}/balance`;
+    const credited = await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 25, note: "welcome" } });
+    expect(credited.body).toEqual({ success: true, balance_usdt: 25 });
+    await user.chat.next((t) => t.includes("topped up by 25"));
+    const big = await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 150 } });
+    expect(big.status).toBe(400);
+    expect(big.body.error).toContain("confirmed");
+    expect(await h.balance(user.key)).toBe(25);
+    expect(
+      (await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 150, confirmed: true } })).body.balance_usdt,
+    ).toBe(175);
+    expect((await h.call("POST", url, { headers: as(admin), body: { direction: "debit", amount_usdt: 75 } })).body.balance_usdt).toBe(100);
+    await user.chat.next((t) => t.includes("took 75"));
+    const ledger = await h.call("GET", "/v1/ledger", { key: user.key });
+    expect(ledger.body.entries.map((e: { kind: string; amount_usdt: number }) => [e.kind, e.amount_usdt])).toEqual([
+      ["debit", -75],
+      ["credit", 150],
+      ["credit", 25],
+    ]);
+    expect((await h.call("POST", url, { headers: as(admin), body: { direction: "debit", amount_usdt: 101 } })).status).toBe(400);
+
+    const blocked = await h.call("POST", `/miniapp/admin/users/${user.telegramId}/block`, { headers: as(admin), body: { blocked: true } });
+    expect(blocked.body).toEqual({ success: true, blocked: true });
+    expect((await h.call("GET", "/v1/balance", { key: user.key })).status).toBe(403);
+    await user.chat.next((t) => t.includes("blocked your account"));
+    await h.call("POST", `/miniapp/admin/users/${user.telegramId}/block`, { headers: as(admin), body: { blocked: false } });
+    expect(await h.balance(user.key)).toBe(100);
+  });
+
+  it("shows the day's volume and the transfers waiting, and approves one exactly once", async () => {
+    const admin = await signedIn({ id: ADMIN, first_name: "Ann" });
+    const user = await bots.registered(5);
+    await h.call("POST", "/v1/stars", { key: user.key, body: { username: "durov", stars: 50 } });
+    const asked = await h.call("POST", "/v1/topups", { key: user.key, body: { amount_usdt: 40, method: "transfer", reference: "tx 0xabc" } });
+    const id = asked.body.topup.topup_id;
+
+    const overview = (await h.call("GET", "/miniapp/admin/overview", { headers: as(admin) })).body;
+    expect(overview.today).toContainEqual(expect.objectContaining({ product: "stars", status: "completed" }));
+    const today = new Date().toISOString().slice(0, 10);
+    expect(overview.days).toContainEqual(expect.objectContaining({ day: today, product: "stars", status: "completed" }));
+    expect(overview.upstreams).toMatchObject({ gateway: true, store: true });
+    expect(overview.confirm_above_usdt).toBe(100);
+    expect(overview.pending_transfers).toContainEqual(
+      expect.objectContaining({
+        telegram_id: user.telegramId,
+        topup: expect.objectContaining({ topup_id: id, amount_usdt: 40, reference: "tx 0xabc" }),
+      }),
+    );
+
+    const decide = (body: object) => h.call("POST", `/miniapp/admin/topups/${id}/decision`, { headers: as(admin), body });
+    expect((await decide({ approve: false })).status).toBe(400);
+    const [a, b] = await Promise.all([decide({ approve: true }), decide({ approve: true })]);
+    expect([a.body.decided, b.body.decided].sort()).toEqual([false, true]);
+    expect(a.body.topup).toMatchObject({ status: "credited", credited_usdt: 40 });
+    await user.chat.next((t) => t.includes("Top-up credited: +40.00 USDT"));
+    expect(await h.balance(user.key)).toBeCloseTo(45 - (await h.call("GET", "/v1/orders", { key: user.key })).body.orders[0].usdt_charged, 6);
+    const after = (await h.call("GET", "/miniapp/admin/overview", { headers: as(admin) })).body;
+    expect(after.pending_transfers.map((p: { topup: { topup_id: number } }) => p.topup.topup_id)).not.toContain(id);
+  });
+});
