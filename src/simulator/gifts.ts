@@ -45,14 +45,20 @@ function sticker(id: string) {
         ip: 0,
         op: 60,
         st: 0,
+        ind: 1,
+        sr: 1,
         ks: {
           o: { a: 0, k: 100 },
-          p: { a: 0, k: [256, 256] },
+          r: { a: 0, k: 0 },
+          p: { a: 0, k: [256, 256, 0] },
+          a: { a: 0, k: [0, 0, 0] },
+          // Grows and shrinks back, with the easing handles players expect on every keyframe but the last.
           s: {
             a: 1,
             k: [
-              { t: 0, s: [20, 20] },
-              { t: 60, s: [100, 100] },
+              { t: 0, s: [20, 20, 100], i: { x: [0.5, 0.5, 0.5], y: [1, 1, 1] }, o: { x: [0.5, 0.5, 0.5], y: [0, 0, 0] } },
+              { t: 30, s: [100, 100, 100], i: { x: [0.5, 0.5, 0.5], y: [1, 1, 1] }, o: { x: [0.5, 0.5, 0.5], y: [0, 0, 0] } },
+              { t: 60, s: [20, 20, 100] },
             ],
           },
         },

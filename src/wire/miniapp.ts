@@ -32,6 +32,15 @@ export const meResponse = z.object({
   balance_ton: z.number().nullable().describe("The balance in TON at the live rate, or null when the rate cannot be read"),
 });
 
+export const checkResponse = z.object({
+  success: z.literal(true),
+  product_type: z.string(),
+  recipient: z.string().describe("Whom or what it is for, as the purchase would name it"),
+  charge_usdt: z.number().describe("What the purchase would charge now (a binding quote holds it)"),
+  balance_usdt: z.number(),
+  balance_after_usdt: z.number(),
+});
+
 export const keyResponse = z.object({
   success: z.literal(true),
   key: z.string().describe("The new key: shown this once, never stored; the previous key stops working now"),

@@ -40,9 +40,13 @@ function ensureChromium() {
       `Chromium is needed for the Mini App's browser tests and is not at ${CHROMIUM}: install it (sudo apt-get install -y chromium), or set CHROMIUM_PATH`,
     );
   }
-  console.log("Installing Debian's chromium for the Mini App's browser tests (apt-get, once)…");
+  // The emoji font only makes the screenshots read as the app does in Telegram.
+  console.log("Installing Debian's chromium (and an emoji font) for the Mini App's browser tests (apt-get, once)…");
   const install = () =>
-    execFileSync("apt-get", ["install", "-y", "-q", "chromium"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    execFileSync("apt-get", ["install", "-y", "-q", "chromium", "fonts-noto-color-emoji"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
   try {
     install();
   } catch {

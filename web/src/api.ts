@@ -1,4 +1,15 @@
-// The Mini App's calls to the service: sign-in by init data, then the session as a bearer token.
+// The Mini App's calls: sign-in by init data, then the session as a bearer token on the Mini App's and the API's
+// own routes (the same bodies, views, limits and reasons as a partner's key; refusals in the user's language).
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
 
 export interface Session {
   token: string;
@@ -6,9 +17,14 @@ export interface Session {
   user: { telegram_id: string; username: string | null; language: string | null };
 }
 
+export type Status = "processing" | "completed" | "failed";
+
 export interface Me {
   telegram_id: string;
   username: string | null;
+  language: "en" | "ru";
+  admin: boolean;
+  key_prefix: string | null;
   balance_usdt: number;
   balance_uzs: number;
   balance_ton: number | null;
@@ -20,85 +36,126 @@ export interface OrderSummary {
   username: string;
   amount: number;
   usdt_charged: number;
-  status: "processing" | "completed" | "failed";
+  status: Status;
+  created_at: string;
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
+/** Any product's order as the API answers it (the fields the screens read). */
+export interface Order {
+  order_id: number;
+  product_type?: string;
+  status: Status;
+  usdt_charged: number;
+  error: string | null;
+  error_code?: string | null;
+  codes?: string[];
+  [field: string]: unknown;
 }
 
-async function call<T>(path: string, init: RequestInit): Promise<T> {
-  const response = await fetch(path, init);
-  const body = (await response.json().catch(() => ({}))) as { error?: string };
-  // A failed order (502) is an answer with its outcome, not an error.
-  if (!response.ok && response.status !== 502) throw new ApiError(response.status, body.error ?? `HTTP ${response.status}`);
-  return body as T;
+export interface Check {
+  recipient: string;
+  charge_usdt: number;
+  balance_usdt: number;
+  balance_after_usdt: number;
 }
-
-export const signIn = (initData: string) =>
-  call<Session>("/miniapp/session", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ init_data: initData }),
-  });
-
-export const me = (session: Session) => call<Me>("/miniapp/me", { headers: { authorization: `Bearer ${session.token}` } });
-
-/** The newest orders (the API's order list). */
-export const recentOrders = (session: Session, limit = 5) =>
-  call<{ orders: OrderSummary[] }>(`/miniapp/orders?limit=${limit}`, { headers: { authorization: `Bearer ${session.token}` } }).then((r) => r.orders);
 
 export interface Quote {
   quote_id: string;
   charge_usdt: number;
+  recipient: string;
   expires_at: string;
 }
 
-export interface Order {
-  order_id: number;
-  status: "processing" | "completed" | "failed";
-  usdt_charged: number;
-  balance_remaining_usdt: number;
-  error: string | null;
-}
-
-const post = <T>(session: Session, path: string, body: object) =>
-  call<T>(path, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${session.token}` },
-    body: JSON.stringify(body),
-  });
-
-/** The core's binding quote for stars (the exact charge the purchase will take). */
-export const quoteStars = (session: Session, username: string, stars: number) =>
-  post<Quote>(session, "/miniapp/quotes", { product_type: "stars", username, stars });
-
-/** Buys at the quote; one idempotency key per confirmation, so a double tap buys once. */
-export const buyStars = (session: Session, order: { username: string; stars: number; quoteId: string; idempotencyKey: string }) =>
-  post<Order>(session, "/miniapp/stars", {
-    username: order.username,
-    stars: order.stars,
-    quote_id: order.quoteId,
-    idempotency_key: order.idempotencyKey,
-  });
-
 export interface Topup {
   topup_id: number;
-  status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
+  method: "invoice" | "transfer";
+  status: string;
   amount_usdt: number;
   credited_usdt: number | null;
   pay_url: string | null;
-  expires_at: string | null;
+  reference: string | null;
+  reason: string | null;
+  created_at: string;
 }
 
-/** A Crypto Pay invoice for `amount` USDT: its pay link opens @CryptoBot (through Telegram inside Telegram). */
-export const startTopup = (session: Session, amount: number) =>
-  post<{ topup: Topup }>(session, "/miniapp/topups", { amount_usdt: amount }).then((r) => r.topup);
+/** A purchase's body as a quote takes it (the API's quote body). */
+export type Purchase =
+  | { product_type: "stars"; username: string; stars: number }
+  | { product_type: "premium"; username: string; months: number }
+  | { product_type: "store"; login: string; amount_usd: number }
+  | { product_type: "game"; game_code: string; denomination: string; player_id: string; server_id: string | null }
+  | { product_type: "giftcard"; category_id: string; card_id: string; quantity: number }
+  | { product_type: "gift"; recipient: string; gift_id: string; hide_name: boolean; message: string };
 
-export const topupStatus = (session: Session, id: number) =>
-  call<{ topup: Topup }>(`/miniapp/topups/${id}`, { headers: { authorization: `Bearer ${session.token}` } }).then((r) => r.topup);
+async function answer<T>(response: Response): Promise<T> {
+  const body = (await response.json().catch(() => ({}))) as { error?: string; error_code?: string; order_id?: number };
+  // A failed order (502) is an answer with its outcome, not an error.
+  if (response.ok || (response.status === 502 && body.order_id !== undefined)) return body as T;
+  throw new ApiError(response.status, body.error ?? `HTTP ${response.status}`, body.error_code ?? null);
+}
+
+export async function signIn(initData: string): Promise<Session> {
+  const response = await fetch("/miniapp/session", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ init_data: initData }),
+  });
+  return answer<Session>(response);
+}
+
+export type Api = ReturnType<typeof client>;
+
+export function client(session: Session) {
+  const headers = { authorization: `Bearer ${session.token}` };
+  const call = <T>(method: string, path: string, body?: object) =>
+    fetch(path, {
+      method,
+      headers: body ? { ...headers, "content-type": "application/json" } : headers,
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }).then((response) => answer<T>(response));
+  return {
+    get: <T>(path: string) => call<T>("GET", path),
+    post: <T>(path: string, body: object = {}) => call<T>("POST", path, body),
+    delete: <T>(path: string) => call<T>("DELETE", path),
+    /** A file (the statement's CSV) as a blob to save. */
+    async file(path: string): Promise<Blob> {
+      const response = await fetch(path, { headers });
+      if (!response.ok) await answer(response);
+      return response.blob();
+    },
+  };
+}
+
+/** Buys at a quote, with one idempotency key per confirmation: the product's own purchase route. */
+export function buy(api: Api, purchase: Purchase, quoteId: string, idempotencyKey: string): Promise<Order> {
+  const guard = { quote_id: quoteId, idempotency_key: idempotencyKey };
+  switch (purchase.product_type) {
+    case "stars":
+      return api.post("/v1/stars", { username: purchase.username, stars: purchase.stars, ...guard });
+    case "premium":
+      return api.post("/v1/premium", { username: purchase.username, months: purchase.months, ...guard });
+    case "store":
+      return api.post("/v1/store", { login: purchase.login, amount_usd: purchase.amount_usd, ...guard });
+    case "game": {
+      const { denomination, player_id, server_id } = purchase;
+      return api.post(`/v1/games/${encodeURIComponent(purchase.game_code)}/order`, { denomination, player_id, server_id, ...guard });
+    }
+    case "giftcard":
+      return api.post(`/v1/giftcards/${encodeURIComponent(purchase.category_id)}/order`, {
+        card_id: purchase.card_id,
+        quantity: purchase.quantity,
+        ...guard,
+      });
+    case "gift": {
+      const { recipient, gift_id, hide_name, message } = purchase;
+      return api.post("/v1/gifts", { recipient, gift_id, hide_name, message, ...guard });
+    }
+  }
+}
+
+/** One order as it is now (refreshed from the provider while processing); a gift card order with its codes once completed. */
+export async function orderNow(api: Api, id: number, product: string): Promise<Order> {
+  const order = await api.get<Order>(`/v1/orders/${id}`);
+  if (product === "giftcard" && order.status === "completed") return api.get<Order>(`/v1/giftcards/orders/${id}`);
+  return order;
+}

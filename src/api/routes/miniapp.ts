@@ -8,6 +8,7 @@ import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   blockBody,
   blockResponse,
+  checkResponse,
   decisionBody,
   decisionResponse,
   keyResponse,
@@ -24,7 +25,10 @@ import {
   userView,
   volumeView,
 } from "../../wire/miniapp.js";
+import { quoteBody } from "../../wire/quotes.js";
+import { STORE_FIELD_CODES } from "../../wire/store.js";
 import { toTopupView, topupIdParams } from "../../wire/topups.js";
+import { quotable } from "./quotes.js";
 import { callerOf, isMiniAppCaller } from "../auth.js";
 import type { MiniAppSessions } from "../miniapp/session.js";
 
@@ -90,7 +94,13 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
           "The Telegram sign-in data is not valid (forged, too old, or for another bot): open the Mini App from the bot again",
         );
       }
-      const account = await core.accounts.register(String(user.id), user.username ?? null);
+      let account = await core.accounts.register(String(user.id), user.username ?? null);
+      // A new user starts in their Telegram language, as /start does; the bot's /language changes it for both.
+      if (account.language === null) {
+        const language = user.language_code?.toLowerCase().startsWith("ru") ? "ru" : "en";
+        await core.accounts.setLanguage(account.id, language);
+        account = { ...account, language };
+      }
       if (account.blocked) {
         // Why, in the user's language, and whom to ask.
         const why = options.refusal(account.language ?? user.language_code ?? null, { code: "key_blocked", details: {} });
@@ -133,6 +143,32 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
         // The bot's equivalents: UZS at the configured rate, TON at the live one.
         balance_uzs: divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT),
         balance_ton: tonUsd === null ? null : toUsdt(divideRounded(available, tonUsd)),
+      };
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/check`,
+    {
+      config: { fieldErrorCodes: STORE_FIELD_CODES },
+      schema: {
+        summary:
+          "Check a purchase as the user fills it in: every rule and live read of the purchase, its charge now; nothing stored, charged or sent",
+        operationId: "miniAppCheck",
+        body: quoteBody,
+        response: { 200: checkResponse, 400: errorBody, 404: errorBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const caller = userOf(request);
+      const [priced, balance] = await Promise.all([quotable(core, request.body).price(caller), core.accounts.available(caller.account)]);
+      return {
+        success: true as const,
+        product_type: request.body.product_type,
+        recipient: priced.recipient,
+        charge_usdt: toUsdt(priced.chargeMicro),
+        balance_usdt: toUsdt(balance),
+        balance_after_usdt: toUsdt(balance - priced.chargeMicro),
       };
     },
   );

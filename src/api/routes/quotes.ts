@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
+import type { PriceGuard, Priced } from "../../core/purchase.js";
 import type { BindingQuote } from "../../core/quotes.js";
 import { callerOf } from "../auth.js";
 import { purchaseOptions } from "../requests.js";
@@ -13,39 +14,55 @@ import { type QuoteBody, type QuoteFields, quoteBody, quoteResponse, quoteView }
 import { starsRequestOf } from "../../wire/stars.js";
 import { STORE_FIELD_CODES, storeRequestOf } from "../../wire/store.js";
 
+type Quoted<D> = { recipient: string; details: D };
+interface Offer<R, D> {
+  price(caller: Caller, request: R, guard?: PriceGuard): Promise<Priced<D>>;
+  issueQuote(caller: Caller, request: R, guard?: PriceGuard): Promise<BindingQuote<D>>;
+}
+
+/** One product's offer for one request: its price now, and a binding quote with the fields it is bound to. */
+function bound<R, D>(offer: Offer<R, D>, request: R, guard: PriceGuard | undefined, fields: (quoted: Quoted<D>) => QuoteFields) {
+  return {
+    price: (caller: Caller) => offer.price(caller, request, guard),
+    async issue(caller: Caller): Promise<{ quote: BindingQuote; fields: QuoteFields }> {
+      const quote = await offer.issueQuote(caller, request, guard);
+      return { quote, fields: fields(quote) };
+    },
+  };
+}
+
 /**
- * The product's own quote (every rule and live read of its purchase), stored as a binding quote, and the
- * identifying fields it is bound to, as the purchase will compare them.
+ * A quote body as its product's request (every rule and live read of its purchase): priced now (nothing stored,
+ * as the Mini App checks a form) or stored as a binding quote, with the identifying fields the purchase must repeat.
  */
-async function issueQuote(core: Core, caller: Caller, body: QuoteBody): Promise<{ quote: BindingQuote; fields: QuoteFields }> {
+export function quotable(core: Core, body: QuoteBody) {
   const guard = purchaseOptions(body).guard;
   switch (body.product_type) {
-    case "stars": {
-      const quote = await core.stars.issueQuote(caller, starsRequestOf(body), guard);
-      return { quote, fields: { username: quote.recipient, stars: body.stars } };
-    }
-    case "premium": {
-      const quote = await core.premium.issueQuote(caller, premiumRequestOf(body), guard);
-      return { quote, fields: { username: quote.recipient, months: body.months } };
-    }
-    case "store": {
-      const quote = await core.store.issueQuote(caller, storeRequestOf(body), guard);
-      return { quote, fields: { login: quote.recipient, amount_usd: body.amount_usd } };
-    }
-    case "game": {
-      const quote = await core.games.issueQuote(caller, gamesRequestOf(body.game_code, body), guard);
-      const { game_code, denomination, player_id, server_id } = quote.details;
-      return { quote, fields: { game_code, denomination, player_id, server_id } };
-    }
+    case "stars":
+      return bound(core.stars, starsRequestOf(body), guard, (q) => ({ username: q.recipient, stars: body.stars }));
+    case "premium":
+      return bound(core.premium, premiumRequestOf(body), guard, (q) => ({ username: q.recipient, months: body.months }));
+    case "store":
+      return bound(core.store, storeRequestOf(body), guard, (q) => ({ login: q.recipient, amount_usd: body.amount_usd }));
+    case "game":
+      return bound(core.games, gamesRequestOf(body.game_code, body), guard, ({ details: { game_code, denomination, player_id, server_id } }) => ({
+        game_code,
+        denomination,
+        player_id,
+        server_id,
+      }));
     case "giftcard": {
       const request = giftcardRequestOf(body.category_id, body);
-      const quote = await core.giftcards.issueQuote(caller, request, guard);
-      return { quote, fields: { category_id: body.category_id, card_id: body.card_id, quantity: request.quantity } };
+      return bound(core.giftcards, request, guard, () => ({ category_id: body.category_id, card_id: body.card_id, quantity: request.quantity }));
     }
     case "gift": {
       const request = giftRequestOf(body);
-      const quote = await core.gifts.issueQuote(caller, request, guard);
-      return { quote, fields: { recipient: quote.recipient, gift_id: request.giftId, hide_name: request.hideName, message: request.message } };
+      return bound(core.gifts, request, guard, (q) => ({
+        recipient: q.recipient,
+        gift_id: request.giftId,
+        hide_name: request.hideName,
+        message: request.message,
+      }));
     }
   }
 }
@@ -65,7 +82,7 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       },
     },
     async (req) => {
-      const { quote, fields } = await issueQuote(core, callerOf(req), req.body);
+      const { quote, fields } = await quotable(core, req.body).issue(callerOf(req));
       return quoteView(req.body.product_type, quote, fields);
     },
   );

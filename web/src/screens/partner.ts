@@ -1,0 +1,130 @@
+import { useState } from "preact/hooks";
+import { telegram } from "../telegram.js";
+import { CopyButton, type Ctx, failure, Field, html, Outcome, useLoad } from "../ui.js";
+
+interface Webhook {
+  url: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  pending_events: number;
+  failing_since: string | null;
+  retry_at: string | null;
+}
+
+interface Attempt {
+  event_type: string;
+  status_code: number | null;
+  succeeded: boolean;
+  error: string | null;
+  attempted_at: string;
+}
+
+/** A secret or key shown once, with a copy button. */
+function Once({ ctx, label, value }: { ctx: Ctx; label: string; value: string }) {
+  return html`<div class="once" data-testid="once">
+    <p>${label}</p>
+    <p><code>${value}</code> <${CopyButton} text=${value} t=${ctx.t} /></p>
+    <p class="muted">${ctx.t.shownOnce}</p>
+  </div>`;
+}
+
+/** The partner's side: the API key (rotated after a confirmation, the new one shown once) and the webhook. */
+export function Partner({ ctx }: { ctx: Ctx }) {
+  const { t, api, me } = ctx;
+  const [asking, setAsking] = useState(false);
+  const [shown, setShown] = useState<{ label: string; value: string } | null>(null);
+  const [note, setNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [version, setVersion] = useState(0);
+  const webhook = useLoad(() => api.get<{ webhook: Webhook | null }>("/v1/webhook"), [version]);
+  const attempts = useLoad(() => api.get<{ attempts: Attempt[] }>("/v1/webhook/attempts?limit=5"), [version]);
+  const [url, setUrl] = useState("");
+
+  async function act(run: () => Promise<void>) {
+    setNote(null);
+    try {
+      await run();
+      setVersion((v) => v + 1);
+    } catch (error) {
+      telegram.haptic("error");
+      setNote({ kind: "error", text: failure(t, error) });
+    }
+  }
+  const rotateKey = () =>
+    act(async () => {
+      setAsking(false);
+      const issued = await api.post<{ key: string }>("/miniapp/key");
+      setShown({ label: t.newKey, value: issued.key });
+      telegram.haptic("success");
+      await ctx.refresh();
+    });
+  const setWebhook = () =>
+    act(async () => {
+      const set = await api.post<{ secret?: string }>("/v1/webhook", { url: url.trim() });
+      if (set.secret) setShown({ label: t.signingSecret, value: set.secret });
+      setNote({ kind: "ok", text: t.webhookSaved });
+    });
+  const ping = () =>
+    act(async () => {
+      const answer = await api.post<{ delivered: boolean; status_code: number | null; error: string | null; duration_ms: number }>(
+        "/v1/webhook/ping",
+      );
+      setNote(
+        answer.delivered
+          ? { kind: "ok", text: t.pingOk(answer.status_code ?? 0, Math.round(answer.duration_ms)) }
+          : { kind: "error", text: t.pingFailed(answer.error ?? `HTTP ${answer.status_code}`) },
+      );
+    });
+  const rotateSecret = () =>
+    act(async () => {
+      const rotated = await api.post<{ secret: string }>("/v1/webhook/secret");
+      setShown({ label: t.signingSecret, value: rotated.secret });
+    });
+
+  const current = webhook.kind === "ok" ? webhook.value.webhook : null;
+  return html`<section class="card">
+      <h1>${t.apiKey}</h1>
+      <p>${me.key_prefix ? t.keyNow(me.key_prefix) : t.noKey}</p>
+      ${
+        asking
+          ? html`<p>${t.rotateAsk}</p>
+              <button type="button" class="danger" data-testid="rotate-yes" onClick=${rotateKey}>${t.rotateYes}</button>
+              <button type="button" class="secondary" onClick=${() => setAsking(false)}>${t.keepKey}</button>`
+          : html`<button type="button" data-testid="rotate" onClick=${() => setAsking(true)}>${me.key_prefix ? t.rotateKey : t.issueKey}</button>`
+      }
+    </section>
+    ${shown && html`<section class="card"><${Once} ctx=${ctx} label=${shown.label} value=${shown.value} /></section>`}
+    <section class="card">
+      <h2>${t.webhook}</h2>
+      ${
+        current
+          ? html`<p data-testid="webhook">${current.url}</p>
+              <p class="muted">
+                ${current.enabled ? (current.retry_at ? t.webhookBackingOff(current.retry_at) : t.webhookOn(current.pending_events)) : t.webhookOff(current.disabled_reason ?? "")}
+              </p>`
+          : html`<p class="muted">${t.noWebhook}</p>`
+      }
+      <${Field} label=${t.webhookUrl} name="webhook_url" type="url" value=${url} onInput=${setUrl} placeholder="https://" />
+      <button type="button" disabled=${!url.trim()} onClick=${setWebhook}>${t.saveWebhook}</button>
+      ${
+        current &&
+        html`<div class="pair">
+          <button type="button" class="secondary" data-testid="ping" onClick=${ping}>${t.ping}</button>
+          <button type="button" class="secondary" onClick=${rotateSecret}>${t.rotateSecret}</button>
+        </div>`
+      }
+      ${note && html`<${Outcome} kind=${note.kind} text=${note.text} testId="webhook-note" />`}
+      ${
+        attempts.kind === "ok" && attempts.value.attempts.length
+          ? html`<h2>${t.attempts}</h2>
+              <ul class="list">
+                ${attempts.value.attempts.map(
+                  (a) =>
+                    html`<li>
+                      ${`${new Date(a.attempted_at).toLocaleString(ctx.language)} · ${a.event_type} · ${a.succeeded ? a.status_code : (a.error ?? a.status_code)}`}
+                    </li>`,
+                )}
+              </ul>`
+          : null
+      }
+    </section>`;
+}

@@ -1,0 +1,47 @@
+import { hasWebviewProxy, isIframe, on, postEvent } from "@telegram-apps/bridge";
+
+// The Telegram client's own controls through its bridge (@telegram-apps/bridge: no hosted script, so the strict CSP
+// holds). In an ordinary browser there is no client: every call does nothing and links open in a new tab.
+
+const inTelegram = typeof window !== "undefined" && (hasWebviewProxy(window) || isIframe());
+
+function send(method: string, params?: object): void {
+  if (!inTelegram) return;
+  try {
+    (postEvent as (method: string, params?: object) => void)(method, params);
+  } catch {
+    // An older client without this method: the page's own buttons still work.
+  }
+}
+
+export const telegram = {
+  inTelegram,
+  ready() {
+    send("web_app_ready");
+    send("web_app_expand");
+  },
+  /** Telegram's BackButton: shown on every screen but the first. */
+  backButton(visible: boolean) {
+    send("web_app_setup_back_button", { is_visible: visible });
+  },
+  onBack(listener: () => void): () => void {
+    return on("back_button_pressed", listener);
+  },
+  /** Telegram's MainButton mirrors the screen's main action (the page's own button does the same). */
+  mainButton(button: { text: string; active: boolean } | null) {
+    send("web_app_setup_main_button", button ? { is_visible: true, is_active: button.active, text: button.text } : { is_visible: false });
+  },
+  onMain(listener: () => void): () => void {
+    return on("main_button_pressed", listener);
+  },
+  haptic(outcome: "success" | "error" | "warning") {
+    send("web_app_trigger_haptic_feedback", { type: "notification", notification_type: outcome });
+  },
+  /** A t.me link (a Crypto Pay invoice) opens inside Telegram; anything else in the browser. */
+  openLink(url: string) {
+    const link = new URL(url);
+    if (!inTelegram) window.open(url, "_blank", "noopener");
+    else if (link.hostname === "t.me") send("web_app_open_tg_link", { path_full: `${link.pathname}${link.search}` });
+    else send("web_app_open_link", { url });
+  },
+};

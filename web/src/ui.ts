@@ -1,0 +1,183 @@
+import htm from "htm";
+import { h } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type Api, ApiError, type Me } from "./api.js";
+import { telegram } from "./telegram.js";
+import type { Texts } from "./texts.js";
+
+export const html = htm.bind(h);
+
+/** A screen the app can show; `back` leaves it. */
+export type Screen =
+  | { name: "home" }
+  | { name: "shop" }
+  | { name: "buy"; product: "stars" | "premium" | "store" | "game" | "giftcard" | "gift" }
+  | { name: "orders" }
+  | { name: "order"; id: number; product: string }
+  | { name: "statement" }
+  | { name: "topup" }
+  | { name: "partner" }
+  | { name: "admin" };
+
+/** What every screen is given: the API with the session, the words, the user, and the way around. */
+export interface Ctx {
+  api: Api;
+  t: Texts;
+  me: Me;
+  /** Reads the user and the balance again (after a purchase, a top-up, an admin move). */
+  refresh(): Promise<void>;
+  go(screen: Screen): void;
+  back(): void;
+  language: "en" | "ru";
+}
+
+export const usdt = (amount: number) => `${amount.toFixed(2)} USDT`;
+
+/** The words for a failed call: the service's own (in the user's language), or "cannot be reached". */
+export const failure = (t: Texts, error: unknown) => (error instanceof ApiError ? error.message : t.offline);
+
+/** A value checked as the user types: re-run `check` a moment after `key` changes; null key means "nothing to check". */
+export function useCheck<T>(key: string | null, check: () => Promise<T>, delayMs = 400) {
+  const [state, setState] = useState<{ kind: "idle" } | { kind: "checking" } | { kind: "ok"; value: T } | { kind: "error"; message: string }>({
+    kind: "idle",
+  });
+  const latest = useRef(0);
+  useEffect(() => {
+    if (key === null) {
+      setState({ kind: "idle" });
+      return;
+    }
+    const run = ++latest.current;
+    setState({ kind: "checking" });
+    const timer = setTimeout(() => {
+      check().then(
+        (value) => run === latest.current && setState({ kind: "ok", value }),
+        (error: unknown) => run === latest.current && setState({ kind: "error", message: error instanceof Error ? error.message : String(error) }),
+      );
+    }, delayMs);
+    return () => clearTimeout(timer);
+  }, [key]);
+  return state;
+}
+
+/** Calls `read` until `done` says so, slower and slower (1 s to 5 s): an order or a top-up watched until it ends. */
+export function useWatch<T>(initial: T, read: () => Promise<T>, done: (value: T) => boolean, onChange?: (value: T) => void) {
+  const [value, setValue] = useState(initial);
+  useEffect(() => {
+    if (done(value)) return;
+    let stopped = false;
+    let delay = 1000;
+    let timer: ReturnType<typeof setTimeout>;
+    const tick = async () => {
+      const now = await read().catch(() => null);
+      if (stopped) return;
+      if (now !== null && JSON.stringify(now) !== JSON.stringify(value)) {
+        setValue(now);
+        onChange?.(now);
+        return;
+      }
+      delay = Math.min(delay * 1.5, 5000);
+      timer = setTimeout(tick, delay);
+    };
+    timer = setTimeout(tick, delay);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [value]);
+  return [value, setValue] as const;
+}
+
+/** The screen's main action: the page's own button, mirrored on Telegram's MainButton inside Telegram. */
+export function MainAction({ text, active = true, onPress, testId }: { text: string; active?: boolean; onPress: () => void; testId?: string }) {
+  const press = useRef(onPress);
+  press.current = onPress;
+  useEffect(() => {
+    telegram.mainButton({ text, active });
+  }, [text, active]);
+  useEffect(() => {
+    const off = telegram.onMain(() => press.current());
+    return () => {
+      off();
+      telegram.mainButton(null);
+    };
+  }, []);
+  return html`<button type="button" class="primary" disabled=${!active} data-testid=${testId} onClick=${() => onPress()}>${text}</button>`;
+}
+
+export function CopyButton({ text, t }: { text: string; t: Texts }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard?.writeText(text).catch(() => undefined);
+    setCopied(true);
+    telegram.haptic("success");
+  };
+  return html`<button type="button" class="small" onClick=${copy}>${copied ? t.copied : t.copy}</button>`;
+}
+
+export function Outcome({ kind, text, testId }: { kind: "ok" | "error" | "info"; text: string; testId?: string }) {
+  return html`<p class=${`outcome ${kind}`} role=${kind === "error" ? "alert" : "status"} data-testid=${testId}>${text}</p>`;
+}
+
+/** An input with its label. */
+export function Field({
+  label,
+  value,
+  onInput,
+  type = "text",
+  name,
+  hint,
+  ...rest
+}: {
+  label: string;
+  value: string | number;
+  onInput: (value: string) => void;
+  type?: string;
+  name: string;
+  hint?: string | null;
+  [attribute: string]: unknown;
+}) {
+  return html`<label
+    >${label}<input name=${name} type=${type} value=${value} onInput=${(e: Event) => onInput((e.target as HTMLInputElement).value)} ...${rest} />${
+      hint ? html`<small class="hint">${hint}</small>` : null
+    }</label
+  >`;
+}
+
+/** A select with its label; options as [value, text]. */
+export function Choice({
+  label,
+  value,
+  options,
+  onChange,
+  name,
+}: {
+  label: string;
+  value: string;
+  options: Array<[string, string] | [string, string, boolean]>;
+  onChange: (value: string) => void;
+  name: string;
+}) {
+  return html`<label
+    >${label}<select name=${name} value=${value} onChange=${(e: Event) => onChange((e.target as HTMLSelectElement).value)}>
+      ${options.map(([v, text, disabled]) => html`<option key=${v} value=${v} disabled=${disabled ?? false}>${text}</option>`)}
+    </select></label
+  >`;
+}
+
+/** Reads once when shown: the catalogue of a product, the statement's first page. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
+  const [state, setState] = useState<{ kind: "loading" } | { kind: "ok"; value: T } | { kind: "error"; error: unknown }>({ kind: "loading" });
+  useEffect(() => {
+    let live = true;
+    setState({ kind: "loading" });
+    load().then(
+      (value) => live && setState({ kind: "ok", value }),
+      (error: unknown) => live && setState({ kind: "error", error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, deps);
+  return state;
+}
