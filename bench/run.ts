@@ -504,11 +504,14 @@ const webhooks = apiOnly ? null : await webhookAttack();
 async function miniAppBench() {
   const assets = join("dist", "web", "assets");
   const files = readdirSync(assets).filter((name) => /\.(js|css)$/.test(name));
-  const gzippedBytes = files.reduce((sum, name) => sum + gzipSync(readFileSync(join(assets, name))).length, 0);
+  const gzipped = (names: string[]) => names.reduce((sum, name) => sum + gzipSync(readFileSync(join(assets, name))).length, 0);
+  // The Lottie player is its own chunk, loaded when gifts are shown; the bound leaves it out.
+  const gzippedBytes = gzipped(files.filter((name) => !name.startsWith("lottie")));
+  const playerBytes = gzipped(files.filter((name) => name.startsWith("lottie")));
   const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (!existsSync(chromiumPath)) {
     log(`mini app: ${(gzippedBytes / 1024).toFixed(1)} KiB gzipped; no Chromium at ${chromiumPath}, first screen not timed`);
-    return { gzippedBytes, firstScreenMs: null };
+    return { gzippedBytes, playerBytes, firstScreenMs: null };
   }
   const { chromium } = await import("playwright-core");
   const { sign } = await import("@telegram-apps/init-data-node");
@@ -538,7 +541,7 @@ async function miniAppBench() {
   log(
     `mini app: ${(gzippedBytes / 1024).toFixed(1)} KiB of JS and CSS gzipped; first screen (signed in, balance shown) p50 ${firstScreenMs.toFixed(0)} ms`,
   );
-  return { gzippedBytes, firstScreenMs, opens: times.length };
+  return { gzippedBytes, playerBytes, firstScreenMs, opens: times.length };
 }
 const miniApp = apiOnly ? null : await miniAppBench();
 
@@ -599,7 +602,7 @@ const markdown = [
   ...(miniApp
     ? [
         "",
-        `Mini App: ${(miniApp.gzippedBytes / 1024).toFixed(1)} KiB of JS and CSS gzipped (the bound is 150 KiB)${miniApp.firstScreenMs === null ? "; no Chromium, the first screen was not timed" : `; the first screen (a fresh browser context, sign-in by init data, the balance shown) in ${miniApp.firstScreenMs.toFixed(0)} ms, the median of ${miniApp.opens} opens in Chromium (the bound is 1 s)`}.`,
+        `Mini App: ${(miniApp.gzippedBytes / 1024).toFixed(1)} KiB of JS and CSS gzipped (the bound is 150 KiB; the Lottie player, loaded with the gifts, adds ${(miniApp.playerBytes / 1024).toFixed(1)} KiB)${miniApp.firstScreenMs === null ? "; no Chromium, the first screen was not timed" : `; the first screen (a fresh browser context, sign-in by init data, the balance shown) in ${miniApp.firstScreenMs.toFixed(0)} ms, the median of ${miniApp.opens} opens in Chromium (the bound is 1 s)`}.`,
       ]
     : []),
   ...(webhooks

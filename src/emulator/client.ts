@@ -33,16 +33,25 @@ export class EmulatedChat {
     return (await this.call("POST", "/emulator/messages", { user: this.user, text, chat_id: this.chatId })).update_id;
   }
 
-  /** Taps the button whose label contains `label` on the newest bot message that has one. */
-  async tap(label: string | RegExp): Promise<number> {
-    const messages = await this.messages();
-    for (const message of [...messages].reverse()) {
-      const button = message.reply_markup?.inline_keyboard
-        .flat()
-        .find((b) => (typeof label === "string" ? b.text.includes(label) : label.test(b.text)));
-      if (button && "callback_data" in button) return this.tapData(message.message_id, button.callback_data!);
+  /**
+   * Taps the button whose label contains `label` on the newest bot message that has one, waiting up to `timeoutMs`
+   * for it to appear (a bot may send its buttons a moment after the message a test waited for).
+   */
+  async tap(label: string | RegExp, timeoutMs = 5000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const messages = await this.messages();
+      for (const message of [...messages].reverse()) {
+        const button = message.reply_markup?.inline_keyboard
+          .flat()
+          .find((b) => (typeof label === "string" ? b.text.includes(label) : label.test(b.text)));
+        if (button && "callback_data" in button) return this.tapData(message.message_id, button.callback_data!);
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`no button ${label} in ${JSON.stringify(messages.slice(-2).map((m) => [m.text, m.reply_markup]))}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`no button ${label} in ${JSON.stringify(messages.slice(-2).map((m) => [m.text, m.reply_markup]))}`);
   }
 
   async tapData(messageId: number, data: string): Promise<number> {

@@ -54,7 +54,8 @@ describe("Mini App sign-in", () => {
       success: true,
       telegram_id: "690100001",
       username: "mia_m",
-      language: "en",
+      // Registered in her Telegram language, as /start does.
+      language: "ru",
       admin: false,
       key_prefix: null,
       balance_usdt: 7,

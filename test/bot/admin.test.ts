@@ -78,6 +78,8 @@ describe("admin commands", () => {
     const stats = await say("/stats");
     expect(stats).toMatch(/stars completed: \d+ orders/);
     expect(stats).toMatch(/refunds: [1-9]/);
+    // The Mini App's 30-day chart, as one line of delivered volume by product.
+    expect(stats).toMatch(/last 30 days, delivered: .*stars \d+\.\d\d USDT/);
     expect(stats).toContain("delivery gateway ready");
   });
 

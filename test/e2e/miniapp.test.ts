@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { sign } from "@telegram-apps/init-data-node";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM } from "../support/global-setup.js";
 import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";
@@ -36,6 +36,7 @@ beforeAll(async () => {
     args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 });
+afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();

@@ -213,7 +213,11 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
   });
 
   command("stats", async (_args, _actor, ctx) => {
-    const rows = await core.admin.stats(core.clock.now());
+    const now = core.clock.now();
+    const [rows, month] = await Promise.all([core.admin.stats(now), core.admin.volumeByDay(now, 30)]);
+    // The 30 days the Mini App charts, as one line: delivered volume by product.
+    const delivered = new Map<string, number>();
+    for (const r of month) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
     const { ready } = await core.health.current();
     const lines = rows.map((r) =>
       ctx.t("adm-stats-line", {
@@ -228,6 +232,9 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
       ctx.t("adm-stats-title"),
       ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
       ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
+      ctx.t("adm-stats-30d", {
+        list: [...delivered].map(([product, volume]) => `${ctx.t(`product-${product}`)} ${usdt(volume)} USDT`).join(", ") || ctx.t("adm-none"),
+      }),
       ctx.t("adm-stats-topups", {
         list:
           (await core.topups.stats())

@@ -233,6 +233,7 @@ adm-stats-title = today (UTC):
 adm-stats-line = { $product } { $status }: { $orders } orders, { $volume } USDT
 adm-stats-none = no orders yet
 adm-stats-refunds = refunds: { $orders }, { $volume } USDT
+adm-stats-30d = last 30 days, delivered: { $list }
 adm-stats-topups = top-ups (all time): { $list }
 adm-stats-upstreams = upstreams: { $list }
 adm-ready = ready

@@ -233,6 +233,7 @@ adm-stats-title = сегодня (UTC):
 adm-stats-line = { $product } { $status }: заказов { $orders }, { $volume } USDT
 adm-stats-none = заказов пока нет
 adm-stats-refunds = возвраты: { $orders }, { $volume } USDT
+adm-stats-30d = за 30 дней, доставлено: { $list }
 adm-stats-topups = пополнения (за всё время): { $list }
 adm-stats-upstreams = поставщики: { $list }
 adm-ready = работает
