@@ -281,15 +281,18 @@ describe("the Mini App in Chromium", () => {
     expect(await h.service.core.orders.list((await h.service.core.accounts.byTelegramId("695100009"))!.id, 5)).toEqual([]);
   });
 
-  it("tops up: the invoice's pay link, then the credit shown while the page watches", async () => {
+  it("tops up inside Telegram: the invoice's pay link opened through Telegram, then the credit shown while the page watches", async () => {
     const tia = await user(695_100_005, "tia_t");
-    const { page, errors, close } = await open(tia);
+    const { page, errors, close } = await open(tia, { telegram: true });
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("0.00 USDT");
     await page.getByRole("button", { name: "💳 Top up" }).click();
     await page.getByRole("button", { name: "25 USDT" }).click();
     await expect.poll(() => page.getByTestId("pay").textContent()).toBe("Pay 25.00 USDT in @CryptoBot");
     expect(await page.locator("a.pay").getAttribute("href")).toMatch(/^https:\/\/t\.me\/CryptoBot\?start=IV/);
     await shot(page, "topup-invoice");
+    // Pay opens @CryptoBot inside Telegram (openTelegramLink), not a browser tab.
+    await page.getByTestId("pay").click();
+    expect(await sent(page, "web_app_open_tg_link")).toEqual([{ path_full: expect.stringMatching(/^\/CryptoBot\?start=IV\w+$/) }]);
     // Paid at Crypto Pay (no webhook reaches this test's service: the poll finds it).
     const account = (await h.service.core.accounts.byTelegramId("695100005"))!;
     const [topup] = await h.service.core.topups.list(account, { limit: 1 });
