@@ -32,7 +32,7 @@ import { quotable } from "./quotes.js";
 import { callerOf, isMiniAppCaller } from "../auth.js";
 import type { MiniAppSessions } from "../miniapp/session.js";
 
-export const MINIAPP_PREFIX = "/miniapp";
+const MINIAPP_PREFIX = "/miniapp";
 const ADMIN_DAYS = 30;
 
 /** The bot's words for a message key, in one language (what the bot would say to the same user). */
