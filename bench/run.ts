@@ -43,6 +43,8 @@ interface Row {
   max: number;
   errors: number;
   peakRssMb: number;
+  /** How far the row's share of the ceiling spread over its slices (max − min, over the mean): this run's noise. */
+  noise: number;
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
@@ -126,9 +128,12 @@ for (let i = 0; i < KEYS; i++) {
 log(`${engine}: ${KEYS} funded keys`);
 
 let service = await startService();
+// The floor under a keyed read (bench/floor.ts), on the same database: the keys are seeded.
+const floorPort = await freePort();
+const floor = await startProcess(["--import", "tsx", "bench/floor.ts", String(floorPort), databaseUrl], floorPort, {});
 
-async function call(method: "GET" | "POST", path: string, key: string, body?: unknown) {
-  const response = await request(`${service.url}${path}`, {
+async function call(method: "GET" | "POST", path: string, key: string, body?: unknown, base = service.url) {
+  const response = await request(`${base}${path}`, {
     method,
     headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -187,7 +192,8 @@ const SLICES = smoke ? 1 : 3;
  */
 async function measure(name: string, targets: Target[], urls = instances.map((s) => s.url)): Promise<Row> {
   const first = targets[0];
-  const sample = await call(first.method, typeof first.path === "string" ? first.path : first.path(0), first.key?.(0) ?? keys[1], first.body?.(0));
+  const path = typeof first.path === "string" ? first.path : first.path(0);
+  const sample = await call(first.method, path, first.key?.(0) ?? keys[1], first.body?.(0), urls[0]);
   const ceilingTarget: Target[] = [{ method: "GET", path: `/${Buffer.byteLength(sample.text)}` }];
   // A smoke run only shows every row works: no warm-up (autocannon runs last a whole second at least).
   if (!smoke) await cannon(urls, targets, WARMUP_SECONDS);
@@ -209,7 +215,9 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
   };
   const ceilingRps = mean(ceilings, (r) => r.rps);
-  const row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb };
+  const shares = runs.map((r, i) => r.rps / ceilings[i].rps);
+  const noise = (Math.max(...shares) - Math.min(...shares)) / (shares.reduce((a, b) => a + b, 0) / shares.length);
+  const row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise };
   log(`${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms`);
   return row;
 }
@@ -221,8 +229,12 @@ const starsBody = () => ({ username: "alice", stars: 50 });
 const replayBody = { username: "alice", stars: 50, idempotency_key: "bench-replay" };
 const placed = JSON.parse((await call("POST", "/v1/stars", keys[0], replayBody)).text) as { order_id: number };
 
+/** The floor's own row: its share of the ceiling is what a keyed read can reach at best. */
+const FLOOR_ROW = "floor: key hashed + one indexed read";
+
 function apiRows(urls?: string[]) {
   return [
+    () => measure(FLOOR_ROW, [{ method: "GET", path: "/floor" }], [floor.url]),
     () => measure("GET /v1/health", [{ method: "GET", path: "/v1/health" }], urls),
     () => measure("GET /v1/balance", [{ method: "GET", path: "/v1/balance" }], urls),
     () => measure("GET /v1/pricing", [{ method: "GET", path: "/v1/pricing" }], urls),
@@ -558,18 +570,57 @@ if (isPostgres(db) && !apiOnly) {
 for (const instance of instances) await instance.stop();
 await simulator.stop();
 await ceiling.stop();
+await floor.stop();
 await emulator.app.close();
 await seeding.close();
 if (serverUrl) await onServer(`drop database if exists ${pgName} with (force)`);
 rmSync(dir, { recursive: true, force: true });
 
+/**
+ * The regression guard: each row's share of the ceiling beside the newest committed full run on this engine. A row
+ * moved when its share changed by more than twice the noise measured for it in this run (its slices' spread), and
+ * by at least 5 %: shares, not raw rates, since the machine's speed moves both a row and its ceiling.
+ */
+function againstPrevious(): string[] {
+  const committed = readdirSync(join("bench", "results"))
+    .filter((name) => name.endsWith(`-${engine}.json`))
+    .sort();
+  const previousFile = committed.at(-1);
+  if (!previousFile) return [];
+  const previous = JSON.parse(readFileSync(join("bench", "results", previousFile), "utf8")) as { rows: Row[] };
+  const lines = rows.flatMap((row) => {
+    const before = previous.rows.find((r) => r.name === row.name);
+    if (!before) return [];
+    const change = row.ratio / before.ratio - 1;
+    const bound = Math.max(0.05, 2 * row.noise);
+    const verdict = Math.abs(change) <= bound ? "within the noise" : change > 0 ? "**faster**" : "**slower**";
+    return [
+      `| ${row.name} | ${pct(before.ratio)} | ${pct(row.ratio)} | ${change >= 0 ? "+" : ""}${(change * 100).toFixed(0)} % | ±${(bound * 100).toFixed(0)} % | ${verdict} |`,
+    ];
+  });
+  return [
+    "",
+    `Against the previous committed run (\`${previousFile}\`${smoke || apiOnly ? "; this run is shorter, so read it as a hint" : ""}):`,
+    "",
+    "| row | share then | share now | change | noise bound | verdict |",
+    "|---|---|---|---|---|---|",
+    ...lines,
+  ];
+}
+
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+/** A row's share of the ceiling over the floor's, measured in the same list: how near it is to what it needs. */
+const ofFloor = (list: Row[], row: Row) => {
+  const floorRow = list.find((r) => r.name === FLOOR_ROW);
+  return floorRow && row !== floorRow ? pct(row.ratio / floorRow.ratio) : "";
+};
 const table = (list: Row[]) => [
-  "| row | req/s | % of ceiling | p50 ms | p99 ms | max ms | errors | peak RSS MB |",
-  "|---|---|---|---|---|---|---|---|",
+  "| row | req/s | % of ceiling | % of floor | p50 ms | p99 ms | max ms | errors | peak RSS MB |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...list.map(
-    (r) => `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
+    (r) =>
+      `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${ofFloor(list, r)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
   ),
 ];
 /** Each read's share of the ceiling at a million orders over its share at a thousand (1 = flat; the ceiling absorbs the machine's noise). */
@@ -580,6 +631,7 @@ const markdown = [
   `Machine: ${machine}. ${CONNECTIONS} connections, ${SECONDS} s a row after a ${WARMUP_SECONDS} s warm-up; the ceiling is bare Fastify answering a constant JSON body of the row's answer size with the same logging, measured in slices alternating with the row's. Service: compiled JavaScript, info logging, ${KEYS} funded keys, simulator with no delay.`,
   "",
   ...table(rows),
+  ...againstPrevious(),
   ...(twoInstances.length ? ["", "Two instances on the same PostgreSQL database (load split between them):", "", ...table(twoInstances)] : []),
   ...(growth.length
     ? [

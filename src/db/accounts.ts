@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Account } from "../core/accounts.js";
 import type { MarkupProduct } from "../core/markup.js";
 import { type Micro, micro } from "../core/money.js";
+import { compiledOnce } from "./compiled.js";
 import { type Executor, isPostgres } from "./database.js";
 import type { AccountRow } from "./schema.js";
 import type { Trx } from "./transaction.js";
@@ -139,15 +140,18 @@ export async function insertAudit(
 // ---- API keys ---------------------------------------------------------------------------------------
 
 /** The live key with this hash and its account, in one indexed read (this runs on every request). */
-export async function keyHolder(exec: Executor, keyHash: string): Promise<{ keyId: number; keyHash: string; account: Account } | undefined> {
-  const row = await exec
+const keyHolderQuery = compiledOnce(1, (exec, keyHash: string) =>
+  exec
     .selectFrom("api_keys")
     .innerJoin("accounts", "accounts.id", "api_keys.account_id")
     .selectAll("accounts")
     .select(["api_keys.id as key_id", "api_keys.key_hash"])
     .where("api_keys.key_hash", "=", keyHash)
-    .where("api_keys.revoked_at", "is", null)
-    .executeTakeFirst();
+    .where("api_keys.revoked_at", "is", null),
+);
+
+export async function keyHolder(exec: Executor, keyHash: string): Promise<{ keyId: number; keyHash: string; account: Account } | undefined> {
+  const [row] = await keyHolderQuery(exec, keyHash);
   return row && { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row) };
 }
 

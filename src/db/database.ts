@@ -109,10 +109,10 @@ const STATEMENT_CACHE = 500;
  * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text (an LRU of
  * STATEMENT_CACHE), and the flags go in as 1/0, since better-sqlite3 binds no booleans …
  */
-function sqliteDriver(sqlite: SQLite.Database): SqliteDatabase {
-  const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
+/** Prepared statements of one connection, kept per SQL text (an LRU of STATEMENT_CACHE). */
+function statementCache(sqlite: SQLite.Database) {
   const prepared = new Map<string, SQLite.Statement>();
-  const statementFor = (text: string) => {
+  return (text: string) => {
     let statement = prepared.get(text);
     if (statement) {
       prepared.delete(text);
@@ -123,8 +123,17 @@ function sqliteDriver(sqlite: SQLite.Database): SqliteDatabase {
     prepared.set(text, statement);
     return statement;
   };
+}
+
+const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
+
+function sqliteDriver(sqlite: SQLite.Database, reader: SQLite.Database | null): SqliteDatabase {
+  const statementFor = statementCache(sqlite);
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      reader?.close();
+      sqlite.close();
+    },
     prepare(text) {
       const statement = statementFor(text);
       return {
@@ -141,16 +150,28 @@ function sqliteDriver(sqlite: SQLite.Database): SqliteDatabase {
  * … and rows come out as they do from PostgreSQL: integers (read as BigInt, so none is rounded on the way)
  * become exact numbers or an error, and flags become booleans.
  */
+function asOnPostgres(rows: UnknownRow[]): UnknownRow[] {
+  for (const row of rows) {
+    for (const column in row) if (typeof row[column] === "bigint") row[column] = exactInteger(String(row[column]));
+    for (const column of FLAG_COLUMNS) if (typeof row[column] === "number") row[column] = row[column] === 1;
+  }
+  return rows;
+}
+
 const rowsAsOnPostgres: KyselyPlugin = {
   transformQuery: (args) => args.node,
   async transformResult({ result }): Promise<QueryResult<UnknownRow>> {
-    for (const row of result.rows) {
-      for (const column in row) if (typeof row[column] === "bigint") row[column] = exactInteger(String(row[column]));
-      for (const column of FLAG_COLUMNS) if (typeof row[column] === "number") row[column] = row[column] === 1;
-    }
+    asOnPostgres(result.rows as UnknownRow[]);
     return result;
   },
 };
+
+/** Runs a read's SQL at once, outside kysely's driver: SQLite's reader connection (see openSqlite). */
+export type DirectRead = (text: string, parameters: ReadonlyArray<unknown>) => UnknownRow[];
+const directReads = new WeakMap<Executor, DirectRead>();
+
+/** The database's direct reader, for a hot read outside any transaction; none on PostgreSQL or in a transaction. */
+export const directReader = (exec: Executor): DirectRead | undefined => directReads.get(exec);
 
 /** Opens the SQLite file (creating its folder), in WAL mode so the admin CLI can write while the service runs. */
 /**
@@ -181,7 +202,17 @@ function openSqlite(path: string): Db {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.defaultSafeIntegers(true);
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite) }), plugins: [rowsAsOnPostgres] });
+  // Hot reads (the key's account on every request) go to a read-only connection of their own, synchronously: they
+  // never queue behind a transaction on the main connection, nor see into one (WAL: committed data only).
+  const reader = path === ":memory:" ? null : new SQLite(path, { readonly: true, fileMustExist: true });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite, reader) }), plugins: [rowsAsOnPostgres] });
+  if (reader) {
+    reader.pragma("busy_timeout = 5000");
+    reader.defaultSafeIntegers(true);
+    const statementFor = statementCache(reader);
+    directReads.set(db, (text, parameters) => asOnPostgres(statementFor(text).all(bind(parameters)) as UnknownRow[]));
+  }
+  return db;
 }
 
 /** Whether the database answers (the health probe): `select 1`, false on any error. */

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertStandardAccount, keyHolder, replaceKey } from "../../src/db/accounts.js";
+import { compiledOnce } from "../../src/db/compiled.js";
+import { type Db, openDatabase } from "../../src/db/database.js";
+import { migrateToLatest } from "../../src/db/migrate.js";
+import { transaction } from "../../src/db/transaction.js";
+import { type TestDatabase, testDatabase } from "../support/databases.js";
+
+// Hot reads compiled once (issue 22): the same rows as the query built each time, with each call's values; outside
+// a transaction on SQLite they run on the reader connection, which sees committed data only, never a transaction's.
+
+let database: TestDatabase;
+let db: Db;
+const at = "2026-01-01T00:00:00.000Z";
+
+beforeAll(async () => {
+  database = await testDatabase();
+  db = openDatabase(database.url, { poolMax: 3 });
+  await migrateToLatest(db);
+});
+afterAll(async () => {
+  await db.destroy();
+  await database.drop();
+});
+
+describe("compiled hot reads", () => {
+  it("answer what the query built each time answers, for each call's values, and exact integers and flags as kysely does", async () => {
+    const one = await insertStandardAccount(db, { telegramId: "880001", username: null, at });
+    const two = await insertStandardAccount(db, { telegramId: "880002", username: null, at });
+    await replaceKey(db, one.id, { hash: "a".repeat(64), displayPrefix: "sj_aaaa", at });
+    await replaceKey(db, two.id, { hash: "b".repeat(64), displayPrefix: "sj_bbbb", at });
+    await db.updateTable("accounts").set({ balance_micro: 1_000_000_000_000_000, blocked: true }).where("id", "=", two.id).execute();
+
+    expect(await keyHolder(db, "a".repeat(64))).toMatchObject({
+      keyHash: "a".repeat(64),
+      account: { id: one.id, telegramId: "880001", balanceMicro: 0, blocked: false },
+    });
+    const holder = await keyHolder(db, "b".repeat(64));
+    expect(holder).toMatchObject({
+      keyHash: "b".repeat(64),
+      account: { id: two.id, telegramId: "880002", balanceMicro: 1_000_000_000_000_000, blocked: true },
+    });
+    expect(await keyHolder(db, "c".repeat(64))).toBeUndefined();
+  });
+
+  it("see a transaction's writes inside it, and only once committed outside it", async () => {
+    const account = await insertStandardAccount(db, { telegramId: "880003", username: null, at });
+    await replaceKey(db, account.id, { hash: "d".repeat(64), displayPrefix: "sj_dddd", at });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inside: unknown;
+    const rotation = transaction(db, async (trx) => {
+      await replaceKey(trx, account.id, { hash: "e".repeat(64), displayPrefix: "sj_eeee", at });
+      inside = await keyHolder(trx, "e".repeat(64));
+      await held;
+    });
+    // While the rotation is open, a read outside it still finds the old key, at once (SQLite: on the reader, which
+    // neither waits for the transaction nor sees into it).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await keyHolder(db, "d".repeat(64))).toMatchObject({ account: { id: account.id } });
+    expect(await keyHolder(db, "e".repeat(64))).toBeUndefined();
+    release();
+    await rotation;
+    expect(inside).toMatchObject({ keyHash: "e".repeat(64) });
+    expect(await keyHolder(db, "d".repeat(64))).toBeUndefined();
+    expect(await keyHolder(db, "e".repeat(64))).toMatchObject({ account: { id: account.id } });
+  });
+
+  it("refuse a write, and an argument the query does not use as a parameter", async () => {
+    const write = compiledOnce(1, (exec, id: number) => exec.updateTable("accounts").set({ username: null }).where("id", "=", id) as never);
+    await expect(write(db, 1)).rejects.toThrow("reads only");
+    const dropped = compiledOnce(1, (exec, _id: number) => exec.selectFrom("accounts").select("id").where("id", "=", 1));
+    await expect(dropped(db, 5)).rejects.toThrow("each argument must be one parameter");
+  });
+});
