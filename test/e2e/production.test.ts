@@ -72,6 +72,7 @@ describe("npm run bench -- --smoke", () => {
       ),
     );
     expect(result.rows.map((r: { name: string }) => r.name)).toEqual([
+      "floor: key hashed + one indexed read",
       "GET /v1/health",
       "GET /v1/balance",
       "GET /v1/pricing",
@@ -88,6 +89,9 @@ describe("npm run bench -- --smoke", () => {
       expect(row.ceilingRps, row.name).toBeGreaterThan(0);
       expect(row.errors, row.name).toBe(0);
     }
+    // Each row beside the floor, and the guard beside the committed run.
+    expect(stdout).toMatch(/\| GET \/v1\/balance \| \d+ \| [\d.]+ % \| [\d.]+ % \|/);
+    expect(stdout).toContain("Against the previous committed run");
     expect(result.growth).toHaveLength(2);
     expect(result.queryPlans.join(" ")).toMatch(/orders_account_newest/);
     expect(result.reconciler.perSecond).toBeGreaterThan(0);
