@@ -75,6 +75,11 @@ export const configSchema = z
     /** At least 3: the bot's polling lock and per-chat locks each hold a connection while others do the work. */
     DATABASE_POOL_MAX: integer("10", 3, 200),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** Checks every answer against its schema with zod (and the fast serializer against it): for tests; off in production. */
+    RESPONSE_CHECK: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true"),
     /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
     UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
     ...providerUrls,

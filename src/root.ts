@@ -296,6 +296,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
     logger: log,
     onAnswered: metrics.request,
+    checkAnswers: config.RESPONSE_CHECK,
     ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
     ...(bot
       ? {

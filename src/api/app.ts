@@ -1,13 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteHandlerMethod } from "fastify";
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { DomainError } from "../core/errors.js";
 import type { AnsweredRequest } from "../observability/metrics.js";
 import type { Core } from "../core/index.js";
@@ -15,6 +9,7 @@ import { isMiniAppCaller, rateLimitKey, registerAuth } from "./auth.js";
 import { errorHandler } from "./errors.js";
 import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
 import { registerRequestId, requestIdOptions } from "./request-id.js";
+import { checkedSerializerCompiler, fastSerializerCompiler } from "./serializers.js";
 import { OneLinePerRequest } from "./request-log.js";
 import { sharedRateStore } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
@@ -45,6 +40,8 @@ export interface ApiOptions {
   telegramWebhook?: RouteHandlerMethod;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (addresses, CIDRs, presets or a hop count); none by default. */
   trustProxy?: string | number;
+  /** RESPONSE_CHECK: every answer checked by zod against its schema (tests); else written by fast-json-stringify. */
+  checkAnswers?: boolean;
   /** The Mini App's sign-in and sessions (with a bot: its token checks Telegram's init data). */
   miniApp?: MiniAppOptions;
 }
@@ -68,7 +65,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   }).withTypeProvider<ZodTypeProvider>();
   registerRequestId(app);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(options.checkAnswers ? checkedSerializerCompiler : fastSerializerCompiler);
   // JSON only: Fastify's default text/plain parser would let a plain-text body through to validation.
   app.removeContentTypeParser("text/plain");
   // The Mini App's user reads refusals in their language (the bot's words for the same refusal); a bad input with no
@@ -109,9 +106,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   registerAuth(app, (presented) =>
     miniApp && presented && isSessionToken(presented) ? sessionCaller(miniApp.sessions, accounts, presented) : accounts.authenticate(presented),
   );
+  // The hooks every request runs take callbacks, not async functions: under AsyncLocalStorage (the request id) each
+  // promise costs, and these need none.
   const answered = options.onAnswered;
   if (answered) {
-    app.addHook("onResponse", async (request, reply) => {
+    app.addHook("onResponse", (request, reply, done) => {
       answered({
         method: request.method,
         route: request.routeOptions.url ?? "unmatched",
@@ -119,14 +118,16 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         seconds: reply.elapsedTime / 1000,
         authenticated: request.caller !== null,
       });
+      done();
     });
   }
   // Bodies are plain JSON: a compressed one is an unsupported media type, not "invalid JSON".
-  app.addHook("preParsing", async (request) => {
+  app.addHook("preParsing", (request, _reply, payload, done) => {
     const encoding = request.headers["content-encoding"];
     if (encoding && encoding.trim().toLowerCase() !== "identity") {
-      throw Object.assign(new Error(`Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`), { statusCode: 415 });
+      return done(Object.assign(new Error(`Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`), { statusCode: 415 }));
     }
+    done(null, payload);
   });
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,

@@ -45,9 +45,7 @@ export function registerAuth(app: FastifyInstance, authenticate: Authenticate) {
       request.authError = error;
     }
   });
-  app.addHook("preParsing", async (request) => {
-    if (request.authError) throw request.authError;
-  });
+  app.addHook("preParsing", (request, _reply, payload, done) => (request.authError ? done(request.authError) : done(null, payload)));
 }
 
 /** The authenticated caller of a keyed route. */

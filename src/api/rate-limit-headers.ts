@@ -7,13 +7,14 @@ import type { FastifyInstance } from "fastify";
  * its values as the answer leaves: the same numbers on every keyed answer and 429, whichever store counted.
  */
 export function addDraftRateLimitHeaders(app: FastifyInstance, windowSeconds: number) {
-  app.addHook("onSend", async (_request, reply, payload) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     const limit = reply.getHeader("x-ratelimit-limit");
-    if (limit === undefined) return payload;
-    reply.header("ratelimit-limit", limit);
-    reply.header("ratelimit-remaining", reply.getHeader("x-ratelimit-remaining"));
-    reply.header("ratelimit-reset", reply.getHeader("x-ratelimit-reset"));
-    reply.header("ratelimit-policy", `${limit};w=${windowSeconds}`);
-    return payload;
+    if (limit !== undefined) {
+      reply.header("ratelimit-limit", limit);
+      reply.header("ratelimit-remaining", reply.getHeader("x-ratelimit-remaining"));
+      reply.header("ratelimit-reset", reply.getHeader("x-ratelimit-reset"));
+      reply.header("ratelimit-policy", `${limit};w=${windowSeconds}`);
+    }
+    done(null, payload);
   });
 }

@@ -23,7 +23,8 @@ export const requestIdOptions = {
 export function registerRequestId(app: FastifyInstance): void {
   // Fastify reads the body under an AsyncResource of its own, made here: the context survives it.
   app.addHook("onRequest", (request, _reply, done) => withRequestId(request.id, done));
-  app.addHook("onSend", async (request, reply) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done(null, payload);
   });
 }

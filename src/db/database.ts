@@ -166,6 +166,23 @@ const rowsAsOnPostgres: KyselyPlugin = {
   },
 };
 
+/**
+ * The reader's rows as asOnPostgres makes them, without a BigInt per integer: integers come as doubles, and one
+ * beyond 2^53 (which a double cannot hold exactly) is an error, never a rounding; flags become booleans.
+ */
+function exactNumbers(rows: UnknownRow[]): UnknownRow[] {
+  for (const row of rows) {
+    for (const column in row) {
+      const value = row[column];
+      if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+        throw new RangeError(`database value ${value} in ${column} is not an integer JavaScript holds exactly`);
+      }
+    }
+    for (const column of FLAG_COLUMNS) if (typeof row[column] === "number") row[column] = row[column] === 1;
+  }
+  return rows;
+}
+
 /** Runs a read's SQL at once, outside kysely's driver: SQLite's reader connection (see openSqlite). */
 export type DirectRead = (text: string, parameters: ReadonlyArray<unknown>) => UnknownRow[];
 const directReads = new WeakMap<Executor, DirectRead>();
@@ -208,9 +225,8 @@ function openSqlite(path: string): Db {
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite, reader) }), plugins: [rowsAsOnPostgres] });
   if (reader) {
     reader.pragma("busy_timeout = 5000");
-    reader.defaultSafeIntegers(true);
     const statementFor = statementCache(reader);
-    directReads.set(db, (text, parameters) => asOnPostgres(statementFor(text).all(bind(parameters)) as UnknownRow[]));
+    directReads.set(db, (text, parameters) => exactNumbers(statementFor(text).all(bind(parameters)) as UnknownRow[]));
   }
   return db;
 }

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertStandardAccount, keyHolder, replaceKey } from "../../src/db/accounts.js";
 import { compiledOnce } from "../../src/db/compiled.js";
@@ -64,6 +65,24 @@ describe("compiled hot reads", () => {
     expect(inside).toMatchObject({ keyHash: "e".repeat(64) });
     expect(await keyHolder(db, "d".repeat(64))).toBeUndefined();
     expect(await keyHolder(db, "e".repeat(64))).toMatchObject({ account: { id: account.id } });
+  });
+
+  it("read an integer JavaScript cannot hold exactly as an error, never a rounding", async () => {
+    const account = await insertStandardAccount(db, { telegramId: "880004", username: null, at });
+    const big = compiledOnce(1, (exec, id: number) =>
+      exec
+        .selectFrom("accounts")
+        .select(sql<number>`9007199254740993`.as("big"))
+        .where("id", "=", id),
+    );
+    await expect(big(db, account.id)).rejects.toThrow("not an integer JavaScript holds exactly");
+    const safe = compiledOnce(1, (exec, id: number) =>
+      exec
+        .selectFrom("accounts")
+        .select(sql<number>`9007199254740991`.as("big"))
+        .where("id", "=", id),
+    );
+    expect(await safe(db, account.id)).toEqual([{ big: 9_007_199_254_740_991 }]);
   });
 
   it("refuse a write, and an argument the query does not use as a parameter", async () => {

@@ -95,6 +95,8 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     CRYPTO_PAY_URL: `${simulator.url}/cryptopay`,
     CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
     LOG_LEVEL: "info",
+    // Every answer checked against its schema, and the production serializer against the check.
+    RESPONSE_CHECK: "true",
     ...(options.emulatorUrl
       ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") }
       : {}),
