@@ -32,8 +32,10 @@ const markupColumn = {
   giftcards: "markup_giftcards_bp",
 } as const;
 
+const accountQuery = compiledOnce(1, (exec, id: number) => exec.selectFrom("accounts").selectAll().where("id", "=", id));
+
 export async function accountById(exec: Executor, id: number): Promise<Account | undefined> {
-  const row = await exec.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+  const [row] = await accountQuery(exec, id);
   return row && toAccount(row);
 }
 

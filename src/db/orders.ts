@@ -2,6 +2,7 @@ import { type Micro, micro } from "../core/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
 import { type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
 import { type Reason, reasonOf } from "../core/reasons.js";
+import { compiledOnce } from "./compiled.js";
 import type { Executor } from "./database.js";
 import type { OrderRow } from "./schema.js";
 
@@ -82,14 +83,17 @@ export async function insertOrder(exec: Executor, order: NewOrder): Promise<Orde
 }
 
 /** The account's order placed earlier with this idempotency key for the same request, if any. */
-export async function findReplay(exec: Executor, accountId: number, key: string, requestHash: string): Promise<Order | undefined> {
-  const row = await exec
+const replayQuery = compiledOnce(3, (exec, accountId: number, key: string, requestHash: string) =>
+  exec
     .selectFrom("orders")
     .selectAll()
     .where("account_id", "=", accountId)
     .where("idempotency_key", "=", key)
-    .where("request_hash", "=", requestHash)
-    .executeTakeFirst();
+    .where("request_hash", "=", requestHash),
+);
+
+export async function findReplay(exec: Executor, accountId: number, key: string, requestHash: string): Promise<Order | undefined> {
+  const [row] = await replayQuery(exec, accountId, key, requestHash);
   return row && toOrder(row);
 }
 
@@ -99,8 +103,12 @@ export async function orderById(exec: Executor, id: number): Promise<Order | und
 }
 
 /** The account's own order; undefined when there is none (or it is someone else's). */
+const ownOrderQuery = compiledOnce(2, (exec, accountId: number, id: number) =>
+  exec.selectFrom("orders").selectAll().where("id", "=", id).where("account_id", "=", accountId),
+);
+
 export async function ownOrder(exec: Executor, accountId: number, id: number): Promise<Order | undefined> {
-  const row = await exec.selectFrom("orders").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+  const [row] = await ownOrderQuery(exec, accountId, id);
   return row && toOrder(row);
 }
 
@@ -124,8 +132,20 @@ export function ordersPage(exec: Executor, accountId: number, limit: number, fil
   return query.orderBy("id", "desc").limit(limit);
 }
 
+/** The page compiled once per combination of filters (each reads its own index prefix), the filters' values as arguments. */
+const pageQueries = new Map<string, (exec: Executor, ...args: unknown[]) => Promise<OrderRow[]>>();
+
 export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> {
-  const rows = await ordersPage(exec, accountId, limit, filter).execute();
+  const given = (["productType", "status", "before"] as const).filter((name) => filter[name] !== undefined && filter[name] !== null);
+  const shape = given.join();
+  let query = pageQueries.get(shape);
+  if (!query) {
+    query = compiledOnce(2 + given.length, (exec, id, most, ...values) =>
+      ordersPage(exec, id as number, most as number, Object.fromEntries(given.map((name, i) => [name, values[i]]))),
+    );
+    pageQueries.set(shape, query);
+  }
+  const rows = await query(exec, accountId, limit, ...given.map((name) => filter[name]));
   return rows.map(toOrder);
 }
 
