@@ -3,8 +3,8 @@ import { directReader, type Executor, isPostgres } from "./database.js";
 
 /**
  * A hot read built and compiled once per engine, then run with each call's values: on a read by an index,
- * kysely's builder and compiler cost more than the read itself. Outside a transaction on SQLite it runs on the
- * reader connection, at once. `build` is called once with stand-ins for the arguments, and each must come out as a
+ * kysely's builder and compiler cost more than the read itself. Outside a transaction it runs on the database's
+ * direct reader (SQLite: the reader connection, at once; PostgreSQL: a named prepared statement on the pool). `build` is called once with stand-ins for the arguments, and each must come out as a
  * parameter of its own (a plain value in a comparison, not part of an expression); both are checked on that call.
  */
 export function compiledOnce<A extends unknown[], R>(arity: A["length"], build: (exec: Executor, ...args: A) => Compilable<R>) {
@@ -26,7 +26,7 @@ export function compiledOnce<A extends unknown[], R>(arity: A["length"], build: 
     const { query, slots } = entry;
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : query.parameters[i]));
     const direct = directReader(exec);
-    if (direct) return direct(query.sql, parameters) as R[];
+    if (direct) return (await direct(query.sql, parameters)) as R[];
     return (await exec.executeQuery<R>({ ...query, parameters })).rows;
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
@@ -81,7 +82,17 @@ function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
   // the pool, and a checked-out one (a held lock) fails its next query, which its holder handles.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Hot reads outside a transaction: one round trip as a named prepared statement (parsed and planned once per
+  // connection), straight on the pool.
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `hot_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`));
+    return name;
+  };
+  directReads.set(db, async (text, parameters) => (await pool.query({ name: nameOf(text), text, values: [...parameters] })).rows as UnknownRow[]);
+  return db;
 }
 
 /**
@@ -183,11 +194,11 @@ function exactNumbers(rows: UnknownRow[]): UnknownRow[] {
   return rows;
 }
 
-/** Runs a read's SQL at once, outside kysely's driver: SQLite's reader connection (see openSqlite). */
-export type DirectRead = (text: string, parameters: ReadonlyArray<unknown>) => UnknownRow[];
+/** Runs a read's SQL outside kysely's driver: SQLite's reader connection (see openSqlite), PostgreSQL's pool. */
+export type DirectRead = (text: string, parameters: ReadonlyArray<unknown>) => UnknownRow[] | Promise<UnknownRow[]>;
 const directReads = new WeakMap<Executor, DirectRead>();
 
-/** The database's direct reader, for a hot read outside any transaction; none on PostgreSQL or in a transaction. */
+/** The database's direct reader, for a hot read outside any transaction (none in a transaction). */
 export const directReader = (exec: Executor): DirectRead | undefined => directReads.get(exec);
 
 /** Opens the SQLite file (creating its folder), in WAL mode so the admin CLI can write while the service runs. */
