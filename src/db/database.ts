@@ -116,10 +116,6 @@ const FLAG_COLUMNS = ["blocked", "refunded", "test_event", "succeeded", "firing"
 /** Prepared statements kept per SQL text: kysely asks for one per query, and preparing is most of a read's cost. */
 const STATEMENT_CACHE = 500;
 
-/**
- * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text (an LRU of
- * STATEMENT_CACHE), and the flags go in as 1/0, since better-sqlite3 binds no booleans …
- */
 /** Prepared statements of one connection, kept per SQL text (an LRU of STATEMENT_CACHE). */
 function statementCache(sqlite: SQLite.Database) {
   const prepared = new Map<string, SQLite.Statement>();
@@ -138,6 +134,10 @@ function statementCache(sqlite: SQLite.Database) {
 
 const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
 
+/**
+ * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text, and the flags go in as
+ * 1/0, since better-sqlite3 binds no booleans …
+ */
 function sqliteDriver(sqlite: SQLite.Database, reader: SQLite.Database | null): SqliteDatabase {
   const statementFor = statementCache(sqlite);
   return {
