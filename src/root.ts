@@ -310,9 +310,8 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
             support: config.SUPPORT_CONTACT ?? null,
             admins: config.ADMIN_TELEGRAM_IDS,
             confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
-            // The Mini App speaks the bot's words: its refusals and its notices to users.
+            // The Mini App's refusals in the bot's words.
             refusal: (language, refusal) => refusalText((key, vars) => bot.i18n.t(language ?? "en", key, vars), refusal),
-            tell: bot.notifier.tell,
           },
         }
       : {}),

@@ -214,7 +214,7 @@ export function createBot(options: BotOptions) {
       log,
     }),
   );
-  bot.use(adminFeatures({ core, admins, tell: notifier.tell, confirmAboveMicro: options.adminConfirmAboveMicro }));
+  bot.use(adminFeatures({ core, admins, confirmAboveMicro: options.adminConfirmAboveMicro }));
 
   // A button from a finished flow (a second tap on Confirm, say) does nothing, and says so.
   bot.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: ctx.t("button-expired") }));

@@ -3,13 +3,8 @@ import { fileURLToPath } from "node:url";
 import { I18n } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Core } from "../core/index.js";
+import { speak } from "../core/accounts.js";
 import type { CallerFlavor } from "./context.js";
-
-export const LANGUAGES = ["en", "ru"] as const;
-export type Language = (typeof LANGUAGES)[number];
-
-/** A Telegram language code to one we speak: Russian for ru, English otherwise. */
-export const speak = (code: string | null | undefined): Language => (code?.toLowerCase().startsWith("ru") ? "ru" : "en");
 
 /**
  * English and Russian from src/bot/locales. The language is the one chosen with /language (kept on the

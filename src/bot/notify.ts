@@ -13,7 +13,7 @@ export interface NotifyLog {
 
 /**
  * Messages a user outside any conversation: orders that finish in the background (whether placed here or
- * over the API with the user's key), with gift card codes, and an administrator's credit. A user who blocked
+ * over the API with the user's key), with gift card codes, and an administrator's credit, debit or block. A user who blocked
  * the bot is logged and skipped; nothing is lost, the codes stay in /orders.
  */
 export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog, admins: number[]) {
@@ -61,6 +61,15 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
     tell(account.telegramId, (t) => t("low-balance", { balance: usdt(balanceMicro), threshold })).catch((error) =>
       log.error({ accountId: account.id, err: error }, "low-balance notice failed"),
     );
+  });
+
+  // An administrator's credit, debit or block (in the bot or the Mini App's desk): the user hears of it.
+  core.admin.onNotice((notice) => {
+    const text = (t: Translate) =>
+      notice.kind === "credit" || notice.kind === "debit"
+        ? t(notice.kind === "credit" ? "credited" : "debited", { amount: usdt(notice.amountMicro), balance: usdt(notice.balanceMicro) })
+        : t(notice.kind === "block" ? "you-blocked" : "you-unblocked");
+    tell(notice.telegramId, text).catch((error) => log.error({ telegramId: notice.telegramId, err: error }, "admin notice failed"));
   });
 
   /** Administrators hear of every alert, each in the language of their own account (English without one). */

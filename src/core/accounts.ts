@@ -58,6 +58,13 @@ export async function getAccount(db: Executor, id: number): Promise<Account> {
 }
 
 export { walletAccount };
+
+/** The languages the service speaks (the bot and the Mini App). */
+export const LANGUAGES = ["en", "ru"] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** A Telegram language code to one we speak: Russian for ru, English otherwise. */
+export const speak = (code: string | null | undefined): Language => (code?.toLowerCase().startsWith("ru") ? "ru" : "en");
 export const findByTelegramId = accountByTelegramId;
 
 export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
@@ -85,14 +92,16 @@ export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
 
     /**
      * The Telegram user's account, registered now if new (as /start registers, without a key: the Mini App
-     * signs in by Telegram's init data, and a key is issued in the bot when wanted); their username noted.
+     * signs in by Telegram's init data, and a key is issued in the bot when wanted); their username noted, and an
+     * account without a language given the one Telegram reports (as /start does; /language changes it).
      */
-    async register(telegramId: string, username: string | null): Promise<Account> {
+    async register(telegramId: string, username: string | null, telegramLanguage?: string | null): Promise<Account> {
       return transaction(db, async (trx) => {
-        const account = await findByTelegramId(trx, telegramId);
-        if (!account) return insertStandardAccount(trx, { telegramId, username, at: clock.now().toISOString() });
-        if (username !== account.username) await updateAccount(trx, account.id, { username });
-        return { ...account, username };
+        const found = await findByTelegramId(trx, telegramId);
+        const account = found ?? (await insertStandardAccount(trx, { telegramId, username, at: clock.now().toISOString() }));
+        const language = account.language ?? speak(telegramLanguage);
+        if (username !== account.username || language !== account.language) await updateAccount(trx, account.id, { username, language });
+        return { ...account, username, language };
       });
     },
 

@@ -1,6 +1,6 @@
 import { accountByUsername, accountIdsByKeyPrefix, insertAudit, liveKeyPrefix, updateAccount } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import { orderStatsSince, orderVolumeByDay } from "../db/orders.js";
+import { orderVolumeByDay } from "../db/orders.js";
 import { transaction } from "../db/transaction.js";
 import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
 import { invalid, notFound } from "./errors.js";
@@ -27,11 +27,19 @@ export interface AdminOptions {
   outbox: Outbox;
 }
 
+/** What the user hears of (the bot tells them, whichever face the administrator used). */
+export type AdminNotice =
+  { telegramId: string; kind: "credit" | "debit"; amountMicro: Micro; balanceMicro: Micro } | { telegramId: string; kind: "block" | "unblock" };
+
 /** How replies and confirmations name an account: its Telegram id and the @username the bot last saw. */
 export const targetLabel = (account: Pick<Account, "telegramId" | "username">) =>
   `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
 
 export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
+  const listeners: Array<(notice: AdminNotice) => void> = [];
+  const notify = (notice: AdminNotice) => {
+    for (const listener of listeners) listener(notice);
+  };
   const audit = (trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
     insertAudit(trx, { actor, action, accountId, details, at: clock.now().toISOString() });
 
@@ -61,6 +69,7 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
       return { balance: after, event: await outbox.balanceChanged(trx, account.id, change) };
     });
     if (event) outbox.committed();
+    notify({ telegramId, kind, amountMicro: micro(Math.abs(amountMicro)), balanceMicro: balance });
     return balance;
   }
 
@@ -82,13 +91,20 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
       return adjust(telegramId, micro(-amountMicro), "debit", actor, note);
     },
 
-    setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
-      return transaction(db, async (trx) => {
-        const account = await target(trx, telegramId);
-        await updateAccount(trx, account.id, { blocked });
-        await audit(trx, actor, blocked ? "block" : "unblock", account.id, {});
-        return { ...account, blocked };
+    async setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
+      const account = await transaction(db, async (trx) => {
+        const found = await target(trx, telegramId);
+        await updateAccount(trx, found.id, { blocked });
+        await audit(trx, actor, blocked ? "block" : "unblock", found.id, {});
+        return { ...found, blocked };
       });
+      notify({ telegramId, kind: blocked ? "block" : "unblock" });
+      return account;
+    },
+
+    /** Told after a credit, debit, block or unblock took effect on this instance. Must not throw. */
+    onNotice(listener: (notice: AdminNotice) => void) {
+      listeners.push(listener);
     },
 
     /** A personal markup in basis points, or null to return to the default. */
@@ -146,11 +162,15 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
 
     keyPrefix: (accountId: number): Promise<string | null> => liveKeyPrefix(db, accountId),
 
-    /** Today's (UTC) orders and volume by product, and refunds, for /stats. */
-    stats: (now: Date) => orderStatsSince(db, startOfUtcDay(now)),
-
-    /** Orders and volume by UTC day, product and status over the last `days` days (today included). */
-    volumeByDay: (now: Date, days: number) => orderVolumeByDay(db, startOfUtcDay(new Date(now.getTime() - (days - 1) * 86_400_000))),
+    /**
+     * Orders and volume by UTC day, product and status over the last `days` days, and today's rows among them
+     * (refunds are the failed ones): the bot's /stats and the Mini App's desk, in one read.
+     */
+    async volume(now: Date, days: number) {
+      const rows = await orderVolumeByDay(db, startOfUtcDay(new Date(now.getTime() - (days - 1) * 86_400_000)));
+      const today = startOfUtcDay(now).slice(0, 10);
+      return { days: rows, today: rows.filter((row) => row.day === today) };
+    },
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
     setWallet(amountMicro: Micro, actor: string): Promise<Micro> {

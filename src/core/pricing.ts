@@ -1,6 +1,6 @@
 import { invalid } from "./errors.js";
 import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./limits.js";
-import { micro, type Micro } from "./money.js";
+import { divideRounded, MICRO_PER_USDT, micro, type Micro } from "./money.js";
 import type { Clock, RatesPort } from "./ports.js";
 
 export interface Tariffs {
@@ -15,8 +15,24 @@ export interface Tariffs {
 export function createPricing({ tariffs, rates, clock }: { tariffs: Tariffs; rates: RatesPort; clock: Clock }) {
   let ton: { value: number | null; until: number; fetchedAt: string } | undefined;
 
+  /** USD per TON from the rates source, cached, and when it was read; null while the source is unavailable. */
+  async function tonRate(): Promise<{ tonUsd: number | null; fetchedAt: string }> {
+    const at = clock.now();
+    const now = at.getTime();
+    if (!ton || now >= ton.until) {
+      try {
+        const value = rates.configured ? await rates.tonUsd() : null;
+        ton = { value, until: now + tariffs.tonCacheMs, fetchedAt: at.toISOString() };
+      } catch {
+        ton = { value: null, until: now + (tariffs.tonFailureCacheMs ?? 5_000), fetchedAt: at.toISOString() };
+      }
+    }
+    return { tonUsd: ton.value, fetchedAt: ton.fetchedAt };
+  }
+
   return {
     tariffs,
+    tonRate,
 
     starsPrice(stars: number): Micro {
       if (!Number.isInteger(stars) || stars < STARS_MIN || stars > STARS_MAX) {
@@ -31,19 +47,13 @@ export function createPricing({ tariffs, rates, clock }: { tariffs: Tariffs; rat
       return price;
     },
 
-    /** USD per TON from the rates source, cached, and when it was read; null while the source is unavailable. */
-    async tonRate(): Promise<{ tonUsd: number | null; fetchedAt: string }> {
-      const at = clock.now();
-      const now = at.getTime();
-      if (!ton || now >= ton.until) {
-        try {
-          const value = rates.configured ? await rates.tonUsd() : null;
-          ton = { value, until: now + tariffs.tonCacheMs, fetchedAt: at.toISOString() };
-        } catch {
-          ton = { value: null, until: now + (tariffs.tonFailureCacheMs ?? 5_000), fetchedAt: at.toISOString() };
-        }
-      }
-      return { tonUsd: ton.value, fetchedAt: ton.fetchedAt };
+    /** An amount in UZS (the configured rate) and in TON micro-units (the live rate; null while unreadable), as a balance is shown. */
+    async equivalents(amountMicro: Micro): Promise<{ uzs: number; tonMicro: number | null }> {
+      const { tonUsd } = await tonRate();
+      return {
+        uzs: divideRounded(amountMicro * tariffs.uzsPerUsd, MICRO_PER_USDT),
+        tonMicro: tonUsd === null ? null : divideRounded(amountMicro, tonUsd),
+      };
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   topupStats,
 } from "../db/topups.js";
 import { transaction } from "../db/transaction.js";
-import { type Account, getAccount } from "./accounts.js";
+import type { Account } from "./accounts.js";
 import { DomainError, invalid, notFound, unavailable } from "./errors.js";
 import { post } from "./ledger.js";
 import { formatUsdt, type Micro, micro } from "./money.js";
@@ -347,11 +347,8 @@ export function createTopups(options: {
 
     list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
 
-    /** Transfers waiting for a decision, oldest first, with their accounts (the admin desk). */
-    async pendingTransfers(limit: number) {
-      const topups = await pendingTransfers(db, limit);
-      return Promise.all(topups.map(async (topup) => ({ topup, account: await getAccount(db, topup.accountId) })));
-    },
+    /** Transfers waiting for a decision, oldest first, with whose they are (the admin desk). */
+    pendingTransfers: (limit: number) => pendingTransfers(db, limit),
 
     stats: () => topupStats(db),
 

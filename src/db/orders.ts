@@ -224,7 +224,6 @@ export async function markFailed(
   return row && toOrder(row);
 }
 
-/** Orders and volume by product and status since `since` (an administrator's /stats). */
 /** Orders and volume by UTC day (YYYY-MM-DD), product and status since `since`: the admin desk's charts. */
 export async function orderVolumeByDay(
   exec: Executor,
@@ -250,17 +249,4 @@ export async function orderVolumeByDay(
     orders: Number(r.orders),
     volumeMicro: micro(Number(r.volume_micro ?? 0)),
   }));
-}
-
-export async function orderStatsSince(
-  exec: Executor,
-  since: string,
-): Promise<Array<{ product: string; status: OrderStatus; orders: number; volumeMicro: Micro }>> {
-  const rows = await exec
-    .selectFrom("orders")
-    .select(["product_type", "status", (eb) => eb.fn.countAll<number>().as("orders"), (eb) => eb.fn.sum<number>("charge_micro").as("volume_micro")])
-    .where("created_at", ">=", since)
-    .groupBy(["product_type", "status"])
-    .execute();
-  return rows.map((r) => ({ product: r.product_type, status: r.status, orders: r.orders, volumeMicro: micro(r.volume_micro ?? 0) }));
 }

@@ -65,17 +65,22 @@ export async function listTopups(exec: Executor, accountId: number, page: { limi
   return rows.map(toTopup);
 }
 
-/** Transfers waiting for an administrator's decision, oldest first: the admin desk's queue. */
-export async function pendingTransfers(exec: Executor, limit: number): Promise<Topup[]> {
+/** Transfers waiting for an administrator's decision, oldest first, with whose they are: the admin desk's queue. */
+export async function pendingTransfers(
+  exec: Executor,
+  limit: number,
+): Promise<Array<{ topup: Topup; telegramId: string | null; username: string | null }>> {
   const rows = await exec
     .selectFrom("topups")
-    .selectAll()
-    .where("method", "=", "transfer")
-    .where("status", "=", "pending")
-    .orderBy("id")
+    .innerJoin("accounts", "accounts.id", "topups.account_id")
+    .selectAll("topups")
+    .select(["accounts.telegram_id", "accounts.username"])
+    .where("topups.method", "=", "transfer")
+    .where("topups.status", "=", "pending")
+    .orderBy("topups.id")
     .limit(limit)
     .execute();
-  return rows.map(toTopup);
+  return rows.map(({ telegram_id, username, ...topup }) => ({ topup: toTopup(topup), telegramId: telegram_id, username }));
 }
 
 /** The account's top-ups in these states, oldest first, at most `limit`. */

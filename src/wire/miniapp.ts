@@ -114,10 +114,10 @@ export const volumeView = (row: { product: string; status: string; orders: numbe
   volume_usdt: toUsdt(row.volumeMicro),
 });
 
-export const pendingTransferView = ({ topup, account }: { topup: Topup; account: Account }) => ({
+export const pendingTransferView = ({ topup, telegramId, username }: { topup: Topup; telegramId: string | null; username: string | null }) => ({
   topup: toTopupView(topup),
-  telegram_id: account.telegramId,
-  username: account.username,
+  telegram_id: telegramId,
+  username,
 });
 
 export const userView = (account: Account & { telegramId: string }, balanceMicro: number, keyPrefix: string | null, orders: Order[]) => ({

@@ -69,7 +69,8 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
   useEffect(() => {
     telegram.backButton(stack.length > 1);
   }, [stack.length]);
-  useEffect(() => telegram.onBack(() => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s))), []);
+  const back = () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s));
+  useEffect(() => telegram.onBack(back), []);
 
   if (state.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
   if (state.kind === "refused")
@@ -90,7 +91,7 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
       setStack((s) => [...s, screen]);
       window.scrollTo(0, 0);
     },
-    back: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
+    back,
   };
   const screen = stack[stack.length - 1];
   return html`${stack.length > 1 && html`<button type="button" class="back" onClick=${ctx.back}>${t.back}</button>`} ${show(screen, ctx)}`;

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { DomainError, type ErrorDetails, type ErrorCode, invalid } from "../../core/errors.js";
-import { divideRounded, formatUsdt, fromUsdt, MICRO_PER_USDT, toUsdt } from "../../core/money.js";
+import { fromUsdt, toUsdt } from "../../core/money.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   blockBody,
@@ -35,9 +35,6 @@ import type { MiniAppSessions } from "../miniapp/session.js";
 const MINIAPP_PREFIX = "/miniapp";
 const ADMIN_DAYS = 30;
 
-/** The bot's words for a message key, in one language (what the bot would say to the same user). */
-export type Say = (key: string, vars?: Record<string, string | number>) => string;
-
 export interface MiniAppOptions {
   sessions: MiniAppSessions;
   support: string | null;
@@ -47,8 +44,6 @@ export interface MiniAppOptions {
   confirmAboveMicro: number;
   /** A refusal in the bot's words in a language (en/ru), for the user to read. */
   refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
-  /** Tells a user something through the bot, in their language (credits, debits, blocks): as the bot's admin commands do. */
-  tell: (telegramId: string, text: (say: Say) => string) => Promise<void>;
 }
 
 /**
@@ -68,10 +63,11 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     if (!isMiniAppCaller(caller) || !caller.account.telegramId) throw new DomainError("unauthorized", "These routes take the Mini App's session");
     return caller as Caller & { account: { telegramId: string } };
   }
+  /** An administrator signed in (ADMIN_TELEGRAM_IDS), and how the ledger and the audit name them. */
   function adminOf(request: FastifyRequest) {
-    const caller = userOf(request);
-    if (!admins.has(caller.account.telegramId)) throw new DomainError("key_blocked", "The admin desk is for the service's administrators");
-    return { telegramId: caller.account.telegramId, actor: `tg:${caller.account.telegramId}` };
+    const { account } = userOf(request);
+    if (!admins.has(account.telegramId)) throw new DomainError("key_blocked", "The admin desk is for the service's administrators");
+    return { telegramId: account.telegramId, username: account.username, actor: `tg:${account.telegramId}` };
   }
 
   app.post(
@@ -94,16 +90,10 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
           "The Telegram sign-in data is not valid (forged, too old, or for another bot): open the Mini App from the bot again",
         );
       }
-      let account = await core.accounts.register(String(user.id), user.username ?? null);
-      // A new user starts in their Telegram language, as /start does; the bot's /language changes it for both.
-      if (account.language === null) {
-        const language = user.language_code?.toLowerCase().startsWith("ru") ? "ru" : "en";
-        await core.accounts.setLanguage(account.id, language);
-        account = { ...account, language };
-      }
+      const account = await core.accounts.register(String(user.id), user.username ?? null, user.language_code);
       if (account.blocked) {
         // Why, in the user's language, and whom to ask.
-        const why = options.refusal(account.language ?? user.language_code ?? null, { code: "key_blocked", details: {} });
+        const why = options.refusal(account.language, { code: "key_blocked", details: {} });
         throw new DomainError("key_blocked", options.support ? `${why} ${options.support}` : why);
       }
       const session = sessions.issue(user.id);
@@ -111,7 +101,7 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
         success: true as const,
         token: session.token,
         expires_at: session.expiresAt,
-        user: { telegram_id: String(user.id), username: account.username, language: account.language ?? user.language_code ?? null },
+        user: { telegram_id: String(user.id), username: account.username, language: account.language },
       };
     },
   );
@@ -127,11 +117,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     },
     async (request) => {
       const { account } = userOf(request);
-      const [available, { tonUsd }, prefix] = await Promise.all([
-        core.accounts.available(account),
-        core.pricing.tonRate(),
-        core.admin.keyPrefix(account.id),
-      ]);
+      const [available, prefix] = await Promise.all([core.accounts.available(account), core.admin.keyPrefix(account.id)]);
+      const { uzs, tonMicro } = await core.pricing.equivalents(available);
       return {
         success: true as const,
         telegram_id: account.telegramId,
@@ -141,8 +128,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
         key_prefix: prefix,
         balance_usdt: toUsdt(available),
         // The bot's equivalents: UZS at the configured rate, TON at the live one.
-        balance_uzs: divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT),
-        balance_ton: tonUsd === null ? null : toUsdt(divideRounded(available, tonUsd)),
+        balance_uzs: uzs,
+        balance_ton: tonMicro === null ? null : toUsdt(tonMicro),
       };
     },
   );
@@ -205,9 +192,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     async (request) => {
       adminOf(request);
       const now = core.clock.now();
-      const [today, days, health, pending] = await Promise.all([
-        core.admin.stats(now),
-        core.admin.volumeByDay(now, ADMIN_DAYS),
+      const [{ today, days }, health, pending] = await Promise.all([
+        core.admin.volume(now, ADMIN_DAYS),
         core.health.current(),
         core.topups.pendingTransfers(50),
       ]);
@@ -265,9 +251,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
         throw invalid(`Moves above ${toUsdt(options.confirmAboveMicro)} USDT need confirmed: true`);
       }
       const { telegram_id: telegramId } = request.params;
+      // The user hears of it through the bot (core.admin's notice), as of a move made there.
       const balance = await core.admin[direction](telegramId, amount, admin.actor, note || undefined);
-      const vars = { amount: formatUsdt(amount), balance: formatUsdt(balance) };
-      await options.tell(telegramId, (say) => say(direction === "credit" ? "credited" : "debited", vars));
       return { success: true as const, balance_usdt: toUsdt(balance) };
     },
   );
@@ -290,7 +275,6 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
       const { telegram_id: telegramId } = request.params;
       if (blocked && telegramId === admin.telegramId) throw invalid("An administrator cannot block themselves here");
       await core.admin.setBlocked(telegramId, blocked, admin.actor);
-      await options.tell(telegramId, (say) => say(blocked ? "you-blocked" : "you-unblocked"));
       return { success: true as const, blocked };
     },
   );
@@ -309,9 +293,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     },
     async (request) => {
       const admin = adminOf(request);
-      const account = userOf(request).account;
       const { approve, reason } = request.body;
-      const who = { telegramId: admin.telegramId, name: account.username ? `@${account.username}` : admin.telegramId };
+      const who = { telegramId: admin.telegramId, name: admin.username ? `@${admin.username}` : admin.telegramId };
       const decided = await core.topups.decide(request.params.topup_id, who, approve ? { approve: true } : { approve: false, reason: reason ?? "" });
       return { success: true as const, decided: decided.decided, topup: toTopupView(decided.topup) };
     },

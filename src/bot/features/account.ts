@@ -1,9 +1,8 @@
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
-import { divideRounded, MICRO_PER_USDT } from "../../core/money.js";
 import type { BotContext } from "../context.js";
 import { failureReason, orderLine, usdt } from "../format.js";
-import { LANGUAGES, type Language } from "../i18n.js";
+import { LANGUAGES, type Language } from "../../core/accounts.js";
 import { mainMenu } from "../keyboards.js";
 
 const RECENT_ORDERS = 10;
@@ -15,9 +14,8 @@ export function accountFeatures(core: Core, support: string | null) {
   // The gate lets only registered users past (but for /start), so ctx.caller is there from here on.
   async function balance(ctx: BotContext) {
     const available = await core.accounts.available(ctx.caller!.account);
-    const { tonUsd } = await core.pricing.tonRate();
-    const uzs = divideRounded(available * core.pricing.tariffs.uzsPerUsd, MICRO_PER_USDT);
-    const ton = tonUsd === null ? ctx.t("ton-unavailable") : usdt(divideRounded(available, tonUsd));
+    const { uzs, tonMicro } = await core.pricing.equivalents(available);
+    const ton = tonMicro === null ? ctx.t("ton-unavailable") : usdt(tonMicro);
     const keyboard = mainMenu(ctx);
     // The low-balance notice is a standard balance's (an owner key spends the service wallet).
     const { account } = ctx.caller!;

@@ -7,7 +7,7 @@ import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
 import type { BotContext } from "../context.js";
-import { orderLine, plainNumber, type Translate, usdt } from "../format.js";
+import { orderLine, plainNumber, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
 
 /** Which product each markup prices, for its name in the admin's language. */
@@ -39,8 +39,6 @@ class Usage extends Error {
 export interface AdminDeps {
   core: Core;
   admins: Set<number>;
-  /** Tells a user something in their own language; failures (a user who blocked the bot) are logged, not thrown. */
-  tell(telegramId: string, text: (t: Translate) => string): Promise<void>;
   /** Money moves above this ask the admin to confirm first. */
   confirmAboveMicro: number;
 }
@@ -65,7 +63,7 @@ const PENDING_MS = 5 * 60 * 1000;
  * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
  * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
  */
-export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDeps) {
+export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   const composer = new Composer<BotContext>();
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
   const pending = new Map<string, Pending>();
@@ -137,7 +135,6 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
     const label = targetLabel(account);
     return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.credit(account.telegramId, micro, actor, note.join(" ") || undefined);
-      await tell(account.telegramId, (t) => t("credited", { amount: usdt(micro), balance: usdt(balance) }));
       return ctx.t("adm-credited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
@@ -148,7 +145,6 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
     const label = targetLabel(account);
     return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.debit(account.telegramId, micro, actor, note.join(" ") || undefined);
-      await tell(account.telegramId, (t) => t("debited", { amount: usdt(micro), balance: usdt(balance) }));
       return ctx.t("adm-debited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
@@ -157,7 +153,6 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
     command(name, async ([who], actor, ctx) => {
       const account = await target(who);
       await core.admin.setBlocked(account.telegramId, name === "block", actor);
-      await tell(account.telegramId, (t) => t(name === "block" ? "you-blocked" : "you-unblocked"));
       return ctx.t(name === "block" ? "adm-blocked" : "adm-unblocked", { target: targetLabel(account) });
     });
   }
@@ -213,11 +208,10 @@ export function adminFeatures({ core, admins, tell, confirmAboveMicro }: AdminDe
   });
 
   command("stats", async (_args, _actor, ctx) => {
-    const now = core.clock.now();
-    const [rows, month] = await Promise.all([core.admin.stats(now), core.admin.volumeByDay(now, 30)]);
+    const { today: rows, days } = await core.admin.volume(core.clock.now(), 30);
     // The 30 days the Mini App charts, as one line: delivered volume by product.
     const delivered = new Map<string, number>();
-    for (const r of month) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
+    for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
     const { ready } = await core.health.current();
     const lines = rows.map((r) =>
       ctx.t("adm-stats-line", {

@@ -2,7 +2,7 @@ import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
 import type { BotContext, FlowContext } from "../context.js";
-import { speak } from "../i18n.js";
+import { speak } from "../../core/accounts.js";
 import { mainMenu } from "../keyboards.js";
 
 /**

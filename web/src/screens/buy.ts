@@ -81,16 +81,9 @@ function Store({ ctx }: { ctx: Ctx }) {
   const usd = Number(amount);
   const valid = login.trim() !== "" && usd > 0 && Number.isFinite(usd);
   const purchase: Purchase | null = valid ? { product_type: "store", login: login.trim(), amount_usd: usd } : null;
-  // The bot's breakdown: the nominal, the provider's fee and our markup.
-  const [parts, setParts] = useState<StoreQuote | null>(null);
-  useEffect(() => {
-    setParts(null);
-    if (valid)
-      api.get<{ quote: StoreQuote | null }>(`/v1/store/pricing?amount_usd=${usd}`).then(
-        (r) => setParts(r.quote),
-        () => undefined,
-      );
-  }, [usd, valid]);
+  // The bot's breakdown (the nominal, the provider's fee and our markup), read as the amount settles.
+  const breakdown = useCheck(valid ? String(usd) : null, () => api.get<{ quote: StoreQuote | null }>(`/v1/store/pricing?amount_usd=${usd}`));
+  const parts = breakdown.kind === "ok" ? breakdown.value.quote : null;
   const hint = pricing.kind === "ok" ? t.storeAmount(pricing.value.min_usd, pricing.value.max_usd) : null;
   return html`<${Field} label=${t.storeLogin} name="login" value=${login} onInput=${setLogin} autocomplete="off" hint=${t.storeLoginHint} />
     <${Field}
