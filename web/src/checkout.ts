@@ -66,13 +66,15 @@ export function Checkout({ ctx, purchase, breakdown }: { ctx: Ctx; purchase: Pur
 
   if (step.kind === "quoted") {
     const { quote: q } = step;
+    // The balance as the service read it for this form (an administrator may have moved it since the page loaded).
+    const balance = check.kind === "ok" ? check.value.balance_usdt : ctx.me.balance_usdt;
     const parts = breakdown?.(q.charge_usdt);
     return html`<div class="quote" data-testid="quote">
       <p>${t.recipientIs}: <strong>${q.recipient}</strong></p>
       <p>${`${t.charge}: `}<strong>${usdt(q.charge_usdt)}</strong></p>
       ${parts && html`<p class="muted">${parts}</p>`}
       <p class="muted">
-        ${`${t.balanceAfter}: ${usdt(ctx.me.balance_usdt - q.charge_usdt)} · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
+        ${`${t.balanceAfter}: ${usdt(balance - q.charge_usdt)} · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
       </p>
       <${MainAction} text=${`${t.confirm} ${usdt(q.charge_usdt)}`} onPress=${() => confirm(step)} testId="confirm" />
       <button type="button" class="secondary" onClick=${() => setStep({ kind: "form" })}>${t.change}</button>

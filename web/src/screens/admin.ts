@@ -232,6 +232,8 @@ export function Admin({ ctx }: { ctx: Ctx }) {
   if (overview.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
   if (overview.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, overview.error)} />`;
   const o = overview.value;
+  // After a move or a block: the user read again, and the administrator's own balance (the move may have been theirs).
+  const changed = (telegramId: string) => Promise.all([find(telegramId), ctx.refresh()]);
   return html`<section class="card">
       <h1>${t.admin}</h1>
       <h2>${t.last30}</h2>
@@ -265,6 +267,6 @@ export function Admin({ ctx }: { ctx: Ctx }) {
         <button type="submit" disabled=${!target.trim()}>${t.find}</button>
       </form>
       ${error && html`<${Outcome} kind="error" text=${error} testId="find-error" />`}
-      ${user && html`<${UserCard} ctx=${ctx} user=${user} confirmAbove=${o.confirm_above_usdt} changed=${() => find(user.telegram_id)} />`}
+      ${user && html`<${UserCard} ctx=${ctx} user=${user} confirmAbove=${o.confirm_above_usdt} changed=${() => changed(user.telegram_id)} />`}
     </section>`;
 }
