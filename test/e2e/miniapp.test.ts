@@ -154,7 +154,7 @@ describe("the Mini App in Chromium", () => {
     expect(await sent(page, "web_app_ready")).toHaveLength(1);
     await page.getByRole("button", { name: "🛍 Shop" }).click();
     await page.getByTestId("product-stars").click();
-    expect((await sent(page, "web_app_setup_back_button")).at(-1)).toEqual({ is_visible: true });
+    await expect.poll(async () => (await sent(page, "web_app_setup_back_button")).at(-1)).toEqual({ is_visible: true });
     await page.getByLabel("Recipient").fill("@alice");
     await expect.poll(() => page.getByTestId("recipient").textContent()).toContain("@alice");
     await page.getByLabel("Stars").fill("100");
@@ -162,7 +162,10 @@ describe("the Mini App in Chromium", () => {
     await page.getByTestId("get-price").click();
     await expect.poll(() => page.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT");
     expect(await page.getByTestId("quote").textContent()).toContain("balance after: 8.50 USDT");
-    expect((await sent(page, "web_app_setup_main_button")).at(-1)).toEqual({ is_visible: true, is_active: true, text: "Confirm 1.50 USDT" });
+    // The MainButton follows the screen once its effect has run (after the paint that showed the quote).
+    await expect
+      .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
+      .toEqual({ is_visible: true, is_active: true, text: "Confirm 1.50 USDT" });
     await shot(page, "stars-quote");
     // Telegram's MainButton pressed twice, and the page's own Confirm too: one idempotency key, one order.
     await press(page, "main_button_pressed");
