@@ -129,6 +129,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     },
     log,
     counterDb,
+    rateLimitWindowMs: RATE_LIMIT_WINDOW_SECONDS * 1000,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
     webhooks: {
       sender: webhookSender,

@@ -11,7 +11,7 @@ import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
 import { registerRequestId, requestIdOptions } from "./request-id.js";
 import { checkedSerializerCompiler, fastSerializerCompiler } from "./serializers.js";
 import { OneLinePerRequest } from "./request-log.js";
-import { sharedRateStore } from "./shared-rate-store.js";
+import { sharedRateLimit } from "./shared-rate-store.js";
 import { finishDocument } from "./openapi.js";
 import { API_VERSION, infoRoutes } from "./routes/info.js";
 import { ledgerRoutes } from "./routes/ledger.js";
@@ -132,8 +132,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: RATE_LIMIT_WINDOW_SECONDS * 1000,
-    keyGenerator: rateLimitKey,
-    ...(options.core.sharedCounter ? { store: sharedRateStore(options.core.sharedCounter) } : {}),
+    ...(options.core.sharedCounter ? sharedRateLimit(options.core.sharedCounter) : { keyGenerator: rateLimitKey }),
     errorResponseBuilder: (_request, context) =>
       new DomainError("rate_limited", `Rate limit of ${context.max} requests a minute exceeded: retry in ${context.after}`, {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),

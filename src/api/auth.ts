@@ -3,10 +3,13 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
 import type { Reason } from "../core/reasons.js";
+import { KEY_BUCKET_PREFIX, type WindowCount } from "../core/request-counter.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     caller: Caller | null;
+    /** This request, counted in its key's bucket together with the key's read (the shared counter), or null. */
+    counted: WindowCount | null;
     authError: DomainError | null;
   }
   interface FastifyContextConfig {
@@ -27,7 +30,7 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 /** The caller a presented credential stands for (an API key, or a Mini App session), or the refusal. */
-export type Authenticate = (presented: string | undefined) => Promise<Caller>;
+export type Authenticate = (presented: string | undefined) => Promise<Caller & { counted?: WindowCount | null }>;
 
 /**
  * Resolves the key in onRequest but rejects only in preParsing, so the per-key rate limit (a route-level
@@ -35,11 +38,14 @@ export type Authenticate = (presented: string | undefined) => Promise<Caller>;
  */
 export function registerAuth(app: FastifyInstance, authenticate: Authenticate) {
   app.decorateRequest("caller", null);
+  app.decorateRequest("counted", null);
   app.decorateRequest("authError", null);
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     try {
-      request.caller = await authenticate(presentedKey(request));
+      const { counted, ...caller } = await authenticate(presentedKey(request));
+      request.caller = caller;
+      request.counted = counted ?? null;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       request.authError = error;
@@ -66,7 +72,7 @@ export const isMiniAppCaller = (caller: Caller) => caller.actor.startsWith("mini
 export function rateLimitKey(request: FastifyRequest): string {
   const { caller } = request;
   if (!caller) return `ip:${clientNetwork(request.ip)}`;
-  return `${isMiniAppCaller(caller) ? "miniapp" : "account"}:${caller.account.id}`;
+  return `${isMiniAppCaller(caller) ? "miniapp:" : KEY_BUCKET_PREFIX}${caller.account.id}`;
 }
 
 export function clientNetwork(address: string): string {

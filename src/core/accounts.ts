@@ -4,6 +4,7 @@ import {
   chargedSince,
   insertStandardAccount,
   keyHolder,
+  type KeyHolder,
   replaceKey,
   updateAccount,
   walletAccount,
@@ -15,6 +16,7 @@ import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
 import type { MarkupProduct } from "./markup.js";
 import { micro, type Micro } from "./money.js";
 import type { Clock } from "./ports.js";
+import type { RequestCounter, WindowCount } from "./request-counter.js";
 
 /** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
 export interface Account {
@@ -41,6 +43,8 @@ export interface Caller {
   account: Account;
   /** `key:<id>` for the API, `bot:<telegram id>` for the bot. */
   actor: string;
+  /** The account was read for this request (its key or session checked just now), not kept from earlier. */
+  fresh?: boolean;
 }
 
 export interface IssuedKey {
@@ -67,7 +71,14 @@ export type Language = (typeof LANGUAGES)[number];
 export const speak = (code: string | null | undefined): Language => (code?.toLowerCase().startsWith("ru") ? "ru" : "en");
 export const findByTelegramId = accountByTelegramId;
 
-export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
+/** A caller of the API by key, and (when counted with the key's read) this request's count in the key's bucket. */
+export type KeyCaller = Caller & { counted: WindowCount | null };
+
+/**
+ * `counting`: where every instance counts requests (PostgreSQL), and the window; a key's read then counts the
+ * request in its bucket in the same round trip.
+ */
+export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; counting?: { counter: RequestCounter; windowMs: number } }) {
   return {
     /**
      * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
@@ -106,17 +117,19 @@ export function createAccounts({ db, clock }: { db: Db; clock: Clock }) {
     },
 
     /** Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. */
-    async authenticate(presented: string | undefined): Promise<Caller> {
+    async authenticate(presented: string | undefined): Promise<KeyCaller> {
       if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
       const wrong = () => new DomainError("unauthorized", "API key is not valid");
       if (!looksLikeKey(presented)) throw wrong();
       const hash = hashKey(presented);
-      // The key and its account in one indexed read: this runs on every request.
-      const holder = await keyHolder(db, hash);
+      // The key and its account in one indexed read (and the request's count with it): this runs on every request.
+      const holder: (KeyHolder & { counted?: WindowCount | null }) | undefined = counting
+        ? await counting.counter.keyHolder(hash, counting.windowMs)
+        : await keyHolder(db, hash);
       if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
       const { account } = holder;
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
-      return { account, actor: `key:${holder.keyId}` };
+      return { account, actor: `key:${holder.keyId}`, fresh: true, counted: holder.counted ?? null };
     },
 
     get: (id: number) => getAccount(db, id),

@@ -45,6 +45,8 @@ export interface CoreDeps {
    * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.
    */
   counterDb?: Db;
+  /** The rate limit's window: a key's read counts the request in it (with counterDb). */
+  rateLimitWindowMs: number;
   /** The signed webhooks: sender, one attempt's bound, the endpoint policy and what each event says (src/wire/events.ts). */
   webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
@@ -78,7 +80,8 @@ export function createCore(deps: CoreDeps) {
     quotes,
     lowBalance,
   });
-  const accounts = createAccounts({ db, clock });
+  const sharedCounter = deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null;
+  const accounts = createAccounts({ db, clock, counting: sharedCounter ? { counter: sharedCounter, windowMs: deps.rateLimitWindowMs } : undefined });
   const pricing = createPricing({ tariffs: deps.tariffs, rates: providers.rates, clock });
   const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing });
   const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
@@ -102,7 +105,7 @@ export function createCore(deps: CoreDeps) {
     topups: createTopups({ db, clock, cryptoPay: deps.cryptoPay, outbox: webhooks.outbox, limits: deps.topupLimits, log: deps.log }),
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
-    sharedCounter: deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null,
+    sharedCounter,
     /** Settles orders: the reconciler job drives the ones nobody polls. */
     settlement,
 

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lockAccount } from "../db/accounts.js";
 import type { Db } from "../db/database.js";
-import { findReplay, insertOrder } from "../db/orders.js";
+import { findReplay, insertOrder, type NewOrder } from "../db/orders.js";
+import { placeOrder } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
 import { type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
@@ -128,6 +129,20 @@ function checkGuard(chargeMicro: Micro, guard: PriceGuard | undefined) {
   }
 }
 
+/** Refuses a charge above what the caller may spend (or an owner key's per-order limit), before anything is written. */
+function affordable(funds: Spendable, requiredMicro: Micro) {
+  if (funds.orderLimitMicro !== null && requiredMicro > funds.orderLimitMicro) {
+    throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
+      requiredMicro,
+      balanceMicro: Math.min(funds.availableMicro, funds.orderLimitMicro),
+    });
+  }
+  if (requiredMicro > funds.availableMicro) throw short(requiredMicro, funds.availableMicro);
+}
+
+const short = (requiredMicro: Micro, balanceMicro: Micro) =>
+  new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro, balanceMicro });
+
 /**
  * The one purchase pipeline every product runs through: replay check, prepare (rules, live reads, price),
  * place (idempotency, funds, debit and order row in one transaction), send, settle. The charge commits
@@ -137,8 +152,12 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
   /** Orders whose provider call is under way here; until it answers, their `check_after` keeps the reconciler off. */
   const calling = createClaims();
 
-  /** What the caller can spend now: one read, for an answer that placed nothing (a replay). */
-  const availableNow = async (caller: Caller) => (await spendable(db, caller.account, clock.now())).availableMicro;
+  /**
+   * What the caller can spend now, for an answer that placed nothing (a replay). `asRead`: the account as read for
+   * this request will do (nothing was charged since), when it was read for it.
+   */
+  const availableNow = async (caller: Caller, asRead = false) =>
+    (await spendable(db, caller.account, clock.now(), !(asRead && caller.fresh))).availableMicro;
 
   /**
    * The debit and the order row in one transaction: the order row is the saved result, and the unique index
@@ -156,50 +175,51 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
   ): Promise<Placed<Order> & { funds: Spendable | null }> {
     const now = clock.now();
     const at = now.toISOString();
+    const newOrder = (funds: Spendable): NewOrder => ({
+      accountId: caller.account.id,
+      fundingAccountId: funds.fundingAccountId,
+      productType: type,
+      idempotencyKey: key,
+      requestHash: hash,
+      recipient: prepared.recipient,
+      details: prepared.details,
+      chargeMicro: prepared.chargeMicro,
+      upstreamRef: randomUUID(),
+      checkAfter: new Date(now.getTime() + reconcileAfterMs).toISOString(),
+      at,
+    });
     let placed: { order: Order; balanceAfter: Micro; funds: Spendable };
     try {
       // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
       // insert on the unique index, and is answered below.
-      placed = await transaction(db, async (trx) => {
-        const owner = caller.account.kind === "owner";
-        // An owner key's daily limit is read, then spent: no other instance may do the same in between.
-        if (owner) await lockAccount(trx, caller.account.id);
-        const funds = await spendable(trx, caller.account, now, owner);
-        const required = prepared.chargeMicro;
-        if (funds.orderLimitMicro !== null && required > funds.orderLimitMicro) {
-          throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
-            requiredMicro: required,
-            balanceMicro: Math.min(funds.availableMicro, funds.orderLimitMicro),
+      if (caller.account.kind !== "owner" && !quoteId) {
+        // The common purchase, in one statement (one round trip on PostgreSQL): its own balance, no quote to spend.
+        const funds = await spendable(db, caller.account, now, false);
+        affordable(funds, prepared.chargeMicro);
+        const placement = await placeOrder(db, newOrder(funds), caller.actor);
+        if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
+        placed = { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds };
+      } else {
+        placed = await transaction(db, async (trx) => {
+          const owner = caller.account.kind === "owner";
+          // An owner key's daily limit is read, then spent: no other instance may do the same in between.
+          if (owner) await lockAccount(trx, caller.account.id);
+          const funds = await spendable(trx, caller.account, now, owner);
+          affordable(funds, prepared.chargeMicro);
+          const order = await insertOrder(trx, newOrder(funds));
+          const balanceAfter = await post(trx, {
+            accountId: funds.fundingAccountId,
+            amountMicro: micro(-prepared.chargeMicro),
+            kind: "charge",
+            orderId: order.id,
+            actor: caller.actor,
+            at,
           });
-        }
-        if (required > funds.availableMicro) {
-          throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: required, balanceMicro: funds.availableMicro });
-        }
-        const order = await insertOrder(trx, {
-          accountId: caller.account.id,
-          fundingAccountId: funds.fundingAccountId,
-          productType: type,
-          idempotencyKey: key,
-          requestHash: hash,
-          recipient: prepared.recipient,
-          details: prepared.details,
-          chargeMicro: required,
-          upstreamRef: randomUUID(),
-          checkAfter: new Date(now.getTime() + reconcileAfterMs).toISOString(),
-          at,
+          // Spent with the charge or not at all: a second purchase naming it rolls back here.
+          if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
+          return { order, balanceAfter, funds };
         });
-        const balanceAfter = await post(trx, {
-          accountId: funds.fundingAccountId,
-          amountMicro: micro(-required),
-          kind: "charge",
-          orderId: order.id,
-          actor: caller.actor,
-          at,
-        });
-        // Spent with the charge or not at all: a second purchase naming it rolls back here.
-        if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
-        return { order, balanceAfter, funds };
-      });
+      }
     } catch (error) {
       // A concurrent identical request committed first: return its order instead of failing.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
@@ -216,8 +236,12 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
     };
   }
 
-  /** The caller with its account as it is now: a personal markup set a moment ago prices this purchase. */
-  const current = async (caller: Caller): Promise<Caller> => ({ ...caller, account: await getAccount(db, caller.account.id) });
+  /**
+   * The caller with its account as it is now: a personal markup set a moment ago prices this purchase. An API
+   * caller's account was read for this very request, when its key was checked.
+   */
+  const current = async (caller: Caller): Promise<Caller> =>
+    caller.fresh ? caller : { ...caller, account: await getAccount(db, caller.account.id) };
 
   const pipeline = {
     /**
@@ -260,7 +284,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       const hash = requestHash(product.type, product.identify(request));
       // Before anything that needs a provider, so a replay answers even while the provider is down.
       const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
-      if (earlier) return { order: asProduct(earlier, product), replay: true, balanceAfterMicro: await availableNow(caller) };
+      if (earlier) return { order: asProduct(earlier, product), replay: true, balanceAfterMicro: await availableNow(caller, true) };
 
       // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
       const bound = options.quoteId

@@ -1,12 +1,21 @@
 import type { Db } from "../db/database.js";
-import { countHit } from "../db/request-counts.js";
+import { countHit, keyHolderCounted } from "../db/request-counts.js";
 import type { Clock } from "./ports.js";
+
+/** The bucket an API key's requests count in: its account's (the Mini App's sessions have one of their own). */
+export const KEY_BUCKET_PREFIX = "account:";
 
 export interface WindowCount {
   /** Requests counted in the current window, this one included. */
   hits: number;
   /** Until the window ends. */
   ttlMs: number;
+}
+
+/** The fixed window `now` falls in, aligned to the clock: its start, and how long until it ends. */
+function windowAt(now: number, windowMs: number) {
+  const start = Math.floor(now / windowMs) * windowMs;
+  return { start, ttlMs: start + windowMs - now };
 }
 
 /**
@@ -17,10 +26,18 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
   const { db, clock } = options;
   return {
     async hit(key: string, windowMs: number): Promise<WindowCount> {
-      const now = clock.now().getTime();
-      const start = Math.floor(now / windowMs) * windowMs;
-      const hits = await countHit(db, key, start);
-      return { hits, ttlMs: start + windowMs - now };
+      const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
+      return { hits: await countHit(db, key, start), ttlMs };
+    },
+
+    /**
+     * The live key with this hash and its holder, and (unless the account is blocked) this request counted in the
+     * key's bucket (KEY_BUCKET_PREFIX and the account's id), in one round trip: what every keyed request needs first.
+     */
+    async keyHolder(keyHash: string, windowMs: number) {
+      const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
+      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start);
+      return found && { ...found, counted: found.hits === null ? null : { hits: found.hits, ttlMs } };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.js";
+import { type Finish, finishAtOnce } from "../db/placement.js";
 import { markCompleted, markFailed, markPending, orderById } from "../db/orders.js";
 import { transaction } from "../db/transaction.js";
 import { post } from "./ledger.js";
@@ -50,21 +51,32 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
     if (outcome.kind === "unknown") return unchanged();
     const at = clock.now().toISOString();
     const provider = { providerOrderId: outcome.providerOrderId, providerStatus: outcome.providerStatus };
+    if (outcome.kind === "pending") {
+      // The provider has the order: ask again soon (the long first wait only guards "never received").
+      const soon = new Date(clock.now().getTime() + recheckMs).toISOString();
+      const order = await markPending(db, orderId, { provider, soon, at });
+      return order ? { order, refundBalanceMicro: null } : unchanged();
+    }
+    const finish: Finish =
+      outcome.kind === "completed"
+        ? {
+            status: "completed",
+            ...provider,
+            transactionId: outcome.transactionId ?? null,
+            sealedCodes: outcome.codes ? vault.seal(outcome.codes) : null,
+          }
+        : { status: "failed", ...provider, error: outcome.error, reason: outcome.reason ?? "provider_error" };
+    // An account without a webhook endpoint has no event to write: one statement does it (on PostgreSQL).
+    const atOnce = await finishAtOnce(db, orderId, finish, at);
+    if (atOnce) return finished(atOnce, how);
     // The order as this call finished it (its event written in the same transaction: it commits with the final
-    // state, or neither does), or undefined when it was not this call (pending, or already final).
+    // state, or neither does), or undefined when it was not this call (already final).
     const finishing = await transaction(db, async (trx) => {
-      if (outcome.kind === "pending") {
-        // The provider has the order: ask again soon (the long first wait only guards "never received").
-        const soon = new Date(clock.now().getTime() + recheckMs).toISOString();
-        await markPending(trx, orderId, { provider, soon, at });
-        return undefined;
-      }
-      if (outcome.kind === "completed") {
-        const sealedCodes = outcome.codes ? vault.seal(outcome.codes) : null;
-        const completed = await markCompleted(trx, orderId, { provider, transactionId: outcome.transactionId ?? null, sealedCodes, at });
+      if (finish.status === "completed") {
+        const completed = await markCompleted(trx, orderId, { provider, transactionId: finish.transactionId, sealedCodes: finish.sealedCodes, at });
         return completed && { order: completed, refundBalanceMicro: null, event: await outbox.orderFinished(trx, completed) };
       }
-      const failed = await markFailed(trx, orderId, { provider, error: outcome.error, reason: outcome.reason ?? "provider_error", at });
+      const failed = await markFailed(trx, orderId, { provider, error: finish.error, reason: finish.reason, at });
       if (!failed) return undefined;
       const refundBalanceMicro = await post(trx, {
         accountId: failed.fundingAccountId,
@@ -72,16 +84,20 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
         kind: "refund",
         orderId,
         actor: "system",
-        note: outcome.error,
+        note: finish.error,
         at,
       });
       return { order: failed, refundBalanceMicro, event: await outbox.orderFinished(trx, failed) };
     });
     if (!finishing) return unchanged();
-    const { order, refundBalanceMicro, event } = finishing;
-    if (event) outbox.committed();
-    for (const listener of listeners) listener(order, how);
-    return { order, refundBalanceMicro };
+    if (finishing.event) outbox.committed();
+    return finished(finishing, how);
+  }
+
+  /** Tells the listeners of an order this call finished. */
+  function finished(applied: Applied, how: SettledHow): Applied {
+    for (const listener of listeners) listener(applied.order, how);
+    return { order: applied.order, refundBalanceMicro: applied.refundBalanceMicro };
   }
 
   /**

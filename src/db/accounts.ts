@@ -152,7 +152,13 @@ const keyHolderQuery = compiledOnce(1, (exec, keyHash: string) =>
     .where("api_keys.revoked_at", "is", null),
 );
 
-export async function keyHolder(exec: Executor, keyHash: string): Promise<{ keyId: number; keyHash: string; account: Account } | undefined> {
+export interface KeyHolder {
+  keyId: number;
+  keyHash: string;
+  account: Account;
+}
+
+export async function keyHolder(exec: Executor, keyHash: string): Promise<KeyHolder | undefined> {
   const [row] = await keyHolderQuery(exec, keyHash);
   return row && { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row) };
 }

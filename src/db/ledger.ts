@@ -5,7 +5,8 @@ import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Executor } from "./database.js";
 import type { Database } from "./schema.js";
 
-// The ledger: balances change only here, each change with its entry; and the entries read back as statements.
+// The ledger: balances change only here (and in placement.ts, a purchase's charge and refund in one statement each), each
+// change with its entry; and the entries read back as statements.
 
 /**
  * The guarded balance update (0 <= balance + amount <= MAX_MICRO, as the table's CHECKs say) and its entry, in

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { type Micro, micro } from "../core/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
 import { type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
@@ -168,11 +169,27 @@ const marks = (provider: ProviderMarks) => ({
   ...(provider.providerStatus === undefined ? {} : { provider_status: provider.providerStatus }),
 });
 
-/** The provider has the order: its marks are kept, and its next check is brought forward to `soon` at the latest. */
-export async function markPending(exec: Executor, id: number, change: { provider: ProviderMarks; soon: string; at: string }): Promise<void> {
-  const processing = exec.updateTable("orders").where("id", "=", id).where("status", "=", "processing");
-  await processing.set({ ...marks(change.provider), updated_at: change.at }).execute();
-  await processing.where("check_after", ">", change.soon).set({ check_after: change.soon }).execute();
+/**
+ * The provider has the order: its marks are kept, and its next check is brought forward to `soon` at the latest.
+ * The order as it is now; undefined when it was not `processing`.
+ */
+export async function markPending(
+  exec: Executor,
+  id: number,
+  change: { provider: ProviderMarks; soon: string; at: string },
+): Promise<Order | undefined> {
+  const row = await exec
+    .updateTable("orders")
+    .set({
+      ...marks(change.provider),
+      updated_at: change.at,
+      check_after: sql<string>`case when check_after > ${change.soon} then ${change.soon} else check_after end`,
+    })
+    .where("id", "=", id)
+    .where("status", "=", "processing")
+    .returningAll()
+    .executeTakeFirst();
+  return row && toOrder(row);
 }
 
 /** Completes a `processing` order; undefined when it was not one (already final). */

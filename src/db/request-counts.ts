@@ -1,28 +1,58 @@
 import { sql } from "kysely";
-import type { Executor } from "./database.js";
+import { type KeyHolder, toAccount } from "./accounts.js";
+import { type Db, type Executor, namedStatement } from "./database.js";
+import type { AccountRow } from "./schema.js";
+
+/** The upsert's update, in countHit and keyHolderCounted: only a newer window starts the count afresh (an instance whose clock lags counts into the current one). */
+const COUNT_ON_CONFLICT = `on conflict (key) do update set
+  hits = case when excluded.window_start > rate_limits.window_start then 1 else rate_limits.hits + 1 end,
+  window_start = case when excluded.window_start > rate_limits.window_start then excluded.window_start else rate_limits.window_start end`;
 
 /**
  * Counts one request of `key` in the window starting at `windowStart` (ms since the epoch); returns the hits of
  * that window, this one included. One upsert per request.
  */
 export async function countHit(exec: Executor, key: string, windowStart: number): Promise<number> {
-  const row = await exec
-    .insertInto("rate_limits")
-    .values({ key, window_start: windowStart, hits: 1 })
-    .onConflict((oc) =>
-      // Only a newer window starts the count afresh: an instance whose clock lags counts into the current one.
-      oc.column("key").doUpdateSet({
-        hits: sql<number>`case when excluded.window_start > rate_limits.window_start then 1 else rate_limits.hits + 1 end`,
-        window_start: sql<number>`case when excluded.window_start > rate_limits.window_start then excluded.window_start else rate_limits.window_start end`,
-      }),
-    )
-    .returning("hits")
-    .executeTakeFirstOrThrow();
-  return row.hits;
+  const { rows } = await sql<{ hits: number }>`
+    insert into rate_limits (key, window_start, hits) values (${key}, ${windowStart}, 1) ${sql.raw(COUNT_ON_CONFLICT)} returning hits
+  `.execute(exec);
+  return rows[0]!.hits;
 }
 
 /** Deletes the counts of windows that started before `before` (ms since the epoch); returns how many. */
 export async function purgeRequestCounts(exec: Executor, before: number): Promise<number> {
   const result = await exec.deleteFrom("rate_limits").where("window_start", "<", before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+const KEY_HOLDER_COUNTED = `
+  with holder as (
+    select accounts.*, api_keys.id as key_id, api_keys.key_hash
+    from api_keys join accounts on accounts.id = api_keys.account_id
+    where api_keys.key_hash = $1 and api_keys.revoked_at is null
+  ), hit as (
+    insert into rate_limits (key, window_start, hits)
+    select $2::text || holder.id, $3::bigint, 1 from holder where not holder.blocked
+    ${COUNT_ON_CONFLICT}
+    returning hits
+  )
+  select holder.*, (select hits from hit) as hits from holder`;
+
+/**
+ * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder
+ * reads them, and one request counted in the window starting at `windowStart` under `bucketPrefix` and the account's
+ * id, unless the account is blocked (hits null). One round trip for what every keyed request needs first.
+ */
+export async function keyHolderCounted(
+  db: Db,
+  keyHash: string,
+  bucketPrefix: string,
+  windowStart: number,
+): Promise<(KeyHolder & { hits: number | null }) | undefined> {
+  const run = namedStatement(db);
+  if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
+  const [row] = (await run(KEY_HOLDER_COUNTED, [keyHash, bucketPrefix, windowStart])) as Array<
+    AccountRow & { key_id: number; key_hash: string; hits: number | null }
+  >;
+  return row && { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
 }

@@ -88,5 +88,5 @@ export async function sessionCaller(sessions: MiniAppSessions, accounts: Account
   const account = await accounts.byTelegramId(String(telegramId));
   if (!account) throw new DomainError("unauthorized", "No account for this session: sign in again");
   if (account.blocked) throw new DomainError("key_blocked", "This account is blocked");
-  return { account, actor: `miniapp:${telegramId}` };
+  return { account, actor: `miniapp:${telegramId}`, fresh: true };
 }

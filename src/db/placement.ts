@@ -1,0 +1,124 @@
+import { sql } from "kysely";
+import { MAX_MICRO, type Micro, micro } from "../core/money.js";
+import type { Order } from "../core/products/index.js";
+import type { Reason } from "../core/reasons.js";
+import { type Db, isPostgres } from "./database.js";
+import { postEntry } from "./ledger.js";
+import { insertOrder, type NewOrder, toOrder } from "./orders.js";
+import type { OrderRow } from "./schema.js";
+import { transaction } from "./transaction.js";
+
+// A purchase's two writes, each in one round trip on PostgreSQL: placing it (the order, its charge and the charge's
+// ledger entry) and finishing it (its final state and, for a failure, its refund and entry). One statement with
+// data-modifying CTEs is atomic by itself, so it needs no BEGIN and COMMIT. On SQLite, whose statements make no
+// round trip, placing is the same steps in one transaction, and finishing is left to the general path.
+
+/** The order placed and the funding account's balance after its charge, or the balance that was short. */
+export type Placement = { order: Order; balanceAfterMicro: Micro } | { shortMicro: Micro };
+
+/**
+ * Places a standard account's order paid from its own balance (`fundingAccountId`): the guarded debit (the same
+ * guard as db/ledger.ts's), the order row and the charge's entry, or nothing when the balance is short. A duplicate
+ * (account, idempotency key, request) fails on the unique index, and nothing is written.
+ */
+export async function placeOrder(db: Db, order: NewOrder, actor: string): Promise<Placement> {
+  if (!isPostgres(db)) {
+    return transaction(db, async (trx) => {
+      const placed = await insertOrder(trx, order);
+      const balanceAfter = await postEntry(trx, {
+        accountId: order.fundingAccountId,
+        amountMicro: micro(-order.chargeMicro),
+        kind: "charge",
+        orderId: placed.id,
+        actor,
+        at: order.at,
+      });
+      if (balanceAfter === null) throw new Short();
+      return { order: placed, balanceAfterMicro: balanceAfter };
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof Short)) throw error;
+      return { shortMicro: await currentBalance(db, order.fundingAccountId) };
+    });
+  }
+  const charge = order.chargeMicro;
+  const { rows } = await sql<OrderRow & { balance_after: number | null; balance_before: number }>`
+    with debit as (
+      update accounts set balance_micro = balance_micro - ${charge}::bigint
+      where id = ${order.fundingAccountId}::bigint and balance_micro - ${charge}::bigint between 0 and ${MAX_MICRO}::bigint
+      returning balance_micro
+    ), placed as (
+      insert into orders (account_id, funding_account_id, product_type, status, idempotency_key, request_hash, recipient,
+        details, charge_micro, upstream_ref, check_after, created_at, updated_at)
+      select ${order.accountId}::bigint, ${order.fundingAccountId}::bigint, ${order.productType}::text, 'processing',
+        ${order.idempotencyKey}::text, ${order.requestHash}::text, ${order.recipient}::text, ${JSON.stringify(order.details)}::text,
+        ${charge}::bigint, ${order.upstreamRef}::text, ${order.checkAfter}::text, ${order.at}::text, ${order.at}::text
+      from debit
+      returning *
+    ), entry as (
+      insert into ledger_entries (account_id, order_id, kind, amount_micro, balance_after_micro, actor, created_at)
+      select ${order.fundingAccountId}::bigint, placed.id, 'charge', -${charge}::bigint, debit.balance_micro, ${actor}::text, ${order.at}::text
+      from placed, debit
+    )
+    select placed.*, debit.balance_micro as balance_after,
+      (select balance_micro from accounts where id = ${order.fundingAccountId}::bigint) as balance_before
+    from (select 1) as one left join placed on true left join debit on true
+  `.execute(db);
+  const row = rows[0]!;
+  if (row.balance_after !== null) return { order: toOrder(row), balanceAfterMicro: micro(row.balance_after) };
+  // The statement saw the balance as it was before it began: when that was enough, a concurrent change took it since.
+  return { shortMicro: row.balance_before >= charge ? await currentBalance(db, order.fundingAccountId) : micro(row.balance_before) };
+}
+
+class Short extends Error {}
+
+async function currentBalance(db: Db, accountId: number): Promise<Micro> {
+  const row = await db.selectFrom("accounts").select("balance_micro").where("id", "=", accountId).executeTakeFirstOrThrow();
+  return micro(row.balance_micro);
+}
+
+/** The final state an outcome gives a `processing` order. */
+export type Finish =
+  | { status: "completed"; providerOrderId?: string; providerStatus?: string; transactionId: string | null; sealedCodes: string | null }
+  | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
+
+/**
+ * PostgreSQL only: finishes a `processing` order of an account without a webhook endpoint in one statement (a
+ * failure with its refund and the refund's entry); the order as finished and the balance the refund left. Undefined
+ * when it changed nothing: the order was not `processing`, or its account has an endpoint, whose event must be
+ * written in the same transaction (the caller's general path does both).
+ */
+export async function finishAtOnce(
+  db: Db,
+  id: number,
+  finish: Finish,
+  at: string,
+): Promise<{ order: Order; refundBalanceMicro: Micro | null } | undefined> {
+  const failed = finish.status === "failed";
+  const { rows } = await sql<OrderRow & { refund_balance: number | null }>`
+    with done as (
+      update orders set status = ${finish.status}::text,
+        provider_order_id = coalesce(${finish.providerOrderId ?? null}::text, provider_order_id),
+        provider_status = coalesce(${finish.providerStatus ?? null}::text, provider_status),
+        transaction_id = ${failed ? null : finish.transactionId}::text,
+        sealed_codes = ${failed ? null : finish.sealedCodes}::text,
+        error = ${failed ? finish.error : null}::text,
+        error_code = ${failed ? finish.reason : null}::text,
+        refunded = ${failed}::boolean,
+        completed_at = ${at}::text, updated_at = ${at}::text, check_after = null
+      where id = ${id}::bigint and status = 'processing'
+        and not exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = orders.account_id)
+      returning *
+    ), refund as (
+      update accounts set balance_micro = accounts.balance_micro + done.charge_micro
+      from done where ${failed}::boolean and accounts.id = done.funding_account_id
+      returning accounts.balance_micro
+    ), entry as (
+      insert into ledger_entries (account_id, order_id, kind, amount_micro, balance_after_micro, actor, note, created_at)
+      select done.funding_account_id, done.id, 'refund', done.charge_micro, refund.balance_micro, 'system', done.error, ${at}::text
+      from done, refund
+    )
+    select done.*, refund.balance_micro as refund_balance from done left join refund on true
+  `.execute(db);
+  const row = rows[0];
+  return row && { order: toOrder(row), refundBalanceMicro: row.refund_balance === null ? null : micro(row.refund_balance) };
+}

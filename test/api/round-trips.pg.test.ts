@@ -1,0 +1,69 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "../support/harness.js";
+
+// How many round trips to PostgreSQL one request makes: every query a pg client sends on behalf of the request
+// (its async context), whichever pool it goes through; the background jobs' queries are not the request's.
+
+let h: Harness;
+const counting = new AsyncLocalStorage<string[]>();
+const query = pg.Client.prototype.query;
+
+beforeAll(async () => {
+  h = await startHarness();
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const sent = counting.getStore();
+    const first = args[0] as string | { text: string };
+    if (sent) sent.push(typeof first === "string" ? first : first.text);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+});
+afterAll(async () => {
+  pg.Client.prototype.query = query;
+  await h.close();
+});
+
+/** The answer to one request, and the statements it sent to the database. */
+async function roundTrips(method: "GET" | "POST", url: string, key: string, body?: object) {
+  const sent: string[] = [];
+  const response = await counting.run(sent, () => h.call(method, url, { key, ...(body ? { body } : {}) }));
+  return { response, sent };
+}
+
+describe("round trips to PostgreSQL per request", () => {
+  it("a read: one", async () => {
+    const { key } = await h.newKey(10);
+    const { response, sent } = await roundTrips("GET", "/v1/balance", key);
+    expect(response.status).toBe(200);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("a purchase: the key's read, the replay lookup, the placement and the settlement; three without an idempotency key", async () => {
+    const { key } = await h.newKey(10);
+    const body = { username: "alice", stars: 100, idempotency_key: "rt-1" };
+    const bought = await roundTrips("POST", "/v1/stars", key, body);
+    expect(bought.response.status).toBe(200);
+    expect(bought.response.body).toMatchObject({ status: "completed", balance_remaining_usdt: 8.5 });
+    expect(bought.sent, bought.sent.join("\n")).toHaveLength(4);
+
+    const replayed = await roundTrips("POST", "/v1/stars", key, body);
+    expect(replayed.response.body).toEqual(bought.response.body);
+    expect(replayed.sent, replayed.sent.join("\n")).toHaveLength(2);
+
+    const unkeyed = await roundTrips("POST", "/v1/stars", key, { username: "alice", stars: 50 });
+    expect(unkeyed.response.body).toMatchObject({ status: "completed", balance_remaining_usdt: 7.75 });
+    expect(unkeyed.sent, unkeyed.sent.join("\n")).toHaveLength(3);
+    await h.assertLedgerInvariant();
+  });
+
+  it("a failed delivery: its refund in the settlement's one statement", async () => {
+    const { key } = await h.newKey(5);
+    const failed = await roundTrips("POST", "/v1/stars", key, { username: "fail_carol", stars: 200 });
+    expect(failed.response.status).toBe(502);
+    expect(failed.response.body).toMatchObject({ status: "failed", balance_remaining_usdt: 5 });
+    expect(failed.sent, failed.sent.join("\n")).toHaveLength(3);
+    expect(await h.balance(key)).toBe(5);
+    await h.assertLedgerInvariant();
+  });
+});
