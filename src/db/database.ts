@@ -180,21 +180,43 @@ const rowsAsOnPostgres: KyselyPlugin = {
   },
 };
 
-/**
- * The reader's rows as asOnPostgres makes them, without a BigInt per integer: integers come as doubles, and one
- * beyond 2^53 (which a double cannot hold exactly) is an error, never a rounding; flags become booleans.
- */
-function exactNumbers(rows: UnknownRow[]): UnknownRow[] {
-  for (const row of rows) {
-    for (const column in row) {
-      const value = row[column];
-      if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-        throw new RangeError(`database value ${value} in ${column} is not an integer JavaScript holds exactly`);
-      }
-    }
-    for (const column of FLAG_COLUMNS) if (typeof row[column] === "number") row[column] = row[column] === 1;
+/** A value of the reader's: an integer beyond 2^53 (which a double cannot hold exactly) is an error, never a rounding. */
+function exact(value: unknown, column: string): unknown {
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new RangeError(`database value ${value} in ${column} is not an integer JavaScript holds exactly`);
   }
-  return rows;
+  return value;
+}
+
+const flag = (value: unknown) => (typeof value === "number" ? value === 1 : value);
+
+/**
+ * The reader's rows as asOnPostgres makes them, without a BigInt per integer (integers come as doubles, checked by
+ * `exact`; flags become booleans). A statement's rows are read as arrays and made into objects by a function
+ * generated once for its columns: objects of one fixed shape cost half of what better-sqlite3's own do (measured
+ * on the order page's 23 columns).
+ */
+function rowMaker(columns: string[]): (values: unknown[]) => UnknownRow {
+  const fields = columns.map((name, i) => {
+    const key = JSON.stringify(name);
+    return `${key}: ${FLAG_COLUMNS.includes(name) ? `flag(v[${i}])` : `exact(v[${i}], ${key})`}`;
+  });
+  return new Function("flag", "exact", `return (v) => ({ ${fields.join(", ")} });`)(flag, exact) as (values: unknown[]) => UnknownRow;
+}
+
+/** Direct reads on SQLite's reader connection: each statement prepared once, its rows made by its own rowMaker. */
+function sqliteReader(reader: SQLite.Database): DirectRead {
+  const statementFor = statementCache(reader);
+  const makers = new WeakMap<SQLite.Statement, (values: unknown[]) => UnknownRow>();
+  return (text, parameters) => {
+    const statement = statementFor(text);
+    let make = makers.get(statement);
+    if (!make) {
+      make = rowMaker(statement.raw(true).columns().map((column) => column.name));
+      makers.set(statement, make);
+    }
+    return (statement.all(bind(parameters)) as unknown[][]).map(make);
+  };
 }
 
 /** Runs a read's SQL outside kysely's driver: SQLite's reader connection (see openSqlite), PostgreSQL's pool. */
@@ -247,8 +269,7 @@ function openSqlite(path: string): Db {
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite, reader) }), plugins: [rowsAsOnPostgres] });
   if (reader) {
     reader.pragma("busy_timeout = 5000");
-    const statementFor = statementCache(reader);
-    directReads.set(db, (text, parameters) => exactNumbers(statementFor(text).all(bind(parameters)) as UnknownRow[]));
+    directReads.set(db, sqliteReader(reader));
   }
   return db;
 }
