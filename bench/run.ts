@@ -45,6 +45,9 @@ interface Row {
   peakRssMb: number;
   /** How far the row's share of the ceiling spread over its slices (max − min, over the mean): this run's noise. */
   noise: number;
+  /** CPU time per request of the processes that answered the row (the service's instances, or the floor), and of the ceiling. */
+  cpuUs: number;
+  ceilingCpuUs: number;
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
@@ -180,7 +183,19 @@ async function cannon(urls: string[], targets: Target[], seconds: number) {
     p99: Math.max(...results.map((r) => r.latency.p99)),
     max: Math.max(...results.map((r) => r.latency.max)),
     errors: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+    total: results.reduce((sum, r) => sum + r.requests.total, 0),
   };
+}
+
+/** The CPU time (ms) used so far by the processes listening at `urls`. */
+const cpuOf = (urls: string[]) => urls.reduce((sum, url) => sum + cpuMs([ceiling, floor, ...instances].find((p) => p.url === url)!.child.pid!), 0);
+
+/** Runs a cannon and adds the CPU it cost the processes answering it to `cpu`. */
+async function timed(cpu: { ms: number }, urls: string[], targets: Target[], seconds: number) {
+  const before = cpuOf(urls);
+  const result = await cannon(urls, targets, seconds);
+  cpu.ms += cpuOf(urls) - before;
+  return result;
 }
 
 /** Slices a row's time is cut into, alternating with the ceiling's, so both see the machine's same moments. */
@@ -200,9 +215,11 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const peaks = instances.map((s) => peakRss(s.child.pid!));
   const ceilings: Array<Awaited<ReturnType<typeof cannon>>> = [];
   const runs: Array<Awaited<ReturnType<typeof cannon>>> = [];
+  const cpu = { ms: 0 };
+  const ceilingCpu = { ms: 0 };
   for (let slice = 0; slice < SLICES; slice++) {
-    ceilings.push(await cannon([ceiling.url], ceilingTarget, SECONDS / SLICES));
-    runs.push(await cannon(urls, targets, SECONDS / SLICES));
+    ceilings.push(await timed(ceilingCpu, [ceiling.url], ceilingTarget, SECONDS / SLICES));
+    runs.push(await timed(cpu, urls, targets, SECONDS / SLICES));
   }
   const peakRssMb = Math.max(...peaks.map((p) => p.stop()));
   const mean = (list: typeof runs, pick: (r: (typeof runs)[number]) => number) => list.reduce((sum, r) => sum + pick(r), 0) / list.length;
@@ -217,8 +234,17 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const ceilingRps = mean(ceilings, (r) => r.rps);
   const shares = runs.map((r, i) => r.rps / ceilings[i].rps);
   const noise = (Math.max(...shares) - Math.min(...shares)) / (shares.reduce((a, b) => a + b, 0) / shares.length);
-  const row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise };
-  log(`${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms`);
+  const perRequest = (used: { ms: number }, list: typeof runs) =>
+    (used.ms * 1000) /
+    Math.max(
+      1,
+      list.reduce((sum, r) => sum + r.total, 0),
+    );
+  const cpuUs = perRequest(cpu, runs);
+  const row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise, cpuUs, ceilingCpuUs: perRequest(ceilingCpu, ceilings) };
+  log(
+    `${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms, ${Math.round(cpuUs)} µs of CPU a request`,
+  );
   return row;
 }
 
@@ -616,11 +642,11 @@ const ofFloor = (list: Row[], row: Row) => {
   return floorRow && row !== floorRow ? pct(row.ratio / floorRow.ratio) : "";
 };
 const table = (list: Row[]) => [
-  "| row | req/s | % of ceiling | % of floor | p50 ms | p99 ms | max ms | errors | peak RSS MB |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| row | req/s | % of ceiling | % of floor | CPU µs/request (ceiling's) | p50 ms | p99 ms | max ms | errors | peak RSS MB |",
+  "|---|---|---|---|---|---|---|---|---|---|",
   ...list.map(
     (r) =>
-      `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${ofFloor(list, r)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
+      `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${ofFloor(list, r)} | ${Math.round(r.cpuUs)} (${Math.round(r.ceilingCpuUs)}) | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
   ),
 ];
 /** Each read's share of the ceiling at a million orders over its share at a thousand (1 = flat; the ceiling absorbs the machine's noise). */

@@ -212,7 +212,12 @@ function sqliteReader(reader: SQLite.Database): DirectRead {
     const statement = statementFor(text);
     let make = makers.get(statement);
     if (!make) {
-      make = rowMaker(statement.raw(true).columns().map((column) => column.name));
+      make = rowMaker(
+        statement
+          .raw(true)
+          .columns()
+          .map((column) => column.name),
+      );
       makers.set(statement, make);
     }
     return (statement.all(bind(parameters)) as unknown[][]).map(make);

@@ -82,10 +82,10 @@ export type Finish =
   | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
 
 /**
- * PostgreSQL only: finishes a `processing` order of an account without a webhook endpoint in one statement (a
- * failure with its refund and the refund's entry); the order as finished and the balance the refund left. Undefined
- * when it changed nothing: the order was not `processing`, or its account has an endpoint, whose event must be
- * written in the same transaction (the caller's general path does both).
+ * Finishes a `processing` order of an account without a webhook endpoint in one statement on PostgreSQL (a failure
+ * with its refund and the refund's entry); the order as finished and the balance the refund left. Undefined when it
+ * changed nothing: on SQLite, or the order was not `processing`, or its account has an endpoint, whose event must
+ * be written in the same transaction (the caller's general path does those).
  */
 export async function finishAtOnce(
   db: Db,
@@ -93,6 +93,7 @@ export async function finishAtOnce(
   finish: Finish,
   at: string,
 ): Promise<{ order: Order; refundBalanceMicro: Micro | null } | undefined> {
+  if (!isPostgres(db)) return undefined;
   const failed = finish.status === "failed";
   const { rows } = await sql<OrderRow & { refund_balance: number | null }>`
     with done as (
