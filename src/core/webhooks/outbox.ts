@@ -86,7 +86,8 @@ export function createOutbox({ clock, events, pendingMax }: { clock: Clock; even
     async orderFinished(trx: Executor, order: Order) {
       const { accountId } = order;
       if (!(await hasEndpoint(trx, accountId))) return null;
-      const funds = await spendable(trx, await getAccount(trx, accountId), clock.now());
+      // The account as just read, in this transaction: not read twice.
+      const funds = await spendable(trx, await getAccount(trx, accountId), clock.now(), false);
       return insert(trx, accountId, events.order(order, funds.availableMicro), { orderId: order.id });
     },
 
