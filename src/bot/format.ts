@@ -1,5 +1,5 @@
 import { formatUsdt, type Micro } from "../core/money.js";
-import type { Order } from "../core/products/index.js";
+import type { ListedOrder, Order } from "../core/products/index.js";
 
 /** A translation function: the context's `t`, or a locale's outside any update (notifications). */
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
@@ -11,10 +11,11 @@ export const usdt = (micro: number) => formatUsdt(micro);
 export const usd = (micro: number) => `${(Math.round(micro / 10_000) / 100).toFixed(2)} USD`;
 
 /** Whom or what an order was for, as a person reads it: a gift card order names its cards, not a brand id. */
-const forWhom = (order: Order) => (order.productType === "giftcard" ? `${order.details.quantity} × ${order.details.denomination}` : order.recipient);
+const forWhom = (order: ListedOrder) =>
+  order.productType === "giftcard" ? `${order.details.quantity} × ${order.details.denomination}` : order.recipient;
 
 /** One line about an order: with its status for lists, without it where the message says it already (notifications). */
-export function orderLine(t: Translate, order: Order, withStatus = true): string {
+export function orderLine(t: Translate, order: ListedOrder, withStatus = true): string {
   const vars = { id: String(order.id), product: t(`product-${order.productType}`), recipient: forWhom(order), charged: usdt(order.chargeMicro) };
   return withStatus ? t("order-line", { ...vars, status: t(`status-${order.status}`) }) : t("order-line-short", vars);
 }

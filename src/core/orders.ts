@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.js";
 import { listOrders, type OrderFilter, ownOrder, sealedCodes } from "../db/orders.js";
 import { notFound } from "./errors.js";
-import type { Order, OrderOfType, ProductType } from "./products/index.js";
+import type { ListedOrder, Order, OrderOfType, ProductType } from "./products/index.js";
 import type { Settlement } from "./settlement.js";
 import type { Vault } from "./vault.js";
 
@@ -34,10 +34,10 @@ export function createOrders({ db, settlement, vault }: OrdersOptions) {
     current,
 
     /** Newest first; `before` pages on (orders with smaller ids), the filters narrow by product and status. */
-    list: (accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> => listOrders(db, accountId, limit, filter),
+    list: (accountId: number, limit: number, filter: OrderFilter = {}): Promise<ListedOrder[]> => listOrders(db, accountId, limit, filter),
 
     /** The codes of a completed gift card order, decrypted; empty otherwise. Only the owner's views show them. */
-    async codes(order: Order): Promise<string[]> {
+    async codes(order: ListedOrder): Promise<string[]> {
       if (order.productType !== "giftcard" || order.status !== "completed") return [];
       const sealed = await sealedCodes(db, order.id);
       return sealed ? vault.open(sealed) : [];

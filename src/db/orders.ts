@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { type Micro, micro } from "../core/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
-import { type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
+import { type ListedOrder, type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
 import { type Reason, reasonOf } from "../core/reasons.js";
 import { compiledOnce } from "./compiled.js";
 import type { Executor } from "./database.js";
@@ -38,11 +38,46 @@ export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefi
   };
 }
 
-/** A stored order as its product's domain object. */
-export function toOrder(row: OrderRow): Order {
+const productOf = (row: Pick<OrderRow, "id" | "product_type">) => {
   const product = byType.get(row.product_type);
   if (!product) throw new Error(`order ${row.id} has an unknown product type ${row.product_type}`);
-  return orderOf(row, product) as Order;
+  return product;
+};
+
+/** A stored order as its product's domain object. */
+export function toOrder(row: OrderRow): Order {
+  return orderOf(row, productOf(row)) as Order;
+}
+
+/** The columns a list of orders reads: what a list shows, never codes or provider internals. */
+const LISTED = [
+  "id",
+  "product_type",
+  "status",
+  "recipient",
+  "details",
+  "charge_micro",
+  "transaction_id",
+  "provider_order_id",
+  "created_at",
+  "completed_at",
+] as const;
+type ListedRow = Pick<OrderRow, (typeof LISTED)[number]>;
+
+function toListed(row: ListedRow): ListedOrder {
+  const product = productOf(row);
+  return {
+    id: row.id,
+    productType: product.type,
+    status: row.status,
+    recipient: row.recipient,
+    details: product.details.parse(JSON.parse(row.details)),
+    chargeMicro: micro(row.charge_micro),
+    transactionId: row.transaction_id,
+    providerOrderId: row.provider_order_id,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  } as ListedOrder;
 }
 
 export interface NewOrder {
@@ -126,7 +161,7 @@ export interface OrderFilter {
  * others, however many orders the account has that do not match.
  */
 export function ordersPage(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}) {
-  let query = exec.selectFrom("orders").selectAll().where("account_id", "=", accountId);
+  let query = exec.selectFrom("orders").select(LISTED).where("account_id", "=", accountId);
   if (filter.productType) query = query.where("product_type", "=", filter.productType);
   if (filter.status) query = query.where("status", "=", filter.status);
   if (filter.before) query = query.where("id", "<", filter.before);
@@ -134,9 +169,9 @@ export function ordersPage(exec: Executor, accountId: number, limit: number, fil
 }
 
 /** The page compiled once per combination of filters (each reads its own index prefix), the filters' values as arguments. */
-const pageQueries = new Map<string, (exec: Executor, ...args: unknown[]) => Promise<OrderRow[]>>();
+const pageQueries = new Map<string, (exec: Executor, ...args: unknown[]) => Promise<ListedRow[]>>();
 
-export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<Order[]> {
+export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<ListedOrder[]> {
   const given = (["productType", "status", "before"] as const).filter((name) => filter[name] !== undefined && filter[name] !== null);
   const shape = given.join();
   let query = pageQueries.get(shape);
@@ -147,7 +182,7 @@ export async function listOrders(exec: Executor, accountId: number, limit: numbe
     pageQueries.set(shape, query);
   }
   const rows = await query(exec, accountId, limit, ...given.map((name) => filter[name]));
-  return rows.map(toOrder);
+  return rows.map(toListed);
 }
 
 /** The order's sealed codes (a completed gift card order's), or null. */

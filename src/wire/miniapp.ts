@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Account } from "../core/accounts.js";
 import { toUsdt } from "../core/money.js";
-import type { Order } from "../core/products/index.js";
+import type { ListedOrder } from "../core/products/index.js";
 import { REFERENCE_MAX, type Topup } from "../core/topups.js";
 import { orderSummary, summaryView } from "./orders.js";
 import { topupBody, toTopupView, topupView } from "./topups.js";
@@ -120,7 +120,7 @@ export const pendingTransferView = ({ topup, telegramId, username }: { topup: To
   username,
 });
 
-export const userView = (account: Account & { telegramId: string }, balanceMicro: number, keyPrefix: string | null, orders: Order[]) => ({
+export const userView = (account: Account & { telegramId: string }, balanceMicro: number, keyPrefix: string | null, orders: ListedOrder[]) => ({
   success: true as const,
   telegram_id: account.telegramId,
   username: account.username,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Micro, toUsdt } from "../core/money.js";
-import { type Order, PRODUCT_TYPES } from "../core/products/index.js";
+import { type ListedOrder, type Order, PRODUCT_TYPES } from "../core/products/index.js";
 import { dateTime, limitField, orderStatus } from "./common.js";
 import { gameOrderResponse, gameView } from "./games.js";
 import { giftcardOrderResponse, giftcardView } from "./giftcards.js";
@@ -52,7 +52,7 @@ export const ordersResponse = z.object({ success: z.literal(true), count: z.numb
 export const anyOrderResponse = z.union([purchaseResponse, storeOrderResponse, gameOrderResponse, giftcardOrderResponse, giftOrderResponse]);
 
 /** The list's `amount`: stars, months, the store nominal, 1 for a game order, the gift card quantity, the gift's stars. */
-function listAmount(order: Order): number {
+function listAmount(order: ListedOrder): number {
   switch (order.productType) {
     case "stars":
       return order.details.stars;
@@ -70,7 +70,7 @@ function listAmount(order: Order): number {
 }
 
 /** The list item: one shape for every product, never any gift card code. */
-export function summaryView(order: Order): z.infer<typeof orderSummary> {
+export function summaryView(order: ListedOrder): z.infer<typeof orderSummary> {
   const store = order.productType === "store" ? order.details : null;
   return {
     order_id: order.id,
@@ -87,7 +87,7 @@ export function summaryView(order: Order): z.infer<typeof orderSummary> {
   };
 }
 
-export const ordersView = (orders: Order[]): z.infer<typeof ordersResponse> => ({
+export const ordersView = (orders: ListedOrder[]): z.infer<typeof ordersResponse> => ({
   success: true as const,
   count: orders.length,
   orders: orders.map(summaryView),
