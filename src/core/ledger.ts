@@ -18,15 +18,20 @@ export interface Posting {
   at: string;
 }
 
+/** An amount a ledger entry can carry: a whole number of micro-USDT, at most MAX_MICRO either way. */
+export function checkAmount(amountMicro: number): void {
+  if (!Number.isSafeInteger(amountMicro) || Math.abs(amountMicro) > MAX_MICRO) {
+    throw invalid(`An amount is at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
+  }
+}
+
 /**
  * The only way a balance changes: a guarded update and its ledger entry, in the caller's transaction.
  * The guard (0 <= balance + amount <= MAX_MICRO) and the table's CHECKs say the same thing; a short balance
  * throws insufficient_funds, one that would pass the bound invalid_input, and the caller's transaction rolls back.
  */
 export async function post(trx: Executor, posting: Posting): Promise<Micro> {
-  if (!Number.isSafeInteger(posting.amountMicro) || Math.abs(posting.amountMicro) > MAX_MICRO) {
-    throw invalid(`An amount is at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
-  }
+  checkAmount(posting.amountMicro);
   const balanceAfter = await postEntry(trx, posting);
   if (balanceAfter !== null) return balanceAfter;
   const balance = await balanceOf(trx, posting.accountId);

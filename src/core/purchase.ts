@@ -7,7 +7,7 @@ import { transaction } from "../db/transaction.js";
 import { type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid } from "./errors.js";
-import { post } from "./ledger.js";
+import { checkAmount, post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./limits.js";
 import { type Micro, micro, toUsdt } from "./money.js";
 import type { OrderOf, ProductDefinition } from "./order.js";
@@ -195,6 +195,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       if (caller.account.kind !== "owner" && !quoteId) {
         // The common purchase, in one statement (one round trip on PostgreSQL): its own balance, no quote to spend.
         const funds = await spendable(db, caller.account, now, false);
+        checkAmount(prepared.chargeMicro);
         affordable(funds, prepared.chargeMicro);
         const placement = await placeOrder(db, newOrder(funds), caller.actor);
         if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);

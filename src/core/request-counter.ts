@@ -1,5 +1,6 @@
 import type { Db } from "../db/database.js";
 import { countHit, keyHolderCounted } from "../db/request-counts.js";
+import { unavailable } from "./errors.js";
 import type { Clock } from "./ports.js";
 
 /** The bucket an API key's requests count in: its account's (the Mini App's sessions have one of their own). */
@@ -36,7 +37,10 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
      */
     async keyHolder(keyHash: string, windowMs: number) {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
-      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start);
+      // Fails closed, as the limiter's store does: no count, no answer.
+      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start).catch(() => {
+        throw unavailable("The request counter cannot be reached: retry later");
+      });
       return found && { ...found, counted: found.hits === null ? null : { hits: found.hits, ttlMs } };
     },
   };
