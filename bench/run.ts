@@ -187,8 +187,10 @@ async function cannon(urls: string[], targets: Target[], seconds: number) {
   };
 }
 
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
 /** The CPU time (ms) used so far by the processes listening at `urls`. */
-const cpuOf = (urls: string[]) => urls.reduce((sum, url) => sum + cpuMs([ceiling, floor, ...instances].find((p) => p.url === url)!.child.pid!), 0);
+const cpuOf = (urls: string[]) => sum(urls.map((url) => cpuMs([ceiling, floor, ...instances].find((p) => p.url === url)!.child.pid!)));
 
 /** Runs a cannon and adds the CPU it cost the processes answering it to `cpu`. */
 async function timed(cpu: { ms: number }, urls: string[], targets: Target[], seconds: number) {
@@ -234,12 +236,7 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const ceilingRps = mean(ceilings, (r) => r.rps);
   const shares = runs.map((r, i) => r.rps / ceilings[i].rps);
   const noise = (Math.max(...shares) - Math.min(...shares)) / (shares.reduce((a, b) => a + b, 0) / shares.length);
-  const perRequest = (used: { ms: number }, list: typeof runs) =>
-    (used.ms * 1000) /
-    Math.max(
-      1,
-      list.reduce((sum, r) => sum + r.total, 0),
-    );
+  const perRequest = (used: { ms: number }, list: typeof runs) => (used.ms * 1000) / Math.max(1, sum(list.map((r) => r.total)));
   const cpuUs = perRequest(cpu, runs);
   const row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise, cpuUs, ceilingCpuUs: perRequest(ceilingCpu, ceilings) };
   log(

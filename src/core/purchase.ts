@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { lockAccount } from "../db/accounts.js";
 import type { Db } from "../db/database.js";
 import { findReplay, insertOrder, type NewOrder } from "../db/orders.js";
-import { placeOrder } from "../db/placement.js";
+import { placeAtOnce, placesAtOnce } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
 import { type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
@@ -192,12 +192,12 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
     try {
       // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
       // insert on the unique index, and is answered below.
-      if (caller.account.kind !== "owner" && !quoteId) {
-        // The common purchase, in one statement (one round trip on PostgreSQL): its own balance, no quote to spend.
+      if (placesAtOnce(db) && caller.account.kind !== "owner" && !quoteId) {
+        // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.
         const funds = await spendable(db, caller.account, now, false);
         checkAmount(prepared.chargeMicro);
         affordable(funds, prepared.chargeMicro);
-        const placement = await placeOrder(db, newOrder(funds), caller.actor);
+        const placement = await placeAtOnce(db, newOrder(funds), caller.actor);
         if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
         placed = { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds };
       } else {

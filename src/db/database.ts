@@ -91,10 +91,7 @@ function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
     if (!name) names.set(text, (name = `hot_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`));
     return name;
   };
-  const named: DirectRead = async (text, parameters) =>
-    (await pool.query({ name: nameOf(text), text, values: [...parameters] })).rows as UnknownRow[];
-  directReads.set(db, named);
-  namedStatements.set(db, named);
+  directReads.set(db, async (text, parameters) => (await pool.query({ name: nameOf(text), text, values: [...parameters] })).rows as UnknownRow[]);
   return db;
 }
 
@@ -231,13 +228,12 @@ const directReads = new WeakMap<Executor, DirectRead>();
 /** The database's direct reader, for a hot read outside any transaction (none in a transaction). */
 export const directReader = (exec: Executor): DirectRead | undefined => directReads.get(exec);
 
-const namedStatements = new WeakMap<Executor, DirectRead>();
-
 /**
  * PostgreSQL only: runs a statement of its own (a read or a write) outside any transaction as a named prepared
- * statement on the pool, in one round trip; undefined on SQLite and in a transaction.
+ * statement on the pool, in one round trip (PostgreSQL's direct reader is just that); undefined on SQLite and in a
+ * transaction.
  */
-export const namedStatement = (exec: Executor): DirectRead | undefined => namedStatements.get(exec);
+export const namedStatement = (exec: Executor): DirectRead | undefined => (isPostgres(exec) ? directReads.get(exec) : undefined);
 
 /** Opens the SQLite file (creating its folder), in WAL mode so the admin CLI can write while the service runs. */
 /**

@@ -11,44 +11,6 @@ import type { OrderRow } from "./schema.js";
 
 const byType = new Map<string, ProductDefinition<string, unknown>>(PRODUCTS.map((p) => [p.type, p]));
 
-/** A stored order as the domain object of its product; details are checked against the product's schema. */
-export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefinition<T, D>): OrderOf<T, D> {
-  if (row.product_type !== product.type) throw new Error(`order ${row.id} is a ${row.product_type} order, not ${product.type}`);
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    fundingAccountId: row.funding_account_id,
-    productType: product.type,
-    status: row.status,
-    idempotencyKey: row.idempotency_key,
-    recipient: row.recipient,
-    chargeMicro: micro(row.charge_micro),
-    upstreamRef: row.upstream_ref,
-    transactionId: row.transaction_id,
-    providerOrderId: row.provider_order_id,
-    providerStatus: row.provider_status,
-    error: row.error,
-    reason: row.error_code === null ? null : reasonOf(row.error_code),
-    refunded: row.refunded,
-    checkAfter: row.check_after,
-    checkAttempts: row.check_attempts,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-    details: product.details.parse(JSON.parse(row.details)),
-  };
-}
-
-const productOf = (row: Pick<OrderRow, "id" | "product_type">) => {
-  const product = byType.get(row.product_type);
-  if (!product) throw new Error(`order ${row.id} has an unknown product type ${row.product_type}`);
-  return product;
-};
-
-/** A stored order as its product's domain object. */
-export function toOrder(row: OrderRow): Order {
-  return orderOf(row, productOf(row)) as Order;
-}
-
 /** The columns a list of orders reads: what a list shows, never codes or provider internals. */
 const LISTED = [
   "id",
@@ -64,21 +26,52 @@ const LISTED = [
 ] as const;
 type ListedRow = Pick<OrderRow, (typeof LISTED)[number]>;
 
-function toListed(row: ListedRow): ListedOrder {
-  const product = productOf(row);
+/** What a list shows of a stored order, as its product's; details are checked against the product's schema. */
+function listedOf<T extends string, D>(row: ListedRow, product: ProductDefinition<T, D>) {
+  if (row.product_type !== product.type) throw new Error(`order ${row.id} is a ${row.product_type} order, not ${product.type}`);
   return {
     id: row.id,
     productType: product.type,
     status: row.status,
     recipient: row.recipient,
-    details: product.details.parse(JSON.parse(row.details)),
     chargeMicro: micro(row.charge_micro),
     transactionId: row.transaction_id,
     providerOrderId: row.provider_order_id,
     createdAt: row.created_at,
     completedAt: row.completed_at,
-  } as ListedOrder;
+    details: product.details.parse(JSON.parse(row.details)),
+  };
 }
+
+/** A stored order as the domain object of its product. */
+export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefinition<T, D>): OrderOf<T, D> {
+  return {
+    ...listedOf(row, product),
+    accountId: row.account_id,
+    fundingAccountId: row.funding_account_id,
+    idempotencyKey: row.idempotency_key,
+    upstreamRef: row.upstream_ref,
+    providerStatus: row.provider_status,
+    error: row.error,
+    reason: row.error_code === null ? null : reasonOf(row.error_code),
+    refunded: row.refunded,
+    checkAfter: row.check_after,
+    checkAttempts: row.check_attempts,
+  };
+}
+
+const productOf = (row: Pick<OrderRow, "id" | "product_type">) => {
+  const product = byType.get(row.product_type);
+  if (!product) throw new Error(`order ${row.id} has an unknown product type ${row.product_type}`);
+  return product;
+};
+
+/** A stored order as its product's domain object. */
+export function toOrder(row: OrderRow): Order {
+  return orderOf(row, productOf(row)) as Order;
+}
+
+const toListed = (row: ListedRow): ListedOrder => listedOf(row, productOf(row)) as ListedOrder;
 
 export interface NewOrder {
   accountId: number;

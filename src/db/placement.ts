@@ -3,43 +3,28 @@ import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
 import type { Reason } from "../core/reasons.js";
 import { type Db, isPostgres } from "./database.js";
-import { postEntry } from "./ledger.js";
-import { insertOrder, type NewOrder, toOrder } from "./orders.js";
+import { balanceOf } from "./ledger.js";
+import { type NewOrder, toOrder } from "./orders.js";
 import type { OrderRow } from "./schema.js";
-import { transaction } from "./transaction.js";
 
 // A purchase's two writes, each in one round trip on PostgreSQL: placing it (the order, its charge and the charge's
 // ledger entry) and finishing it (its final state and, for a failure, its refund and entry). One statement with
-// data-modifying CTEs is atomic by itself, so it needs no BEGIN and COMMIT. On SQLite, whose statements make no
-// round trip, placing is the same steps in one transaction, and finishing is left to the general path.
+// data-modifying CTEs is atomic by itself, so it needs no BEGIN and COMMIT. SQLite, whose statements make no round
+// trip, keeps the general path: the same steps in one transaction.
+
+/** Whether this database places an order in one statement (PostgreSQL). */
+export const placesAtOnce = (db: Db): boolean => isPostgres(db);
 
 /** The order placed and the funding account's balance after its charge, or the balance that was short. */
 export type Placement = { order: Order; balanceAfterMicro: Micro } | { shortMicro: Micro };
 
 /**
- * Places a standard account's order paid from its own balance (`fundingAccountId`): the guarded debit (the same
- * guard as db/ledger.ts's), the order row and the charge's entry, or nothing when the balance is short. A duplicate
- * (account, idempotency key, request) fails on the unique index, and nothing is written.
+ * PostgreSQL only (see placesAtOnce): places a standard account's order paid from its own balance
+ * (`fundingAccountId`): the guarded debit (the same guard as db/ledger.ts's), the order row and the charge's entry, or
+ * nothing when the balance is short. A duplicate (account, idempotency key, request) fails on the unique index, and
+ * nothing is written.
  */
-export async function placeOrder(db: Db, order: NewOrder, actor: string): Promise<Placement> {
-  if (!isPostgres(db)) {
-    return transaction(db, async (trx) => {
-      const placed = await insertOrder(trx, order);
-      const balanceAfter = await postEntry(trx, {
-        accountId: order.fundingAccountId,
-        amountMicro: micro(-order.chargeMicro),
-        kind: "charge",
-        orderId: placed.id,
-        actor,
-        at: order.at,
-      });
-      if (balanceAfter === null) throw new Short();
-      return { order: placed, balanceAfterMicro: balanceAfter };
-    }).catch(async (error: unknown) => {
-      if (!(error instanceof Short)) throw error;
-      return { shortMicro: await currentBalance(db, order.fundingAccountId) };
-    });
-  }
+export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promise<Placement> {
   const charge = order.chargeMicro;
   const { rows } = await sql<OrderRow & { balance_after: number | null; balance_before: number }>`
     with debit as (
@@ -66,14 +51,10 @@ export async function placeOrder(db: Db, order: NewOrder, actor: string): Promis
   const row = rows[0]!;
   if (row.balance_after !== null) return { order: toOrder(row), balanceAfterMicro: micro(row.balance_after) };
   // The statement saw the balance as it was before it began: when that was enough, a concurrent change took it since.
-  return { shortMicro: row.balance_before >= charge ? await currentBalance(db, order.fundingAccountId) : micro(row.balance_before) };
-}
-
-class Short extends Error {}
-
-async function currentBalance(db: Db, accountId: number): Promise<Micro> {
-  const row = await db.selectFrom("accounts").select("balance_micro").where("id", "=", accountId).executeTakeFirstOrThrow();
-  return micro(row.balance_micro);
+  if (row.balance_before < charge) return { shortMicro: micro(row.balance_before) };
+  const balance = await balanceOf(db, order.fundingAccountId);
+  if (balance === undefined) throw new Error(`account ${order.fundingAccountId} does not exist`);
+  return { shortMicro: balance };
 }
 
 /** The final state an outcome gives a `processing` order. */

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { micro } from "../../src/core/money.js";
+import { insertStandardAccount } from "../../src/db/accounts.js";
+import { type Db, openDatabase } from "../../src/db/database.js";
+import { balanceOf, postEntry } from "../../src/db/ledger.js";
+import { migrateToLatest } from "../../src/db/migrate.js";
+import { type NewOrder, orderById } from "../../src/db/orders.js";
+import { finishAtOnce, placeAtOnce } from "../../src/db/placement.js";
+import { assertBooks } from "../support/books.js";
+import { type TestDatabase, testDatabase } from "../support/databases.js";
+
+// A purchase's two writes in one statement each (PostgreSQL): placing it (the order, its charge and the charge's
+// entry all at once, or none of them) and finishing it (its final state, and for a failure its one refund and
+// entry; nothing at all for an order no longer processing, or of an account whose endpoint must get an event with it).
+
+let database: TestDatabase;
+let db: Db;
+const at = "2026-01-01T00:00:00.000Z";
+const later = "2026-01-01T00:00:05.000Z";
+
+beforeAll(async () => {
+  database = await testDatabase();
+  db = openDatabase(database.url, { poolMax: 8 });
+  await migrateToLatest(db);
+});
+afterAll(async () => {
+  await db.destroy();
+  await database.drop();
+});
+
+let nextId = 9_300_000;
+async function funded(usdt: number) {
+  const account = await insertStandardAccount(db, { telegramId: String(nextId++), username: null, at });
+  if (usdt) await postEntry(db, { accountId: account.id, amountMicro: micro(usdt * 1e6), kind: "credit", actor: "test", at });
+  return account.id;
+}
+
+const order = (accountId: number, chargeUsdt: number, key: string | null = null): NewOrder => ({
+  accountId,
+  fundingAccountId: accountId,
+  productType: "stars",
+  idempotencyKey: key,
+  requestHash: "h1",
+  recipient: "alice",
+  details: { stars: 100, usdt_per_star_micro: 15_000 },
+  chargeMicro: micro(chargeUsdt * 1e6),
+  upstreamRef: `ref-${Math.random()}`,
+  checkAfter: at,
+  at,
+});
+
+const entries = (accountId: number) => db.selectFrom("ledger_entries").selectAll().where("account_id", "=", accountId).orderBy("id").execute();
+
+/** An account with 10 USDT and a processing order of 1.5 USDT placed from it. */
+async function processingOrder() {
+  const accountId = await funded(10);
+  const placement = await placeAtOnce(db, { ...order(accountId, 1.5), checkAfter: later }, "key:1");
+  if (!("order" in placement)) throw new Error("refused");
+  return { accountId, orderId: placement.order.id };
+}
+
+const completed = { status: "completed", providerOrderId: "p-1", transactionId: "tx-1", sealedCodes: null } as const;
+const failed = { status: "failed", providerStatus: "rejected", error: "no such user", reason: "recipient_refuses" } as const;
+
+describe("placing an order", () => {
+  it("writes the processing order, takes its charge and enters it, answering the balance after", async () => {
+    const id = await funded(10);
+    const placed = await placeAtOnce(db, order(id, 1.5, "k-1"), "key:1");
+    if (!("order" in placed)) throw new Error("refused");
+    expect(placed.balanceAfterMicro).toBe(8_500_000);
+    expect(placed.order).toMatchObject({ accountId: id, status: "processing", idempotencyKey: "k-1", chargeMicro: 1_500_000, refunded: false });
+    expect(placed.order.details).toEqual({ stars: 100, usdt_per_star_micro: 15_000 });
+    expect(await balanceOf(db, id)).toBe(8_500_000);
+    expect((await entries(id)).at(-1)).toMatchObject({
+      kind: "charge",
+      amount_micro: -1_500_000,
+      balance_after_micro: 8_500_000,
+      order_id: placed.order.id,
+      actor: "key:1",
+    });
+    await assertBooks(db);
+  });
+
+  it("writes nothing when the balance is short, and says what it was", async () => {
+    const id = await funded(1);
+    expect(await placeAtOnce(db, order(id, 1.5), "key:1")).toEqual({ shortMicro: 1_000_000 });
+    expect(await balanceOf(db, id)).toBe(1_000_000);
+    expect(await entries(id)).toHaveLength(1);
+    expect(await db.selectFrom("orders").select("id").where("account_id", "=", id).execute()).toEqual([]);
+  });
+
+  it("writes nothing for a duplicate of an order placed with the same key: the unique index refuses it", async () => {
+    const id = await funded(10);
+    await placeAtOnce(db, order(id, 1, "dup"), "key:1");
+    await expect(placeAtOnce(db, order(id, 1, "dup"), "key:1")).rejects.toThrow();
+    expect(await balanceOf(db, id)).toBe(9_000_000);
+    expect(await db.selectFrom("orders").select("id").where("account_id", "=", id).execute()).toHaveLength(1);
+    await assertBooks(db);
+  });
+
+  it("never takes more than the balance however many are placed at once", async () => {
+    const id = await funded(5);
+    const results = await Promise.all(Array.from({ length: 12 }, () => placeAtOnce(db, order(id, 1), "key:1")));
+    expect(results.filter((r) => "order" in r)).toHaveLength(5);
+    expect(results.filter((r) => "shortMicro" in r)).toHaveLength(7);
+    expect(results.flatMap((r) => ("order" in r ? [r.balanceAfterMicro] : [])).sort()).toEqual([0, 1e6, 2e6, 3e6, 4e6]);
+    expect(await balanceOf(db, id)).toBe(0);
+    await assertBooks(db);
+  });
+});
+
+describe("finishing an order at once", () => {
+  it("completes it, keeping the balance", async () => {
+    const { accountId, orderId } = await processingOrder();
+    const done = await finishAtOnce(db, orderId, completed, later);
+    expect(done).toEqual({
+      order: expect.objectContaining({ status: "completed", transactionId: "tx-1", providerOrderId: "p-1" }),
+      refundBalanceMicro: null,
+    });
+    expect(done!.order).toMatchObject({ completedAt: later, checkAfter: null, refunded: false });
+    expect(await balanceOf(db, accountId)).toBe(8_500_000);
+    await assertBooks(db);
+  });
+
+  it("fails it with its refund and the refund's entry, once however often it is told", async () => {
+    const { accountId, orderId } = await processingOrder();
+    const done = await finishAtOnce(db, orderId, failed, later);
+    expect(done).toEqual({
+      order: expect.objectContaining({
+        status: "failed",
+        refunded: true,
+        error: "no such user",
+        reason: "recipient_refuses",
+        providerStatus: "rejected",
+      }),
+      refundBalanceMicro: 10_000_000,
+    });
+    expect(await finishAtOnce(db, orderId, failed, later)).toBeUndefined();
+    expect(await finishAtOnce(db, orderId, completed, later)).toBeUndefined();
+    expect(await balanceOf(db, accountId)).toBe(10_000_000);
+    const refunds = await db.selectFrom("ledger_entries").selectAll().where("order_id", "=", orderId).where("kind", "=", "refund").execute();
+    expect(refunds).toMatchObject([{ amount_micro: 1_500_000, balance_after_micro: 10_000_000, actor: "system", note: "no such user" }]);
+    await assertBooks(db);
+  });
+
+  it("leaves an order of an account with a webhook endpoint to the transaction that writes its event", async () => {
+    const { accountId, orderId } = await processingOrder();
+    await db
+      .insertInto("webhook_endpoints")
+      .values({ account_id: accountId, url: "https://example.com/hook", secret_sealed: "sealed", created_at: at, updated_at: at })
+      .execute();
+    expect(await finishAtOnce(db, orderId, failed, later)).toBeUndefined();
+    expect(await orderById(db, orderId)).toMatchObject({ status: "processing", refunded: false });
+    expect(await balanceOf(db, accountId)).toBe(8_500_000);
+  });
+});
