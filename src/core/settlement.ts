@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.js";
-import { type Finish, finishAtOnce } from "../db/placement.js";
+import { type Finish, finishAtOnce, placesAtOnce } from "../db/placement.js";
 import { markCompleted, markFailed, markPending, orderById } from "../db/orders.js";
-import { transaction } from "../db/transaction.js";
+import { transaction, type Trx } from "../db/transaction.js";
 import { post } from "./ledger.js";
 import type { Micro } from "./money.js";
 import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
@@ -29,6 +29,27 @@ export interface SettlementOptions {
   lookups: Record<string, StatusLookup>;
   vault: Vault;
   outbox: Outbox;
+}
+
+/** finishAtOnce's work where the engine has no one statement for it (SQLite): the final state, then a failure's refund. */
+async function finishInSteps(trx: Trx, orderId: number, finish: Finish, at: string): Promise<Applied | undefined> {
+  const provider = { providerOrderId: finish.providerOrderId, providerStatus: finish.providerStatus };
+  if (finish.status === "completed") {
+    const order = await markCompleted(trx, orderId, { provider, transactionId: finish.transactionId, sealedCodes: finish.sealedCodes, at });
+    return order && { order, refundBalanceMicro: null };
+  }
+  const order = await markFailed(trx, orderId, { provider, error: finish.error, reason: finish.reason, at });
+  if (!order) return undefined;
+  const refundBalanceMicro = await post(trx, {
+    accountId: order.fundingAccountId,
+    amountMicro: order.chargeMicro,
+    kind: "refund",
+    orderId,
+    actor: "system",
+    note: finish.error,
+    at,
+  });
+  return { order, refundBalanceMicro };
 }
 
 /**
@@ -69,25 +90,11 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
     // An account without a webhook endpoint has no event to write: one statement does it (on PostgreSQL).
     const atOnce = await finishAtOnce(db, orderId, finish, at);
     if (atOnce) return finished(atOnce, how);
-    // The order as this call finished it (its event written in the same transaction: it commits with the final
-    // state, or neither does), or undefined when it was not this call (already final).
+    // The order as this call finished it, its event written in the same transaction (it commits with the final
+    // state, or neither does); undefined when it was not this call (already final).
     const finishing = await transaction(db, async (trx) => {
-      if (finish.status === "completed") {
-        const completed = await markCompleted(trx, orderId, { provider, transactionId: finish.transactionId, sealedCodes: finish.sealedCodes, at });
-        return completed && { order: completed, refundBalanceMicro: null, event: await outbox.orderFinished(trx, completed) };
-      }
-      const failed = await markFailed(trx, orderId, { provider, error: finish.error, reason: finish.reason, at });
-      if (!failed) return undefined;
-      const refundBalanceMicro = await post(trx, {
-        accountId: failed.fundingAccountId,
-        amountMicro: failed.chargeMicro,
-        kind: "refund",
-        orderId,
-        actor: "system",
-        note: finish.error,
-        at,
-      });
-      return { order: failed, refundBalanceMicro, event: await outbox.orderFinished(trx, failed) };
+      const applied = placesAtOnce(db) ? await finishAtOnce(trx, orderId, finish, at, true) : await finishInSteps(trx, orderId, finish, at);
+      return applied && { ...applied, event: await outbox.orderFinished(trx, applied.order) };
     });
     if (!finishing) return unchanged();
     if (finishing.event) outbox.committed();

@@ -1,3 +1,5 @@
+import type { Account } from "../core/accounts.js";
+import { toAccount } from "./accounts.js";
 import type { Executor } from "./database.js";
 import { toEvent, type WebhookEvent } from "./webhook-events.js";
 
@@ -24,4 +26,32 @@ export async function insertEvent(
     .returningAll()
     .executeTakeFirstOrThrow();
   return toEvent(row);
+}
+
+/**
+ * What an event for the account needs, in one read: the account, and whether `pendingMax` of its events are
+ * already waiting (the outbox's bound); undefined when it has no webhook endpoint (no events).
+ */
+export async function eventTarget(exec: Executor, accountId: number, pendingMax: number): Promise<{ account: Account; full: boolean } | undefined> {
+  const row = await exec
+    .selectFrom("accounts")
+    .innerJoin("webhook_endpoints", "webhook_endpoints.account_id", "accounts.id")
+    .selectAll("accounts")
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("webhook_events")
+            .select("webhook_events.id")
+            .where("webhook_events.account_id", "=", accountId)
+            .where("webhook_events.status", "=", "pending")
+            .orderBy("webhook_events.id")
+            .limit(1)
+            .offset(pendingMax - 1),
+        )
+        .as("full"),
+    )
+    .where("accounts.id", "=", accountId)
+    .executeTakeFirst();
+  return row && { account: toAccount(row), full: Boolean(row.full) };
 }

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
 import type { Reason } from "../core/reasons.js";
-import { type Db, isPostgres } from "./database.js";
+import { type Db, type Executor, isPostgres } from "./database.js";
 import { balanceOf } from "./ledger.js";
 import { type NewOrder, toOrder } from "./orders.js";
 import type { OrderRow } from "./schema.js";
@@ -63,18 +63,19 @@ export type Finish =
   | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
 
 /**
- * Finishes a `processing` order of an account without a webhook endpoint in one statement on PostgreSQL (a failure
- * with its refund and the refund's entry); the order as finished and the balance the refund left. Undefined when it
- * changed nothing: on SQLite, or the order was not `processing`, or its account has an endpoint, whose event must
- * be written in the same transaction (the caller's general path does those).
+ * Finishes a `processing` order in one statement on PostgreSQL (a failure with its refund and the refund's entry):
+ * the order as finished and the balance the refund left. Undefined when it changed nothing: on SQLite, or the
+ * order was not `processing`, or (unless `withEndpoint`) its account has a webhook endpoint, whose event must be
+ * written in the same transaction: the caller then runs it again, `withEndpoint`, in that transaction.
  */
 export async function finishAtOnce(
-  db: Db,
+  exec: Executor,
   id: number,
   finish: Finish,
   at: string,
+  withEndpoint = false,
 ): Promise<{ order: Order; refundBalanceMicro: Micro | null } | undefined> {
-  if (!isPostgres(db)) return undefined;
+  if (!isPostgres(exec)) return undefined;
   const failed = finish.status === "failed";
   const { rows } = await sql<OrderRow & { refund_balance: number | null }>`
     with done as (
@@ -88,7 +89,7 @@ export async function finishAtOnce(
         refunded = ${failed}::boolean,
         completed_at = ${at}::text, updated_at = ${at}::text, check_after = null
       where id = ${id}::bigint and status = 'processing'
-        and not exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = orders.account_id)
+        and (${withEndpoint}::boolean or not exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = orders.account_id))
       returning *
     ), refund as (
       update accounts set balance_micro = accounts.balance_micro + done.charge_micro
@@ -100,7 +101,7 @@ export async function finishAtOnce(
       from done, refund
     )
     select done.*, refund.balance_micro as refund_balance from done left join refund on true
-  `.execute(db);
+  `.execute(exec);
   const row = rows[0];
   return row && { order: toOrder(row), refundBalanceMicro: row.refund_balance === null ? null : micro(row.refund_balance) };
 }

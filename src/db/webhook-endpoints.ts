@@ -27,12 +27,6 @@ export async function endpointOf(exec: Executor, accountId: number): Promise<Sto
   return row && toEndpoint(row);
 }
 
-/** Whether the account has an endpoint (one indexed read: the outbox asks before every event). */
-export async function hasEndpoint(exec: Executor, accountId: number): Promise<boolean> {
-  const row = await exec.selectFrom("webhook_endpoints").select("account_id").where("account_id", "=", accountId).executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The account's endpoint as an attempt uses it now: where to send, and the sealed secrets that sign. */
 export async function sendingEndpoint(exec: Executor, accountId: number): Promise<({ url: string } & SealedSecrets) | undefined> {
   const row = await exec

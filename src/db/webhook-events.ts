@@ -168,20 +168,6 @@ export async function claimTurns(db: Db, claims: { endpoints: Claims; events: Cl
   return turns;
 }
 
-/** Whether the account has `count` events or more waiting (the pending cap); reads at most `count` index entries. */
-export async function pendingAtLeast(exec: Executor, accountId: number, count: number): Promise<boolean> {
-  const row = await exec
-    .selectFrom("webhook_events")
-    .select("id")
-    .where("account_id", "=", accountId)
-    .where("status", "=", "pending")
-    .orderBy("id")
-    .limit(1)
-    .offset(count - 1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * Makes this instance's claimed events due now, guarded by the lease it wrote so nothing another instance did
  * is undone; returns the ids made due.

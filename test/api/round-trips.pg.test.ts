@@ -78,10 +78,21 @@ describe("round trips to PostgreSQL per request", () => {
       const bought = await roundTrips("POST", "/v1/stars", key, { username: "alice", stars: 100, idempotency_key: "rt-hook" });
       expect(bought.response.body).toMatchObject({ status: "completed", balance_remaining_usdt: 8.5 });
       // The key's read, the replay lookup and the placement; the finish's statement, which finds the endpoint and
-      // changes nothing; then begin, the order's update, the endpoint, the account, the outbox's bound, the event, commit.
-      expect(bought.sent, bought.sent.join("\n")).toHaveLength(11);
+      // changes nothing; then begin, the finish's statement again, the account with its endpoint and outbox's bound
+      // in one read, the event, commit.
+      expect(bought.sent, bought.sent.join("\n")).toHaveLength(9);
       const event = await receiver.waitFor((r) => r.json.data?.order?.order_id === bought.response.body.order_id);
       expect(event.json).toMatchObject({ type: "order.completed", data: { order: { status: "completed", balance_remaining_usdt: 8.5 } } });
+
+      // A failure: its refund in the same statement, and the event carries the balance the refund left.
+      const failed = await roundTrips("POST", "/v1/stars", key, { username: "fail_carol", stars: 200, idempotency_key: "rt-hook-fail" });
+      expect(failed.response.status).toBe(502);
+      expect(failed.response.body).toMatchObject({ status: "failed", balance_remaining_usdt: 8.5 });
+      expect(failed.sent, failed.sent.join("\n")).toHaveLength(9);
+      const failure = await receiver.waitFor((r) => r.json.data?.order?.order_id === failed.response.body.order_id);
+      expect(failure.json).toMatchObject({ type: "order.failed", data: { order: { status: "failed", usdt_charged: 3, balance_remaining_usdt: 8.5 } } });
+      expect(await h.balance(key)).toBe(8.5);
+      await h.assertLedgerInvariant();
     } finally {
       await receiver.close();
     }

@@ -5,7 +5,7 @@ import { type Db, openDatabase } from "../../src/db/database.js";
 import { createClaims } from "../../src/db/leases.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { insertOrder } from "../../src/db/orders.js";
-import { insertEvent } from "../../src/db/outbox.js";
+import { eventTarget, insertEvent } from "../../src/db/outbox.js";
 import { transaction } from "../../src/db/transaction.js";
 import {
   changeEndpointUrl,
@@ -14,7 +14,6 @@ import {
   disableEndpoint,
   endpointOf,
   endTurn,
-  hasEndpoint,
   insertEndpoint,
   releaseEndpoints,
   revokePreviousSecret,
@@ -27,7 +26,6 @@ import {
   giveUpPending,
   insertPing,
   listAttempts,
-  pendingAtLeast,
   pendingEvents,
   purgeEvents,
   recordAttempt,
@@ -106,7 +104,9 @@ const attempt = (succeeded: boolean, when = at) => ({
 describe("webhook endpoints", () => {
   it("are stored, changed, rotated, disabled once and deleted", async () => {
     const accountId = await endpointAccount();
-    expect(await hasEndpoint(db, accountId)).toBe(true);
+    expect((await eventTarget(db, accountId, 10))?.account).toMatchObject({ id: accountId, balanceMicro: 0 });
+    const plain = await insertStandardAccount(db, { telegramId: String(telegram++), username: null, at });
+    expect(await eventTarget(db, plain.id, 10)).toBeUndefined();
     expect(await endpointOf(db, accountId)).toMatchObject({
       url: "https://hooks.example.com/in",
       enabled: true,
@@ -297,8 +297,8 @@ describe("the outbox and the dispatch's events", () => {
   it("counts waiting events up to the cap, and the events dropped past it", async () => {
     const accountId = await endpointAccount();
     for (let i = 0; i < 3; i += 1) await event(accountId);
-    expect(await pendingAtLeast(db, accountId, 3)).toBe(true);
-    expect(await pendingAtLeast(db, accountId, 4)).toBe(false);
+    expect((await eventTarget(db, accountId, 3))?.full).toBe(true);
+    expect((await eventTarget(db, accountId, 4))?.full).toBe(false);
     await countDropped(db, accountId, minute(5));
     await countDropped(db, accountId, minute(6));
     expect(await endpointOf(db, accountId)).toMatchObject({ droppedEvents: 2, lastDroppedAt: minute(6) });

@@ -1,8 +1,7 @@
 import type { Executor } from "../../db/database.js";
-import { insertEvent } from "../../db/outbox.js";
-import { countDropped, hasEndpoint } from "../../db/webhook-endpoints.js";
-import { pendingAtLeast } from "../../db/webhook-events.js";
-import { getAccount, spendable } from "../accounts.js";
+import { eventTarget, insertEvent } from "../../db/outbox.js";
+import { countDropped } from "../../db/webhook-endpoints.js";
+import { type Account, spendable } from "../accounts.js";
 import type { Micro } from "../money.js";
 import type { Clock } from "../ports.js";
 import type { Order } from "../products/index.js";
@@ -56,13 +55,24 @@ export interface EventWriter {
 export function createOutbox({ clock, events, pendingMax }: { clock: Clock; events: EventWriter; pendingMax: number }) {
   const wakers: Array<() => void> = [];
 
-  async function insert(trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean }) {
+  /**
+   * An event for the account, rendered from the account as this transaction reads it, or null when it has no
+   * endpoint; a full outbox counts it as dropped instead.
+   */
+  async function write(
+    trx: Executor,
+    accountId: number,
+    render: (account: Account) => Promise<EventBody> | EventBody,
+    options: { orderId?: number; test?: boolean } = {},
+  ) {
+    const target = await eventTarget(trx, accountId, pendingMax);
+    if (!target) return null;
     const at = clock.now().toISOString();
-    if (await pendingAtLeast(trx, accountId, pendingMax)) {
+    if (target.full) {
       await countDropped(trx, accountId, at);
       return null;
     }
-    const envelope = events.envelope(body, at, options.test ?? false);
+    const envelope = events.envelope(await render(target.account), at, options.test ?? false);
     return insertEvent(trx, {
       eventId: envelope.id,
       accountId,
@@ -75,21 +85,17 @@ export function createOutbox({ clock, events, pendingMax }: { clock: Clock; even
   }
 
   /** An event for the account, or null when it has no endpoint. */
-  async function record(trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean } = {}) {
-    return (await hasEndpoint(trx, accountId)) ? insert(trx, accountId, body, options) : null;
-  }
+  const record = (trx: Executor, accountId: number, body: EventBody, options: { orderId?: number; test?: boolean } = {}) =>
+    write(trx, accountId, () => body, options);
 
   return {
     record,
 
     /** An order that reached completed or failed (and refunded), with the balance of its key right after. */
-    async orderFinished(trx: Executor, order: Order) {
-      const { accountId } = order;
-      if (!(await hasEndpoint(trx, accountId))) return null;
-      // The account as just read, in this transaction: not read twice.
-      const funds = await spendable(trx, await getAccount(trx, accountId), clock.now(), false);
-      return insert(trx, accountId, events.order(order, funds.availableMicro), { orderId: order.id });
-    },
+    orderFinished: (trx: Executor, order: Order) =>
+      write(trx, order.accountId, async (account) => events.order(order, (await spendable(trx, account, clock.now(), false)).availableMicro), {
+        orderId: order.id,
+      }),
 
     /** An administrator's credit or debit of the account's balance. */
     balanceChanged: (trx: Executor, accountId: number, change: BalanceChange) => record(trx, accountId, events.balanceChanged(change)),
