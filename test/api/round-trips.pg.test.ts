@@ -90,7 +90,10 @@ describe("round trips to PostgreSQL per request", () => {
       expect(failed.response.body).toMatchObject({ status: "failed", balance_remaining_usdt: 8.5 });
       expect(failed.sent, failed.sent.join("\n")).toHaveLength(9);
       const failure = await receiver.waitFor((r) => r.json.data?.order?.order_id === failed.response.body.order_id);
-      expect(failure.json).toMatchObject({ type: "order.failed", data: { order: { status: "failed", usdt_charged: 3, balance_remaining_usdt: 8.5 } } });
+      expect(failure.json).toMatchObject({
+        type: "order.failed",
+        data: { order: { status: "failed", usdt_charged: 3, balance_remaining_usdt: 8.5 } },
+      });
       expect(await h.balance(key)).toBe(8.5);
       await h.assertLedgerInvariant();
     } finally {
