@@ -2,39 +2,50 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Account } from "../core/accounts.js";
 import type { LedgerKind, Posting } from "../core/ledger.js";
 import { MAX_MICRO, type Micro, micro } from "../core/money.js";
+import { compiledWrite } from "./compiled.js";
 import type { Executor } from "./database.js";
 import type { Database } from "./schema.js";
 
 // The ledger: balances change only here (and in placement.ts, a purchase's charge and refund in one statement each), each
 // change with its entry; and the entries read back as statements.
 
+/** The guarded update of postEntry. */
+const applyAmount = compiledWrite(["accountId", "amountMicro"], (trx, v: { accountId: number; amountMicro: number }) =>
+  trx
+    .updateTable("accounts")
+    .set({ balance_micro: sql<number>`balance_micro + ${v.amountMicro}` })
+    .where("id", "=", v.accountId)
+    .where(sql<boolean>`balance_micro + ${v.amountMicro} between 0 and ${MAX_MICRO}`)
+    .returning("balance_micro"),
+);
+
+type NewEntry = Omit<Required<Posting>, "amountMicro"> & { amountMicro: number; balanceAfterMicro: number };
+
+const insertEntry = compiledWrite(
+  ["accountId", "orderId", "topupId", "kind", "amountMicro", "balanceAfterMicro", "actor", "note", "at"],
+  (trx, v: NewEntry) =>
+    trx.insertInto("ledger_entries").values({
+      account_id: v.accountId,
+      order_id: v.orderId,
+      topup_id: v.topupId,
+      kind: v.kind,
+      amount_micro: v.amountMicro,
+      balance_after_micro: v.balanceAfterMicro,
+      actor: v.actor,
+      note: v.note,
+      created_at: v.at,
+    }),
+);
+
 /**
  * The guarded balance update (0 <= balance + amount <= MAX_MICRO, as the table's CHECKs say) and its entry, in
  * the caller's transaction. Returns the balance after, or null when the guard refused (nothing was written).
  */
 export async function postEntry(trx: Executor, posting: Posting): Promise<Micro | null> {
-  const updated = await trx
-    .updateTable("accounts")
-    .set({ balance_micro: sql<number>`balance_micro + ${posting.amountMicro}` })
-    .where("id", "=", posting.accountId)
-    .where(sql<boolean>`balance_micro + ${posting.amountMicro} between 0 and ${MAX_MICRO}`)
-    .returning("balance_micro")
-    .executeTakeFirst();
+  const [updated] = await applyAmount(trx, posting);
   if (!updated) return null;
-  await trx
-    .insertInto("ledger_entries")
-    .values({
-      account_id: posting.accountId,
-      order_id: posting.orderId ?? null,
-      topup_id: posting.topupId ?? null,
-      kind: posting.kind,
-      amount_micro: posting.amountMicro,
-      balance_after_micro: updated.balance_micro,
-      actor: posting.actor,
-      note: posting.note ?? null,
-      created_at: posting.at,
-    })
-    .execute();
+  const { orderId = null, topupId = null, note = null } = posting;
+  await insertEntry(trx, { ...posting, orderId, topupId, note, balanceAfterMicro: updated.balance_micro });
   return micro(updated.balance_micro);
 }
 

@@ -3,7 +3,7 @@ import { type Micro, micro } from "../core/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
 import { type ListedOrder, type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
 import { type Reason, reasonOf } from "../core/reasons.js";
-import { compiledOnce } from "./compiled.js";
+import { compiledOnce, compiledWrite } from "./compiled.js";
 import type { Executor } from "./database.js";
 import type { OrderRow } from "./schema.js";
 
@@ -87,28 +87,45 @@ export interface NewOrder {
   at: string;
 }
 
+const insertOrderRow = compiledWrite(
+  [
+    "accountId",
+    "fundingAccountId",
+    "productType",
+    "idempotencyKey",
+    "requestHash",
+    "recipient",
+    "details",
+    "chargeMicro",
+    "upstreamRef",
+    "checkAfter",
+    "at",
+  ],
+  (exec, v: Omit<NewOrder, "details" | "chargeMicro"> & { details: string; chargeMicro: number }) =>
+    exec
+      .insertInto("orders")
+      .values({
+        account_id: v.accountId,
+        funding_account_id: v.fundingAccountId,
+        product_type: v.productType,
+        status: "processing",
+        idempotency_key: v.idempotencyKey,
+        request_hash: v.requestHash,
+        recipient: v.recipient,
+        details: v.details,
+        charge_micro: v.chargeMicro,
+        upstream_ref: v.upstreamRef,
+        check_after: v.checkAfter,
+        created_at: v.at,
+        updated_at: v.at,
+      })
+      .returningAll(),
+);
+
 /** A new `processing` order. A duplicate (account, idempotency key, request) fails on the unique index. */
 export async function insertOrder(exec: Executor, order: NewOrder): Promise<Order> {
-  const row = await exec
-    .insertInto("orders")
-    .values({
-      account_id: order.accountId,
-      funding_account_id: order.fundingAccountId,
-      product_type: order.productType,
-      status: "processing",
-      idempotency_key: order.idempotencyKey,
-      request_hash: order.requestHash,
-      recipient: order.recipient,
-      details: JSON.stringify(order.details),
-      charge_micro: order.chargeMicro,
-      upstream_ref: order.upstreamRef,
-      check_after: order.checkAfter,
-      created_at: order.at,
-      updated_at: order.at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toOrder(row);
+  const [row] = await insertOrderRow(exec, { ...order, details: JSON.stringify(order.details) });
+  return toOrder(row!);
 }
 
 /** The account's order placed earlier with this idempotency key for the same request, if any. */
@@ -192,10 +209,25 @@ export interface ProviderMarks {
   providerStatus?: string;
 }
 
-const marks = (provider: ProviderMarks) => ({
-  ...(provider.providerOrderId === undefined ? {} : { provider_order_id: provider.providerOrderId }),
-  ...(provider.providerStatus === undefined ? {} : { provider_status: provider.providerStatus }),
-});
+/** A provider's marks as the updates below take them: null keeps what the order has. */
+const marks = (provider: ProviderMarks) => ({ providerOrderId: provider.providerOrderId ?? null, providerStatus: provider.providerStatus ?? null });
+type Marks = ReturnType<typeof marks>;
+
+const pendingUpdate = compiledWrite(
+  ["id", "providerOrderId", "providerStatus", "soon", "at"],
+  (exec, v: Marks & { id: number; soon: string; at: string }) =>
+    exec
+      .updateTable("orders")
+      .set({
+        provider_order_id: sql<string>`coalesce(${v.providerOrderId}, provider_order_id)`,
+        provider_status: sql<string>`coalesce(${v.providerStatus}, provider_status)`,
+        updated_at: v.at,
+        check_after: sql<string>`case when check_after > ${v.soon} then ${v.soon} else check_after end`,
+      })
+      .where("id", "=", v.id)
+      .where("status", "=", "processing")
+      .returningAll(),
+);
 
 /**
  * The provider has the order: its marks are kept, and its next check is brought forward to `soon` at the latest.
@@ -206,19 +238,43 @@ export async function markPending(
   id: number,
   change: { provider: ProviderMarks; soon: string; at: string },
 ): Promise<Order | undefined> {
-  const row = await exec
-    .updateTable("orders")
-    .set({
-      ...marks(change.provider),
-      updated_at: change.at,
-      check_after: sql<string>`case when check_after > ${change.soon} then ${change.soon} else check_after end`,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "processing")
-    .returningAll()
-    .executeTakeFirst();
+  const [row] = await pendingUpdate(exec, { id, ...marks(change.provider), soon: change.soon, at: change.at });
   return row && toOrder(row);
 }
+
+type Final = Marks & {
+  id: number;
+  status: "completed" | "failed";
+  transactionId: string | null;
+  sealedCodes: string | null;
+  error: string | null;
+  reason: Reason | null;
+  at: string;
+};
+
+/** A `processing` order's final state: completed, or failed and marked refunded. */
+const finalUpdate = compiledWrite(
+  ["id", "status", "providerOrderId", "providerStatus", "transactionId", "sealedCodes", "error", "reason", "at"],
+  (exec, v: Final) =>
+    exec
+      .updateTable("orders")
+      .set({
+        provider_order_id: sql<string>`coalesce(${v.providerOrderId}, provider_order_id)`,
+        provider_status: sql<string>`coalesce(${v.providerStatus}, provider_status)`,
+        status: v.status,
+        transaction_id: v.transactionId,
+        sealed_codes: v.sealedCodes,
+        error: v.error,
+        error_code: v.reason,
+        refunded: sql<boolean>`${v.status} = 'failed'`,
+        completed_at: v.at,
+        updated_at: v.at,
+        check_after: null,
+      })
+      .where("id", "=", v.id)
+      .where("status", "=", "processing")
+      .returningAll(),
+);
 
 /** Completes a `processing` order; undefined when it was not one (already final). */
 export async function markCompleted(
@@ -226,21 +282,17 @@ export async function markCompleted(
   id: number,
   change: { provider: ProviderMarks; transactionId: string | null; sealedCodes: string | null; at: string },
 ): Promise<Order | undefined> {
-  const row = await exec
-    .updateTable("orders")
-    .set({
-      ...marks(change.provider),
-      status: "completed",
-      transaction_id: change.transactionId,
-      sealed_codes: change.sealedCodes,
-      completed_at: change.at,
-      updated_at: change.at,
-      check_after: null,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "processing")
-    .returningAll()
-    .executeTakeFirst();
+  const { transactionId, sealedCodes, at } = change;
+  const [row] = await finalUpdate(exec, {
+    id,
+    status: "completed",
+    ...marks(change.provider),
+    transactionId,
+    sealedCodes,
+    error: null,
+    reason: null,
+    at,
+  });
   return row && toOrder(row);
 }
 
@@ -250,22 +302,17 @@ export async function markFailed(
   id: number,
   change: { provider: ProviderMarks; error: string; reason: Reason; at: string },
 ): Promise<Order | undefined> {
-  const row = await exec
-    .updateTable("orders")
-    .set({
-      ...marks(change.provider),
-      status: "failed",
-      error: change.error,
-      error_code: change.reason,
-      refunded: true,
-      completed_at: change.at,
-      updated_at: change.at,
-      check_after: null,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "processing")
-    .returningAll()
-    .executeTakeFirst();
+  const { error, reason, at } = change;
+  const [row] = await finalUpdate(exec, {
+    id,
+    status: "failed",
+    ...marks(change.provider),
+    transactionId: null,
+    sealedCodes: null,
+    error,
+    reason,
+    at,
+  });
   return row && toOrder(row);
 }
 

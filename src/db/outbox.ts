@@ -1,5 +1,6 @@
 import type { Account } from "../core/accounts.js";
 import { toAccount } from "./accounts.js";
+import { compiledOnce } from "./compiled.js";
 import type { Executor } from "./database.js";
 import { toEvent, type WebhookEvent } from "./webhook-events.js";
 
@@ -32,8 +33,8 @@ export async function insertEvent(
  * What an event for the account needs, in one read: the account, and whether `pendingMax` of its events are
  * already waiting (the outbox's bound); undefined when it has no webhook endpoint (no events).
  */
-export async function eventTarget(exec: Executor, accountId: number, pendingMax: number): Promise<{ account: Account; full: boolean } | undefined> {
-  const row = await exec
+const eventTargetQuery = compiledOnce(2, (exec, accountId: number, offset: number) =>
+  exec
     .selectFrom("accounts")
     .innerJoin("webhook_endpoints", "webhook_endpoints.account_id", "accounts.id")
     .selectAll("accounts")
@@ -47,11 +48,14 @@ export async function eventTarget(exec: Executor, accountId: number, pendingMax:
             .where("webhook_events.status", "=", "pending")
             .orderBy("webhook_events.id")
             .limit(1)
-            .offset(pendingMax - 1),
+            .offset(offset),
         )
         .as("full"),
     )
-    .where("accounts.id", "=", accountId)
-    .executeTakeFirst();
+    .where("accounts.id", "=", accountId),
+);
+
+export async function eventTarget(exec: Executor, accountId: number, pendingMax: number): Promise<{ account: Account; full: boolean } | undefined> {
+  const [row] = await eventTargetQuery(exec, accountId, pendingMax - 1);
   return row && { account: toAccount(row), full: Boolean(row.full) };
 }

@@ -1,13 +1,13 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertStandardAccount, keyHolder, replaceKey } from "../../src/db/accounts.js";
-import { compiledOnce } from "../../src/db/compiled.js";
+import { accountById, insertStandardAccount, keyHolder, replaceKey } from "../../src/db/accounts.js";
+import { compiledOnce, compiledWrite } from "../../src/db/compiled.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { transaction } from "../../src/db/transaction.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 
-// Hot reads compiled once (issue 22): the same rows as the query built each time, with each call's values; outside
+// Hot reads and a purchase's writes compiled once (issue 22): the same rows as the query built each time, with each call's values; outside
 // a transaction on SQLite they run on the reader connection, which sees committed data only, never a transaction's.
 
 let database: TestDatabase;
@@ -87,8 +87,53 @@ describe("compiled hot reads", () => {
 
   it("refuse a write, and an argument the query does not use as a parameter", async () => {
     const write = compiledOnce(1, (exec, id: number) => exec.updateTable("accounts").set({ username: null }).where("id", "=", id) as never);
-    await expect(write(db, 1)).rejects.toThrow("reads only");
+    await expect(write(db, 1)).rejects.toThrow("not a statement of the kind expected");
     const dropped = compiledOnce(1, (exec, _id: number) => exec.selectFrom("accounts").select("id").where("id", "=", 1));
-    await expect(dropped(db, 5)).rejects.toThrow("each argument must be one parameter");
+    await expect(dropped(db, 5)).rejects.toThrow("each argument must be a parameter");
+  });
+});
+
+describe("compiled writes", () => {
+  const rename = compiledWrite(["id", "name"], (exec, v: { id: number; name: string | null }) =>
+    exec.updateTable("accounts").set({ username: v.name }).where("id", "=", v.id).returning(["id", "username"]),
+  );
+
+  it("write each call's values, in the transaction they are given, an argument used twice in both places", async () => {
+    const one = await insertStandardAccount(db, { telegramId: "880005", username: null, at });
+    const two = await insertStandardAccount(db, { telegramId: "880006", username: null, at });
+    expect(await rename(db, { id: one.id, name: "first" })).toEqual([{ id: one.id, username: "first" }]);
+    expect(await rename(db, { id: two.id, name: "second" })).toEqual([{ id: two.id, username: "second" }]);
+    await expect(
+      transaction(db, async (trx) => {
+        await rename(trx, { id: one.id, name: "rolled_back" });
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect((await accountById(db, one.id))?.username).toBe("first");
+
+    const twice = compiledWrite(["id", "amount"], (exec, v: { id: number; amount: number }) =>
+      exec
+        .updateTable("accounts")
+        .set({ balance_micro: sql<number>`balance_micro + ${v.amount}` })
+        .where("id", "=", v.id)
+        .where(sql<boolean>`balance_micro + ${v.amount} >= 0`)
+        .returning("balance_micro"),
+    );
+    expect(await twice(db, { id: one.id, amount: 5 })).toEqual([{ balance_micro: 5 }]);
+    expect(await twice(db, { id: one.id, amount: -6 })).toEqual([]);
+    expect(await twice(db, { id: one.id, amount: -5 })).toEqual([{ balance_micro: 0 }]);
+  });
+
+  it("refuse a read, an argument left out of the statement, and one read but not named", async () => {
+    const read = compiledWrite(["id"], (exec, v: { id: number }) => exec.selectFrom("accounts").select("id").where("id", "=", v.id) as never);
+    await expect(read(db, { id: 1 })).rejects.toThrow("not a statement of the kind expected");
+    const unused = compiledWrite(["id", "name"], (exec, v: { id: number; name: string }) =>
+      exec.updateTable("accounts").set({ username: null }).where("id", "=", v.id),
+    );
+    await expect(unused(db, { id: 1, name: "x" })).rejects.toThrow("each argument must be a parameter");
+    const unnamed = compiledWrite(["id"], (exec, v: { id: number; name: string }) =>
+      exec.updateTable("accounts").set({ username: v.name }).where("id", "=", v.id),
+    );
+    await expect(unnamed(db, { id: 1, name: "x" })).rejects.toThrow("name is not among its arguments");
   });
 });
