@@ -19,7 +19,7 @@ const applyAmount = compiledWrite(["accountId", "amountMicro"], (trx, v: { accou
     .returning("balance_micro"),
 );
 
-type NewEntry = Omit<Required<Posting>, "amountMicro"> & { amountMicro: number; balanceAfterMicro: number };
+type NewEntry = Required<Posting> & { balanceAfterMicro: number };
 
 const insertEntry = compiledWrite(
   ["accountId", "orderId", "topupId", "kind", "amountMicro", "balanceAfterMicro", "actor", "note", "at"],

@@ -101,7 +101,7 @@ const insertOrderRow = compiledWrite(
     "checkAfter",
     "at",
   ],
-  (exec, v: Omit<NewOrder, "details" | "chargeMicro"> & { details: string; chargeMicro: number }) =>
+  (exec, v: Omit<NewOrder, "details"> & { details: string }) =>
     exec
       .insertInto("orders")
       .values({

@@ -29,10 +29,6 @@ export async function insertEvent(
   return toEvent(row);
 }
 
-/**
- * What an event for the account needs, in one read: the account, and whether `pendingMax` of its events are
- * already waiting (the outbox's bound); undefined when it has no webhook endpoint (no events).
- */
 const eventTargetQuery = compiledOnce(2, (exec, accountId: number, offset: number) =>
   exec
     .selectFrom("accounts")
@@ -55,6 +51,10 @@ const eventTargetQuery = compiledOnce(2, (exec, accountId: number, offset: numbe
     .where("accounts.id", "=", accountId),
 );
 
+/**
+ * What an event for the account needs, in one read: the account, and whether `pendingMax` of its events are
+ * already waiting (the outbox's bound); undefined when it has no webhook endpoint (no events).
+ */
 export async function eventTarget(exec: Executor, accountId: number, pendingMax: number): Promise<{ account: Account; full: boolean } | undefined> {
   const [row] = await eventTargetQuery(exec, accountId, pendingMax - 1);
   return row && { account: toAccount(row), full: Boolean(row.full) };
