@@ -25,6 +25,19 @@ describe("the answer serializers", () => {
     });
   });
 
+  it("write fields named like schema keywords, and date-times or null, as zod's check does", () => {
+    const shape = z.object({ format: z.string(), pattern: z.string().nullable(), at: z.iso.datetime().nullable(), when: z.iso.datetime() });
+    const checked = checkedSerializerCompiler(route(shape));
+    const fast = fastSerializerCompiler(route(shape));
+    for (const value of [
+      { format: "csv", pattern: "a+", at: "2026-11-25T23:05:05.122Z", when: "2026-11-25T23:05:05.114Z" },
+      { format: "csv", pattern: null, at: null, when: "2026-11-25T23:05:05.114Z" },
+    ]) {
+      expect(JSON.parse(checked(value))).toEqual(value);
+      expect(JSON.parse(fast({ ...value, extra: 1 }))).toEqual(value);
+    }
+  });
+
   it("refuse, in tests, an answer outside its schema, and one the fast serializer would write differently", () => {
     const checked = checkedSerializerCompiler(route(balanceResponse));
     expect(checked({ success: true, balance_usdt: 1, currency: "USDT" })).toBe('{"success":true,"balance_usdt":1,"currency":"USDT"}');
