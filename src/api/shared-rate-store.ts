@@ -1,5 +1,4 @@
 import type { FastifyRequest } from "fastify";
-import { unavailable } from "../core/errors.js";
 import type { RequestCounter, WindowCount } from "../core/request-counter.js";
 import { rateLimitKey } from "./auth.js";
 
@@ -7,8 +6,8 @@ type Incremented = (error: Error | null, result?: { current: number; ttl: number
 
 /**
  * A @fastify/rate-limit store over the core's shared counter, so the limit holds across every instance, and the
- * key generator that goes with it. It fails closed: an instance that cannot count answers 503 rather than let a key
- * past its limit (the counter lives in the database every request needs anyway).
+ * key generator that goes with it. It fails closed, as the counter does: an instance that cannot count answers 503
+ * rather than let a key past its limit (the counter lives in the database every request needs anyway).
  *
  * A request whose key's read already counted it (request.counted, in the same round trip) is not counted again:
  * the generator hands the store a one-off name standing for that count, which the store answers at once.
@@ -25,7 +24,7 @@ export function sharedRateLimit(counter: RequestCounter) {
       }
       counter.hit(key, timeWindow).then(
         ({ hits, ttlMs }) => done(null, { current: hits, ttl: ttlMs }),
-        () => done(unavailable("The request counter cannot be reached: retry later")),
+        (error: Error) => done(error),
       );
     }
     child() {

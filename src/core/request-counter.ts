@@ -19,6 +19,11 @@ function windowAt(now: number, windowMs: number) {
   return { start, ttlMs: start + windowMs - now };
 }
 
+/** A count that could not be made fails closed: no count, no answer (503), never a key past its limit. */
+const unreachable = () => {
+  throw unavailable("The request counter cannot be reached: retry later");
+};
+
 /**
  * Requests per key in fixed windows aligned to the clock, counted in the database so that every instance
  * on it counts together: one upsert per request. Rows of windows long gone are purged by a job (jobs/purges.ts).
@@ -28,7 +33,7 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
   return {
     async hit(key: string, windowMs: number): Promise<WindowCount> {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
-      return { hits: await countHit(db, key, start), ttlMs };
+      return { hits: await countHit(db, key, start).catch(unreachable), ttlMs };
     },
 
     /**
@@ -37,10 +42,7 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
      */
     async keyHolder(keyHash: string, windowMs: number) {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
-      // Fails closed, as the limiter's store does: no count, no answer.
-      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start).catch(() => {
-        throw unavailable("The request counter cannot be reached: retry later");
-      });
+      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start).catch(unreachable);
       return found && { ...found, counted: found.hits === null ? null : { hits: found.hits, ttlMs } };
     },
   };

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.js";
-import { type Finish, finishAtOnce, placesAtOnce } from "../db/placement.js";
-import { markCompleted, markFailed, markPending, orderById } from "../db/orders.js";
+import { finishAtOnce, placesAtOnce } from "../db/placement.js";
+import { type Finish, markFinished, markPending, orderById } from "../db/orders.js";
 import { transaction, type Trx } from "../db/transaction.js";
 import { post } from "./ledger.js";
 import type { Micro } from "./money.js";
@@ -33,13 +33,9 @@ export interface SettlementOptions {
 
 /** finishAtOnce's work where the engine has no one statement for it (SQLite): the final state, then a failure's refund. */
 async function finishInSteps(trx: Trx, orderId: number, finish: Finish, at: string): Promise<Applied | undefined> {
-  const provider = { providerOrderId: finish.providerOrderId, providerStatus: finish.providerStatus };
-  if (finish.status === "completed") {
-    const order = await markCompleted(trx, orderId, { provider, transactionId: finish.transactionId, sealedCodes: finish.sealedCodes, at });
-    return order && { order, refundBalanceMicro: null };
-  }
-  const order = await markFailed(trx, orderId, { provider, error: finish.error, reason: finish.reason, at });
+  const order = await markFinished(trx, orderId, finish, at);
   if (!order) return undefined;
+  if (finish.status === "completed") return { order, refundBalanceMicro: null };
   const refundBalanceMicro = await post(trx, {
     accountId: order.fundingAccountId,
     amountMicro: order.chargeMicro,

@@ -242,9 +242,14 @@ export async function markPending(
   return row && toOrder(row);
 }
 
+/** The final state an outcome gives a `processing` order. */
+export type Finish =
+  | { status: "completed"; providerOrderId?: string; providerStatus?: string; transactionId: string | null; sealedCodes: string | null }
+  | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
+
 type Final = Marks & {
   id: number;
-  status: "completed" | "failed";
+  status: Finish["status"];
   transactionId: string | null;
   sealedCodes: string | null;
   error: string | null;
@@ -252,7 +257,6 @@ type Final = Marks & {
   at: string;
 };
 
-/** A `processing` order's final state: completed, or failed and marked refunded. */
 const finalUpdate = compiledWrite(
   ["id", "status", "providerOrderId", "providerStatus", "transactionId", "sealedCodes", "error", "reason", "at"],
   (exec, v: Final) =>
@@ -276,41 +280,20 @@ const finalUpdate = compiledWrite(
       .returningAll(),
 );
 
-/** Completes a `processing` order; undefined when it was not one (already final). */
-export async function markCompleted(
-  exec: Executor,
-  id: number,
-  change: { provider: ProviderMarks; transactionId: string | null; sealedCodes: string | null; at: string },
-): Promise<Order | undefined> {
-  const { transactionId, sealedCodes, at } = change;
+/**
+ * Gives a `processing` order its final state: completed, or failed and marked refunded (the caller posts the refund
+ * in the same transaction). Undefined when it was not `processing` (already final).
+ */
+export async function markFinished(exec: Executor, id: number, finish: Finish, at: string): Promise<Order | undefined> {
+  const failed = finish.status === "failed";
   const [row] = await finalUpdate(exec, {
     id,
-    status: "completed",
-    ...marks(change.provider),
-    transactionId,
-    sealedCodes,
-    error: null,
-    reason: null,
-    at,
-  });
-  return row && toOrder(row);
-}
-
-/** Fails a `processing` order, marked refunded (the caller posts the refund in the same transaction); undefined when it was not one. */
-export async function markFailed(
-  exec: Executor,
-  id: number,
-  change: { provider: ProviderMarks; error: string; reason: Reason; at: string },
-): Promise<Order | undefined> {
-  const { error, reason, at } = change;
-  const [row] = await finalUpdate(exec, {
-    id,
-    status: "failed",
-    ...marks(change.provider),
-    transactionId: null,
-    sealedCodes: null,
-    error,
-    reason,
+    status: finish.status,
+    ...marks(finish),
+    transactionId: failed ? null : finish.transactionId,
+    sealedCodes: failed ? null : finish.sealedCodes,
+    error: failed ? finish.error : null,
+    reason: failed ? finish.reason : null,
     at,
   });
   return row && toOrder(row);

@@ -1,10 +1,9 @@
 import { sql } from "kysely";
 import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
-import type { Reason } from "../core/reasons.js";
 import { type Db, type Executor, isPostgres } from "./database.js";
 import { balanceOf } from "./ledger.js";
-import { type NewOrder, toOrder } from "./orders.js";
+import { type Finish, type NewOrder, toOrder } from "./orders.js";
 import type { OrderRow } from "./schema.js";
 
 // A purchase's two writes, each in one round trip on PostgreSQL: placing it (the order, its charge and the charge's
@@ -56,11 +55,6 @@ export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promi
   if (balance === undefined) throw new Error(`account ${order.fundingAccountId} does not exist`);
   return { shortMicro: balance };
 }
-
-/** The final state an outcome gives a `processing` order. */
-export type Finish =
-  | { status: "completed"; providerOrderId?: string; providerStatus?: string; transactionId: string | null; sealedCodes: string | null }
-  | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
 
 /**
  * Finishes a `processing` order in one statement on PostgreSQL (a failure with its refund and the refund's entry):

@@ -6,7 +6,7 @@ import { botStateStore } from "../../src/db/bot-state.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { postEntry } from "../../src/db/ledger.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
-import { insertOrder, markFailed } from "../../src/db/orders.js";
+import { insertOrder, markFinished } from "../../src/db/orders.js";
 import { countHit, purgeRequestCounts } from "../../src/db/request-counts.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 
@@ -69,7 +69,7 @@ describe("alert states", () => {
     const older = await order(owner.id, minute(-10));
     const newer = await order(owner.id, minute(-5));
     const failed = await order(owner.id, minute(-3));
-    await markFailed(db, failed.id, { provider: {}, error: "refused", reason: "provider_error", at: minute(-2) });
+    await markFinished(db, failed.id, { status: "failed", error: "refused", reason: "provider_error" }, minute(-2));
 
     expect(await refundsSince(db, minute(-2))).toBeGreaterThanOrEqual(1);
     expect(await refundsSince(db, minute(1))).toBe(0);

@@ -3,7 +3,7 @@ import { accountByUsername, chargedSince, insertStandardAccount, keyHolder, repl
 import { type Db, openDatabase, ping } from "../../src/db/database.js";
 import { balanceOf, postEntry, unbalancedAccounts } from "../../src/db/ledger.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
-import { findReplay, insertOrder, markCompleted, markFailed, markPending, orderById } from "../../src/db/orders.js";
+import { findReplay, insertOrder, markFinished, markPending, orderById } from "../../src/db/orders.js";
 import { insertQuote, purgeQuotes, quoteById, spendQuote } from "../../src/db/quotes.js";
 import { transaction } from "../../src/db/transaction.js";
 import { micro } from "../../src/core/money.js";
@@ -80,9 +80,9 @@ describe("the storage repositories", () => {
 
     await markPending(db, placed.id, { provider: { providerOrderId: "p-1" }, soon: at, at });
     expect(await orderById(db, placed.id)).toMatchObject({ status: "processing", providerOrderId: "p-1", checkAfter: at });
-    const done = await markCompleted(db, placed.id, { provider: {}, transactionId: "tx-1", sealedCodes: null, at: later });
+    const done = await markFinished(db, placed.id, { status: "completed", transactionId: "tx-1", sealedCodes: null }, later);
     expect(done).toMatchObject({ status: "completed", transactionId: "tx-1", providerOrderId: "p-1", checkAfter: null, completedAt: later });
-    expect(await markFailed(db, placed.id, { provider: {}, error: "late", reason: "provider_error", at: later })).toBeUndefined();
+    expect(await markFinished(db, placed.id, { status: "failed", error: "late", reason: "provider_error" }, later)).toBeUndefined();
     expect((await orderById(db, placed.id))?.status).toBe("completed");
   });
 
@@ -90,7 +90,7 @@ describe("the storage repositories", () => {
     const { id } = await account("9100004");
     const kept = await newOrder(id, null);
     const failed = await newOrder(id, null);
-    await markFailed(db, failed.id, { provider: {}, error: "no", reason: "provider_error", at });
+    await markFinished(db, failed.id, { status: "failed", error: "no", reason: "provider_error" }, at);
     expect(await chargedSince(db, id, at)).toBe(kept.chargeMicro);
   });
 
