@@ -30,6 +30,8 @@ export interface Purchasable<T extends string, R, D> extends ProductDefinition<T
   identify(request: R): unknown[];
   /** The product's rules, its live reads and its price; throws a DomainError when the purchase is refused. */
   prepare(caller: Caller, request: R): Promise<Prepared<D>>;
+  /** prepare asks no provider, so a replay may run it: see placement in the pipeline's buy. */
+  preparesOffline?: boolean;
 }
 
 /** The exact charge of a purchase as it would be placed now, and the details it would carry; nothing is stored. */
@@ -62,6 +64,8 @@ export interface PurchaseOptions {
 /** inline: the outcome came back with the purchase itself, so the buyer already saw it. */
 export interface SettledHow {
   inline: boolean;
+  /** Whether the order's account has a webhook endpoint, when its placement just read it: the finish need not ask. */
+  endpoint?: boolean;
 }
 
 /** Applies an outcome: the order as it is now, and the balance its refund left when this call refunded it. */
@@ -140,8 +144,14 @@ function affordable(funds: Spendable, requiredMicro: Micro) {
   if (requiredMicro > funds.availableMicro) throw short(requiredMicro, funds.availableMicro);
 }
 
+/** A placed order with the funding account's balance after its charge, or the earlier order of a replay. */
+type Placing = { order: Order; balanceAfter: Micro; funds: Spendable; endpoint?: boolean } | { replay: Order; balanceAfterMicro: Micro };
+
 const short = (requiredMicro: Micro, balanceMicro: Micro) =>
   new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro, balanceMicro });
+
+/** Whether the purchase is placed in one statement: PostgreSQL, a standard account's own balance, no quote to spend. */
+const placedAtOnce = (db: Db, caller: Caller, quoteId: string | undefined) => placesAtOnce(db) && caller.account.kind !== "owner" && !quoteId;
 
 /**
  * The one purchase pipeline every product runs through: replay check, prepare (rules, live reads, price),
@@ -161,7 +171,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
 
   /**
    * The debit and the order row in one transaction: the order row is the saved result, and the unique index
-   * on (account, key, request) decides a race with a concurrent duplicate, whose order is then answered.
+   * on (account, key, request) decides a race with a concurrent duplicate, whose order the caller then answers.
    * `caller.account` is as read just before (`current`): a standard account's funds are checked on it, and the
    * ledger's guarded update decides a race; an owner key's daily limit is read afresh under the account's lock.
    */
@@ -172,7 +182,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
     key: string | null,
     hash: string,
     quoteId?: string,
-  ): Promise<Placed<Order> & { funds: Spendable | null }> {
+  ): Promise<Placing> {
     const now = clock.now();
     const at = now.toISOString();
     const newOrder = (funds: Spendable): NewOrder => ({
@@ -188,53 +198,35 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       checkAfter: new Date(now.getTime() + reconcileAfterMs).toISOString(),
       at,
     });
-    let placed: { order: Order; balanceAfter: Micro; funds: Spendable };
-    try {
-      // The replay check just before this found nothing; a duplicate that commits meanwhile fails the
-      // insert on the unique index, and is answered below.
-      if (placesAtOnce(db) && caller.account.kind !== "owner" && !quoteId) {
-        // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.
-        const funds = await spendable(db, caller.account, now, false);
-        checkAmount(prepared.chargeMicro);
-        affordable(funds, prepared.chargeMicro);
-        const placement = await placeAtOnce(db, newOrder(funds), caller.actor);
-        if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
-        placed = { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds };
-      } else {
-        placed = await transaction(db, async (trx) => {
-          const owner = caller.account.kind === "owner";
-          // An owner key's daily limit is read, then spent: no other instance may do the same in between.
-          if (owner) await lockAccount(trx, caller.account.id);
-          const funds = await spendable(trx, caller.account, now, owner);
-          affordable(funds, prepared.chargeMicro);
-          const order = await insertOrder(trx, newOrder(funds));
-          const balanceAfter = await post(trx, {
-            accountId: funds.fundingAccountId,
-            amountMicro: micro(-prepared.chargeMicro),
-            kind: "charge",
-            orderId: order.id,
-            actor: caller.actor,
-            at,
-          });
-          // Spent with the charge or not at all: a second purchase naming it rolls back here.
-          if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
-          return { order, balanceAfter, funds };
-        });
-      }
-    } catch (error) {
-      // A concurrent identical request committed first: return its order instead of failing.
-      const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
-      if (earlier) return { order: earlier, replay: true, balanceAfterMicro: await availableNow(caller), funds: null };
-      throw error;
+    if (placedAtOnce(db, caller, quoteId)) {
+      // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.
+      const funds = await spendable(db, caller.account, now, false);
+      checkAmount(prepared.chargeMicro);
+      affordable(funds, prepared.chargeMicro);
+      const placement = await placeAtOnce(db, newOrder(funds), caller.actor);
+      if ("replay" in placement) return { replay: placement.replay, balanceAfterMicro: availableAfter(funds, placement.balanceMicro, micro(0)) };
+      if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
+      return { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds, endpoint: placement.endpoint };
     }
-    // After the commit, outside the catch above: nothing here may pass for a lost race.
-    lowBalance.charged(caller.account, prepared.chargeMicro, placed.balanceAfter);
-    return {
-      order: placed.order,
-      replay: false,
-      balanceAfterMicro: availableAfter(placed.funds, placed.balanceAfter, prepared.chargeMicro),
-      funds: placed.funds,
-    };
+    return transaction(db, async (trx) => {
+      const owner = caller.account.kind === "owner";
+      // An owner key's daily limit is read, then spent: no other instance may do the same in between.
+      if (owner) await lockAccount(trx, caller.account.id);
+      const funds = await spendable(trx, caller.account, now, owner);
+      affordable(funds, prepared.chargeMicro);
+      const order = await insertOrder(trx, newOrder(funds));
+      const balanceAfter = await post(trx, {
+        accountId: funds.fundingAccountId,
+        amountMicro: micro(-prepared.chargeMicro),
+        kind: "charge",
+        orderId: order.id,
+        actor: caller.actor,
+        at,
+      });
+      // Spent with the charge or not at all: a second purchase naming it rolls back here.
+      if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
+      return { order, balanceAfter, funds };
+    });
   }
 
   /**
@@ -283,39 +275,55 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
     ): Promise<Placed<OrderOf<T, D>>> {
       const key = checkKey(options.idempotencyKey);
       const hash = requestHash(product.type, product.identify(request));
-      // Before anything that needs a provider, so a replay answers even while the provider is down.
-      const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
-      if (earlier) return { order: asProduct(earlier, product), replay: true, balanceAfterMicro: await availableNow(caller, true) };
-
-      // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
-      const bound = options.quoteId
-        ? await quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
-        : null;
+      const replay = (order: Order, balanceAfterMicro: Micro) => ({ order: asProduct(order, product), replay: true, balanceAfterMicro });
+      // A replay is looked up before anything that needs a provider, so it answers even while the provider is down.
+      // Where the placement is one statement and prepare asks no provider, that statement finds it instead: one
+      // round trip fewer for every keyed purchase on PostgreSQL.
+      if (key && !(product.preparesOffline && placedAtOnce(db, caller, options.quoteId))) {
+        const earlier = await findReplay(db, caller.account.id, key, hash);
+        if (earlier) return replay(earlier, await availableNow(caller, true));
+      }
       const buyer = await current(caller);
-      const live = await product.prepare(buyer, request);
-      const prepared = bound ? withQuote(live, bound) : live;
-      checkGuard(prepared.chargeMicro, options.guard);
-      const placed = await place(buyer, product.type, prepared, key, hash, options.quoteId);
-      const { order, funds } = placed;
-      if (placed.replay || !funds) return { order: asProduct(order, product), replay: true, balanceAfterMicro: placed.balanceAfterMicro };
+      let prepared: Prepared<D>;
+      let placing: Placing;
+      try {
+        // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
+        const bound = options.quoteId
+          ? await quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
+          : null;
+        const live = await product.prepare(buyer, request);
+        prepared = bound ? withQuote(live, bound) : live;
+        checkGuard(prepared.chargeMicro, options.guard);
+        placing = await place(buyer, product.type, prepared, key, hash, options.quoteId);
+      } catch (error) {
+        // Refused now, or a concurrent identical request committed first: the earlier order is the answer.
+        const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
+        if (earlier) return replay(earlier, await availableNow(caller));
+        throw error;
+      }
+      if ("replay" in placing) return replay(placing.replay, placing.balanceAfterMicro);
+      const { order, funds } = placing;
+      // After the commit, outside the catch above: nothing here may pass for a lost race.
+      lowBalance.charged(buyer.account, prepared.chargeMicro, placing.balanceAfter);
+      const balanceAfterMicro = availableAfter(funds, placing.balanceAfter, prepared.chargeMicro);
       calling.hold(order.id, order.checkAfter!);
       try {
         const outcome = await prepared.send(order.upstreamRef);
         try {
-          const settled = await settle(order.id, outcome, { inline: true });
+          const settled = await settle(order.id, outcome, { inline: true, endpoint: placing.endpoint });
           // Refunded by this call: the balance its refund left; failed by another path meanwhile: read once.
-          const balanceAfterMicro =
+          const settledBalance =
             settled.refundBalanceMicro !== null
               ? availableAfter(funds, settled.refundBalanceMicro, micro(0))
               : settled.order.status === "failed"
                 ? await availableNow(buyer)
-                : placed.balanceAfterMicro;
-          return { order: asProduct(settled.order, product), replay: false, balanceAfterMicro };
+                : balanceAfterMicro;
+          return { order: asProduct(settled.order, product), replay: false, balanceAfterMicro: settledBalance };
         } catch (error) {
           // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
           // as still processing, and the reconciler applies the outcome from the provider later.
           log.warn({ orderId: order.id, err: error }, "could not record a provider's answer; the reconciler will");
-          return { order: asProduct(order, product), replay: false, balanceAfterMicro: placed.balanceAfterMicro };
+          return { order: asProduct(order, product), replay: false, balanceAfterMicro };
         }
       } finally {
         calling.drop(order.id);

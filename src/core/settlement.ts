@@ -84,7 +84,7 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
           }
         : { status: "failed", ...provider, error: outcome.error, reason: outcome.reason ?? "provider_error" };
     // An account without a webhook endpoint has no event to write: one statement does it (on PostgreSQL).
-    const atOnce = await finishAtOnce(db, orderId, finish, at);
+    const atOnce = how.endpoint ? undefined : await finishAtOnce(db, orderId, finish, at);
     if (atOnce) return finished(atOnce, how);
     // The order as this call finished it, its event written in the same transaction (it commits with the final
     // state, or neither does); undefined when it was not this call (already final).

@@ -1,7 +1,7 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
-import { type Db, type Executor, isPostgres } from "./database.js";
+import { type Db, type Executor, isPostgres, namedStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";
 import { type Finish, type NewOrder, toOrder } from "./orders.js";
 import type { OrderRow } from "./schema.js";
@@ -11,24 +11,42 @@ import type { OrderRow } from "./schema.js";
 // data-modifying CTEs is atomic by itself, so it needs no BEGIN and COMMIT. SQLite, whose statements make no round
 // trip, keeps the general path: the same steps in one transaction.
 
+/** A statement of this module: outside a transaction a named prepared statement, so it is parsed and planned once. */
+async function run<R>(exec: Executor, statement: RawBuilder<R>): Promise<R[]> {
+  const query = statement.compile(exec);
+  const named = namedStatement(exec);
+  return named ? ((await named(query.sql, query.parameters)) as R[]) : (await exec.executeQuery(query)).rows;
+}
+
 /** Whether this database places an order in one statement (PostgreSQL). */
 export const placesAtOnce = (db: Db): boolean => isPostgres(db);
 
-/** The order placed and the funding account's balance after its charge, or the balance that was short. */
-export type Placement = { order: Order; balanceAfterMicro: Micro } | { shortMicro: Micro };
+/**
+ * The order placed, the funding account's balance after its charge and whether the account has a webhook endpoint
+ * (its order's finish then writes an event); or the earlier order of a replay (same account, idempotency key and
+ * request) and the balance now; or the balance that was short.
+ */
+export type Placement =
+  { order: Order; balanceAfterMicro: Micro; endpoint: boolean } | { replay: Order; balanceMicro: Micro } | { shortMicro: Micro };
 
 /**
  * PostgreSQL only (see placesAtOnce): places a standard account's order paid from its own balance
  * (`fundingAccountId`): the guarded debit (the same guard as db/ledger.ts's), the order row and the charge's entry, or
- * nothing when the balance is short. A duplicate (account, idempotency key, request) fails on the unique index, and
- * nothing is written.
+ * nothing when the balance is short or the order is a replay, which the same statement finds (one round trip instead
+ * of a lookup first). A duplicate that commits meanwhile fails the insert on the unique index, and nothing is written.
  */
 export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promise<Placement> {
   const charge = order.chargeMicro;
-  const { rows } = await sql<OrderRow & { balance_after: number | null; balance_before: number }>`
-    with debit as (
+  const rows = await run(
+    db,
+    sql<OrderRow & { replay: boolean | null; balance_after: number | null; balance_before: number; endpoint: boolean }>`
+    with earlier as (
+      select * from orders
+      where account_id = ${order.accountId}::bigint and idempotency_key = ${order.idempotencyKey}::text and request_hash = ${order.requestHash}::text
+    ), debit as (
       update accounts set balance_micro = balance_micro - ${charge}::bigint
       where id = ${order.fundingAccountId}::bigint and balance_micro - ${charge}::bigint between 0 and ${MAX_MICRO}::bigint
+        and not exists (select 1 from earlier)
       returning balance_micro
     ), placed as (
       insert into orders (account_id, funding_account_id, product_type, status, idempotency_key, request_hash, recipient,
@@ -43,12 +61,17 @@ export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promi
       select ${order.fundingAccountId}::bigint, placed.id, 'charge', -${charge}::bigint, debit.balance_micro, ${actor}::text, ${order.at}::text
       from placed, debit
     )
-    select placed.*, debit.balance_micro as balance_after,
-      (select balance_micro from accounts where id = ${order.fundingAccountId}::bigint) as balance_before
-    from (select 1) as one left join placed on true left join debit on true
-  `.execute(db);
+    select found.*, debit.balance_micro as balance_after,
+      (select balance_micro from accounts where id = ${order.fundingAccountId}::bigint) as balance_before,
+      exists (select 1 from webhook_endpoints where account_id = ${order.accountId}::bigint) as endpoint
+    from (select 1) as one
+      left join (select placed.*, false as replay from placed union all select earlier.*, true from earlier) as found on true
+      left join debit on true
+  `,
+  );
   const row = rows[0]!;
-  if (row.balance_after !== null) return { order: toOrder(row), balanceAfterMicro: micro(row.balance_after) };
+  if (row.replay) return { replay: toOrder(row), balanceMicro: micro(row.balance_before) };
+  if (row.balance_after !== null) return { order: toOrder(row), balanceAfterMicro: micro(row.balance_after), endpoint: row.endpoint };
   // The statement saw the balance as it was before it began: when that was enough, a concurrent change took it since.
   if (row.balance_before < charge) return { shortMicro: micro(row.balance_before) };
   const balance = await balanceOf(db, order.fundingAccountId);
@@ -71,7 +94,9 @@ export async function finishAtOnce(
 ): Promise<{ order: Order; refundBalanceMicro: Micro | null } | undefined> {
   if (!isPostgres(exec)) return undefined;
   const failed = finish.status === "failed";
-  const { rows } = await sql<OrderRow & { refund_balance: number | null }>`
+  const rows = await run(
+    exec,
+    sql<OrderRow & { refund_balance: number | null }>`
     with done as (
       update orders set status = ${finish.status}::text,
         provider_order_id = coalesce(${finish.providerOrderId ?? null}::text, provider_order_id),
@@ -95,7 +120,8 @@ export async function finishAtOnce(
       from done, refund
     )
     select done.*, refund.balance_micro as refund_balance from done left join refund on true
-  `.execute(exec);
+  `,
+  );
   const row = rows[0];
   return row && { order: toOrder(row), refundBalanceMicro: row.refund_balance === null ? null : micro(row.refund_balance) };
 }

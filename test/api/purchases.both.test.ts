@@ -75,6 +75,7 @@ describe("POST /v1/stars", () => {
     expect(again.status).toBe(200);
     expect(again.body.order_id).toBe(first.body.order_id);
     expect(again.body.idempotency_key).toBe("same");
+    expect(again.body.balance_remaining_usdt).toBe(8.5);
     expect(await h.balance(key)).toBe(8.5);
 
     const other = await h.call("POST", "/v1/stars", { key, body: { ...body, stars: 50 } });
@@ -92,6 +93,20 @@ describe("POST /v1/stars", () => {
     const again = await h.call("POST", "/v1/stars", { key, body });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ order_id: first.body.order_id, status: "failed", balance_remaining_usdt: 5 });
+  });
+
+  it("replays an order whose purchase would now be refused: the balance it spent is gone", async () => {
+    const { key } = await h.newKey(1.5);
+    const body = { username: "ivan", stars: 100, idempotency_key: "all-in" };
+    const first = await h.call("POST", "/v1/stars", { key, body });
+    expect(first.body).toMatchObject({ status: "completed", balance_remaining_usdt: 0 });
+    const again = await h.call("POST", "/v1/stars", { key, body });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const fresh = await h.call("POST", "/v1/stars", { key, body: { ...body, idempotency_key: "all-in-2" } });
+    expect(fresh.status).toBe(402);
+    expect(await h.balance(key)).toBe(0);
+    await h.assertLedgerInvariant();
   });
 
   it("turns simultaneous identical requests into one order and one charge", async () => {

@@ -68,6 +68,7 @@ describe("placing an order", () => {
     const placed = await placeAtOnce(db, order(id, 1.5, "k-1"), "key:1");
     if (!("order" in placed)) throw new Error("refused");
     expect(placed.balanceAfterMicro).toBe(8_500_000);
+    expect(placed.endpoint).toBe(false);
     expect(placed.order).toMatchObject({ accountId: id, status: "processing", idempotencyKey: "k-1", chargeMicro: 1_500_000, refunded: false });
     expect(placed.order.details).toEqual({ stars: 100, usdt_per_star_micro: 15_000 });
     expect(await balanceOf(db, id)).toBe(8_500_000);
@@ -89,10 +90,29 @@ describe("placing an order", () => {
     expect(await db.selectFrom("orders").select("id").where("account_id", "=", id).execute()).toEqual([]);
   });
 
-  it("writes nothing for a duplicate of an order placed with the same key: the unique index refuses it", async () => {
+  it("answers a replay (same account, key and request) with the earlier order and the balance now, writing nothing", async () => {
     const id = await funded(10);
-    await placeAtOnce(db, order(id, 1, "dup"), "key:1");
-    await expect(placeAtOnce(db, order(id, 1, "dup"), "key:1")).rejects.toThrow();
+    const first = await placeAtOnce(db, order(id, 1, "dup"), "key:1");
+    if (!("order" in first)) throw new Error("refused");
+    expect(await placeAtOnce(db, order(id, 1, "dup"), "key:1")).toEqual({ replay: first.order, balanceMicro: 9_000_000 });
+    // The same key for another request is a new order.
+    const other = await placeAtOnce(db, { ...order(id, 1, "dup"), requestHash: "h2" }, "key:1");
+    expect(other).toMatchObject({ order: { idempotencyKey: "dup", status: "processing" }, balanceAfterMicro: 8_000_000 });
+    expect("order" in other && other.order.id).not.toBe(first.order.id);
+    expect(await balanceOf(db, id)).toBe(8_000_000);
+    expect(await db.selectFrom("orders").select("id").where("account_id", "=", id).execute()).toHaveLength(2);
+    await assertBooks(db);
+  });
+
+  it("places one order of simultaneous duplicates: the others answer it or are refused by the unique index, writing nothing", async () => {
+    const id = await funded(10);
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => placeAtOnce(db, order(id, 1, "burst"), "key:1")));
+    const placed = results.flatMap((r) => (r.status === "fulfilled" && "order" in r.value ? [r.value.order] : []));
+    expect(placed).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === "fulfilled" && "replay" in r.value) expect(r.value.replay.id).toBe(placed[0]!.id);
+      else if (r.status === "rejected") expect(String(r.reason)).toMatch(/orders_idempotency/);
+    }
     expect(await balanceOf(db, id)).toBe(9_000_000);
     expect(await db.selectFrom("orders").select("id").where("account_id", "=", id).execute()).toHaveLength(1);
     await assertBooks(db);
@@ -152,5 +172,7 @@ describe("finishing an order at once", () => {
     expect(await finishAtOnce(db, orderId, failed, later)).toBeUndefined();
     expect(await orderById(db, orderId)).toMatchObject({ status: "processing", refunded: false });
     expect(await balanceOf(db, accountId)).toBe(8_500_000);
+    // Its next placement says so, and the purchase goes straight to that transaction.
+    expect(await placeAtOnce(db, order(accountId, 1), "key:1")).toMatchObject({ endpoint: true, balanceAfterMicro: 7_500_000 });
   });
 });

@@ -57,6 +57,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
       ...definition,
       // Usernames are case-insensitive: @Alice and alice are the same recipient.
       identify: (request) => [recipientOf(request.username).toLowerCase(), amountOf(request)],
+      preparesOffline: true,
       async prepare(_caller, request) {
         const username = recipientOf(request.username);
         requireGateway();
