@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery } from "kysely";
-import { directReader, type Executor, isPostgres } from "./database.js";
+import { directReader, type Executor, isPostgres, runStatement } from "./database.js";
 
 // Statements built and compiled once per engine, then run with each call's values: on a read by an index or a
 // purchase's few writes, kysely's builder and compiler cost more than the statement itself. The statement is built
@@ -42,7 +42,8 @@ export function compiledOnce<A extends unknown[], R>(arity: A["length"], build: 
 
 /**
  * A write (an insert, update or delete) compiled once, its arguments named in `names`, run on the executor it is
- * given (a transaction's or the database's): the rows it returns, if any. Reading an argument not named throws.
+ * given (a transaction's, or the database's: a named prepared statement on PostgreSQL): the rows it returns, if any.
+ * Reading an argument not named throws.
  */
 export function compiledWrite<V extends Record<string, unknown>, R>(
   names: ReadonlyArray<keyof V & string>,
@@ -57,12 +58,11 @@ export function compiledWrite<V extends Record<string, unknown>, R>(
     }) as V;
   const compile = compiler(names.length, (exec, standIns) => build(exec, named(standIns)), ["InsertQueryNode", "UpdateQueryNode", "DeleteQueryNode"]);
   return async (exec: Executor, values: V): Promise<R[]> =>
-    (
-      await exec.executeQuery<R>(
-        compile(
-          exec,
-          names.map((name) => values[name]),
-        ),
-      )
-    ).rows;
+    runStatement(
+      exec,
+      compile(
+        exec,
+        names.map((name) => values[name]),
+      ),
+    );
 }

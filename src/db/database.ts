@@ -235,6 +235,15 @@ export const directReader = (exec: Executor): DirectRead | undefined => directRe
  */
 export const namedStatement = (exec: Executor): DirectRead | undefined => (isPostgres(exec) ? directReads.get(exec) : undefined);
 
+/**
+ * Runs a compiled statement whose text never changes (its values are parameters): outside a transaction on
+ * PostgreSQL as a named prepared statement, parsed and planned once per connection; otherwise as kysely would.
+ */
+export async function runStatement<R>(exec: Executor, query: CompiledQuery<R>): Promise<R[]> {
+  const named = namedStatement(exec);
+  return named ? ((await named(query.sql, query.parameters)) as R[]) : (await exec.executeQuery(query)).rows;
+}
+
 /** Opens the SQLite file (creating its folder), in WAL mode so the admin CLI can write while the service runs. */
 /**
  * The database's files are the owner's alone: a folder the service makes is 0700, the database 0600 (made so

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
-import { type Db, type Executor, isPostgres, namedStatement } from "./database.js";
+import { type Db, type Executor, isPostgres, runStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";
 import { type Finish, type NewOrder, toOrder } from "./orders.js";
 import type { OrderRow } from "./schema.js";
@@ -11,12 +11,7 @@ import type { OrderRow } from "./schema.js";
 // data-modifying CTEs is atomic by itself, so it needs no BEGIN and COMMIT. SQLite, whose statements make no round
 // trip, keeps the general path: the same steps in one transaction.
 
-/** A statement of this module: outside a transaction a named prepared statement, so it is parsed and planned once. */
-async function run<R>(exec: Executor, statement: RawBuilder<R>): Promise<R[]> {
-  const query = statement.compile(exec);
-  const named = namedStatement(exec);
-  return named ? ((await named(query.sql, query.parameters)) as R[]) : (await exec.executeQuery(query)).rows;
-}
+const run = <R>(exec: Executor, statement: RawBuilder<R>) => runStatement(exec, statement.compile(exec));
 
 /** Whether this database places an order in one statement (PostgreSQL). */
 export const placesAtOnce = (db: Db): boolean => isPostgres(db);
