@@ -160,8 +160,11 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
     /** What the caller can spend now (see `spendable`); `account` is this request's own read of it. */
     balance: (account: Account) => spendable(db, account, clock.now(), false),
 
-    /** Just the amount of `balance`: what every "balance after" shows. */
-    available: async (account: Account): Promise<Micro> => (await spendable(db, account, clock.now())).availableMicro,
+    /**
+     * Just the amount of `balance`: what every "balance after" shows, the account read again unless `asRead` (it was
+     * read for this very request, and nothing since has moved it).
+     */
+    available: async (account: Account, asRead = false): Promise<Micro> => (await spendable(db, account, clock.now(), !asRead)).availableMicro,
   };
 }
 

@@ -89,7 +89,7 @@ export function createCore(deps: CoreDeps) {
   return {
     clock,
     accounts,
-    orders: createOrders({ db, settlement, vault: deps.vault }),
+    orders: createOrders({ db, clock, settlement, vault: deps.vault }),
     /** The caller's ledger statement: pages newest first, and the entries of a range (the wire renders its CSV). */
     statements: createStatements({ db }),
     pricing,

@@ -1,6 +1,9 @@
 import type { Db } from "../db/database.js";
 import { listOrders, type OrderFilter, ownOrder, sealedCodes } from "../db/orders.js";
+import { type Caller, spendable } from "./accounts.js";
 import { notFound } from "./errors.js";
+import type { Micro } from "./money.js";
+import type { Clock } from "./ports.js";
 import type { ListedOrder, Order, OrderOfType, ProductType } from "./products/index.js";
 import type { Settlement } from "./settlement.js";
 import type { Vault } from "./vault.js";
@@ -9,12 +12,13 @@ export type { OrderFilter };
 
 export interface OrdersOptions {
   db: Db;
+  clock: Clock;
   settlement: Settlement;
   vault: Vault;
 }
 
 /** The caller's own orders, as domain objects; someone else's order is as unknown as a missing one. */
-export function createOrders({ db, settlement, vault }: OrdersOptions) {
+export function createOrders({ db, clock, settlement, vault }: OrdersOptions) {
   async function own(accountId: number, orderId: number, types?: readonly ProductType[]): Promise<Order> {
     const found = await ownOrder(db, accountId, orderId);
     if (!found || (types && !types.includes(found.productType))) {
@@ -30,8 +34,27 @@ export function createOrders({ db, settlement, vault }: OrdersOptions) {
     return settlement.refresh(await own(accountId, orderId, types));
   }
 
+  /**
+   * An own order as it is now, and what the caller can spend now: the account as this request read it, unless the
+   * refresh applied an outcome (a failure's refund moves the balance) or the caller's account is older; then it is
+   * read again. refresh answers the very order it was given when it changed nothing without asking.
+   */
+  async function status(caller: Caller, orderId: number): Promise<{ order: Order; availableMicro: Micro }>;
+  async function status<T extends ProductType>(
+    caller: Caller,
+    orderId: number,
+    types: readonly T[],
+  ): Promise<{ order: OrderOfType<T>; availableMicro: Micro }>;
+  async function status(caller: Caller, orderId: number, types?: readonly ProductType[]) {
+    const found = await own(caller.account.id, orderId, types);
+    const order = await settlement.refresh(found);
+    const asRead = caller.fresh === true && order === found;
+    return { order, availableMicro: (await spendable(db, caller.account, clock.now(), !asRead)).availableMicro };
+  }
+
   return {
     current,
+    status,
 
     /** Newest first; `before` pages on (orders with smaller ids), the filters narrow by product and status. */
     list: (accountId: number, limit: number, filter: OrderFilter = {}): Promise<ListedOrder[]> => listOrders(db, accountId, limit, filter),

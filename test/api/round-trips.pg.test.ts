@@ -60,6 +60,21 @@ describe("round trips to PostgreSQL per request", () => {
     await h.assertLedgerInvariant();
   });
 
+  it("an order's status: the key's read and the order, whose balance is the one the key's read found", async () => {
+    const { key } = await h.newKey(10);
+    const bought = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
+    const { response, sent } = await roundTrips("GET", `/v1/orders/${bought.body.order_id}`, key);
+    expect(response.body).toMatchObject({ order_id: bought.body.order_id, status: "completed", balance_remaining_usdt: 8.5 });
+    expect(sent, sent.join("\n")).toHaveLength(2);
+  });
+
+  it("a sandbox purchase: the key's read and the look for a webhook endpoint; nothing charged", async () => {
+    const { key } = await h.newKey(10);
+    const { response, sent } = await roundTrips("POST", "/test/v1/stars", key, { username: "alice", stars: 100 });
+    expect(response.body).toMatchObject({ test: true, balance_remaining_usdt: 10 });
+    expect(sent, sent.join("\n")).toHaveLength(2);
+  });
+
   it("a failed delivery: its refund in the settlement's one statement", async () => {
     const { key } = await h.newKey(5);
     const failed = await roundTrips("POST", "/v1/stars", key, { username: "fail_carol", stars: 200 });

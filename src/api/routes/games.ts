@@ -100,9 +100,8 @@ export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       },
     },
     async (req) => {
-      const caller = callerOf(req);
-      const order = await core.orders.current(caller.account.id, req.params.order_id, ["game"] as const);
-      return gameView(order, await core.accounts.available(caller.account));
+      const { order, availableMicro } = await core.orders.status(callerOf(req), req.params.order_id, ["game"] as const);
+      return gameView(order, availableMicro);
     },
   );
 };

@@ -78,9 +78,8 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       },
     },
     async (req) => {
-      const caller = callerOf(req);
-      const order = await core.orders.current(caller.account.id, req.params.order_id, ["giftcard"] as const);
-      return giftcardView(order, await core.accounts.available(caller.account), await core.orders.codes(order));
+      const { order, availableMicro } = await core.orders.status(callerOf(req), req.params.order_id, ["giftcard"] as const);
+      return giftcardView(order, availableMicro, await core.orders.codes(order));
     },
   );
 };

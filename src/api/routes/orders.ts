@@ -35,9 +35,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       },
     },
     async (request) => {
-      const { account } = callerOf(request);
-      const order = await core.orders.current(account.id, request.params.order_id);
-      return orderView(order, await core.accounts.available(account));
+      const { order, availableMicro } = await core.orders.status(callerOf(request), request.params.order_id);
+      return orderView(order, availableMicro);
     },
   );
 };

@@ -14,7 +14,8 @@ export async function answerSandbox<A extends object>(
   options: PurchaseOptions,
   view: (context: { idempotencyKey: string | null; now: Date }, balanceMicro: Micro) => A,
 ): Promise<A> {
-  const balance = await core.accounts.available(caller.account);
+  // Nothing was charged: the account as read for this request shows the balance.
+  const balance = await core.accounts.available(caller.account, caller.fresh);
   const answer = view({ idempotencyKey: options.idempotencyKey, now: core.clock.now() }, balance);
   await core.webhooks.testEvent(caller.account.id, answer);
   return answer;

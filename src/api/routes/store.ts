@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
-import type { OrderOfType } from "../../core/products/index.js";
 import { callerOf } from "../auth.js";
 import { purchaseOptions } from "../requests.js";
 import { asyncOrderStatus, errorBody, keyedErrors, orderIdParams, purchaseErrors } from "../../wire/common.js";
@@ -21,8 +19,6 @@ import { answerSandbox } from "./sandbox.js";
 
 /** Game-store wallet top-ups: pricing, orders (200 completed, 202 processing, 502 refunded) and their status. */
 export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  const view = async (caller: Caller, order: OrderOfType<"store">) => storeView(order, await core.accounts.available(caller.account));
-
   app.get(
     "/v1/store/pricing",
     {
@@ -69,8 +65,8 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       },
     },
     async (req) => {
-      const caller = callerOf(req);
-      return view(caller, await core.orders.current(caller.account.id, req.params.order_id, ["store"] as const));
+      const { order, availableMicro } = await core.orders.status(callerOf(req), req.params.order_id, ["store"] as const);
+      return storeView(order, availableMicro);
     },
   );
 
