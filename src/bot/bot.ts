@@ -2,6 +2,7 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { type ConversationData, conversations, type VersionedState } from "@grammyjs/conversations";
 import { run, type RunnerHandle, sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, type MiddlewareFn, type StorageAdapter, webhookCallback } from "grammy";
+import type { Caller } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
 import type { BotContext, FlowContext } from "./context.js";
 import { ADMIN_COMMANDS, adminFeatures } from "./features/admin.js";
@@ -89,7 +90,9 @@ export function createBot(options: BotOptions) {
       throw maskErrorInPlace(error);
     }
   });
-  const i18n = createI18n(core);
+  /** The caller each user's update under way read, by Telegram id (see the lookup below). */
+  const updatingCallers = new Map<string, Caller | undefined>();
+  const i18n = createI18n(core, updatingCallers);
   const { storage } = options;
   const admins = new Set(options.admins);
   const notifier = createNotifier(core, bot.api, i18n, log, options.admins);
@@ -126,10 +129,18 @@ export function createBot(options: BotOptions) {
   // Across instances too (webhook mode); after sequentialize, so one chat holds at most one lock slot here.
   const acrossInstances = options.oneAtATimePerChat;
   if (acrossInstances) bot.use((ctx, next) => acrossInstances(`telegram-chat:${chatOf(ctx)}`, next));
-  // One account lookup per update, shared by the language choice, the gate and the handlers.
+  // One account lookup per update, shared by the language choice (in conversations too), the gate and the handlers.
   bot.use(async (ctx, next) => {
-    if (ctx.from) ctx.caller = await core.accounts.botCaller(String(ctx.from.id));
-    await next();
+    if (!ctx.from) return next();
+    const id = String(ctx.from.id);
+    ctx.caller = await core.accounts.botCaller(id);
+    updatingCallers.set(id, ctx.caller);
+    try {
+      await next();
+    } finally {
+      // Another update of this user under way (another chat) may have set it since: it reads afresh if so.
+      updatingCallers.delete(id);
+    }
   });
   bot.use(i18n);
 

@@ -3,14 +3,15 @@ import { fileURLToPath } from "node:url";
 import { I18n } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Core } from "../core/index.js";
-import { speak } from "../core/accounts.js";
+import { type Caller, speak } from "../core/accounts.js";
 import type { CallerFlavor } from "./context.js";
 
 /**
  * English and Russian from src/bot/locales. The language is the one chosen with /language (kept on the
- * account, so it holds inside conversations too), else the user's Telegram language.
+ * account, so it holds inside conversations too), else the user's Telegram language. `updating` holds the caller
+ * that each user's update under way read (bot.ts fills it).
  */
-export function createI18n(core: Core) {
+export function createI18n(core: Core, updating: ReadonlyMap<string, Caller | undefined> = new Map()) {
   return new I18n<Context>({
     defaultLocale: "en",
     directory: path.join(path.dirname(fileURLToPath(import.meta.url)), "locales"),
@@ -19,8 +20,10 @@ export function createI18n(core: Core) {
     fluentBundleOptions: { useIsolating: false },
     localeNegotiator: async (ctx) => {
       if (!ctx.from) return "en";
-      // Outer handlers carry the caller already; a conversation's rebuilt context does not, so it looks it up.
-      const caller = "caller" in ctx ? (ctx as CallerFlavor).caller : await core.accounts.botCaller(String(ctx.from.id));
+      // Outer handlers carry the caller already. A conversation rebuilds a context for every earlier update of its
+      // flow on each new one: those take the caller the update under way read instead of reading it again.
+      const id = String(ctx.from.id);
+      const caller = "caller" in ctx ? (ctx as CallerFlavor).caller : updating.has(id) ? updating.get(id) : await core.accounts.botCaller(id);
       return caller?.account.language ?? speak(ctx.from.language_code);
     },
   });

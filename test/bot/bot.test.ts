@@ -118,6 +118,29 @@ describe("stars and premium", () => {
     expect(await h.balance(key)).toBe(7);
   });
 
+  it("reads the account once per update through a whole flow, not again for every earlier step the flow replays", async () => {
+    const chat = user();
+    await register(chat, 10);
+    const accounts = h.service.core.accounts;
+    const botCaller = accounts.botCaller;
+    let reads = 0;
+    accounts.botCaller = (telegramId) => ((reads += 1), botCaller(telegramId));
+    try {
+      await chat.tap("Stars");
+      await chat.next((t) => t.includes("Who is it for?"));
+      await chat.reply("@alice", (t) => t.includes("How many stars?"));
+      const confirm = await chat.reply("100", (t) => t.includes("Confirm?"));
+      const ok = confirm.reply_markup!.inline_keyboard.flat().find((b) => b.text.includes("Confirm")) as { callback_data: string };
+      await chat.tapData(confirm.message_id, ok.callback_data);
+      expect((await chat.next((t) => t.includes("Done!"))).text).toContain("Balance: 8.50 USDT");
+    } finally {
+      accounts.botCaller = botCaller;
+    }
+    // Four updates, one read each, and the flow's own read of the buyer when it starts (15 before: each update's
+    // conversation rebuilt the earlier steps' contexts, and each of those read the account for its language).
+    expect(reads).toBe(5);
+  });
+
   it("reports a failed delivery and its refund", async () => {
     const chat = user();
     const key = await register(chat, 10);
