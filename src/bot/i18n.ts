@@ -11,7 +11,7 @@ import type { CallerFlavor } from "./context.js";
  * account, so it holds inside conversations too), else the user's Telegram language. `updating` holds the caller
  * that each user's update under way read (bot.ts fills it).
  */
-export function createI18n(core: Core, updating: ReadonlyMap<string, Caller | undefined> = new Map()) {
+export function createI18n(core: Core, updating: ReadonlyMap<string, Caller | undefined>) {
   return new I18n<Context>({
     defaultLocale: "en",
     directory: path.join(path.dirname(fileURLToPath(import.meta.url)), "locales"),
