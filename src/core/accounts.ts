@@ -160,11 +160,11 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
     /** What the caller can spend now (see `spendable`); `account` is this request's own read of it. */
     balance: (account: Account) => spendable(db, account, clock.now(), false),
 
-    /**
-     * Just the amount of `balance`: what every "balance after" shows, the account read again unless `asRead` (it was
-     * read for this very request, and nothing since has moved it).
-     */
-    available: async (account: Account, asRead = false): Promise<Micro> => (await spendable(db, account, clock.now(), !asRead)).availableMicro,
+    /** Just the amount of `balance`: what every "balance after" shows. */
+    available: async (account: Account): Promise<Micro> => (await spendable(db, account, clock.now())).availableMicro,
+
+    /** What the caller can spend now, when nothing this request did has moved the balance (see availableTo). */
+    availableTo: (caller: Caller): Promise<Micro> => availableTo(db, caller, clock.now(), true),
   };
 }
 
@@ -184,6 +184,14 @@ export interface Spendable {
   orderLimitMicro: Micro | null;
   /** Owner keys with a daily limit only: what the limit leaves today; null without one. */
   dailyLeftMicro: Micro | null;
+}
+
+/**
+ * What the caller can spend now: the account as this request read it, when it was read for it (`fresh`) and nothing
+ * since has moved its balance (`unmoved`); otherwise read again.
+ */
+export async function availableTo(exec: Executor, caller: Caller, now: Date, unmoved: boolean): Promise<Micro> {
+  return (await spendable(exec, caller.account, now, !(unmoved && caller.fresh === true))).availableMicro;
 }
 
 /**

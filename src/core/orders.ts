@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.js";
 import { listOrders, type OrderFilter, ownOrder, sealedCodes } from "../db/orders.js";
-import { type Caller, spendable } from "./accounts.js";
+import { availableTo, type Caller } from "./accounts.js";
 import { notFound } from "./errors.js";
 import type { Micro } from "./money.js";
 import type { Clock } from "./ports.js";
@@ -35,9 +35,9 @@ export function createOrders({ db, clock, settlement, vault }: OrdersOptions) {
   }
 
   /**
-   * An own order as it is now, and what the caller can spend now: the account as this request read it, unless the
-   * refresh applied an outcome (a failure's refund moves the balance) or the caller's account is older; then it is
-   * read again. refresh answers the very order it was given when it changed nothing without asking.
+   * An own order as it is now, and what the caller can spend now: the account is read again only when the refresh
+   * applied an outcome (a failure's refund moves the balance). refresh answers the very order it was given when it
+   * changed nothing without asking.
    */
   async function status(caller: Caller, orderId: number): Promise<{ order: Order; availableMicro: Micro }>;
   async function status<T extends ProductType>(
@@ -48,8 +48,7 @@ export function createOrders({ db, clock, settlement, vault }: OrdersOptions) {
   async function status(caller: Caller, orderId: number, types?: readonly ProductType[]) {
     const found = await own(caller.account.id, orderId, types);
     const order = await settlement.refresh(found);
-    const asRead = caller.fresh === true && order === found;
-    return { order, availableMicro: (await spendable(db, caller.account, clock.now(), !asRead)).availableMicro };
+    return { order, availableMicro: await availableTo(db, caller, clock.now(), order === found) };
   }
 
   return {

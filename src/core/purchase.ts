@@ -4,7 +4,7 @@ import type { Db } from "../db/database.js";
 import { findReplay, insertOrder, type NewOrder } from "../db/orders.js";
 import { placeAtOnce, placesAtOnce } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
-import { type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
+import { availableTo, type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid } from "./errors.js";
 import { checkAmount, post } from "./ledger.js";
@@ -162,12 +162,8 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
   /** Orders whose provider call is under way here; until it answers, their `check_after` keeps the reconciler off. */
   const calling = createClaims();
 
-  /**
-   * What the caller can spend now, for an answer that placed nothing (a replay). `asRead`: the account as read for
-   * this request will do (nothing was charged since), when it was read for it.
-   */
-  const availableNow = async (caller: Caller, asRead = false) =>
-    (await spendable(db, caller.account, clock.now(), !(asRead && caller.fresh))).availableMicro;
+  /** What the caller can spend now, for an answer that placed nothing (a replay); see availableTo. */
+  const availableNow = (caller: Caller, unmoved = false) => availableTo(db, caller, clock.now(), unmoved);
 
   /**
    * The debit and the order row in one transaction: the order row is the saved result, and the unique index

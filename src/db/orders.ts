@@ -213,14 +213,19 @@ export interface ProviderMarks {
 const marks = (provider: ProviderMarks) => ({ providerOrderId: provider.providerOrderId ?? null, providerStatus: provider.providerStatus ?? null });
 type Marks = ReturnType<typeof marks>;
 
+/** The marks' columns of both updates: each keeps the order's own where the answer carried none. */
+const keptMarks = (v: Marks) => ({
+  provider_order_id: sql<string>`coalesce(${v.providerOrderId}, provider_order_id)`,
+  provider_status: sql<string>`coalesce(${v.providerStatus}, provider_status)`,
+});
+
 const pendingUpdate = compiledWrite(
   ["id", "providerOrderId", "providerStatus", "soon", "at"],
   (exec, v: Marks & { id: number; soon: string; at: string }) =>
     exec
       .updateTable("orders")
       .set({
-        provider_order_id: sql<string>`coalesce(${v.providerOrderId}, provider_order_id)`,
-        provider_status: sql<string>`coalesce(${v.providerStatus}, provider_status)`,
+        ...keptMarks(v),
         updated_at: v.at,
         check_after: sql<string>`case when check_after > ${v.soon} then ${v.soon} else check_after end`,
       })
@@ -247,15 +252,20 @@ export type Finish =
   | { status: "completed"; providerOrderId?: string; providerStatus?: string; transactionId: string | null; sealedCodes: string | null }
   | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
 
-type Final = Marks & {
-  id: number;
-  status: Finish["status"];
-  transactionId: string | null;
-  sealedCodes: string | null;
-  error: string | null;
-  reason: Reason | null;
-  at: string;
-};
+/** A finish as the columns it writes: the other outcome's fields null, a provider's absent marks null (kept). */
+export function finalValues(finish: Finish) {
+  const failed = finish.status === "failed";
+  return {
+    status: finish.status,
+    ...marks(finish),
+    transactionId: failed ? null : finish.transactionId,
+    sealedCodes: failed ? null : finish.sealedCodes,
+    error: failed ? finish.error : null,
+    reason: failed ? finish.reason : null,
+  };
+}
+
+type Final = ReturnType<typeof finalValues> & { id: number; at: string };
 
 const finalUpdate = compiledWrite(
   ["id", "status", "providerOrderId", "providerStatus", "transactionId", "sealedCodes", "error", "reason", "at"],
@@ -263,8 +273,7 @@ const finalUpdate = compiledWrite(
     exec
       .updateTable("orders")
       .set({
-        provider_order_id: sql<string>`coalesce(${v.providerOrderId}, provider_order_id)`,
-        provider_status: sql<string>`coalesce(${v.providerStatus}, provider_status)`,
+        ...keptMarks(v),
         status: v.status,
         transaction_id: v.transactionId,
         sealed_codes: v.sealedCodes,
@@ -285,17 +294,7 @@ const finalUpdate = compiledWrite(
  * in the same transaction). Undefined when it was not `processing` (already final).
  */
 export async function markFinished(exec: Executor, id: number, finish: Finish, at: string): Promise<Order | undefined> {
-  const failed = finish.status === "failed";
-  const [row] = await finalUpdate(exec, {
-    id,
-    status: finish.status,
-    ...marks(finish),
-    transactionId: failed ? null : finish.transactionId,
-    sealedCodes: failed ? null : finish.sealedCodes,
-    error: failed ? finish.error : null,
-    reason: failed ? finish.reason : null,
-    at,
-  });
+  const [row] = await finalUpdate(exec, { id, ...finalValues(finish), at });
   return row && toOrder(row);
 }
 

@@ -3,7 +3,7 @@ import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
 import { type Db, type Executor, isPostgres, runStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";
-import { type Finish, type NewOrder, toOrder } from "./orders.js";
+import { type Finish, finalValues, type NewOrder, toOrder } from "./orders.js";
 import type { OrderRow } from "./schema.js";
 
 // A purchase's two writes, each in one round trip on PostgreSQL: placing it (the order, its charge and the charge's
@@ -88,18 +88,17 @@ export async function finishAtOnce(
   withEndpoint = false,
 ): Promise<{ order: Order; refundBalanceMicro: Micro | null } | undefined> {
   if (!isPostgres(exec)) return undefined;
-  const failed = finish.status === "failed";
+  const v = finalValues(finish);
+  const failed = v.status === "failed";
   const rows = await run(
     exec,
     sql<OrderRow & { refund_balance: number | null }>`
     with done as (
-      update orders set status = ${finish.status}::text,
-        provider_order_id = coalesce(${finish.providerOrderId ?? null}::text, provider_order_id),
-        provider_status = coalesce(${finish.providerStatus ?? null}::text, provider_status),
-        transaction_id = ${failed ? null : finish.transactionId}::text,
-        sealed_codes = ${failed ? null : finish.sealedCodes}::text,
-        error = ${failed ? finish.error : null}::text,
-        error_code = ${failed ? finish.reason : null}::text,
+      update orders set status = ${v.status}::text,
+        provider_order_id = coalesce(${v.providerOrderId}::text, provider_order_id),
+        provider_status = coalesce(${v.providerStatus}::text, provider_status),
+        transaction_id = ${v.transactionId}::text, sealed_codes = ${v.sealedCodes}::text,
+        error = ${v.error}::text, error_code = ${v.reason}::text,
         refunded = ${failed}::boolean,
         completed_at = ${at}::text, updated_at = ${at}::text, check_after = null
       where id = ${id}::bigint and status = 'processing'

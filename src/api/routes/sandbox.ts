@@ -15,7 +15,7 @@ export async function answerSandbox<A extends object>(
   view: (context: { idempotencyKey: string | null; now: Date }, balanceMicro: Micro) => A,
 ): Promise<A> {
   // Nothing was charged: the account as read for this request shows the balance.
-  const balance = await core.accounts.available(caller.account, caller.fresh);
+  const balance = await core.accounts.availableTo(caller);
   const answer = view({ idempotencyKey: options.idempotencyKey, now: core.clock.now() }, balance);
   await core.webhooks.testEvent(caller.account.id, answer);
   return answer;
