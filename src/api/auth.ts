@@ -4,6 +4,7 @@ import type { Caller } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
 import type { Reason } from "../core/reasons.js";
 import { KEY_BUCKET_PREFIX, type WindowCount } from "../core/request-counter.js";
+import { orderIdParams } from "../wire/common.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -17,6 +18,8 @@ declare module "fastify" {
     public?: boolean;
     /** error_code to send when request validation fails on a field. */
     fieldErrorCodes?: Record<string, Reason>;
+    /** The route reads the caller's order `order_id` (a status): the key's read may read it too (Caller.ownOrder). */
+    readsOrder?: boolean;
   }
 }
 
@@ -29,8 +32,18 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return bearer?.[1];
 }
 
-/** The caller a presented credential stands for (an API key, or a Mini App session), or the refusal. */
-export type Authenticate = (presented: string | undefined) => Promise<Caller & { counted?: WindowCount | null }>;
+/**
+ * The caller a presented credential stands for (an API key, or a Mini App session), or the refusal; `orderId`, the
+ * order the route reads, if it reads one.
+ */
+export type Authenticate = (presented: string | undefined, orderId?: number) => Promise<Caller & { counted?: WindowCount | null }>;
+
+/** The order id a route that reads one was given, when it is one (a malformed id is refused by the route's validation). */
+function orderIdOf(request: FastifyRequest): number | undefined {
+  if (!request.routeOptions.config?.readsOrder) return undefined;
+  const parsed = orderIdParams.safeParse(request.params);
+  return parsed.success ? parsed.data.order_id : undefined;
+}
 
 /**
  * Resolves the key in onRequest but rejects only in preParsing, so the per-key rate limit (a route-level
@@ -43,7 +56,7 @@ export function registerAuth(app: FastifyInstance, authenticate: Authenticate) {
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     try {
-      const { counted, ...caller } = await authenticate(presentedKey(request));
+      const { counted, ...caller } = await authenticate(presentedKey(request), orderIdOf(request));
       request.caller = caller;
       request.counted = counted ?? null;
     } catch (error) {

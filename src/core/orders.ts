@@ -19,8 +19,9 @@ export interface OrdersOptions {
 
 /** The caller's own orders, as domain objects; someone else's order is as unknown as a missing one. */
 export function createOrders({ db, clock, settlement, vault }: OrdersOptions) {
-  async function own(accountId: number, orderId: number, types?: readonly ProductType[]): Promise<Order> {
-    const found = await ownOrder(db, accountId, orderId);
+  /** `read`: the order as the caller's key read already found it (Caller.ownOrder), when it did. */
+  async function own(accountId: number, orderId: number, types?: readonly ProductType[], read?: Caller["ownOrder"]): Promise<Order> {
+    const found = read?.id === orderId ? read.order : await ownOrder(db, accountId, orderId);
     if (!found || (types && !types.includes(found.productType))) {
       throw notFound(`Order ${orderId} not found`, { reason: "order_not_found" });
     }
@@ -46,7 +47,7 @@ export function createOrders({ db, clock, settlement, vault }: OrdersOptions) {
     types: readonly T[],
   ): Promise<{ order: OrderOfType<T>; availableMicro: Micro }>;
   async function status(caller: Caller, orderId: number, types?: readonly ProductType[]) {
-    const found = await own(caller.account.id, orderId, types);
+    const found = await own(caller.account.id, orderId, types, caller.ownOrder);
     const order = await settlement.refresh(found);
     return { order, availableMicro: await availableTo(db, caller, clock.now(), order === found) };
   }

@@ -4,7 +4,7 @@ import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
 import { type ListedOrder, type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
 import { type Reason, reasonOf } from "../core/reasons.js";
 import { compiledOnce, compiledWrite } from "./compiled.js";
-import type { Executor } from "./database.js";
+import { type Executor, rowFromJson } from "./database.js";
 import type { OrderRow } from "./schema.js";
 
 // Orders: placed by the purchase pipeline, settled by core/settlement.ts, read by their owner.
@@ -70,6 +70,9 @@ const productOf = (row: Pick<OrderRow, "id" | "product_type">) => {
 export function toOrder(row: OrderRow): Order {
   return orderOf(row, productOf(row)) as Order;
 }
+
+/** An order from its row as PostgreSQL's row_to_json writes it (see rowFromJson). */
+export const orderFromJson = (text: string): Order => toOrder(rowFromJson<OrderRow>(text));
 
 const toListed = (row: ListedRow): ListedOrder => listedOf(row, productOf(row)) as ListedOrder;
 

@@ -1,6 +1,8 @@
 import { sql } from "kysely";
+import type { Order } from "../core/products/index.js";
 import { type KeyHolder, toAccount } from "./accounts.js";
-import { type Db, type Executor, namedStatement } from "./database.js";
+import { type Db, type Executor, namedStatement, rowFromJson } from "./database.js";
+import { orderFromJson } from "./orders.js";
 import type { AccountRow } from "./schema.js";
 
 /** The upsert's update, in countHit and keyHolderCounted: only a newer window starts the count afresh (an instance whose clock lags counts into the current one). */
@@ -25,7 +27,7 @@ export async function purgeRequestCounts(exec: Executor, before: number): Promis
   return Number(result.numDeletedRows);
 }
 
-const KEY_HOLDER_COUNTED = `
+const keyHolderStatement = (withOrder: boolean) => `
   with holder as (
     select accounts.*, api_keys.id as key_id, api_keys.key_hash
     from api_keys join accounts on accounts.id = api_keys.account_id
@@ -36,23 +38,40 @@ const KEY_HOLDER_COUNTED = `
     ${COUNT_ON_CONFLICT}
     returning hits
   )
-  select holder.*, (select hits from hit) as hits from holder`;
+  select row_to_json(holder)::text as holder, (select hits from hit) as hits${
+    withOrder ? ", (select row_to_json(orders)::text from orders where orders.id = $4 and orders.account_id = holder.id) as own_order" : ""
+  } from holder`;
+const KEY_HOLDER_COUNTED = keyHolderStatement(false);
+const KEY_HOLDER_COUNTED_WITH_ORDER = keyHolderStatement(true);
+
+/** A key's holder as keyHolderCounted reads it; with `ownOrder` when an order was asked for (undefined: not the holder's). */
+export type CountedHolder = KeyHolder & { hits: number | null; ownOrder?: { id: number; order: Order | undefined } };
 
 /**
  * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder
  * reads them, and one request counted in the window starting at `windowStart` under `bucketPrefix` and the account's
- * id, unless the account is blocked (hits null). One round trip for what every keyed request needs first.
+ * id, unless the account is blocked (hits null). With `orderId`, also the holder's order of that id, as ownOrder
+ * reads it (an order's status). One round trip for what every keyed request needs first.
  */
 export async function keyHolderCounted(
   db: Db,
   keyHash: string,
   bucketPrefix: string,
   windowStart: number,
-): Promise<(KeyHolder & { hits: number | null }) | undefined> {
+  orderId?: number,
+): Promise<CountedHolder | undefined> {
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
-  const [row] = (await run(KEY_HOLDER_COUNTED, [keyHash, bucketPrefix, windowStart])) as Array<
-    AccountRow & { key_id: number; key_hash: string; hits: number | null }
-  >;
-  return row && { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
+  const [row] = (await (orderId === undefined
+    ? run(KEY_HOLDER_COUNTED, [keyHash, bucketPrefix, windowStart])
+    : run(KEY_HOLDER_COUNTED_WITH_ORDER, [keyHash, bucketPrefix, windowStart, orderId]))) as Array<{
+    holder: string;
+    hits: number | null;
+    own_order?: string | null;
+  }>;
+  if (!row) return undefined;
+  const found = rowFromJson<AccountRow & { key_id: number; key_hash: string }>(row.holder);
+  const holder: CountedHolder = { keyId: found.key_id, keyHash: found.key_hash, account: toAccount(found), hits: row.hits };
+  if (orderId !== undefined) holder.ownOrder = { id: orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
+  return holder;
 }

@@ -60,12 +60,25 @@ describe("round trips to PostgreSQL per request", () => {
     await h.assertLedgerInvariant();
   });
 
-  it("an order's status: the key's read and the order, whose balance is the one the key's read found", async () => {
+  it("an order's status: one, the order read with the key, its balance the one the key's read found", async () => {
     const { key } = await h.newKey(10);
     const bought = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
     const { response, sent } = await roundTrips("GET", `/v1/orders/${bought.body.order_id}`, key);
+    expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ order_id: bought.body.order_id, status: "completed", balance_remaining_usdt: 8.5 });
-    expect(sent, sent.join("\n")).toHaveLength(2);
+    expect(sent, sent.join("\n")).toHaveLength(1);
+
+    // Someone else's order, a missing one, and one of another product on a product's route: unknown, in that one read.
+    const other = await h.newKey(10);
+    for (const url of [`/v1/orders/${bought.body.order_id}`, "/v1/orders/999999", `/v1/store/${bought.body.order_id}`]) {
+      const refused = await roundTrips("GET", url, url.startsWith("/v1/store") ? key : other.key);
+      expect(refused.response.status, url).toBe(404);
+      expect(refused.response.body).toMatchObject({
+        success: false,
+        error: `Order ${url === "/v1/orders/999999" ? 999999 : bought.body.order_id} not found`,
+      });
+      expect(refused.sent, refused.sent.join("\n")).toHaveLength(1);
+    }
   });
 
   it("a sandbox purchase: the key's read and the look for a webhook endpoint; nothing charged", async () => {
