@@ -5,7 +5,7 @@ import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
 import { type Micro, micro } from "../money.js";
 import { MINUTE, type ProductDefinition } from "../order.js";
-import type { GiftcardBrand, GiftcardDenomination, GiftcardsPort } from "../ports.js";
+import type { GiftcardDenomination, GiftcardsPort } from "../ports.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
 const giftcardDetails = z.object({
@@ -39,14 +39,8 @@ export interface PricedCard extends GiftcardDenomination {
 export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: GiftcardsPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
   const live = providerReader(giftcards, { missing: "Gift cards are not configured", down: "The gift card provider is unavailable: retry later" });
 
-  async function brand(categoryId: string): Promise<GiftcardBrand> {
-    const found = (await live(() => giftcards.brands())).find((b) => b.categoryId === categoryId);
-    if (!found) throw invalid(`Brand ${categoryId} is not supported: read GET /v1/giftcards`);
-    return found;
-  }
-
+  /** The brand's priced cards. The provider's catalogue has none for a brand it does not sell (no list read first). */
   async function catalogue(caller: Caller, categoryId: string): Promise<{ markupBp: number; cards: PricedCard[] }> {
-    await brand(categoryId);
     const markupBp = markupOf(caller.account, "giftcards", markups);
     const cards = await live(() => giftcards.catalogue(categoryId));
     if (!cards) throw invalid(`Brand ${categoryId} is not supported: read GET /v1/giftcards`);
