@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import type { Order } from "../core/products/index.js";
+import type { ListedOrder, Order } from "../core/products/index.js";
 import { type KeyHolder, toAccount } from "./accounts.js";
-import { type Db, type Executor, namedStatement, rowFromJson } from "./database.js";
-import { orderFromJson } from "./orders.js";
+import { type Db, type Executor, namedStatement } from "./database.js";
+import { listedFromJson, type OrderFilter, orderFromJson, pageOfHolder } from "./orders.js";
 import type { AccountRow } from "./schema.js";
 
 /** The upsert's update, in countHit and keyHolderCounted: only a newer window starts the count afresh (an instance whose clock lags counts into the current one). */
@@ -27,7 +27,7 @@ export async function purgeRequestCounts(exec: Executor, before: number): Promis
   return Number(result.numDeletedRows);
 }
 
-const keyHolderStatement = (withOrder: boolean) => `
+const KEY_HOLDER_COUNTED = `
   with holder as (
     select accounts.*, api_keys.id as key_id, api_keys.key_hash
     from api_keys join accounts on accounts.id = api_keys.account_id
@@ -38,40 +38,48 @@ const keyHolderStatement = (withOrder: boolean) => `
     ${COUNT_ON_CONFLICT}
     returning hits
   )
-  select row_to_json(holder)::text as holder, (select hits from hit) as hits${
-    withOrder ? ", (select row_to_json(orders)::text from orders where orders.id = $4 and orders.account_id = holder.id) as own_order" : ""
-  } from holder`;
-const KEY_HOLDER_COUNTED = keyHolderStatement(false);
-const KEY_HOLDER_COUNTED_WITH_ORDER = keyHolderStatement(true);
+  select holder.*, (select hits from hit) as hits`;
+const PARAMETERS = 3;
+const OWN_ORDER = `(select row_to_json(orders)::text from orders where orders.id = $${PARAMETERS + 1} and orders.account_id = holder.id)`;
 
-/** A key's holder as keyHolderCounted reads it; with `ownOrder` when an order was asked for (undefined: not the holder's). */
-export type CountedHolder = KeyHolder & { hits: number | null; ownOrder?: { id: number; order: Order | undefined } };
+/** What a request reads first besides its key, read with it: its order of an id (a status), or a page of its orders. */
+export type ReadWithKey = { orderId: number } | { page: { limit: number; filter: OrderFilter } };
+
+/** A key's holder as keyHolderCounted reads it, and what was read with it: the order (undefined: not the holder's) or the page. */
+export type CountedHolder = KeyHolder & {
+  hits: number | null;
+  ownOrder?: { id: number; order: Order | undefined };
+  ownPage?: { limit: number; filter: OrderFilter; orders: ListedOrder[] };
+};
 
 /**
- * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder
- * reads them, and one request counted in the window starting at `windowStart` under `bucketPrefix` and the account's
- * id, unless the account is blocked (hits null). With `orderId`, also the holder's order of that id, as ownOrder
- * reads it (an order's status). One round trip for what every keyed request needs first.
+ * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder reads them, and one
+ * request counted in the window starting at `windowStart` under `bucketPrefix` and the account's id, unless the
+ * account is blocked (hits null); and what the request reads first (`also`), as ownOrder or listOrders read it.
+ * One round trip for what a keyed request needs first.
  */
 export async function keyHolderCounted(
   db: Db,
   keyHash: string,
   bucketPrefix: string,
   windowStart: number,
-  orderId?: number,
+  also?: ReadWithKey,
 ): Promise<CountedHolder | undefined> {
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
-  const [row] = (await (orderId === undefined
-    ? run(KEY_HOLDER_COUNTED, [keyHash, bucketPrefix, windowStart])
-    : run(KEY_HOLDER_COUNTED_WITH_ORDER, [keyHash, bucketPrefix, windowStart, orderId]))) as Array<{
-    holder: string;
-    hits: number | null;
-    own_order?: string | null;
-  }>;
+  const counted: unknown[] = [keyHash, bucketPrefix, windowStart];
+  let text = `${KEY_HOLDER_COUNTED} from holder`;
+  let values = counted;
+  if (also && "page" in also) {
+    const page = pageOfHolder(db, PARAMETERS, also.page.limit, also.page.filter);
+    [text, values] = [`${KEY_HOLDER_COUNTED}, ${page.sql} as also from holder`, [...counted, ...page.parameters]];
+  } else if (also) {
+    [text, values] = [`${KEY_HOLDER_COUNTED}, ${OWN_ORDER} as also from holder`, [...counted, also.orderId]];
+  }
+  const [row] = (await run(text, values)) as Array<AccountRow & { key_id: number; key_hash: string; hits: number | null; also?: string | null }>;
   if (!row) return undefined;
-  const found = rowFromJson<AccountRow & { key_id: number; key_hash: string }>(row.holder);
-  const holder: CountedHolder = { keyId: found.key_id, keyHash: found.key_hash, account: toAccount(found), hits: row.hits };
-  if (orderId !== undefined) holder.ownOrder = { id: orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
+  const holder: CountedHolder = { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
+  if (also && "orderId" in also) holder.ownOrder = { id: also.orderId, order: row.also ? orderFromJson(row.also) : undefined };
+  if (also && "page" in also) holder.ownPage = { ...also.page, orders: listedFromJson(row.also!) };
   return holder;
 }

@@ -81,6 +81,31 @@ describe("round trips to PostgreSQL per request", () => {
     }
   });
 
+  it("the order list: one, the page read with the key, for any filters; an invalid query is refused before any read", async () => {
+    const { key } = await h.newKey(50);
+    const first = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
+    const second = await h.call("POST", "/v1/premium", { key, body: { username: "alice", months: 3 } });
+    const failed = await h.call("POST", "/v1/stars", { key, body: { username: "fail_bob", stars: 50 } });
+    expect([first.status, second.status, failed.status]).toEqual([200, 200, 502]);
+    const ids = (response: { body: { orders: Array<{ order_id: number }> } }) => response.body.orders.map((order) => order.order_id);
+    for (const [query, expected] of [
+      ["?limit=20", [failed, second, first]],
+      ["?limit=2", [failed, second]],
+      ["?product_type=stars", [failed, first]],
+      ["?status=completed&limit=1", [second]],
+      [`?before=${failed.body.order_id}&product_type=stars`, [first]],
+      ["?status=processing", []],
+    ] as const) {
+      const { response, sent } = await roundTrips("GET", `/v1/orders${query}`, key);
+      expect(response.status, query).toBe(200);
+      expect(ids(response), query).toEqual(expected.map((order) => order.body.order_id));
+      expect(sent, sent.join("\n")).toHaveLength(1);
+    }
+    const refused = await roundTrips("GET", "/v1/orders?limit=0", key);
+    expect(refused.response.status).toBe(400);
+    expect(refused.sent, refused.sent.join("\n")).toHaveLength(1);
+  });
+
   it("a sandbox purchase: the key's read and the look for a webhook endpoint; nothing charged", async () => {
     const { key } = await h.newKey(10);
     const { response, sent } = await roundTrips("POST", "/test/v1/stars", key, { username: "alice", stars: 100 });
