@@ -12,8 +12,6 @@ import {
 import type { Db, Executor } from "../db/database.js";
 import type { OrderFilter } from "../db/orders.js";
 import type { ReadWithKey } from "../db/request-counts.js";
-
-export type { ReadWithKey };
 import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
@@ -22,6 +20,8 @@ import { micro, type Micro } from "./money.js";
 import type { Clock } from "./ports.js";
 import type { ListedOrder, Order } from "./products/index.js";
 import type { RequestCounter, WindowCount } from "./request-counter.js";
+
+export type { ReadWithKey };
 
 /** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
 export interface Account {
@@ -128,11 +128,10 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
       });
     },
 
-    /** Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. */
     /**
-     * The caller a presented key stands for. `also`: what the request reads first (its order, or a page of its
-     * orders); where the key's read is a statement of its own (PostgreSQL, counting), it reads that too, in the same
-     * round trip (Caller.ownOrder, ownPage).
+     * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. `also`:
+     * what the request reads first (its order, or a page of its orders); where the key's read is a statement of its
+     * own (PostgreSQL, counting), it reads that too, in the same round trip (Caller.ownOrder, ownPage).
      */
     async authenticate(presented: string | undefined, also?: ReadWithKey): Promise<KeyCaller> {
       if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");

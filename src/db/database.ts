@@ -185,13 +185,7 @@ const rowsAsOnPostgres: KyselyPlugin = {
  */
 export function rowFromJson<R>(text: string): R {
   const parsed = JSON.parse(text) as Record<string, unknown> | Array<Record<string, unknown>>;
-  for (const row of Array.isArray(parsed) ? parsed : [parsed]) {
-    for (const column in row) {
-      const value = row[column];
-      if (typeof value === "number" && !Number.isSafeInteger(value))
-        throw new RangeError(`database value ${value} in ${column} is not an integer JavaScript holds exactly`);
-    }
-  }
+  for (const row of Array.isArray(parsed) ? parsed : [parsed]) for (const column in row) exact(row[column], column);
   return parsed as R;
 }
 

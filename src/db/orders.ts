@@ -217,8 +217,12 @@ export async function listOrders(exec: Executor, accountId: number, limit: numbe
 export function pageOfHolder(exec: Executor, offset: number, limit: number, filter: OrderFilter): { sql: string; parameters: readonly unknown[] } {
   const { page, values } = pageOf(filter);
   const part = page.part(exec, offset, limit, ...values);
-  return { sql: `(select coalesce(json_agg(page order by page.id desc), '[]')::text from (${part.sql}) page)`, parameters: part.parameters };
+  let text = asArray.get(part.sql);
+  if (text === undefined)
+    asArray.set(part.sql, (text = `(select coalesce(json_agg(page order by page.id desc), '[]')::text from (${part.sql}) page)`));
+  return { sql: text, parameters: part.parameters };
 }
+const asArray = new Map<string, string>();
 
 export const listedFromJson = (text: string): ListedOrder[] => rowFromJson<ListedRow[]>(text).map(toListed);
 

@@ -40,7 +40,11 @@ const KEY_HOLDER_COUNTED = `
   )
   select holder.*, (select hits from hit) as hits`;
 const PARAMETERS = 3;
-const OWN_ORDER = `(select row_to_json(orders)::text from orders where orders.id = $${PARAMETERS + 1} and orders.account_id = holder.id)`;
+const ALONE = `${KEY_HOLDER_COUNTED} from holder`;
+const WITH_ORDER = `${KEY_HOLDER_COUNTED},
+  (select row_to_json(orders)::text from orders where orders.id = $${PARAMETERS + 1} and orders.account_id = holder.id) as also from holder`;
+/** The statement with a page, per the page's own text (one per combination of filters). */
+const withPage = new Map<string, string>();
 
 /** What a request reads first besides its key, read with it: its order of an id (a status), or a page of its orders. */
 export type ReadWithKey = { orderId: number } | { page: { limit: number; filter: OrderFilter } };
@@ -68,13 +72,15 @@ export async function keyHolderCounted(
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
   const counted: unknown[] = [keyHash, bucketPrefix, windowStart];
-  let text = `${KEY_HOLDER_COUNTED} from holder`;
+  let text = ALONE;
   let values = counted;
   if (also && "page" in also) {
     const page = pageOfHolder(db, PARAMETERS, also.page.limit, also.page.filter);
-    [text, values] = [`${KEY_HOLDER_COUNTED}, ${page.sql} as also from holder`, [...counted, ...page.parameters]];
+    text = withPage.get(page.sql) ?? `${KEY_HOLDER_COUNTED}, ${page.sql} as also from holder`;
+    withPage.set(page.sql, text);
+    values = [...counted, ...page.parameters];
   } else if (also) {
-    [text, values] = [`${KEY_HOLDER_COUNTED}, ${OWN_ORDER} as also from holder`, [...counted, also.orderId]];
+    [text, values] = [WITH_ORDER, [...counted, also.orderId]];
   }
   const [row] = (await run(text, values)) as Array<AccountRow & { key_id: number; key_hash: string; hits: number | null; also?: string | null }>;
   if (!row) return undefined;
