@@ -1,11 +1,10 @@
 import ipaddr from "ipaddr.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Caller, ReadWithKey } from "../core/accounts.js";
+import type { Caller } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
 import type { Reason } from "../core/reasons.js";
 import { KEY_BUCKET_PREFIX, type WindowCount } from "../core/request-counter.js";
 import { orderIdParams } from "../wire/common.js";
-import { ordersQuery, pageOf } from "../wire/orders.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -19,11 +18,8 @@ declare module "fastify" {
     public?: boolean;
     /** error_code to send when request validation fails on a field. */
     fieldErrorCodes?: Record<string, Reason>;
-    /**
-     * What the route reads first, which the key's read may read with it (Caller.ownOrder, ownPage): the caller's
-     * order `order_id` (a status), or the page of orders its query asks for.
-     */
-    readsFirst?: "order" | "page";
+    /** The route reads the caller's order `order_id` (a status): the key's read may read it too (Caller.ownOrder). */
+    readsOrder?: boolean;
   }
 }
 
@@ -37,23 +33,16 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The caller a presented credential stands for (an API key, or a Mini App session), or the refusal; `also`, what
- * the route reads first, if it says.
+ * The caller a presented credential stands for (an API key, or a Mini App session), or the refusal; `orderId`, the
+ * order the route reads, if it reads one.
  */
-export type Authenticate = (presented: string | undefined, also?: ReadWithKey) => Promise<Caller & { counted?: WindowCount | null }>;
+export type Authenticate = (presented: string | undefined, orderId?: number) => Promise<Caller & { counted?: WindowCount | null }>;
 
-/** What the route reads first, from its parameters or query as its validation will take them; none when they are invalid (refused there). */
-function readFirst(request: FastifyRequest): ReadWithKey | undefined {
-  const reads = request.routeOptions.config?.readsFirst;
-  if (reads === "order") {
-    const parsed = orderIdParams.safeParse(request.params);
-    return parsed.success ? { orderId: parsed.data.order_id } : undefined;
-  }
-  if (reads === "page") {
-    const parsed = ordersQuery.safeParse(request.query);
-    return parsed.success ? { page: pageOf(parsed.data) } : undefined;
-  }
-  return undefined;
+/** The order id of a route that reads one, as its validation will take it; none when invalid (refused there). */
+function orderIdOf(request: FastifyRequest): number | undefined {
+  if (!request.routeOptions.config?.readsOrder) return undefined;
+  const parsed = orderIdParams.safeParse(request.params);
+  return parsed.success ? parsed.data.order_id : undefined;
 }
 
 /**
@@ -67,7 +56,7 @@ export function registerAuth(app: FastifyInstance, authenticate: Authenticate) {
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     try {
-      const { counted, ...caller } = await authenticate(presentedKey(request), readFirst(request));
+      const { counted, ...caller } = await authenticate(presentedKey(request), orderIdOf(request));
       request.caller = caller;
       request.counted = counted ?? null;
     } catch (error) {

@@ -10,18 +10,14 @@ import {
   walletAccount,
 } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import type { OrderFilter } from "../db/orders.js";
-import type { ReadWithKey } from "../db/request-counts.js";
 import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
 import type { MarkupProduct } from "./markup.js";
 import { micro, type Micro } from "./money.js";
 import type { Clock } from "./ports.js";
-import type { ListedOrder, Order } from "./products/index.js";
+import type { Order } from "./products/index.js";
 import type { RequestCounter, WindowCount } from "./request-counter.js";
-
-export type { ReadWithKey };
 
 /** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
 export interface Account {
@@ -55,8 +51,6 @@ export interface Caller {
    * undefined when the account has no order of that id.
    */
   ownOrder?: { id: number; order: Order | undefined };
-  /** The page of orders this request lists, read with the key likewise. */
-  ownPage?: { limit: number; filter: OrderFilter; orders: ListedOrder[] };
 }
 
 export interface IssuedKey {
@@ -129,25 +123,24 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
     },
 
     /**
-     * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked. `also`:
-     * what the request reads first (its order, or a page of its orders); where the key's read is a statement of its
-     * own (PostgreSQL, counting), it reads that too, in the same round trip (Caller.ownOrder, ownPage).
+     * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked.
+     * `orderId`: the order the request asks about; where the key's read is a statement of its own (PostgreSQL,
+     * counting), it reads that order too, in the same round trip (Caller.ownOrder).
      */
-    async authenticate(presented: string | undefined, also?: ReadWithKey): Promise<KeyCaller> {
+    async authenticate(presented: string | undefined, orderId?: number): Promise<KeyCaller> {
       if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
       const wrong = () => new DomainError("unauthorized", "API key is not valid");
       if (!looksLikeKey(presented)) throw wrong();
       const hash = hashKey(presented);
       // The key and its account in one indexed read (and the request's count with it): this runs on every request.
-      const holder: (KeyHolder & Pick<Caller, "ownOrder" | "ownPage"> & { counted?: WindowCount | null }) | undefined = counting
-        ? await counting.counter.keyHolder(hash, counting.windowMs, also)
+      const holder: (KeyHolder & Pick<Caller, "ownOrder"> & { counted?: WindowCount | null }) | undefined = counting
+        ? await counting.counter.keyHolder(hash, counting.windowMs, orderId)
         : await keyHolder(db, hash);
       if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
       const { account } = holder;
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
       const caller: KeyCaller = { account, actor: `key:${holder.keyId}`, fresh: true, counted: holder.counted ?? null };
       if (holder.ownOrder) caller.ownOrder = holder.ownOrder;
-      if (holder.ownPage) caller.ownPage = holder.ownPage;
       return caller;
     },
 

@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.js";
-import { FILTERS, listOrders, type OrderFilter, ownOrder, sealedCodes } from "../db/orders.js";
+import { listOrders, type OrderFilter, ownOrder, sealedCodes } from "../db/orders.js";
 import { availableTo, type Caller } from "./accounts.js";
 import { notFound } from "./errors.js";
 import type { Micro } from "./money.js";
@@ -56,14 +56,8 @@ export function createOrders({ db, clock, settlement, vault }: OrdersOptions) {
     current,
     status,
 
-    /**
-     * Newest first; `before` pages on (orders with smaller ids), the filters narrow by product and status. `read`:
-     * the page as the caller's key read already found it (Caller.ownPage), used when it is this page.
-     */
-    async list(accountId: number, limit: number, filter: OrderFilter = {}, read?: Caller["ownPage"]): Promise<ListedOrder[]> {
-      if (read && read.limit === limit && FILTERS.every((name) => (read.filter[name] ?? null) === (filter[name] ?? null))) return read.orders;
-      return listOrders(db, accountId, limit, filter);
-    },
+    /** Newest first; `before` pages on (orders with smaller ids), the filters narrow by product and status. */
+    list: (accountId: number, limit: number, filter: OrderFilter = {}): Promise<ListedOrder[]> => listOrders(db, accountId, limit, filter),
 
     /** The codes of a completed gift card order, decrypted; empty otherwise. Only the owner's views show them. */
     async codes(order: ListedOrder): Promise<string[]> {

@@ -41,23 +41,6 @@ export function compiledOnce<A extends unknown[], R>(arity: A["length"], build: 
 }
 
 /**
- * A read compiled once (PostgreSQL), to run as part of a statement of its own after that statement's first `offset`
- * parameters: its text with its parameters renumbered from `offset + 1`, and its values in order. kysely writes
- * every value as a parameter `$n`, never into the text, so renumbering those is exact.
- */
-export function compiledPart<A extends unknown[]>(arity: A["length"], build: (exec: Executor, ...args: A) => Compilable<unknown>) {
-  const compile = compiler(arity, (exec, standIns) => build(exec, ...(standIns as A)), ["SelectQueryNode"]);
-  const texts = new Map<string, string>();
-  return (exec: Executor, offset: number, ...args: A): { sql: string; parameters: readonly unknown[] } => {
-    const query = compile(exec, args);
-    const key = `${offset}:${query.sql}`;
-    let text = texts.get(key);
-    if (text === undefined) texts.set(key, (text = query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)));
-    return { sql: text, parameters: query.parameters };
-  };
-}
-
-/**
  * A write (an insert, update or delete) compiled once, its arguments named in `names`, run on the executor it is
  * given (a transaction's, or the database's: a named prepared statement on PostgreSQL): the rows it returns, if any.
  * Reading an argument not named throws.

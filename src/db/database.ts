@@ -178,15 +178,15 @@ const rowsAsOnPostgres: KyselyPlugin = {
 };
 
 /**
- * A row (or an array of rows) as PostgreSQL's row_to_json (json_agg) writes it, for a statement that reads it
- * together with something else: one column for pg to parse instead of one per field (pg describes and parses
- * every column on every execution). Integers arrive as JSON numbers, so one beyond 2^53 (which a double cannot
- * hold exactly) is an error, as in every other read.
+ * A row as PostgreSQL's row_to_json writes it, for a statement that reads it together with something else: one
+ * column for pg to parse instead of one per field (pg describes and parses every column on every execution).
+ * Integers arrive as JSON numbers, so one beyond 2^53 (which a double cannot hold exactly) is an error, as in
+ * every other read.
  */
 export function rowFromJson<R>(text: string): R {
-  const parsed = JSON.parse(text) as Record<string, unknown> | Array<Record<string, unknown>>;
-  for (const row of Array.isArray(parsed) ? parsed : [parsed]) for (const column in row) exact(row[column], column);
-  return parsed as R;
+  const row = JSON.parse(text) as Record<string, unknown>;
+  for (const column in row) exact(row[column], column);
+  return row as R;
 }
 
 /** A value of the reader's: an integer beyond 2^53 (which a double cannot hold exactly) is an error, never a rounding. */

@@ -1,9 +1,9 @@
-import { type Expression, sql } from "kysely";
+import { sql } from "kysely";
 import { type Micro, micro } from "../core/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
 import { type ListedOrder, type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
 import { type Reason, reasonOf } from "../core/reasons.js";
-import { compiledOnce, compiledPart, compiledWrite } from "./compiled.js";
+import { compiledOnce, compiledWrite } from "./compiled.js";
 import { type Executor, rowFromJson } from "./database.js";
 import type { OrderRow } from "./schema.js";
 
@@ -173,7 +173,7 @@ export interface OrderFilter {
  * (`orders_account_newest`, `_product`, `_status`, `_product_status`), so a page reads its own rows and no
  * others, however many orders the account has that do not match.
  */
-export function ordersPage(exec: Executor, accountId: number | Expression<number>, limit: number, filter: OrderFilter = {}) {
+export function ordersPage(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}) {
   let query = exec.selectFrom("orders").select(LISTED).where("account_id", "=", accountId);
   if (filter.productType) query = query.where("product_type", "=", filter.productType);
   if (filter.status) query = query.where("status", "=", filter.status);
@@ -181,50 +181,22 @@ export function ordersPage(exec: Executor, accountId: number | Expression<number
   return query.orderBy("id", "desc").limit(limit);
 }
 
-/** The filters a page may have. */
-export const FILTERS = ["productType", "status", "before"] as const;
-
-/**
- * The page compiled once per combination of filters (each reads its own index prefix), the filters' values as
- * arguments: as a read of its own, and (PostgreSQL) as a part of the key's read, for the account it found.
- */
-const pages = new Map<string, { read: (exec: Executor, ...args: unknown[]) => Promise<ListedRow[]>; part: ReturnType<typeof compiledPart> }>();
-
-function pageOf(filter: OrderFilter) {
-  const given = FILTERS.filter((name) => filter[name] !== undefined && filter[name] !== null);
-  const shape = given.join();
-  let page = pages.get(shape);
-  if (!page) {
-    const filters = (values: unknown[]) => Object.fromEntries(given.map((name, i) => [name, values[i]]));
-    page = {
-      read: compiledOnce(2 + given.length, (exec, id, most, ...values) => ordersPage(exec, id as number, most as number, filters(values))),
-      part: compiledPart(1 + given.length, (exec, most, ...values) => ordersPage(exec, sql<number>`holder.id`, most as number, filters(values))),
-    };
-    pages.set(shape, page);
-  }
-  return { page, values: given.map((name) => filter[name]) };
-}
+/** The page compiled once per combination of filters (each reads its own index prefix), the filters' values as arguments. */
+const pageQueries = new Map<string, (exec: Executor, ...args: unknown[]) => Promise<ListedRow[]>>();
 
 export async function listOrders(exec: Executor, accountId: number, limit: number, filter: OrderFilter = {}): Promise<ListedOrder[]> {
-  const { page, values } = pageOf(filter);
-  return (await page.read(exec, accountId, limit, ...values)).map(toListed);
+  const given = (["productType", "status", "before"] as const).filter((name) => filter[name] !== undefined && filter[name] !== null);
+  const shape = given.join();
+  let query = pageQueries.get(shape);
+  if (!query) {
+    query = compiledOnce(2 + given.length, (exec, id, most, ...values) =>
+      ordersPage(exec, id as number, most as number, Object.fromEntries(given.map((name, i) => [name, values[i]]))),
+    );
+    pageQueries.set(shape, query);
+  }
+  const rows = await query(exec, accountId, limit, ...given.map((name) => filter[name]));
+  return rows.map(toListed);
 }
-
-/**
- * PostgreSQL: the page of the account a statement's `holder` found, as a part of that statement after its first
- * `offset` parameters: its rows as one JSON array (read them with listedFromJson).
- */
-export function pageOfHolder(exec: Executor, offset: number, limit: number, filter: OrderFilter): { sql: string; parameters: readonly unknown[] } {
-  const { page, values } = pageOf(filter);
-  const part = page.part(exec, offset, limit, ...values);
-  let text = asArray.get(part.sql);
-  if (text === undefined)
-    asArray.set(part.sql, (text = `(select coalesce(json_agg(page order by page.id desc), '[]')::text from (${part.sql}) page)`));
-  return { sql: text, parameters: part.parameters };
-}
-const asArray = new Map<string, string>();
-
-export const listedFromJson = (text: string): ListedOrder[] => rowFromJson<ListedRow[]>(text).map(toListed);
 
 /** The order's sealed codes (a completed gift card order's), or null. */
 export async function sealedCodes(exec: Executor, id: number): Promise<string | null> {

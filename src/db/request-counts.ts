@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import type { ListedOrder, Order } from "../core/products/index.js";
+import type { Order } from "../core/products/index.js";
 import { type KeyHolder, toAccount } from "./accounts.js";
 import { type Db, type Executor, namedStatement } from "./database.js";
-import { listedFromJson, type OrderFilter, orderFromJson, pageOfHolder } from "./orders.js";
+import { orderFromJson } from "./orders.js";
 import type { AccountRow } from "./schema.js";
 
 /** The upsert's update, in countHit and keyHolderCounted: only a newer window starts the count afresh (an instance whose clock lags counts into the current one). */
@@ -39,53 +39,35 @@ const KEY_HOLDER_COUNTED = `
     returning hits
   )
   select holder.*, (select hits from hit) as hits`;
-const PARAMETERS = 3;
 const ALONE = `${KEY_HOLDER_COUNTED} from holder`;
+// The order as one JSON value: pg parses one column, not 23.
 const WITH_ORDER = `${KEY_HOLDER_COUNTED},
-  (select row_to_json(orders)::text from orders where orders.id = $${PARAMETERS + 1} and orders.account_id = holder.id) as also from holder`;
-/** The statement with a page, per the page's own text (one per combination of filters). */
-const withPage = new Map<string, string>();
+  (select row_to_json(orders)::text from orders where orders.id = $4 and orders.account_id = holder.id) as own_order from holder`;
 
-/** What a request reads first besides its key, read with it: its order of an id (a status), or a page of its orders. */
-export type ReadWithKey = { orderId: number } | { page: { limit: number; filter: OrderFilter } };
-
-/** A key's holder as keyHolderCounted reads it, and what was read with it: the order (undefined: not the holder's) or the page. */
-export type CountedHolder = KeyHolder & {
-  hits: number | null;
-  ownOrder?: { id: number; order: Order | undefined };
-  ownPage?: { limit: number; filter: OrderFilter; orders: ListedOrder[] };
-};
+/** A key's holder as keyHolderCounted reads it, with the order asked for (undefined: the holder has none of that id). */
+export type CountedHolder = KeyHolder & { hits: number | null; ownOrder?: { id: number; order: Order | undefined } };
 
 /**
  * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder reads them, and one
  * request counted in the window starting at `windowStart` under `bucketPrefix` and the account's id, unless the
- * account is blocked (hits null); and what the request reads first (`also`), as ownOrder or listOrders read it.
- * One round trip for what a keyed request needs first.
+ * account is blocked (hits null); with `orderId`, also the account's order of that id, as ownOrder reads it (an
+ * order's status). One round trip for what a keyed request needs first.
  */
 export async function keyHolderCounted(
   db: Db,
   keyHash: string,
   bucketPrefix: string,
   windowStart: number,
-  also?: ReadWithKey,
+  orderId?: number,
 ): Promise<CountedHolder | undefined> {
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
-  const counted: unknown[] = [keyHash, bucketPrefix, windowStart];
-  let text = ALONE;
-  let values = counted;
-  if (also && "page" in also) {
-    const page = pageOfHolder(db, PARAMETERS, also.page.limit, also.page.filter);
-    text = withPage.get(page.sql) ?? `${KEY_HOLDER_COUNTED}, ${page.sql} as also from holder`;
-    withPage.set(page.sql, text);
-    values = [...counted, ...page.parameters];
-  } else if (also) {
-    [text, values] = [WITH_ORDER, [...counted, also.orderId]];
-  }
-  const [row] = (await run(text, values)) as Array<AccountRow & { key_id: number; key_hash: string; hits: number | null; also?: string | null }>;
+  const counted = [keyHash, bucketPrefix, windowStart];
+  const [row] = (await (orderId === undefined ? run(ALONE, counted) : run(WITH_ORDER, [...counted, orderId]))) as Array<
+    AccountRow & { key_id: number; key_hash: string; hits: number | null; own_order?: string | null }
+  >;
   if (!row) return undefined;
   const holder: CountedHolder = { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
-  if (also && "orderId" in also) holder.ownOrder = { id: also.orderId, order: row.also ? orderFromJson(row.also) : undefined };
-  if (also && "page" in also) holder.ownPage = { ...also.page, orders: listedFromJson(row.also!) };
+  if (orderId !== undefined) holder.ownOrder = { id: orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
   return holder;
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { type Micro, toUsdt } from "../core/money.js";
-import type { OrderFilter } from "../core/orders.js";
 import { type ListedOrder, type Order, PRODUCT_TYPES } from "../core/products/index.js";
 import { dateTime, limitField, orderStatus } from "./common.js";
 import { gameOrderResponse, gameView } from "./games.js";
@@ -30,11 +29,6 @@ export const ordersQuery = z.object({
     .optional()
     .describe("Optional: only orders in this status"),
 });
-
-/** The page a list query asks for: how many, and the filters. */
-export function pageOf(query: z.infer<typeof ordersQuery>): { limit: number; filter: OrderFilter } {
-  return { limit: query.limit, filter: { before: query.before, productType: query.product_type, status: query.status } };
-}
 
 export const orderSummary = z
   .object({

@@ -91,7 +91,7 @@ export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
   app.get(
     "/v1/games/orders/:order_id",
     {
-      config: { readsFirst: "order" },
+      config: { readsOrder: true },
       schema: {
         summary: "A game order by the service's id, refreshed from the provider",
         operationId: "getGameOrder",

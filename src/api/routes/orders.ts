@@ -2,14 +2,13 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../auth.js";
 import { errorBody, keyedErrors, orderIdParams } from "../../wire/common.js";
-import { anyOrderResponse, ordersQuery, ordersResponse, ordersView, orderView, pageOf } from "../../wire/orders.js";
+import { anyOrderResponse, ordersQuery, ordersResponse, ordersView, orderView } from "../../wire/orders.js";
 
 /** The caller's own orders; someone else's order is a 404. */
 export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   app.get(
     "/v1/orders",
     {
-      config: { readsFirst: "page" },
       schema: {
         summary: "The key's orders, newest first; optionally older than an order id, of one product or in one status",
         operationId: "listOrders",
@@ -19,16 +18,15 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       },
     },
     async (request) => {
-      const { limit, filter } = pageOf(request.query);
-      const caller = callerOf(request);
-      return ordersView(await core.orders.list(caller.account.id, limit, filter, caller.ownPage));
+      const { limit, before, product_type, status } = request.query;
+      return ordersView(await core.orders.list(callerOf(request).account.id, limit, { before, productType: product_type, status }));
     },
   );
 
   app.get(
     "/v1/orders/:order_id",
     {
-      config: { readsFirst: "order" },
+      config: { readsOrder: true },
       schema: {
         summary: "One order: stars and premium in the PurchaseResponse shape, other products in their own; refreshed while processing",
         operationId: "getOrder",

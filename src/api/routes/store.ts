@@ -56,7 +56,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
   app.get(
     "/v1/store/:order_id",
     {
-      config: { readsFirst: "order" },
+      config: { readsOrder: true },
       schema: {
         summary: "A store order, refreshed from the provider while processing",
         operationId: "getStoreOrder",
