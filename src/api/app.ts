@@ -103,10 +103,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   // An API key, or (with the Mini App) a session token: the Mini App calls the API's own routes as its user.
   const { accounts } = options.core;
-  registerAuth(app, (presented, orderId) =>
-    miniApp && presented && isSessionToken(presented)
-      ? sessionCaller(miniApp.sessions, accounts, presented)
-      : accounts.authenticate(presented, orderId),
+  registerAuth(app, (presented, also) =>
+    miniApp && presented && isSessionToken(presented) ? sessionCaller(miniApp.sessions, accounts, presented) : accounts.authenticate(presented, also),
   );
   // The hooks every request runs take callbacks, not async functions: under AsyncLocalStorage (the request id) each
   // promise costs, and these need none.

@@ -1,6 +1,6 @@
 import ipaddr from "ipaddr.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Caller } from "../core/accounts.js";
+import type { Caller, ReadWithKey } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
 import type { Reason } from "../core/reasons.js";
 import { KEY_BUCKET_PREFIX, type WindowCount } from "../core/request-counter.js";
@@ -18,8 +18,11 @@ declare module "fastify" {
     public?: boolean;
     /** error_code to send when request validation fails on a field. */
     fieldErrorCodes?: Record<string, Reason>;
-    /** The route reads the caller's order `order_id` (a status): the key's read may read it too (Caller.ownOrder). */
-    readsOrder?: boolean;
+    /**
+     * What the route reads first, which the key's read may read with it: the caller's order `order_id` (a status;
+     * Caller.ownOrder), or whether the account has a webhook endpoint (a sandbox call; Caller.hasEndpoint).
+     */
+    readsFirst?: "order" | "endpoint";
   }
 }
 
@@ -33,16 +36,18 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The caller a presented credential stands for (an API key, or a Mini App session), or the refusal; `orderId`, the
- * order the route reads, if it reads one.
+ * The caller a presented credential stands for (an API key, or a Mini App session), or the refusal; `also`, what
+ * the route reads first, if it says.
  */
-export type Authenticate = (presented: string | undefined, orderId?: number) => Promise<Caller & { counted?: WindowCount | null }>;
+export type Authenticate = (presented: string | undefined, also?: ReadWithKey) => Promise<Caller & { counted?: WindowCount | null }>;
 
-/** The order id of a route that reads one, as its validation will take it; none when invalid (refused there). */
-function orderIdOf(request: FastifyRequest): number | undefined {
-  if (!request.routeOptions.config?.readsOrder) return undefined;
+/** What the route reads first; an order id as the route's validation will take it, none when invalid (refused there). */
+function readFirst(request: FastifyRequest): ReadWithKey | undefined {
+  const reads = request.routeOptions.config?.readsFirst;
+  if (reads === "endpoint") return { endpoint: true };
+  if (reads !== "order") return undefined;
   const parsed = orderIdParams.safeParse(request.params);
-  return parsed.success ? parsed.data.order_id : undefined;
+  return parsed.success ? { orderId: parsed.data.order_id } : undefined;
 }
 
 /**
@@ -56,7 +61,7 @@ export function registerAuth(app: FastifyInstance, authenticate: Authenticate) {
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     try {
-      const { counted, ...caller } = await authenticate(presentedKey(request), orderIdOf(request));
+      const { counted, ...caller } = await authenticate(presentedKey(request), readFirst(request));
       request.caller = caller;
       request.counted = counted ?? null;
     } catch (error) {

@@ -10,6 +10,7 @@ import {
   walletAccount,
 } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
+import type { ReadWithKey } from "../db/request-counts.js";
 import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
@@ -18,6 +19,8 @@ import { micro, type Micro } from "./money.js";
 import type { Clock } from "./ports.js";
 import type { Order } from "./products/index.js";
 import type { RequestCounter, WindowCount } from "./request-counter.js";
+
+export type { ReadWithKey };
 
 /** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
 export interface Account {
@@ -51,6 +54,8 @@ export interface Caller {
    * undefined when the account has no order of that id.
    */
   ownOrder?: { id: number; order: Order | undefined };
+  /** Whether the account had a webhook endpoint when its key was read, when read with it likewise (a sandbox call). */
+  hasEndpoint?: boolean;
 }
 
 export interface IssuedKey {
@@ -124,23 +129,25 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
 
     /**
      * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked.
-     * `orderId`: the order the request asks about; where the key's read is a statement of its own (PostgreSQL,
-     * counting), it reads that order too, in the same round trip (Caller.ownOrder).
+     * `also`: what the request reads first (its order, or whether it has a webhook endpoint); where the key's read
+     * is a statement of its own (PostgreSQL, counting), it reads that too, in the same round trip (Caller.ownOrder,
+     * hasEndpoint).
      */
-    async authenticate(presented: string | undefined, orderId?: number): Promise<KeyCaller> {
+    async authenticate(presented: string | undefined, also?: ReadWithKey): Promise<KeyCaller> {
       if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
       const wrong = () => new DomainError("unauthorized", "API key is not valid");
       if (!looksLikeKey(presented)) throw wrong();
       const hash = hashKey(presented);
       // The key and its account in one indexed read (and the request's count with it): this runs on every request.
-      const holder: (KeyHolder & Pick<Caller, "ownOrder"> & { counted?: WindowCount | null }) | undefined = counting
-        ? await counting.counter.keyHolder(hash, counting.windowMs, orderId)
+      const holder: (KeyHolder & Pick<Caller, "ownOrder" | "hasEndpoint"> & { counted?: WindowCount | null }) | undefined = counting
+        ? await counting.counter.keyHolder(hash, counting.windowMs, also)
         : await keyHolder(db, hash);
       if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
       const { account } = holder;
       if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
       const caller: KeyCaller = { account, actor: `key:${holder.keyId}`, fresh: true, counted: holder.counted ?? null };
       if (holder.ownOrder) caller.ownOrder = holder.ownOrder;
+      if (holder.hasEndpoint !== undefined) caller.hasEndpoint = holder.hasEndpoint;
       return caller;
     },
 

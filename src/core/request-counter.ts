@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.js";
-import { countHit, keyHolderCounted } from "../db/request-counts.js";
+import { countHit, keyHolderCounted, type ReadWithKey } from "../db/request-counts.js";
 import { unavailable } from "./errors.js";
 import type { Clock } from "./ports.js";
 
@@ -39,11 +39,11 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
     /**
      * The live key with this hash and its holder, and (unless the account is blocked) this request counted in the
      * key's bucket (KEY_BUCKET_PREFIX and the account's id), in one round trip: what every keyed request needs first.
-     * With `orderId`, the holder's order of that id in the same round trip (an order's status).
+     * With `also`, what the request reads first, in the same round trip (an order's status, a sandbox call's endpoint).
      */
-    async keyHolder(keyHash: string, windowMs: number, orderId?: number) {
+    async keyHolder(keyHash: string, windowMs: number, also?: ReadWithKey) {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
-      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start, orderId).catch(unreachable);
+      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start, also).catch(unreachable);
       return found && { ...found, counted: found.hits === null ? null : { hits: found.hits, ttlMs } };
     },
   };

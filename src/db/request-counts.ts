@@ -43,31 +43,44 @@ const ALONE = `${KEY_HOLDER_COUNTED} from holder`;
 // The order as one JSON value: pg parses one column, not 23.
 const WITH_ORDER = `${KEY_HOLDER_COUNTED},
   (select row_to_json(orders)::text from orders where orders.id = $4 and orders.account_id = holder.id) as own_order from holder`;
+const WITH_ENDPOINT = `${KEY_HOLDER_COUNTED},
+  exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = holder.id) as has_endpoint from holder`;
 
-/** A key's holder as keyHolderCounted reads it, with the order asked for (undefined: the holder has none of that id). */
-export type CountedHolder = KeyHolder & { hits: number | null; ownOrder?: { id: number; order: Order | undefined } };
+/** What a request reads first besides its key, read with it: its order of an id (a status), or whether it has a webhook endpoint (a sandbox call). */
+export type ReadWithKey = { orderId: number } | { endpoint: true };
+
+/**
+ * A key's holder as keyHolderCounted reads it, and what was read with it: the order asked for (undefined: the holder
+ * has none of that id), or whether the account has a webhook endpoint.
+ */
+export type CountedHolder = KeyHolder & { hits: number | null; ownOrder?: { id: number; order: Order | undefined }; hasEndpoint?: boolean };
 
 /**
  * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder reads them, and one
  * request counted in the window starting at `windowStart` under `bucketPrefix` and the account's id, unless the
- * account is blocked (hits null); with `orderId`, also the account's order of that id, as ownOrder reads it (an
- * order's status). One round trip for what a keyed request needs first.
+ * account is blocked (hits null); and what the request reads first (`also`): the account's order of that id, as
+ * ownOrder reads it, or whether it has a webhook endpoint. One round trip for what a keyed request needs first.
  */
 export async function keyHolderCounted(
   db: Db,
   keyHash: string,
   bucketPrefix: string,
   windowStart: number,
-  orderId?: number,
+  also?: ReadWithKey,
 ): Promise<CountedHolder | undefined> {
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
   const counted = [keyHash, bucketPrefix, windowStart];
-  const [row] = (await (orderId === undefined ? run(ALONE, counted) : run(WITH_ORDER, [...counted, orderId]))) as Array<
-    AccountRow & { key_id: number; key_hash: string; hits: number | null; own_order?: string | null }
+  const [row] = (await (also === undefined
+    ? run(ALONE, counted)
+    : "orderId" in also
+      ? run(WITH_ORDER, [...counted, also.orderId])
+      : run(WITH_ENDPOINT, counted))) as Array<
+    AccountRow & { key_id: number; key_hash: string; hits: number | null; own_order?: string | null; has_endpoint?: boolean }
   >;
   if (!row) return undefined;
   const holder: CountedHolder = { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
-  if (orderId !== undefined) holder.ownOrder = { id: orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
+  if (also && "orderId" in also) holder.ownOrder = { id: also.orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
+  if (also && "endpoint" in also) holder.hasEndpoint = row.has_endpoint === true;
   return holder;
 }

@@ -106,11 +106,33 @@ describe("round trips to PostgreSQL per request", () => {
     expect(refused.sent, refused.sent.join("\n")).toHaveLength(1);
   });
 
-  it("a sandbox purchase: the key's read and the look for a webhook endpoint; nothing charged", async () => {
+  it("a sandbox purchase: one, the key's read, which also tells whether the account has a webhook endpoint; nothing charged", async () => {
     const { key } = await h.newKey(10);
-    const { response, sent } = await roundTrips("POST", "/test/v1/stars", key, { username: "alice", stars: 100 });
-    expect(response.body).toMatchObject({ test: true, balance_remaining_usdt: 10 });
-    expect(sent, sent.join("\n")).toHaveLength(2);
+    for (const url of ["/test/v1/stars", "/test/v1/premium", "/test/v1/store"]) {
+      const body = url.endsWith("stars")
+        ? { username: "alice", stars: 100 }
+        : url.endsWith("premium")
+          ? { username: "alice", months: 3 }
+          : { login: "gabe_m", amount_usd: 5 };
+      const { response, sent } = await roundTrips("POST", url, key, body);
+      expect(response.status, url).toBe(200);
+      expect(response.body).toMatchObject({ success: true, status: "completed", balance_remaining_usdt: 10 });
+      expect(sent, sent.join("\n")).toHaveLength(1);
+    }
+    expect(await h.balance(key)).toBe(10);
+
+    // With an endpoint, the test event is written (and delivered) as before.
+    const receiver = await startReceiver();
+    try {
+      expect((await h.call("POST", "/v1/webhook", { key, body: { url: receiver.url } })).status).toBe(200);
+      const { response, sent } = await roundTrips("POST", "/test/v1/stars", key, { username: "alice", stars: 77 });
+      expect(response.body).toMatchObject({ test: true, stars: 77, balance_remaining_usdt: 10 });
+      expect(sent.length, sent.join("\n")).toBeGreaterThan(1);
+      const event = await receiver.waitFor((r) => r.json.data?.order?.stars === 77);
+      expect(event.json).toMatchObject({ type: "order.completed", test: true, data: { order: { test: true, stars: 77 } } });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("a failed delivery: its refund in the settlement's one statement", async () => {

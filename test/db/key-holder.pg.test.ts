@@ -6,10 +6,12 @@ import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { insertOrder, ownOrder } from "../../src/db/orders.js";
 import { keyHolderCounted } from "../../src/db/request-counts.js";
+import { insertEndpoint } from "../../src/db/webhook-endpoints.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 
 // The key's read on PostgreSQL (one statement: the key, its account, the request's count) and, for an order's
-// status, the account's order of that id in the same statement, read as the order's own read reads it.
+// status, the account's order of that id in the same statement, read as the order's own read reads it; for a
+// sandbox call, whether the account has a webhook endpoint.
 
 let database: TestDatabase;
 let db: Db;
@@ -48,17 +50,25 @@ describe("the key's read with an order", () => {
   it("reads the holder's order as ownOrder does, and no one else's", async () => {
     const mine = await holderWithOrder("770001", "c".repeat(64));
     const theirs = await holderWithOrder("770002", "d".repeat(64));
-    const found = await keyHolderCounted(db, "c".repeat(64), "account:", 60_000, mine.order.id);
+    const found = await keyHolderCounted(db, "c".repeat(64), "account:", 60_000, { orderId: mine.order.id });
     expect(found).toMatchObject({ account: { id: mine.account.id }, hits: 1 });
     expect(found!.ownOrder).toEqual({ id: mine.order.id, order: await ownOrder(db, mine.account.id, mine.order.id) });
     expect(found!.ownOrder!.order).toMatchObject({ id: mine.order.id, status: "processing", chargeMicro: 1_500_000, refunded: false });
 
-    expect((await keyHolderCounted(db, "c".repeat(64), "account:", 60_000, theirs.order.id))!.ownOrder).toEqual({
+    expect((await keyHolderCounted(db, "c".repeat(64), "account:", 60_000, { orderId: theirs.order.id }))!.ownOrder).toEqual({
       id: theirs.order.id,
       order: undefined,
     });
     expect((await keyHolderCounted(db, "c".repeat(64), "account:", 60_000))!.ownOrder).toBeUndefined();
     expect((await keyHolderCounted(db, "c".repeat(64), "account:", 60_000))!.hits).toBe(4);
+  });
+
+  it("tells whether the holder's account has a webhook endpoint, when asked", async () => {
+    const { account } = await holderWithOrder("770004", "f".repeat(64));
+    expect(await keyHolderCounted(db, "f".repeat(64), "account:", 60_000, { endpoint: true })).toMatchObject({ hasEndpoint: false });
+    await insertEndpoint(db, { accountId: account.id, url: "https://hooks.example/x", secretSealed: "sealed", at });
+    expect(await keyHolderCounted(db, "f".repeat(64), "account:", 60_000, { endpoint: true })).toMatchObject({ hasEndpoint: true });
+    expect((await keyHolderCounted(db, "f".repeat(64), "account:", 60_000))!.hasEndpoint).toBeUndefined();
   });
 
   it("reads the account exactly, and refuses an integer JavaScript cannot hold exactly, in the account or the order, never rounds it", async () => {
@@ -80,6 +90,8 @@ describe("the key's read with an order", () => {
       .set({ charge_micro: sql<number>`9007199254740993` })
       .where("id", "=", order.id)
       .execute();
-    await expect(keyHolderCounted(db, "e".repeat(64), "account:", 60_000, order.id)).rejects.toThrow("is not an integer JavaScript holds exactly");
+    await expect(keyHolderCounted(db, "e".repeat(64), "account:", 60_000, { orderId: order.id })).rejects.toThrow(
+      "is not an integer JavaScript holds exactly",
+    );
   });
 });

@@ -91,7 +91,7 @@ export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
   app.get(
     "/v1/games/orders/:order_id",
     {
-      config: { readsOrder: true },
+      config: { readsFirst: "order" },
       schema: {
         summary: "A game order by the service's id, refreshed from the provider",
         operationId: "getGameOrder",

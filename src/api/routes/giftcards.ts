@@ -69,7 +69,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
   app.get(
     "/v1/giftcards/orders/:order_id",
     {
-      config: { readsOrder: true },
+      config: { readsFirst: "order" },
       schema: {
         summary: "A gift card order with its codes once completed; store the codes safely",
         operationId: "getGiftcardOrder",

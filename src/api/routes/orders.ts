@@ -26,7 +26,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
   app.get(
     "/v1/orders/:order_id",
     {
-      config: { readsOrder: true },
+      config: { readsFirst: "order" },
       schema: {
         summary: "One order: stars and premium in the PurchaseResponse shape, other products in their own; refreshed while processing",
         operationId: "getOrder",

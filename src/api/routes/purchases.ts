@@ -77,6 +77,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
   app.post(
     "/test/v1/stars",
     {
+      config: { readsFirst: "endpoint" },
       schema: {
         summary: "Sandbox: validate a stars order, no charge or delivery",
         operationId: "sandboxStars",
@@ -95,6 +96,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
   app.post(
     "/test/v1/premium",
     {
+      config: { readsFirst: "endpoint" },
       schema: {
         summary: "Sandbox: validate a premium order, no charge or delivery",
         operationId: "sandboxPremium",

@@ -17,6 +17,6 @@ export async function answerSandbox<A extends object>(
   // Nothing was charged: the account as read for this request shows the balance.
   const balance = await core.accounts.availableTo(caller);
   const answer = view({ idempotencyKey: options.idempotencyKey, now: core.clock.now() }, balance);
-  await core.webhooks.testEvent(caller.account.id, answer);
+  await core.webhooks.testEvent(caller, answer);
   return answer;
 }

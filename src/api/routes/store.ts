@@ -56,7 +56,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
   app.get(
     "/v1/store/:order_id",
     {
-      config: { readsOrder: true },
+      config: { readsFirst: "order" },
       schema: {
         summary: "A store order, refreshed from the provider while processing",
         operationId: "getStoreOrder",
@@ -74,7 +74,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
   app.post(
     "/test/v1/store",
     {
-      config: { fieldErrorCodes: STORE_FIELD_CODES },
+      config: { fieldErrorCodes: STORE_FIELD_CODES, readsFirst: "endpoint" },
       schema: {
         summary: "Sandbox: a validated store order, completed at once, nothing charged",
         operationId: "sandboxStore",

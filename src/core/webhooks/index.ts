@@ -1,3 +1,4 @@
+import type { Caller } from "../accounts.js";
 import type { Db } from "../../db/database.js";
 import { finishPing, insertPing, listAttempts, pendingEvents, type WebhookAttempt } from "../../db/webhook-events.js";
 import { notFound } from "../errors.js";
@@ -63,9 +64,13 @@ export function createWebhooks(options: WebhooksOptions) {
       return { eventId: envelope.id, url: sent.url, delivered: record.succeeded, ...sent.result };
     },
 
-    /** A sandbox call's answer as a test event, marked `test`: attempted once, never retried. Null without an endpoint (or when dropped). */
-    async testEvent(accountId: number, answer: object) {
-      const event = await outbox.record(db, accountId, options.events.sandbox(answer), { test: true });
+    /**
+     * A sandbox call's answer as a test event, marked `test`: attempted once, never retried. Null without an
+     * endpoint (or when dropped); nothing more is read when the caller's key read found none (Caller.hasEndpoint).
+     */
+    async testEvent(caller: Caller, answer: object) {
+      if (caller.hasEndpoint === false) return null;
+      const event = await outbox.record(db, caller.account.id, options.events.sandbox(answer), { test: true });
       if (event) outbox.committed();
       return event?.eventId ?? null;
     },
