@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { openSync, readFileSync } from "node:fs";
+import { openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import { request } from "undici";
@@ -70,6 +70,42 @@ const TICKS_PER_SECOND = 100;
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** A process's fields after its name in /proc/<pid>/stat (state, ppid, …; utime at 11), or null when it is not `comm`'s or gone. */
+function statOf(pid: string, comm: string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.includes(` (${comm}) `) ? stat.slice(stat.lastIndexOf(") ") + 2).split(" ") : null;
+  } catch {
+    return null; // It ended while being read.
+  }
+}
+
+/**
+ * CPU time (user + system) the PostgreSQL server on this machine has used, in ms, from /proc: every `postgres`
+ * process's own, and the postmaster's reaped children's (a backend that exited since keeps counting there), so the
+ * difference over an interval is what the database spent in it. A backend reaped while the others were being read
+ * would be counted in neither place: the postmaster is read again after them, and the reading made again if its
+ * reaped children changed. Null when no PostgreSQL process is readable.
+ */
+export function databaseCpuMs(): number | null {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const processes = readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .flatMap((pid) => {
+        const fields = statOf(pid, "postgres");
+        return fields ? [{ pid, fields }] : [];
+      });
+    const postmaster = processes.find((p) => !processes.some((other) => other.pid === p.fields[1]));
+    if (!postmaster) return null;
+    const reaped = (fields: string[]) => Number(fields[13]) + Number(fields[14]);
+    const again = statOf(postmaster.pid, "postgres");
+    if (!again || reaped(again) !== reaped(postmaster.fields)) continue;
+    const ticks = processes.reduce((total, p) => total + Number(p.fields[11]) + Number(p.fields[12]), reaped(postmaster.fields));
+    return (ticks * 1000) / TICKS_PER_SECOND;
+  }
+  return null;
 }
 
 /** Resident memory of a process now, in MB. */

@@ -13,7 +13,7 @@ import { engineOf, isPostgres } from "../src/db/database.js";
 import { openCore } from "../src/root.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
-import { cpuMs, freePort, peakRss, type Proc, START_ARGS, startProcess } from "./processes.js";
+import { cpuMs, databaseCpuMs, freePort, peakRss, type Proc, START_ARGS, startProcess } from "./processes.js";
 import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "./webhook-attack.js";
 
 // npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
@@ -48,6 +48,8 @@ interface Row {
   /** CPU time per request of the processes that answered the row (the service's instances, or the floor), and of the ceiling. */
   cpuUs: number;
   ceilingCpuUs: number;
+  /** PostgreSQL only: the database server's CPU time per request of the row (on these shared cores, it is ours too). */
+  databaseCpuUs?: number;
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
@@ -192,11 +194,15 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 /** The CPU time (ms) used so far by the processes listening at `urls`. */
 const cpuOf = (urls: string[]) => sum(urls.map((url) => cpuMs([ceiling, floor, ...instances].find((p) => p.url === url)!.child.pid!)));
 
-/** Runs a cannon and adds the CPU it cost the processes answering it to `cpu`. */
-async function timed(cpu: { ms: number }, urls: string[], targets: Target[], seconds: number) {
+/** Runs a cannon and adds the CPU it cost the processes answering it to `cpu` (and the database server's to its `databaseMs`). */
+async function timed(cpu: { ms: number; databaseMs?: number }, urls: string[], targets: Target[], seconds: number) {
   const before = cpuOf(urls);
+  const databaseBefore = databaseCpuMs();
   const result = await cannon(urls, targets, seconds);
   cpu.ms += cpuOf(urls) - before;
+  const databaseAfter = databaseCpuMs();
+  // A slice the database's CPU could not be read for leaves the row without that figure (NaN), never a part of it.
+  cpu.databaseMs = databaseBefore === null || databaseAfter === null ? NaN : (cpu.databaseMs ?? 0) + databaseAfter - databaseBefore;
   return result;
 }
 
@@ -217,7 +223,7 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const peaks = instances.map((s) => peakRss(s.child.pid!));
   const ceilings: Array<Awaited<ReturnType<typeof cannon>>> = [];
   const runs: Array<Awaited<ReturnType<typeof cannon>>> = [];
-  const cpu = { ms: 0 };
+  const cpu = { ms: 0, databaseMs: 0 };
   const ceilingCpu = { ms: 0 };
   for (let slice = 0; slice < SLICES; slice++) {
     ceilings.push(await timed(ceilingCpu, [ceiling.url], ceilingTarget, SECONDS / SLICES));
@@ -238,9 +244,10 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const noise = (Math.max(...shares) - Math.min(...shares)) / (shares.reduce((a, b) => a + b, 0) / shares.length);
   const perRequest = (used: { ms: number }, list: typeof runs) => (used.ms * 1000) / Math.max(1, sum(list.map((r) => r.total)));
   const cpuUs = perRequest(cpu, runs);
-  const row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise, cpuUs, ceilingCpuUs: perRequest(ceilingCpu, ceilings) };
+  const row: Row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise, cpuUs, ceilingCpuUs: perRequest(ceilingCpu, ceilings) };
+  if (engine === "postgres" && Number.isFinite(cpu.databaseMs)) row.databaseCpuUs = perRequest({ ms: cpu.databaseMs }, runs);
   log(
-    `${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms, ${Math.round(cpuUs)} µs of CPU a request`,
+    `${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms, ${Math.round(cpuUs)} µs of CPU a request${row.databaseCpuUs === undefined ? "" : ` (the database's ${Math.round(row.databaseCpuUs)})`}`,
   );
   return row;
 }
@@ -638,14 +645,19 @@ const ofFloor = (list: Row[], row: Row) => {
   const floorRow = list.find((r) => r.name === FLOOR_ROW);
   return floorRow && row !== floorRow ? pct(row.ratio / floorRow.ratio) : "";
 };
-const table = (list: Row[]) => [
-  "| row | req/s | % of ceiling | % of floor | CPU µs/request (ceiling's) | p50 ms | p99 ms | max ms | errors | peak RSS MB |",
-  "|---|---|---|---|---|---|---|---|---|---|",
-  ...list.map(
-    (r) =>
-      `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${ofFloor(list, r)} | ${Math.round(r.cpuUs)} (${Math.round(r.ceilingCpuUs)}) | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
-  ),
-];
+const table = (list: Row[]) => {
+  // PostgreSQL's rows also say what the database spent on each request.
+  const database = list.some((r) => r.databaseCpuUs !== undefined);
+  const databaseCell = (r: Row) => (database ? ` ${r.databaseCpuUs === undefined ? "" : Math.round(r.databaseCpuUs)} |` : "");
+  return [
+    `| row | req/s | % of ceiling | % of floor | CPU µs/request (ceiling's) |${database ? " database CPU µs/request |" : ""} p50 ms | p99 ms | max ms | errors | peak RSS MB |`,
+    `|---|---|---|---|---|${database ? "---|" : ""}---|---|---|---|---|`,
+    ...list.map(
+      (r) =>
+        `| ${r.name} | ${Math.round(r.rps)} | ${pct(r.ratio)} | ${ofFloor(list, r)} | ${Math.round(r.cpuUs)} (${Math.round(r.ceilingCpuUs)}) |${databaseCell(r)} ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${Math.round(r.peakRssMb)} |`,
+    ),
+  ];
+};
 /** Each read's share of the ceiling at a million orders over its share at a thousand (1 = flat; the ceiling absorbs the machine's noise). */
 const growthRatio = (i: number) => growth[1].rows[i].ratio / growth[0].rows[i].ratio;
 const markdown = [
