@@ -66,17 +66,24 @@ export const START_ARGS = (JSON.parse(readFileSync("package.json", "utf8")) as {
 
 const TICKS_PER_SECOND = 100;
 
+/** A process's name and the fields after it in /proc/<pid>/stat (state, ppid, …; utime at 11, stime at 12). */
+function statOf(pid: number | string): { comm: string; fields: string[] } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const end = stat.lastIndexOf(") ");
+  return { comm: stat.slice(stat.indexOf("(") + 1, end), fields: stat.slice(end + 2).split(" ") };
+}
+
 /** CPU time (user + system) a process has used, in ms, from /proc. */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const { fields } = statOf(pid);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-/** A process's fields after its name in /proc/<pid>/stat (state, ppid, …; utime at 11), or null when it is not `comm`'s or gone. */
-function statOf(pid: string, comm: string): string[] | null {
+/** The stat fields of a PostgreSQL process, or null when the process is another's or has ended. */
+function postgresStat(pid: string): string[] | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.includes(` (${comm}) `) ? stat.slice(stat.lastIndexOf(") ") + 2).split(" ") : null;
+    const { comm, fields } = statOf(pid);
+    return comm === "postgres" ? fields : null;
   } catch {
     return null; // It ended while being read.
   }
@@ -94,13 +101,13 @@ export function databaseCpuMs(): number | null {
     const processes = readdirSync("/proc")
       .filter((entry) => /^\d+$/.test(entry))
       .flatMap((pid) => {
-        const fields = statOf(pid, "postgres");
+        const fields = postgresStat(pid);
         return fields ? [{ pid, fields }] : [];
       });
     const postmaster = processes.find((p) => !processes.some((other) => other.pid === p.fields[1]));
     if (!postmaster) return null;
     const reaped = (fields: string[]) => Number(fields[13]) + Number(fields[14]);
-    const again = statOf(postmaster.pid, "postgres");
+    const again = postgresStat(postmaster.pid);
     if (!again || reaped(again) !== reaped(postmaster.fields)) continue;
     const ticks = processes.reduce((total, p) => total + Number(p.fields[11]) + Number(p.fields[12]), reaped(postmaster.fields));
     return (ticks * 1000) / TICKS_PER_SECOND;

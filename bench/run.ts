@@ -194,15 +194,20 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 /** The CPU time (ms) used so far by the processes listening at `urls`. */
 const cpuOf = (urls: string[]) => sum(urls.map((url) => cpuMs([ceiling, floor, ...instances].find((p) => p.url === url)!.child.pid!)));
 
-/** Runs a cannon and adds the CPU it cost the processes answering it to `cpu` (and the database server's to its `databaseMs`). */
+/**
+ * Runs a cannon and adds the CPU it cost the processes answering it to `cpu`, and the database server's to its
+ * `databaseMs` when it has one (a row's slices on PostgreSQL).
+ */
 async function timed(cpu: { ms: number; databaseMs?: number }, urls: string[], targets: Target[], seconds: number) {
   const before = cpuOf(urls);
-  const databaseBefore = databaseCpuMs();
+  const databaseBefore = cpu.databaseMs === undefined ? null : databaseCpuMs();
   const result = await cannon(urls, targets, seconds);
   cpu.ms += cpuOf(urls) - before;
-  const databaseAfter = databaseCpuMs();
-  // A slice the database's CPU could not be read for leaves the row without that figure (NaN), never a part of it.
-  cpu.databaseMs = databaseBefore === null || databaseAfter === null ? NaN : (cpu.databaseMs ?? 0) + databaseAfter - databaseBefore;
+  if (cpu.databaseMs !== undefined) {
+    const databaseAfter = databaseCpuMs();
+    // A slice the database's CPU could not be read for leaves the row without that figure (NaN), never a part of it.
+    cpu.databaseMs = databaseBefore === null || databaseAfter === null ? NaN : cpu.databaseMs + databaseAfter - databaseBefore;
+  }
   return result;
 }
 
@@ -223,7 +228,7 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const peaks = instances.map((s) => peakRss(s.child.pid!));
   const ceilings: Array<Awaited<ReturnType<typeof cannon>>> = [];
   const runs: Array<Awaited<ReturnType<typeof cannon>>> = [];
-  const cpu = { ms: 0, databaseMs: 0 };
+  const cpu: { ms: number; databaseMs?: number } = engine === "postgres" ? { ms: 0, databaseMs: 0 } : { ms: 0 };
   const ceilingCpu = { ms: 0 };
   for (let slice = 0; slice < SLICES; slice++) {
     ceilings.push(await timed(ceilingCpu, [ceiling.url], ceilingTarget, SECONDS / SLICES));
@@ -245,7 +250,7 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const perRequest = (used: { ms: number }, list: typeof runs) => (used.ms * 1000) / Math.max(1, sum(list.map((r) => r.total)));
   const cpuUs = perRequest(cpu, runs);
   const row: Row = { name, ...run, ceilingRps, ratio: run.rps / ceilingRps, peakRssMb, noise, cpuUs, ceilingCpuUs: perRequest(ceilingCpu, ceilings) };
-  if (engine === "postgres" && Number.isFinite(cpu.databaseMs)) row.databaseCpuUs = perRequest({ ms: cpu.databaseMs }, runs);
+  if (cpu.databaseMs !== undefined && Number.isFinite(cpu.databaseMs)) row.databaseCpuUs = perRequest({ ms: cpu.databaseMs }, runs);
   log(
     `${name}: ${Math.round(row.rps)} req/s, ${(row.ratio * 100).toFixed(1)} % of ${Math.round(row.ceilingRps)}, p99 ${row.p99} ms, ${Math.round(cpuUs)} µs of CPU a request${row.databaseCpuUs === undefined ? "" : ` (the database's ${Math.round(row.databaseCpuUs)})`}`,
   );

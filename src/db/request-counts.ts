@@ -71,16 +71,14 @@ export async function keyHolderCounted(
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
   const counted = [keyHash, bucketPrefix, windowStart];
-  const [row] = (await (also === undefined
-    ? run(ALONE, counted)
-    : "orderId" in also
-      ? run(WITH_ORDER, [...counted, also.orderId])
-      : run(WITH_ENDPOINT, counted))) as Array<
+  const ordered = also && "orderId" in also ? also : undefined;
+  const [text, values] = ordered ? [WITH_ORDER, [...counted, ordered.orderId]] : [also ? WITH_ENDPOINT : ALONE, counted];
+  const [row] = (await run(text, values)) as Array<
     AccountRow & { key_id: number; key_hash: string; hits: number | null; own_order?: string | null; has_endpoint?: boolean }
   >;
   if (!row) return undefined;
   const holder: CountedHolder = { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
-  if (also && "orderId" in also) holder.ownOrder = { id: also.orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
-  if (also && "endpoint" in also) holder.hasEndpoint = row.has_endpoint === true;
+  if (ordered) holder.ownOrder = { id: ordered.orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
+  else if (also) holder.hasEndpoint = row.has_endpoint === true;
   return holder;
 }

@@ -1,33 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { micro } from "../../src/core/money.js";
 import { insertStandardAccount, updateAccount } from "../../src/db/accounts.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../../src/db/alerts.js";
 import { botStateStore } from "../../src/db/bot-state.js";
-import { type Db, openDatabase } from "../../src/db/database.js";
+import type { Db } from "../../src/db/database.js";
 import { postEntry } from "../../src/db/ledger.js";
-import { migrateToLatest } from "../../src/db/migrate.js";
 import { insertOrder, markFinished } from "../../src/db/orders.js";
 import { countHit, purgeRequestCounts } from "../../src/db/request-counts.js";
-import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // The alert states, the monitor's reads, the shared request counts and the bot's state on either engine.
 
-let database: TestDatabase;
 let db: Db;
 let telegram = 9_400_000;
 
 const at = "2026-01-01T00:00:00.000Z";
 const minute = (n: number) => new Date(Date.parse(at) + n * 60_000).toISOString();
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = openDatabase(database.url, { poolMax: 4 });
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+useMigratedDatabase(4, (opened) => (db = opened));
 
 const account = () => insertStandardAccount(db, { telegramId: String(telegram++), username: null, at });
 

@@ -1,28 +1,18 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { accountById, insertStandardAccount, keyHolder, replaceKey } from "../../src/db/accounts.js";
 import { compiledOnce, compiledWrite } from "../../src/db/compiled.js";
-import { type Db, openDatabase } from "../../src/db/database.js";
-import { migrateToLatest } from "../../src/db/migrate.js";
+import type { Db } from "../../src/db/database.js";
 import { transaction } from "../../src/db/transaction.js";
-import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // Hot reads and a purchase's writes compiled once (issue 22): the same rows as the query built each time, with each call's values; outside
 // a transaction on SQLite they run on the reader connection, which sees committed data only, never a transaction's.
 
-let database: TestDatabase;
 let db: Db;
 const at = "2026-01-01T00:00:00.000Z";
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = openDatabase(database.url, { poolMax: 3 });
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+useMigratedDatabase(3, (opened) => (db = opened));
 
 describe("compiled hot reads", () => {
   it("answer what the query built each time answers, for each call's values, and exact integers and flags as kysely does", async () => {

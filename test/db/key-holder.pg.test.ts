@@ -1,31 +1,21 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { micro } from "../../src/core/money.js";
 import { insertStandardAccount, replaceKey } from "../../src/db/accounts.js";
-import { type Db, openDatabase } from "../../src/db/database.js";
-import { migrateToLatest } from "../../src/db/migrate.js";
+import type { Db } from "../../src/db/database.js";
 import { insertOrder, ownOrder } from "../../src/db/orders.js";
 import { keyHolderCounted } from "../../src/db/request-counts.js";
 import { insertEndpoint } from "../../src/db/webhook-endpoints.js";
-import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // The key's read on PostgreSQL (one statement: the key, its account, the request's count) and, for an order's
 // status, the account's order of that id in the same statement, read as the order's own read reads it; for a
 // sandbox call, whether the account has a webhook endpoint.
 
-let database: TestDatabase;
 let db: Db;
 const at = "2026-01-01T00:00:00.000Z";
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = openDatabase(database.url, { poolMax: 3 });
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+useMigratedDatabase(3, (opened) => (db = opened));
 
 async function holderWithOrder(telegramId: string, hash: string) {
   const account = await insertStandardAccount(db, { telegramId, username: null, at });

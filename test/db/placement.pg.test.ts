@@ -1,32 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { micro } from "../../src/core/money.js";
 import { insertStandardAccount } from "../../src/db/accounts.js";
-import { type Db, openDatabase } from "../../src/db/database.js";
+import type { Db } from "../../src/db/database.js";
 import { balanceOf, postEntry } from "../../src/db/ledger.js";
-import { migrateToLatest } from "../../src/db/migrate.js";
 import { type NewOrder, orderById } from "../../src/db/orders.js";
 import { finishAtOnce, placeAtOnce } from "../../src/db/placement.js";
 import { assertBooks } from "../support/books.js";
-import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // A purchase's two writes in one statement each (PostgreSQL): placing it (the order, its charge and the charge's
 // entry all at once, or none of them) and finishing it (its final state, and for a failure its one refund and
 // entry; nothing at all for an order no longer processing, or of an account whose endpoint must get an event with it).
 
-let database: TestDatabase;
 let db: Db;
 const at = "2026-01-01T00:00:00.000Z";
 const later = "2026-01-01T00:00:05.000Z";
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = openDatabase(database.url, { poolMax: 8 });
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+useMigratedDatabase(8, (opened) => (db = opened));
 
 let nextId = 9_300_000;
 async function funded(usdt: number) {

@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { accountByUsername, chargedSince, insertStandardAccount, keyHolder, replaceKey, updateAccount } from "../../src/db/accounts.js";
-import { type Db, openDatabase, ping } from "../../src/db/database.js";
+import { type Db, ping } from "../../src/db/database.js";
 import { balanceOf, postEntry, unbalancedAccounts } from "../../src/db/ledger.js";
-import { migrateToLatest } from "../../src/db/migrate.js";
 import { findReplay, insertOrder, markFinished, markPending, orderById } from "../../src/db/orders.js";
 import { insertQuote, purgeQuotes, quoteById, spendQuote } from "../../src/db/quotes.js";
 import { transaction } from "../../src/db/transaction.js";
 import { micro } from "../../src/core/money.js";
-import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // The repositories on either engine: domain objects out, each guarded write changing only what it may.
 
-let database: TestDatabase;
 let db: Db;
 
 const at = "2026-01-01T00:00:00.000Z";
 const later = "2026-01-01T00:01:00.000Z";
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = openDatabase(database.url, { poolMax: 4 });
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+useMigratedDatabase(4, (opened) => (db = opened));
 
 const account = (telegramId: string, username: string | null = null) => insertStandardAccount(db, { telegramId, username, at });
 

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { micro } from "../../src/core/money.js";
 import { insertStandardAccount } from "../../src/db/accounts.js";
-import { type Db, openDatabase } from "../../src/db/database.js";
+import type { Db } from "../../src/db/database.js";
 import { createClaims } from "../../src/db/leases.js";
-import { migrateToLatest } from "../../src/db/migrate.js";
 import { insertOrder } from "../../src/db/orders.js";
 import { eventTarget, insertEvent } from "../../src/db/outbox.js";
 import { transaction } from "../../src/db/transaction.js";
@@ -32,26 +31,17 @@ import {
   releaseEvents,
   setOutcome,
 } from "../../src/db/webhook-events.js";
-import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // The webhook repositories on either engine: endpoints, the outbox, and the leased dispatch of events.
 
-let database: TestDatabase;
 let db: Db;
 let telegram = 9_300_000;
 
 const at = "2026-01-01T00:00:00.000Z";
 const minute = (n: number) => new Date(Date.parse(at) + n * 60_000).toISOString();
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = openDatabase(database.url, { poolMax: 4 });
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+useMigratedDatabase(4, (opened) => (db = opened));
 
 /** An account with an endpoint. */
 async function endpointAccount(url = "https://hooks.example.com/in") {

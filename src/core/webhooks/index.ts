@@ -1,6 +1,6 @@
-import type { Caller } from "../accounts.js";
 import type { Db } from "../../db/database.js";
 import { finishPing, insertPing, listAttempts, pendingEvents, type WebhookAttempt } from "../../db/webhook-events.js";
+import type { Caller } from "../accounts.js";
 import { notFound } from "../errors.js";
 import type { Clock, WebhookSender } from "../ports.js";
 import type { Vault } from "../vault.js";
