@@ -65,7 +65,7 @@ export interface Service extends CoreService {
 }
 
 /**
- * The composition root. Builds the resources in order: log, database, providers, metrics, core (then, for the
+ * The composition root. Builds the resources in order: log, metrics, database, providers, core (then, for the
  * service, jobs, bot, API, metrics listener); a stop runs them in reverse (src/lifecycle.ts). The service,
  * the admin CLI, the tests and the benchmark all open the service here.
  */
@@ -74,13 +74,13 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const lifecycle = createLifecycle(log);
 
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
+  // The backlog is read from the database when scraped; every instance reports its own counts.
+  const metrics = createMetrics(() => readBacklog(db, clock));
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush });
   const counterDb = openCounterDatabase(config.DATABASE_URL);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
   await migrateToLatest(db);
 
-  // The backlog is read from the database when scraped; every instance reports its own counts.
-  const metrics = createMetrics(() => readBacklog(db, clock));
   const upstream = openProviders({
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,

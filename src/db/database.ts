@@ -18,6 +18,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";
+import { type DiskFlush, type WalFlusher, walFlusher } from "./wal-flush.js";
 
 export type Db = Kysely<Database>;
 /** Repositories take either the database or an open transaction. */
@@ -42,10 +43,14 @@ export interface DatabaseOptions {
    * data whose last moments may be lost in a database crash: the request counters, never money.
    */
   unsyncedCommits?: boolean;
+  /** SQLite only: told of each flush of the WAL to disk (wal-flush.ts), for the metrics. */
+  onDiskFlush?: (flush: DiskFlush) => void;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
-  return engineOf(url) === "postgres" ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false) : openSqlite(url);
+  return engineOf(url) === "postgres"
+    ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false)
+    : openSqlite(url, options.onDiskFlush);
 }
 
 /**
@@ -99,13 +104,36 @@ function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
  * SQLite's deferred BEGIN takes the write lock only at the first write, and cannot get it once another
  * connection (the admin CLI, say) has committed since the transaction's first read: it fails with
  * SQLITE_BUSY at once. Every transaction here writes, so each begins IMMEDIATE and waits its turn instead.
+ * A connection that wrote is released first, then waits until what it wrote is on disk (`durable`, a group
+ * commit: see wal-flush.ts), so the next writer need not wait for this one's disk flush.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly database: SqliteConnection,
+    private readonly flusher: WalFlusher | null,
+  ) {
+    super({ database });
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
+    const { database, flusher } = this;
     driver.beginTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
+    if (flusher) {
+      const release = driver.releaseConnection.bind(driver);
+      driver.releaseConnection = async (connection) => {
+        const wrote = database.takeWrote();
+        await release(connection);
+        if (wrote) await flusher.durable();
+      };
+      const destroy = driver.destroy.bind(driver);
+      driver.destroy = async () => {
+        await flusher.close();
+        await destroy();
+      };
+    }
     return driver;
   }
 }
@@ -138,15 +166,26 @@ const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (type
  * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text, and the flags go in as
  * 1/0, since better-sqlite3 binds no booleans …
  */
-function sqliteDriver(sqlite: SQLite.Database, reader: SQLite.Database | null): SqliteDatabase {
+/** The main connection as kysely's driver sees it, and whether it wrote since last asked (what to flush). */
+type SqliteConnection = SqliteDatabase & { takeWrote(): boolean };
+
+function sqliteDriver(sqlite: SQLite.Database, reader: SQLite.Database | null): SqliteConnection {
   const statementFor = statementCache(sqlite);
+  let wrote = false;
   return {
     close: () => {
       reader?.close();
       sqlite.close();
     },
+    takeWrote() {
+      const answer = wrote;
+      wrote = false;
+      return answer;
+    },
     prepare(text) {
       const statement = statementFor(text);
+      // BEGIN, COMMIT and ROLLBACK count as read-only; the statements between them are what wrote.
+      if (!statement.readonly) wrote = true;
       return {
         reader: statement.reader,
         all: (parameters) => statement.all(bind(parameters)),
@@ -278,17 +317,24 @@ function ownerOnly(path: string): void {
   }
 }
 
-function openSqlite(path: string): Db {
+function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db {
   if (path !== ":memory:") ownerOnly(path);
   const sqlite = new SQLite(path);
   sqlite.pragma("journal_mode = WAL");
+  // Commits do not wait for the disk in SQLite; the writer waits after, off the event loop, sharing one flush with
+  // the writers of the same moment (wal-flush.ts). FULL would hold the event loop for every commit's disk flush.
+  sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.defaultSafeIntegers(true);
+  const onDisk = path !== ":memory:";
+  // A first read makes the WAL file, which the flusher holds.
+  if (onDisk) sqlite.prepare("select count(*) from sqlite_master").get();
   // Hot reads (the key's account on every request) go to a read-only connection of their own, synchronously: they
   // never queue behind a transaction on the main connection, nor see into one (WAL: committed data only).
-  const reader = path === ":memory:" ? null : new SQLite(path, { readonly: true, fileMustExist: true });
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqliteDriver(sqlite, reader) }), plugins: [rowsAsOnPostgres] });
+  const reader = onDisk ? new SQLite(path, { readonly: true, fileMustExist: true }) : null;
+  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null);
+  const db = new Kysely<Database>({ dialect, plugins: [rowsAsOnPostgres] });
   if (reader) {
     reader.pragma("busy_timeout = 5000");
     directReads.set(db, sqliteReader(reader));

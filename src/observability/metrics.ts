@@ -4,6 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { toUsdt } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
+import type { DiskFlush } from "../db/wal-flush.js";
 
 /** What the metrics read from the database when scraped (the core's monitor answers it). */
 export type BacklogReader = () => Promise<{ processing: number; oldestProcessingSeconds: number; webhooksPending: number }>;
@@ -30,7 +31,7 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /**
  * The service's Prometheus metrics (prom-client): requests by route and status with latency, orders by product
  * and outcome, refunds, charged volume, provider calls with latency and errors, rate-limited requests, bot
- * updates and their handling time, the reconciler's backlog and the oldest processing order, webhooks waiting,
+ * updates and their handling time, SQLite's flushes to disk, the reconciler's backlog and the oldest processing order, webhooks waiting,
  * and the process itself (event-loop lag, memory, CPU, GC) from prom-client's defaults.
  */
 export function createMetrics(backlog: BacklogReader) {
@@ -101,6 +102,17 @@ export function createMetrics(backlog: BacklogReader) {
     labelNames: ["event"],
     registers,
   });
+  const diskFlushes = new Histogram({
+    name: "database_disk_flush_seconds",
+    help: "SQLite: flushes of the WAL to disk, each shared by the writes of its moment (a group commit), and their time",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers,
+  });
+  const flushedWrites = new Counter({
+    name: "database_flushed_writes_total",
+    help: "SQLite: writes (a transaction or a statement) that waited for a flush to disk before going on",
+    registers,
+  });
   const credited = new Counter({
     name: "topup_credited_usdt_total",
     help: "USDT credited by top-ups, by method (invoice, transfer)",
@@ -126,6 +138,10 @@ export function createMetrics(backlog: BacklogReader) {
       if (code === null || code >= 500) upstreamErrors.inc({ provider: call.provider });
     },
     botUpdate: (kind: string, seconds: number) => botUpdates.observe({ kind }, seconds),
+    diskFlush(flush: DiskFlush) {
+      diskFlushes.observe(flush.seconds);
+      flushedWrites.inc(flush.writes);
+    },
     /** A top-up event on this instance: an invoice made, paid or expired; a top-up credited (with what). */
     topup(event: "created" | "paid" | "expired" | "credited", topup: { method: string; creditedMicro: number | null }) {
       if (event === "credited") credited.inc({ method: topup.method }, toUsdt(topup.creditedMicro ?? 0));

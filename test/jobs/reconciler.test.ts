@@ -41,9 +41,11 @@ describe("in the running service", () => {
     const cards = await h.call("POST", "/v1/giftcards/psn-us/order", { key, body: { card_id: "psn-us-10", quantity: 2 } });
     const game = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "60", player_id: "999000111" } });
     const ids = [store, failing, cards, game].map((r) => r.body.order_id);
+    // Listeners hear of an order once its outcome is on disk, a flush after the row shows it (SQLite's group commit).
     const rows = await eventually(async () => {
       const found = await h.service.db.selectFrom("orders").select(["id", "status"]).where("id", "in", ids).execute();
-      return found.every((r) => r.status !== "processing") ? found : undefined;
+      const told = ids.every((id) => heard.some((e) => e.id === id));
+      return told && found.every((r) => r.status !== "processing") ? found : undefined;
     });
     expect(Object.fromEntries(rows.map((r) => [Number(r.id), r.status]))).toEqual({
       [ids[0]]: "completed",

@@ -77,6 +77,10 @@ describe("metrics", () => {
     expect(sample(text, "upstream_request_duration_seconds_count", { provider: "gateway", outcome: "2xx" })).toBeGreaterThanOrEqual(2);
     expect(sample(text, "orders_processing")).toBeGreaterThanOrEqual(1);
     expect(sample(text, "orders_oldest_processing_age_seconds")).toBeGreaterThan(0);
+    // SQLite's flushes to disk: each purchase's charge, then its outcome, waited for one (shared or not).
+    expect(sample(text, "database_flushed_writes_total")).toBeGreaterThanOrEqual(6);
+    expect(sample(text, "database_disk_flush_seconds_count")).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "database_disk_flush_seconds_count")).toBeLessThanOrEqual(sample(text, "database_flushed_writes_total")!);
     expect(sample(text, "nodejs_eventloop_lag_seconds")).toBeDefined();
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
     // Route patterns, never raw URLs: an order id does not become a label value.
