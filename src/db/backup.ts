@@ -2,6 +2,7 @@ import { existsSync, linkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
 import type { Executor } from "./database.js";
+import { syncDirectory } from "./wal-flush.js";
 
 /** A backup that was not made, and why, in one line: the operator's mistake or state, never a crash. */
 export class BackupRefused extends Error {}
@@ -82,6 +83,8 @@ export async function copySqlite(sourcePath: string, targetPath: string, verify:
       if ((error as { code?: string }).code === "EEXIST") throw new BackupRefused(`${target} appeared while copying: nothing was overwritten`);
       throw error;
     }
+    // The copy's pages are on disk (SQLite synced them); its name must be too, before "written" is said.
+    syncDirectory(dirname(target));
     return { source, target, bytes: statSync(target).size, pages, pageSize, tables, copyMs };
   } finally {
     live.close();

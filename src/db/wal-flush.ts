@@ -60,6 +60,16 @@ export function groupCommit(sync: () => Promise<void>, observe?: (flush: DiskFlu
   };
 }
 
+/** Puts a folder's entries on disk: a file made or linked in it survives a power cut under its name. */
+export function syncDirectory(path: string): void {
+  const directory = openSync(path, "r");
+  try {
+    fsyncSync(directory);
+  } finally {
+    closeSync(directory);
+  }
+}
+
 /**
  * The group commit of the SQLite database at `path`, whose WAL file exists (a connection in WAL mode has read it),
  * and its closing. The directory is synced once here, so the file itself survives a power cut; SQLite deletes the
@@ -67,12 +77,7 @@ export function groupCommit(sync: () => Promise<void>, observe?: (flush: DiskFlu
  * the one SQLite writes.
  */
 export function walFlusher(path: string, observe?: (flush: DiskFlush) => void) {
-  const directory = openSync(dirname(path), "r");
-  try {
-    fsyncSync(directory);
-  } finally {
-    closeSync(directory);
-  }
+  syncDirectory(dirname(path));
   const wal = openSync(`${path}-wal`, "r");
   const flusher = groupCommit(() => new Promise((resolve, reject) => fdatasync(wal, (error) => (error ? reject(error) : resolve()))), observe);
   return {
