@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { clearOfMinuteEdge, type Harness, startHarness } from "../support/harness.js";
 
 // On SQLite the plugin's in-memory store counts; on PostgreSQL the shared counter in the database
 // (src/api/shared-rate-store.ts): this file runs on both, so both stores are checked.
@@ -10,11 +10,7 @@ beforeAll(async () => {
   h = await startHarness({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
 });
 afterAll(async () => h.close());
-// PostgreSQL's windows are aligned to the minute: a test never straddles one, or its counts would restart.
-beforeEach(async () => {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (h.engine === "postgres" && left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-});
+beforeEach(async () => clearOfMinuteEdge(h.engine));
 
 type Headers = Record<string, string | string[] | number | undefined>;
 const int = (headers: Headers, name: string) => Number(headers[name]);

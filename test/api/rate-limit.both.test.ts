@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearOfMinuteEdge, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ RATE_LIMIT_PER_MINUTE: "5" });
 });
 afterAll(async () => h.close());
+beforeEach(async () => clearOfMinuteEdge(h.engine));
 
 describe("rate limit", () => {
   it("answers 429 with retry_after and Retry-After past the limit, counting each key apart", async () => {
@@ -127,6 +128,7 @@ describe("every keyed endpoint", () => {
         await matrix.service.core.admin.setBlocked(telegramId, false, "test");
 
         const statuses: number[] = [];
+        await clearOfMinuteEdge(matrix.engine, 1500);
         for (let i = 0; i < 4; i++) statuses.push((await matrix.call(endpoint.method, endpoint.url, { key, body: endpoint.body })).status);
         expect(
           statuses.slice(0, 3).every((s) => s !== 429),

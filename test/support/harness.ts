@@ -181,6 +181,16 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
 }
 
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
+/**
+ * PostgreSQL's request counts are kept in windows aligned to the minute (SQLite's store counts from a client's first
+ * request): a test that counts up to a limit there waits out the last `marginMs` of a minute first, or its count
+ * could restart halfway.
+ */
+export async function clearOfMinuteEdge(engine: string, marginMs = 3000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (engine === "postgres" && left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
