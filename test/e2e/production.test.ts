@@ -98,3 +98,27 @@ describe("npm run bench -- --smoke", () => {
     expect(result.bot.cpuPerUpdateMs).toBeGreaterThan(0);
   }, 300_000);
 });
+
+// The A/B tool (bench/ab.ts), likewise only kept working: this build against itself, for a moment.
+describe("npm run bench:ab -- --smoke", () => {
+  it("measures two builds in alternating rounds on copies of one seeded database and prints each request's change", async () => {
+    const { stdout } = await exec(
+      process.execPath,
+      ["--import", "tsx", "bench/ab.ts", ".", ".", "--smoke", "--paths", "GET /v1/orders/{id},POST /v1/stars"],
+      {
+        env: { ...process.env, DATABASE_URL: "" },
+        timeout: 180_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    for (const request of ["GET /v1/orders/{id}", "POST /v1/stars"]) {
+      for (const build of ["before", "after"]) {
+        // req/s twice, CPU µs, p99, and no errors: every request answered 2xx (an order of the key's own, a purchase).
+        expect(stdout).toMatch(
+          new RegExp(`\\| ${request.replace(/[/{}]/g, "\\$&")} \\| ${build} \\| [1-9]\\d* \\| [1-9]\\d* \\| [1-9]\\d* \\| \\d+ \\| 0 \\|`),
+        );
+      }
+      expect(stdout).toMatch(new RegExp(`\\| ${request.replace(/[/{}]/g, "\\$&")} \\| after vs before \\| [+-][\\d.]+ % \\|`));
+    }
+  }, 200_000);
+});
