@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,7 +21,8 @@ import { cpuMs, databaseCpuMs, freePort, type Proc, START_ARGS, startProcess } f
 // <before> is a git ref (checked out and built in a temporary worktree) or a folder holding a build; [after] is a
 // folder, this one by default. Each runs on a copy of one seeded SQLite file (DATABASE_URL=postgres://… : one
 // PostgreSQL database of its own, dropped after). `--paths` names the requests ("GET /v1/balance,POST /v1/stars"),
-// `--rounds` and `--seconds` their length; `--smoke` runs it for a moment (the test suite's check).
+// `--rounds` and `--seconds` their length; `--webhooks` gives every key a webhook endpoint (a receiver here answering
+// 200), so purchases write and deliver their events; `--smoke` runs it for a moment (the test suite's check).
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
@@ -28,6 +31,7 @@ const { values: options, positionals } = parseArgs({
     rounds: { type: "string", default: "4" },
     seconds: { type: "string", default: "4" },
     smoke: { type: "boolean", default: false },
+    webhooks: { type: "boolean", default: false },
   },
 });
 const [beforeArgument, afterArgument = "."] = positionals;
@@ -108,6 +112,11 @@ for (let i = 0; i < KEYS; i++) {
 if (!serverUrl) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(seeding.db);
 await seeding.close();
 
+// `--webhooks`: where every key's events go, answered at once.
+const receiver = options.webhooks ? createServer((req, res) => req.resume().on("end", () => res.end("ok"))) : null;
+if (receiver) await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const receiverUrl = receiver ? `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` : null;
+
 const simulatorPort = await freePort();
 const simulator = await startProcess(["--import", "tsx", "bench/simulator.ts", String(simulatorPort)], simulatorPort, {}, "/health");
 interface Running {
@@ -131,11 +140,21 @@ for (const [index, variant] of variants.entries()) {
     RATE_LIMIT_PER_MINUTE: "1000000",
     LOG_LEVEL: "info",
     METRICS_PORT: "off",
+    WEBHOOK_ALLOW_LOOPBACK: "true",
     PORT: String(port),
   };
   const proc = await startProcess(args, port, env, "/v1/health");
   const orders: number[] = [];
   for (const key of keys) {
+    if (receiverUrl) {
+      const answer = await request(`${proc.url}/v1/webhook`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ url: receiverUrl }),
+      });
+      if (answer.statusCode !== 200) throw new Error(`POST /v1/webhook: ${answer.statusCode} ${await answer.body.text()}`);
+      await answer.body.dump();
+    }
     const answer = await request(`${proc.url}/v1/stars`, {
       method: "POST",
       headers: { "x-api-key": key, "content-type": "application/json" },
@@ -213,6 +232,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 for (const variant of running) await variant.proc.stop();
 await simulator.stop();
+receiver?.close();
 if (serverUrl) await onServer(`drop database if exists ${pgName} with (force)`);
 
 // ---- the table -------------------------------------------------------------------------------------------
@@ -221,7 +241,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const change = (before: number, after: number) => `${after >= before ? "+" : ""}${(((after - before) / before) * 100).toFixed(1)} %`;
 const lines = [
-  `A/B on ${serverUrl ? "postgres" : "sqlite"}: before = ${beforeArgument}, after = ${afterArgument}; ${ROUNDS} rounds of ${SECONDS} s a request and build, alternating, ${CONNECTIONS} connections over ${KEYS} keys.`,
+  `A/B on ${serverUrl ? "postgres" : "sqlite"}${receiverUrl ? ", every key with a webhook endpoint" : ""}: before = ${beforeArgument}, after = ${afterArgument}; ${ROUNDS} rounds of ${SECONDS} s a request and build, alternating, ${CONNECTIONS} connections over ${KEYS} keys.`,
   "",
   `| request | build | req/s (mean) | req/s (median) | CPU µs/request |${serverUrl ? " database CPU µs/request |" : ""} p99 ms (median) | errors |`,
   `|---|---|---|---|---|${serverUrl ? "---|" : ""}---|---|`,

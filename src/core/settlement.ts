@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.js";
+import type { EventTarget } from "../db/outbox.js";
 import { finishAtOnce, placesAtOnce } from "../db/placement.js";
 import { type Finish, markFinished, markPending, orderById } from "../db/orders.js";
 import { transaction, type Trx } from "../db/transaction.js";
@@ -89,8 +90,10 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
     // The order as this call finished it, its event written in the same transaction (it commits with the final
     // state, or neither does); undefined when it was not this call (already final).
     const finishing = await transaction(db, async (trx) => {
-      const applied = placesAtOnce(db) ? await finishAtOnce(trx, orderId, finish, at, true) : await finishInSteps(trx, orderId, finish, at);
-      return applied && { ...applied, event: await outbox.orderFinished(trx, applied.order) };
+      const applied: (Applied & { eventTarget?: EventTarget | null }) | undefined = placesAtOnce(db)
+        ? await finishAtOnce(trx, orderId, finish, at, { pendingMax: outbox.pendingMax })
+        : await finishInSteps(trx, orderId, finish, at);
+      return applied && { ...applied, event: await outbox.orderFinished(trx, applied.order, applied.eventTarget) };
     });
     if (!finishing) return unchanged();
     if (finishing.event) outbox.committed();

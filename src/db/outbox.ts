@@ -51,11 +51,14 @@ const eventTargetQuery = compiledOnce(2, (exec, accountId: number, offset: numbe
     .where("accounts.id", "=", accountId),
 );
 
-/**
- * What an event for the account needs, in one read: the account, and whether `pendingMax` of its events are
- * already waiting (the outbox's bound); undefined when it has no webhook endpoint (no events).
- */
-export async function eventTarget(exec: Executor, accountId: number, pendingMax: number): Promise<{ account: Account; full: boolean } | undefined> {
+/** What an event for an account needs: the account, and whether `pendingMax` of its events are already waiting (the outbox's bound). */
+export interface EventTarget {
+  account: Account;
+  full: boolean;
+}
+
+/** The account's event target in one read; null when it has no webhook endpoint (no events). */
+export async function eventTarget(exec: Executor, accountId: number, pendingMax: number): Promise<EventTarget | null> {
   const [row] = await eventTargetQuery(exec, accountId, pendingMax - 1);
-  return row && { account: toAccount(row), full: Boolean(row.full) };
+  return row ? { account: toAccount(row), full: Boolean(row.full) } : null;
 }

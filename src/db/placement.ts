@@ -1,10 +1,12 @@
 import { type RawBuilder, sql } from "kysely";
 import { MAX_MICRO, type Micro, micro } from "../core/money.js";
 import type { Order } from "../core/products/index.js";
-import { type Db, type Executor, isPostgres, runStatement } from "./database.js";
+import { toAccount } from "./accounts.js";
+import { type Db, type Executor, isPostgres, rowFromJson, runStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";
 import { type Finish, finalValues, type NewOrder, toOrder } from "./orders.js";
-import type { OrderRow } from "./schema.js";
+import type { EventTarget } from "./outbox.js";
+import type { AccountRow, OrderRow } from "./schema.js";
 
 // A purchase's two writes, each in one round trip on PostgreSQL: placing it (the order, its charge and the charge's
 // ledger entry) and finishing it (its final state and, for a failure, its refund and entry). One statement with
@@ -77,22 +79,31 @@ export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promi
 /**
  * Finishes a `processing` order in one statement on PostgreSQL (a failure with its refund and the refund's entry):
  * the order as finished and the balance the refund left. Undefined when it changed nothing: on SQLite, or the
- * order was not `processing`, or (unless `withEndpoint`) its account has a webhook endpoint, whose event must be
- * written in the same transaction: the caller then runs it again, `withEndpoint`, in that transaction.
+ * order was not `processing`, or (unless `event` is given) its account has a webhook endpoint, whose event must be
+ * written in the same transaction: the caller then runs it again in that transaction, with `event`, and the same
+ * statement also reads what the event needs (`eventTarget`: the account as the finish left it and whether its
+ * outbox holds `pendingMax` events; null when it has no endpoint).
  */
 export async function finishAtOnce(
   exec: Executor,
   id: number,
   finish: Finish,
   at: string,
-  withEndpoint = false,
-): Promise<{ order: Order; refundBalanceMicro: Micro | null } | undefined> {
+  event?: { pendingMax: number },
+): Promise<{ order: Order; refundBalanceMicro: Micro | null; eventTarget?: EventTarget | null } | undefined> {
   if (!isPostgres(exec)) return undefined;
   const v = finalValues(finish);
   const failed = v.status === "failed";
+  const target = event
+    ? sql`,
+      (select row_to_json(accounts)::text from accounts where accounts.id = done.account_id
+        and exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = accounts.id)) as event_account,
+      exists (select 1 from webhook_events where webhook_events.account_id = done.account_id and webhook_events.status = 'pending'
+        order by webhook_events.id limit 1 offset ${event.pendingMax - 1}::bigint) as event_full`
+    : sql``;
   const rows = await run(
     exec,
-    sql<OrderRow & { refund_balance: number | null }>`
+    sql<OrderRow & { refund_balance: number | null; event_account?: string | null; event_full?: boolean }>`
     with done as (
       update orders set status = ${v.status}::text,
         provider_order_id = coalesce(${v.providerOrderId}::text, provider_order_id),
@@ -102,7 +113,7 @@ export async function finishAtOnce(
         refunded = ${failed}::boolean,
         completed_at = ${at}::text, updated_at = ${at}::text, check_after = null
       where id = ${id}::bigint and status = 'processing'
-        and (${withEndpoint}::boolean or not exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = orders.account_id))
+        and (${event !== undefined}::boolean or not exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = orders.account_id))
       returning *
     ), refund as (
       update accounts set balance_micro = accounts.balance_micro + done.charge_micro
@@ -113,9 +124,21 @@ export async function finishAtOnce(
       select done.funding_account_id, done.id, 'refund', done.charge_micro, refund.balance_micro, 'system', done.error, ${at}::text
       from done, refund
     )
-    select done.*, refund.balance_micro as refund_balance from done left join refund on true
+    select done.*, refund.balance_micro as refund_balance${target} from done left join refund on true
   `,
   );
   const row = rows[0];
-  return row && { order: toOrder(row), refundBalanceMicro: row.refund_balance === null ? null : micro(row.refund_balance) };
+  if (!row) return undefined;
+  const order = toOrder(row);
+  const refundBalanceMicro = row.refund_balance === null ? null : micro(row.refund_balance);
+  if (!event) return { order, refundBalanceMicro };
+  if (!row.event_account) return { order, refundBalanceMicro, eventTarget: null };
+  // The statement read the account as it began, before its own refund: the balance is the one the refund left.
+  const account = toAccount(rowFromJson<AccountRow>(row.event_account));
+  const refunded = refundBalanceMicro !== null && account.id === order.fundingAccountId;
+  return {
+    order,
+    refundBalanceMicro,
+    eventTarget: { account: refunded ? { ...account, balanceMicro: refundBalanceMicro } : account, full: Boolean(row.event_full) },
+  };
 }

@@ -165,4 +165,32 @@ describe("finishing an order at once", () => {
     // Its next placement says so, and the purchase goes straight to that transaction.
     expect(await placeAtOnce(db, order(accountId, 1), "key:1")).toMatchObject({ endpoint: true, balanceAfterMicro: 7_500_000 });
   });
+
+  it("finishes it there, reading the event's target with it: the account as its refund left it, and whether its outbox is full", async () => {
+    const { accountId, orderId } = await processingOrder();
+    await db
+      .insertInto("webhook_endpoints")
+      .values({ account_id: accountId, url: "https://example.com/hook", secret_sealed: "sealed", created_at: at, updated_at: at })
+      .execute();
+    const done = await db.transaction().execute((trx) => finishAtOnce(trx, orderId, failed, later, { pendingMax: 2 }));
+    expect(done).toMatchObject({ order: { status: "failed", refunded: true }, refundBalanceMicro: 10_000_000 });
+    expect(done!.eventTarget).toEqual({ account: expect.objectContaining({ id: accountId, balanceMicro: 10_000_000 }), full: false });
+    await assertBooks(db);
+
+    // Two events waiting, the bound: full.
+    const pending = { account_id: accountId, type: "order.completed", order_id: null, test_event: false, payload: "{}", status: "pending" as const };
+    for (const id of ["evt_a", "evt_b"])
+      await db
+        .insertInto("webhook_events")
+        .values({ ...pending, event_id: id, next_attempt_at: at, created_at: at })
+        .execute();
+    const next = await placeAtOnce(db, order(accountId, 1), "key:1");
+    if (!("order" in next)) throw new Error("refused");
+    const completedNext = await finishAtOnce(db, next.order.id, completed, later, { pendingMax: 2 });
+    expect(completedNext!.eventTarget).toEqual({ account: expect.objectContaining({ id: accountId, balanceMicro: 9_000_000 }), full: true });
+
+    // Without an endpoint: null, nothing to write.
+    const plain = await processingOrder();
+    expect((await finishAtOnce(db, plain.orderId, completed, later, { pendingMax: 2 }))!.eventTarget).toBeNull();
+  });
 });

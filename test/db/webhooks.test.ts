@@ -96,7 +96,7 @@ describe("webhook endpoints", () => {
     const accountId = await endpointAccount();
     expect((await eventTarget(db, accountId, 10))?.account).toMatchObject({ id: accountId, balanceMicro: 0 });
     const plain = await insertStandardAccount(db, { telegramId: String(telegram++), username: null, at });
-    expect(await eventTarget(db, plain.id, 10)).toBeUndefined();
+    expect(await eventTarget(db, plain.id, 10)).toBeNull();
     expect(await endpointOf(db, accountId)).toMatchObject({
       url: "https://hooks.example.com/in",
       enabled: true,

@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.js";
-import { eventTarget, insertEvent } from "../../db/outbox.js";
+import { type EventTarget, eventTarget, insertEvent } from "../../db/outbox.js";
 import { countDropped } from "../../db/webhook-endpoints.js";
 import { type Account, spendable } from "../accounts.js";
 import type { Micro } from "../money.js";
@@ -56,16 +56,18 @@ export function createOutbox({ clock, events, pendingMax }: { clock: Clock; even
   const wakers: Array<() => void> = [];
 
   /**
-   * An event for the account, rendered from the account as this transaction reads it, or null when it has no
-   * endpoint; a full outbox counts it as dropped instead.
+   * An event for the account, rendered from the account as this transaction reads it (or as `read` found it, read
+   * by the statement of the change; null: no endpoint), or null when it has no endpoint; a full outbox counts it as
+   * dropped instead.
    */
   async function write(
     trx: Executor,
     accountId: number,
     render: (account: Account) => Promise<EventBody> | EventBody,
     options: { orderId?: number; test?: boolean } = {},
+    read?: EventTarget | null,
   ) {
-    const target = await eventTarget(trx, accountId, pendingMax);
+    const target = read === undefined ? await eventTarget(trx, accountId, pendingMax) : read;
     if (!target) return null;
     const at = clock.now().toISOString();
     if (target.full) {
@@ -91,11 +93,21 @@ export function createOutbox({ clock, events, pendingMax }: { clock: Clock; even
   return {
     record,
 
-    /** An order that reached completed or failed (and refunded), with the balance of its key right after. */
-    orderFinished: (trx: Executor, order: Order) =>
-      write(trx, order.accountId, async (account) => events.order(order, (await spendable(trx, account, clock.now(), false)).availableMicro), {
-        orderId: order.id,
-      }),
+    /** The bound on an account's waiting events, for a statement that reads the event's target itself. */
+    pendingMax,
+
+    /**
+     * An order that reached completed or failed (and refunded), with the balance of its key right after; `target`
+     * when the statement that finished it read it (see db/placement.ts's finishAtOnce).
+     */
+    orderFinished: (trx: Executor, order: Order, target?: EventTarget | null) =>
+      write(
+        trx,
+        order.accountId,
+        async (account) => events.order(order, (await spendable(trx, account, clock.now(), false)).availableMicro),
+        { orderId: order.id },
+        target,
+      ),
 
     /** An administrator's credit or debit of the account's balance. */
     balanceChanged: (trx: Executor, accountId: number, change: BalanceChange) => record(trx, accountId, events.balanceChanged(change)),
