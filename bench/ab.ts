@@ -10,11 +10,11 @@ import autocannon from "autocannon";
 import { sql } from "kysely";
 import pg from "pg";
 import { request } from "undici";
-import { allProvidersAt, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { fromUsdt } from "../src/core/money.js";
 import { engineOf } from "../src/db/database.js";
 import { openCore } from "../src/root.js";
-import { cpuMs, databaseCpuMs, freePort, type Proc, START_ARGS, startProcess } from "./processes.js";
+import { cpuMs, databaseCpuMs, freePort, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
 
 // npm run bench:ab -- <before> [after]: two builds of the service measured in the same run, their rounds
 // alternating so both see the machine's same moments: the way to say what a change did on a shared machine.
@@ -46,6 +46,7 @@ const log = (message: string) => console.error(`[ab] ${message}`);
 const targets = options.paths.split(",").map((text) => {
   const [method, path] = text.trim().split(/\s+/) as ["GET" | "POST", string];
   if (!["GET", "POST"].includes(method) || !path?.startsWith("/")) throw new Error(`not a request: ${text} (say "GET /v1/balance")`);
+  if (method === "POST") bodyFor(path); // an unknown POST is refused before anything starts
   return { name: `${method} ${path}`, method, path };
 });
 function bodyFor(path: string): object {
@@ -133,12 +134,7 @@ for (const [index, variant] of variants.entries()) {
   const port = await freePort();
   const args = START_ARGS.map((arg) => (arg.startsWith("dist/") ? join(variant.folder, arg) : arg));
   const env = {
-    DATABASE_URL: url,
-    CODES_KEY: codesKey,
-    UPSTREAM: "external",
-    ...allProvidersAt(simulator.url),
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    LOG_LEVEL: "info",
+    ...serviceEnv(url, codesKey, simulator.url),
     METRICS_PORT: "off",
     WEBHOOK_ALLOW_LOOPBACK: "true",
     PORT: String(port),

@@ -3,6 +3,7 @@ import { openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import { request } from "undici";
+import { allProvidersAt } from "../src/config.js";
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -60,6 +61,19 @@ export async function startProcess(args: string[], port: number, env: Record<str
     },
   };
 }
+
+/**
+ * What every benchmarked service is started with: its database, the simulator in its own process for every
+ * provider, a rate limit the load never reaches (the default stays 60), and info logging as `npm start` has it.
+ */
+export const serviceEnv = (databaseUrl: string, codesKey: string, simulatorUrl: string): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  CODES_KEY: codesKey,
+  UPSTREAM: "external",
+  ...allProvidersAt(simulatorUrl),
+  RATE_LIMIT_PER_MINUTE: "1000000",
+  LOG_LEVEL: "info",
+});
 
 /** Exactly what `npm start` runs after its build: node's arguments, taken from package.json. */
 export const START_ARGS = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);

@@ -7,13 +7,13 @@ import autocannon from "autocannon";
 import { sql } from "kysely";
 import pg from "pg";
 import { request } from "undici";
-import { allProvidersAt, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { fromUsdt } from "../src/core/money.js";
 import { engineOf, isPostgres } from "../src/db/database.js";
 import { openCore } from "../src/root.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
-import { cpuMs, databaseCpuMs, freePort, peakRss, type Proc, START_ARGS, startProcess } from "./processes.js";
+import { cpuMs, databaseCpuMs, freePort, peakRss, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
 import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "./webhook-attack.js";
 
 // npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
@@ -102,13 +102,8 @@ const ceilingPort = await freePort();
 const ceiling = await startProcess(["--import", "tsx", "bench/ceiling.ts", String(ceilingPort)], ceilingPort, {});
 const emulator = await startEmulator();
 
-const serviceEnv = {
-  DATABASE_URL: databaseUrl,
-  CODES_KEY: codesKey,
-  UPSTREAM: "external",
-  ...allProvidersAt(simulator.url),
-  RATE_LIMIT_PER_MINUTE: "1000000",
-  LOG_LEVEL: "info",
+const benchEnv = {
+  ...serviceEnv(databaseUrl, codesKey, simulator.url),
   BOT_TOKEN: TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
   RECONCILE_INTERVAL_MS: "500",
@@ -116,7 +111,7 @@ const serviceEnv = {
 const instances: Proc[] = [];
 async function startService(): Promise<Proc> {
   const port = await freePort();
-  const service = await startProcess(START_ARGS, port, { ...serviceEnv, PORT: String(port) }, "/v1/health");
+  const service = await startProcess(START_ARGS, port, { ...benchEnv, PORT: String(port) }, "/v1/health");
   instances.push(service);
   return service;
 }
@@ -494,7 +489,7 @@ async function webhookAttack() {
   await service.stop();
   instances.splice(instances.indexOf(service), 1);
   // The attack's scaled rate and cap, with the default 10 s timeout (2 s in a smoke run); two instances on PostgreSQL.
-  const attackEnv = { ...serviceEnv, ...ATTACK_SETTINGS, WEBHOOK_TIMEOUT_MS: smoke ? "2000" : "10000", LOG_LEVEL: "warn" };
+  const attackEnv = { ...benchEnv, ...ATTACK_SETTINGS, WEBHOOK_TIMEOUT_MS: smoke ? "2000" : "10000", LOG_LEVEL: "warn" };
   const attackers: Proc[] = [];
   for (let i = 0; i < (isPostgres(db) ? 2 : 1); i += 1) {
     const port = await freePort();

@@ -162,13 +162,13 @@ function statementCache(sqlite: SQLite.Database) {
 
 const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
 
+/** The main connection as kysely's driver sees it, and whether it wrote since last asked (what to flush). */
+type SqliteConnection = SqliteDatabase & { takeWrote(): boolean };
+
 /**
  * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text, and the flags go in as
  * 1/0, since better-sqlite3 binds no booleans …
  */
-/** The main connection as kysely's driver sees it, and whether it wrote since last asked (what to flush). */
-type SqliteConnection = SqliteDatabase & { takeWrote(): boolean };
-
 function sqliteDriver(sqlite: SQLite.Database, reader: SQLite.Database | null): SqliteConnection {
   const statementFor = statementCache(sqlite);
   let wrote = false;

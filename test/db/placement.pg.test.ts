@@ -49,6 +49,12 @@ async function processingOrder() {
   return { accountId, orderId: placement.order.id };
 }
 
+const withEndpoint = (accountId: number) =>
+  db
+    .insertInto("webhook_endpoints")
+    .values({ account_id: accountId, url: "https://example.com/hook", secret_sealed: "sealed", created_at: at, updated_at: at })
+    .execute();
+
 const completed = { status: "completed", providerOrderId: "p-1", transactionId: "tx-1", sealedCodes: null } as const;
 const failed = { status: "failed", providerStatus: "rejected", error: "no such user", reason: "recipient_refuses" } as const;
 
@@ -155,10 +161,7 @@ describe("finishing an order at once", () => {
 
   it("leaves an order of an account with a webhook endpoint to the transaction that writes its event", async () => {
     const { accountId, orderId } = await processingOrder();
-    await db
-      .insertInto("webhook_endpoints")
-      .values({ account_id: accountId, url: "https://example.com/hook", secret_sealed: "sealed", created_at: at, updated_at: at })
-      .execute();
+    await withEndpoint(accountId);
     expect(await finishAtOnce(db, orderId, failed, later)).toBeUndefined();
     expect(await orderById(db, orderId)).toMatchObject({ status: "processing", refunded: false });
     expect(await balanceOf(db, accountId)).toBe(8_500_000);
@@ -168,10 +171,7 @@ describe("finishing an order at once", () => {
 
   it("finishes it there, reading the event's target with it: the account as its refund left it, and whether its outbox is full", async () => {
     const { accountId, orderId } = await processingOrder();
-    await db
-      .insertInto("webhook_endpoints")
-      .values({ account_id: accountId, url: "https://example.com/hook", secret_sealed: "sealed", created_at: at, updated_at: at })
-      .execute();
+    await withEndpoint(accountId);
     const done = await db.transaction().execute((trx) => finishAtOnce(trx, orderId, failed, later, { pendingMax: 2 }));
     expect(done).toMatchObject({ order: { status: "failed", refunded: true }, refundBalanceMicro: 10_000_000 });
     expect(done!.eventTarget).toEqual({ account: expect.objectContaining({ id: accountId, balanceMicro: 10_000_000 }), full: false });

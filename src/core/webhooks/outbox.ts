@@ -56,9 +56,8 @@ export function createOutbox({ clock, events, pendingMax }: { clock: Clock; even
   const wakers: Array<() => void> = [];
 
   /**
-   * An event for the account, rendered from the account as this transaction reads it (or as `read` found it, read
-   * by the statement of the change; null: no endpoint), or null when it has no endpoint; a full outbox counts it as
-   * dropped instead.
+   * An event for the account, rendered from the account as this transaction reads it (or as the statement of the
+   * change already read it: `read`), or null when it has no endpoint; a full outbox counts it as dropped instead.
    */
   async function write(
     trx: Executor,
