@@ -1,7 +1,7 @@
-import type { Selectable } from "kysely";
+import type { QueryCreator, Selectable } from "kysely";
 import { type Db, type Executor, isPostgres } from "./database.js";
 import type { Claims } from "./leases.js";
-import type { WebhookEventsTable } from "./schema.js";
+import type { Database, WebhookEventsTable } from "./schema.js";
 import { transaction } from "./transaction.js";
 
 /** An outbox event as the dispatch works on it. */
@@ -186,20 +186,19 @@ export function releaseEvents(db: Db, claims: Claims, now: string): Promise<numb
   });
 }
 
+const attemptRow = (event: Pick<WebhookEvent, "id" | "accountId">, attempt: AttemptRecord) => ({
+  event_id: event.id,
+  account_id: event.accountId,
+  url: attempt.url,
+  attempted_at: attempt.at,
+  status_code: attempt.statusCode,
+  error: attempt.error === null ? null : attempt.error.slice(0, 500),
+  duration_ms: Math.round(attempt.durationMs),
+  succeeded: attempt.succeeded,
+});
+
 export async function recordAttempt(exec: Executor, event: Pick<WebhookEvent, "id" | "accountId">, attempt: AttemptRecord): Promise<void> {
-  await exec
-    .insertInto("webhook_attempts")
-    .values({
-      event_id: event.id,
-      account_id: event.accountId,
-      url: attempt.url,
-      attempted_at: attempt.at,
-      status_code: attempt.statusCode,
-      error: attempt.error === null ? null : attempt.error.slice(0, 500),
-      duration_ms: Math.round(attempt.durationMs),
-      succeeded: attempt.succeeded,
-    })
-    .execute();
+  await exec.insertInto("webhook_attempts").values(attemptRow(event, attempt)).execute();
 }
 
 /** What follows from an attempt on a claimed event. */
@@ -210,20 +209,48 @@ export type EventOutcome = { delivered: string } | { retryAt: string; error: str
  * should the attempt have outlasted it, another instance holds the event now and its outcome stands.
  */
 export async function setOutcome(exec: Executor, event: Pick<WebhookEvent, "id" | "lease">, outcome: EventOutcome): Promise<boolean> {
-  const set =
-    "delivered" in outcome
-      ? { status: "delivered" as const, delivered_at: outcome.delivered, next_attempt_at: null, last_error: null }
-      : "retryAt" in outcome
-        ? { next_attempt_at: outcome.retryAt, last_error: outcome.error }
-        : { status: "failed" as const, next_attempt_at: null, last_error: outcome.givenUp };
-  const result = await exec
+  const result = await outcomeUpdate(exec, event, outcome).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+const outcomeUpdate = (exec: QueryCreator<Database>, event: Pick<WebhookEvent, "id" | "lease">, outcome: EventOutcome) =>
+  exec
     .updateTable("webhook_events")
-    .set(set)
+    .set(
+      "delivered" in outcome
+        ? { status: "delivered" as const, delivered_at: outcome.delivered, next_attempt_at: null, last_error: null }
+        : "retryAt" in outcome
+          ? { next_attempt_at: outcome.retryAt, last_error: outcome.error }
+          : { status: "failed" as const, next_attempt_at: null, last_error: outcome.givenUp },
+    )
     .where("id", "=", event.id)
     .where("status", "=", "pending")
-    .where("next_attempt_at", "=", event.lease)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+    .where("next_attempt_at", "=", event.lease);
+
+/**
+ * An attempt recorded (whether or not the claim still holds its event: it was made) and the event's outcome set as
+ * setOutcome does, together: one statement on PostgreSQL (the update as a data-modifying CTE), a transaction of the
+ * two on SQLite. Whether the claim held the event.
+ */
+export async function recordOutcome(db: Db, event: WebhookEvent, attempt: AttemptRecord, outcome: EventOutcome): Promise<boolean> {
+  if (!isPostgres(db)) {
+    return transaction(db, async (trx) => {
+      await recordAttempt(trx, event, attempt);
+      return setOutcome(trx, event, outcome);
+    });
+  }
+  const row = await db
+    .with("outcome", (w) => outcomeUpdate(w, event, outcome).returning("id"))
+    .insertInto("webhook_attempts")
+    .values(attemptRow(event, attempt))
+    .returning((eb) =>
+      eb
+        .selectFrom("outcome")
+        .select((o) => o.fn.countAll<number>().as("n"))
+        .as("applied"),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.applied) > 0;
 }
 
 /** The account's waiting events are given up, with why (its endpoint was removed). */

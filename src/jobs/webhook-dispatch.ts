@@ -4,7 +4,7 @@ import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
 import { transaction } from "../db/transaction.js";
 import { disableEndpoint, endTurn, releaseEndpoints } from "../db/webhook-endpoints.js";
-import { claimTurns, recordAttempt, releaseEvents, setOutcome, type Turn, type WebhookEvent } from "../db/webhook-events.js";
+import { claimTurns, recordAttempt, recordOutcome, releaseEvents, setOutcome, type Turn, type WebhookEvent } from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface DispatchSettings {
@@ -43,9 +43,10 @@ export function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryM
 }
 
 /**
- * Records an attempt and what follows from it for the event, in one transaction: delivered; given up (a test
- * event is attempted once; an endpoint failing for longer than `retryForMs` is disabled); or waiting for the
- * endpoint's next turn. Returns the endpoint disabled by this record, to be told of, or null.
+ * Records an attempt and what follows from it for the event, together: delivered; given up (a test event is
+ * attempted once; an endpoint failing for longer than `retryForMs` is disabled); or waiting for the endpoint's
+ * next turn. The attempt is recorded even when the claim no longer holds the event: it was made. Returns the
+ * endpoint disabled by this record, to be told of, or null.
  */
 export async function record(
   db: Db,
@@ -55,22 +56,22 @@ export async function record(
 ): Promise<{ url: string; reason: string } | null> {
   const { result, now } = attempt;
   const at = now.toISOString();
+  const made = attemptRecord(attempt.url, result, at);
+  const failingFor = attempt.failingSince === null ? 0 : now.getTime() - Date.parse(attempt.failingSince);
+  const outcome = succeeded(result)
+    ? { delivered: at }
+    : event.test
+      ? { givenUp: `${errorOf(result)} (a test event is attempted once, never retried)` }
+      : failingFor < settings.retryForMs
+        ? { retryAt: at, error: errorOf(result) }
+        : null;
+  // The common cases in one statement on PostgreSQL; giving up on an endpoint also disables it, in a transaction.
+  if (outcome) {
+    await recordOutcome(db, event, made, outcome);
+    return null;
+  }
   return transaction(db, async (trx) => {
-    // Recorded even when the claim no longer holds the event: the attempt was made.
-    await recordAttempt(trx, event, attemptRecord(attempt.url, result, at));
-    if (succeeded(result)) {
-      await setOutcome(trx, event, { delivered: at });
-      return null;
-    }
-    if (event.test) {
-      await setOutcome(trx, event, { givenUp: `${errorOf(result)} (a test event is attempted once, never retried)` });
-      return null;
-    }
-    const failingFor = attempt.failingSince === null ? 0 : now.getTime() - Date.parse(attempt.failingSince);
-    if (failingFor < settings.retryForMs) {
-      await setOutcome(trx, event, { retryAt: at, error: errorOf(result) });
-      return null;
-    }
+    await recordAttempt(trx, event, made);
     return giveUp(trx, event, errorOf(result), at);
   });
 }

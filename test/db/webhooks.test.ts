@@ -28,6 +28,7 @@ import {
   pendingEvents,
   purgeEvents,
   recordAttempt,
+  recordOutcome,
   releaseEvents,
   setOutcome,
 } from "../../src/db/webhook-events.js";
@@ -191,17 +192,24 @@ describe("the outbox and the dispatch's events", () => {
     expect(claimed.map((e) => e.id).sort()).toEqual(events.map((e) => e.id).sort());
     const [delivered, retried, stolen] = claimed;
 
-    await recordAttempt(db, delivered, attempt(true, minute(1)));
-    expect(await setOutcome(db, delivered, { delivered: minute(1) })).toBe(true);
+    // The attempt and the outcome together (one statement on PostgreSQL), or each on its own.
+    expect(await recordOutcome(db, delivered, attempt(true, minute(1)), { delivered: minute(1) })).toBe(true);
     await recordAttempt(db, retried, attempt(false, minute(1)));
     expect(await setOutcome(db, retried, { retryAt: minute(5), error: "HTTP 500" })).toBe(true);
-    // Another instance took this one after the lease lapsed: this claim's outcome no longer applies.
+    // Another instance took this one after the lease lapsed: this claim's outcome no longer applies, though its
+    // attempt, which was made, is recorded.
     await db
       .updateTable("webhook_events")
       .set({ next_attempt_at: minute(9) })
       .where("id", "=", stolen.id)
       .execute();
     expect(await setOutcome(db, stolen, { givenUp: "too late" })).toBe(false);
+    expect(await recordOutcome(db, stolen, attempt(false, minute(2)), { givenUp: "too late" })).toBe(false);
+    expect(await db.selectFrom("webhook_events").select(["status", "next_attempt_at"]).where("id", "=", stolen.id).executeTakeFirst()).toEqual({
+      status: "pending",
+      next_attempt_at: minute(9),
+    });
+    expect(await db.selectFrom("webhook_events").select("status").where("id", "=", delivered.id).executeTakeFirst()).toEqual({ status: "delivered" });
 
     claims.events.drop(delivered.id);
     claims.events.drop(retried.id);
@@ -209,12 +217,13 @@ describe("the outbox and the dispatch's events", () => {
     expect(await releaseEvents(db, claims.events, minute(3))).toEqual([]);
     expect(await pendingEvents(db, accountId)).toBe(2);
 
-    const page = await listAttempts(db, accountId, { limit: 1 });
+    const page = await listAttempts(db, accountId, { limit: 2 });
     expect(page).toEqual([
+      expect.objectContaining({ eventId: stolen.eventId, succeeded: false, statusCode: 500 }),
       expect.objectContaining({ eventType: "order.completed", succeeded: false, statusCode: 500, error: "HTTP 500", durationMs: 12 }),
     ]);
-    const next = await listAttempts(db, accountId, { limit: 5, before: page[0].id });
-    expect(next).toEqual([expect.objectContaining({ succeeded: true, statusCode: 200, error: null })]);
+    const next = await listAttempts(db, accountId, { limit: 5, before: page[1].id });
+    expect(next).toEqual([expect.objectContaining({ eventId: delivered.eventId, succeeded: true, statusCode: 200, error: null })]);
   });
 
   it("hands a cut claim back as due now", async () => {
