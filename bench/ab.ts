@@ -8,13 +8,12 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { sql } from "kysely";
-import pg from "pg";
 import { request } from "undici";
 import { loadConfig } from "../src/config.js";
 import { fromUsdt } from "../src/core/money.js";
 import { engineOf } from "../src/db/database.js";
 import { openCore } from "../src/root.js";
-import { cpuMs, databaseCpuMs, freePort, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
+import { cpuMs, databaseCpuMs, freePort, ownPostgresDatabase, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
 
 // npm run bench:ab -- <before> [after]: two builds of the service measured in the same run, their rounds
 // alternating so both see the machine's same moments: the way to say what a change did on a shared machine.
@@ -89,19 +88,8 @@ const variants = [
 const serverUrl = process.env.DATABASE_URL && engineOf(process.env.DATABASE_URL) === "postgres" ? process.env.DATABASE_URL : null;
 const dir = mkdtempSync(join(tmpdir(), "partner-ab-data-"));
 cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-let seedUrl = join(dir, "seed.db");
-async function onServer(statement: string) {
-  const client = new pg.Client({ connectionString: serverUrl! });
-  await client.connect();
-  await client.query(statement).finally(() => client.end());
-}
-const pgName = `ab_${process.pid}`;
-if (serverUrl) {
-  await onServer(`create database ${pgName}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${pgName}`;
-  seedUrl = url.toString();
-}
+const own = serverUrl ? await ownPostgresDatabase(serverUrl, "ab") : null;
+const seedUrl = own?.url ?? join(dir, "seed.db");
 const codesKey = randomBytes(32).toString("base64");
 const { service: seeding } = await openCore(loadConfig({ DATABASE_URL: seedUrl, CODES_KEY: codesKey, UPSTREAM: "external", LOG_LEVEL: "warn" }));
 const keys: string[] = [];
@@ -229,7 +217,7 @@ for (let round = 0; round < ROUNDS; round++) {
 for (const variant of running) await variant.proc.stop();
 await simulator.stop();
 receiver?.close();
-if (serverUrl) await onServer(`drop database if exists ${pgName} with (force)`);
+await own?.drop();
 
 // ---- the table -------------------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:net";
+import pg from "pg";
 import { request } from "undici";
 import { allProvidersAt } from "../src/config.js";
 
@@ -74,6 +75,37 @@ export const serviceEnv = (databaseUrl: string, codesKey: string, simulatorUrl: 
   RATE_LIMIT_PER_MINUTE: "1000000",
   LOG_LEVEL: "info",
 });
+
+/**
+ * A PostgreSQL database of this run's own on the server at `serverUrl`, named `<prefix>_<pid>`, and its dropping.
+ * Those an earlier run left when it died (its process gone) are dropped first.
+ */
+export async function ownPostgresDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const onServer = async (statement: string, values: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      return (await client.query<{ datname: string }>(statement, values)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const named = new RegExp(`^${prefix}_(\\d+)$`);
+  for (const { datname } of await onServer("select datname from pg_database where datname like $1", [`${prefix}\\_%`])) {
+    const pid = named.exec(datname)?.[1];
+    if (!pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch (error) {
+      if ((error as { code?: string }).code === "ESRCH") await onServer(`drop database if exists ${datname} with (force)`);
+    }
+  }
+  const name = `${prefix}_${process.pid}`;
+  await onServer(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: async () => void (await onServer(`drop database if exists ${name} with (force)`)) };
+}
 
 /** Exactly what `npm start` runs after its build: node's arguments, taken from package.json. */
 export const START_ARGS = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start.split(" ").slice(1);

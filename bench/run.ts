@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { sql } from "kysely";
-import pg from "pg";
 import { request } from "undici";
 import { loadConfig } from "../src/config.js";
 import { fromUsdt } from "../src/core/money.js";
@@ -13,7 +12,7 @@ import { engineOf, isPostgres } from "../src/db/database.js";
 import { openCore } from "../src/root.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
-import { cpuMs, databaseCpuMs, freePort, peakRss, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
+import { cpuMs, databaseCpuMs, freePort, ownPostgresDatabase, peakRss, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
 import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "./webhook-attack.js";
 
 // npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
@@ -58,36 +57,9 @@ const log = (message: string) => console.error(`[bench] ${message}`);
 
 const serverUrl = process.env.DATABASE_URL && engineOf(process.env.DATABASE_URL) === "postgres" ? process.env.DATABASE_URL : null;
 const dir = mkdtempSync(join(tmpdir(), "partner-bench-"));
-let databaseUrl = join(dir, "bench.db");
-const pgName = `bench_${process.pid}`;
-async function onServer(statement: string) {
-  const client = new pg.Client({ connectionString: serverUrl! });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-if (serverUrl) {
-  // Databases of earlier runs that died before dropping theirs (their process is gone) go first.
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  const { rows } = await client.query<{ datname: string }>("select datname from pg_database where datname like 'bench\\_%'");
-  await client.end();
-  for (const { datname } of rows) {
-    if (!/^bench_\d+$/.test(datname)) continue;
-    try {
-      process.kill(Number(datname.slice("bench_".length)), 0);
-    } catch (error) {
-      if ((error as { code?: string }).code === "ESRCH") await onServer(`drop database if exists ${datname} with (force)`);
-    }
-  }
-  await onServer(`create database ${pgName}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${pgName}`;
-  databaseUrl = url.toString();
-}
+// On PostgreSQL a database of its own on that server (earlier runs' leftovers dropped first).
+const own = serverUrl ? await ownPostgresDatabase(serverUrl, "bench") : null;
+const databaseUrl = own?.url ?? join(dir, "bench.db");
 const engine = engineOf(databaseUrl);
 const codesKey = randomBytes(32).toString("base64");
 // Seeding goes through the same root as the service (the admin CLI's view of it); the growth rows are written directly.
@@ -603,7 +575,7 @@ await ceiling.stop();
 await floor.stop();
 await emulator.app.close();
 await seeding.close();
-if (serverUrl) await onServer(`drop database if exists ${pgName} with (force)`);
+await own?.drop();
 rmSync(dir, { recursive: true, force: true });
 
 /**

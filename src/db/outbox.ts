@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from "kysely";
 import type { Account } from "../core/accounts.js";
 import { toAccount } from "./accounts.js";
 import { compiledOnce } from "./compiled.js";
@@ -29,25 +30,20 @@ export async function insertEvent(
   return toEvent(row);
 }
 
+/**
+ * Whether the account has more than `offset` events waiting, as a column of a statement (the outbox's bound, with
+ * `offset` one less than it): the finish of an order reads it too (db/placement.ts).
+ */
+export const outboxFull = (accountId: number | RawBuilder<unknown>, offset: number) =>
+  sql<boolean>`exists (select 1 from webhook_events where webhook_events.account_id = ${accountId}
+    and webhook_events.status = 'pending' order by webhook_events.id limit 1 offset ${offset})`;
+
 const eventTargetQuery = compiledOnce(2, (exec, accountId: number, offset: number) =>
   exec
     .selectFrom("accounts")
     .innerJoin("webhook_endpoints", "webhook_endpoints.account_id", "accounts.id")
     .selectAll("accounts")
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom("webhook_events")
-            .select("webhook_events.id")
-            .where("webhook_events.account_id", "=", accountId)
-            .where("webhook_events.status", "=", "pending")
-            .orderBy("webhook_events.id")
-            .limit(1)
-            .offset(offset),
-        )
-        .as("full"),
-    )
+    .select(outboxFull(accountId, offset).as("full"))
     .where("accounts.id", "=", accountId),
 );
 

@@ -5,7 +5,7 @@ import { toAccount } from "./accounts.js";
 import { type Db, type Executor, isPostgres, rowFromJson, runStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";
 import { type Finish, finalValues, type NewOrder, toOrder } from "./orders.js";
-import type { EventTarget } from "./outbox.js";
+import { type EventTarget, outboxFull } from "./outbox.js";
 import type { AccountRow, OrderRow } from "./schema.js";
 
 // A purchase's two writes, each in one round trip on PostgreSQL: placing it (the order, its charge and the charge's
@@ -14,6 +14,10 @@ import type { AccountRow, OrderRow } from "./schema.js";
 // trip, keeps the general path: the same steps in one transaction.
 
 const run = <R>(exec: Executor, statement: RawBuilder<R>) => runStatement(exec, statement.compile(exec));
+
+/** Whether the account has a webhook endpoint (its orders' finishes write events), as a column of a statement. */
+const hasEndpoint = (accountId: number | RawBuilder<unknown>) =>
+  sql<boolean>`exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = ${accountId})`;
 
 /** Whether this database places an order in one statement (PostgreSQL). */
 export const placesAtOnce = (db: Db): boolean => isPostgres(db);
@@ -60,7 +64,7 @@ export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promi
     )
     select found.*, debit.balance_micro as balance_after,
       (select balance_micro from accounts where id = ${order.fundingAccountId}::bigint) as balance_before,
-      exists (select 1 from webhook_endpoints where account_id = ${order.accountId}::bigint) as endpoint
+      ${hasEndpoint(order.accountId)} as endpoint
     from (select 1) as one
       left join (select placed.*, false as replay from placed union all select earlier.*, true from earlier) as found on true
       left join debit on true
@@ -96,10 +100,9 @@ export async function finishAtOnce(
   const failed = v.status === "failed";
   const target = event
     ? sql`,
-      (select row_to_json(accounts)::text from accounts where accounts.id = done.account_id
-        and exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = accounts.id)) as event_account,
-      exists (select 1 from webhook_events where webhook_events.account_id = done.account_id and webhook_events.status = 'pending'
-        order by webhook_events.id limit 1 offset ${event.pendingMax - 1}::bigint) as event_full`
+      (select row_to_json(accounts)::text from accounts join webhook_endpoints on webhook_endpoints.account_id = accounts.id
+        where accounts.id = done.account_id) as event_account,
+      ${outboxFull(sql.ref("done.account_id"), event.pendingMax - 1)} as event_full`
     : sql``;
   const rows = await run(
     exec,
@@ -113,7 +116,7 @@ export async function finishAtOnce(
         refunded = ${failed}::boolean,
         completed_at = ${at}::text, updated_at = ${at}::text, check_after = null
       where id = ${id}::bigint and status = 'processing'
-        and (${event !== undefined}::boolean or not exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = orders.account_id))
+        and (${event !== undefined}::boolean or not ${hasEndpoint(sql.ref("orders.account_id"))})
       returning *
     ), refund as (
       update accounts set balance_micro = accounts.balance_micro + done.charge_micro

@@ -4,7 +4,16 @@ import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
 import { transaction } from "../db/transaction.js";
 import { disableEndpoint, endTurn, releaseEndpoints } from "../db/webhook-endpoints.js";
-import { claimTurns, recordAttempt, recordOutcome, releaseEvents, setOutcome, type Turn, type WebhookEvent } from "../db/webhook-events.js";
+import {
+  claimTurns,
+  type EventOutcome,
+  recordAttempt,
+  recordOutcome,
+  releaseEvents,
+  setOutcome,
+  type Turn,
+  type WebhookEvent,
+} from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface DispatchSettings {
@@ -58,14 +67,8 @@ export async function record(
   const at = now.toISOString();
   const made = attemptRecord(attempt.url, result, at);
   const failingFor = attempt.failingSince === null ? 0 : now.getTime() - Date.parse(attempt.failingSince);
-  const outcome = succeeded(result)
-    ? { delivered: at }
-    : event.test
-      ? { givenUp: `${errorOf(result)} (a test event is attempted once, never retried)` }
-      : failingFor < settings.retryForMs
-        ? { retryAt: at, error: errorOf(result) }
-        : null;
   // The common cases in one statement on PostgreSQL; giving up on an endpoint also disables it, in a transaction.
+  const outcome = outcomeOf(event, result, at, failingFor < settings.retryForMs);
   if (outcome) {
     await recordOutcome(db, event, made, outcome);
     return null;
@@ -74,6 +77,13 @@ export async function record(
     await recordAttempt(trx, event, made);
     return giveUp(trx, event, errorOf(result), at);
   });
+}
+
+/** What an attempt means for its event; null when it means giving up on the endpoint (failing for too long). */
+function outcomeOf(event: WebhookEvent, result: WebhookResult, at: string, retrying: boolean): EventOutcome | null {
+  if (succeeded(result)) return { delivered: at };
+  if (event.test) return { givenUp: `${errorOf(result)} (a test event is attempted once, never retried)` };
+  return retrying ? { retryAt: at, error: errorOf(result) } : null;
 }
 
 /** The event is failed for good and its endpoint disabled; only the update that did both returns it (told once). */
