@@ -96,7 +96,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   if (cryptoPay) lifecycle.add({ name: "crypto pay", close: cryptoPay.close });
   // Webhooks to this machine only when asked for (the chat and the tests ask): else any key could probe local ports.
   const allowLoopback = config.WEBHOOK_ALLOW_LOOPBACK === "true";
-  const webhookSender = createWebhookSender({ allowLoopback });
+  const webhookSender = createWebhookSender({ allowLoopback, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   lifecycle.add({ name: "webhook sender", abort: webhookSender.destroy, close: webhookSender.close });
 
   const core = createCore({

@@ -12,7 +12,14 @@ const ANSWER_LIMIT = 64 * 1024;
  * connection is made (so DNS cannot point a delivery into our own network), redirects are not followed, and
  * each attempt is bounded as a whole by its timeout.
  */
-export function createWebhookSender(options: { allowLoopback: boolean }): WebhookSender & { close(): Promise<void>; destroy(): Promise<void> } {
+export function createWebhookSender(options: {
+  allowLoopback: boolean;
+  /**
+   * The attempts' bound (WEBHOOK_TIMEOUT_MS), also as the connection's: an abort signal does not cut short a connect
+   * whose packets are dropped, which would wait out undici's own 10 s and outlast the attempt's lease.
+   */
+  timeoutMs: number;
+}): WebhookSender & { close(): Promise<void>; destroy(): Promise<void> } {
   const guarded: LookupFunction = (hostname, lookupOptions, callback) => {
     lookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
@@ -25,7 +32,7 @@ export function createWebhookSender(options: { allowLoopback: boolean }): Webhoo
       callback(null, allowed[0].address, allowed[0].family);
     });
   };
-  const agent = new Agent({ connect: { lookup: guarded }, keepAliveTimeout: 10_000 });
+  const agent = new Agent({ connect: { lookup: guarded, timeout: options.timeoutMs }, keepAliveTimeout: 10_000 });
 
   return {
     async send(webhook: WebhookRequest): Promise<WebhookResult> {
