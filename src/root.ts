@@ -76,7 +76,12 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const clock = options.clock ?? systemClock;
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
-  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush });
+  const db = openDatabase(config.DATABASE_URL, {
+    poolMax: config.DATABASE_POOL_MAX,
+    onDiskFlush: metrics.diskFlush,
+    onCheckpointFailure: (message) =>
+      log.warn({ error: message }, "SQLite background checkpoint failed: the main connection checkpoints itself once the WAL grows large"),
+  });
   const counterDb = openCounterDatabase(config.DATABASE_URL);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
   await migrateToLatest(db);

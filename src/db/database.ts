@@ -18,6 +18,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";
+import { type Checkpointer, FALLBACK_CHECKPOINT_PAGES, startCheckpointer } from "./checkpointer.js";
 import { type DiskFlush, type WalFlusher, walFlusher } from "./wal-flush.js";
 
 export type Db = Kysely<Database>;
@@ -45,12 +46,12 @@ export interface DatabaseOptions {
   unsyncedCommits?: boolean;
   /** SQLite only: told of each flush of the WAL to disk (wal-flush.ts), for the metrics. */
   onDiskFlush?: (flush: DiskFlush) => void;
+  /** SQLite only: checkpoints run by a worker thread, off the event loop (checkpointer.ts); told when one fails. */
+  onCheckpointFailure?: (message: string) => void;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
-  return engineOf(url) === "postgres"
-    ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false)
-    : openSqlite(url, options.onDiskFlush);
+  return engineOf(url) === "postgres" ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false) : openSqlite(url, options);
 }
 
 /**
@@ -111,13 +112,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
   constructor(
     private readonly database: SqliteConnection,
     private readonly flusher: WalFlusher | null,
+    private readonly checkpointer: Checkpointer | null,
   ) {
     super({ database });
   }
 
   override createDriver(): Driver {
     const driver = super.createDriver();
-    const { database, flusher } = this;
+    const { database, flusher, checkpointer } = this;
     driver.beginTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
@@ -130,6 +132,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
       };
       const destroy = driver.destroy.bind(driver);
       driver.destroy = async () => {
+        await checkpointer?.close();
         await flusher.close();
         await destroy();
       };
@@ -317,7 +320,7 @@ function ownerOnly(path: string): void {
   }
 }
 
-function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db {
+function openSqlite(path: string, { onDiskFlush, onCheckpointFailure }: DatabaseOptions): Db {
   if (path !== ":memory:") ownerOnly(path);
   const sqlite = new SQLite(path);
   sqlite.pragma("journal_mode = WAL");
@@ -333,7 +336,9 @@ function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db 
   // Hot reads (the key's account on every request) go to a read-only connection of their own, synchronously: they
   // never queue behind a transaction on the main connection, nor see into one (WAL: committed data only).
   const reader = onDisk ? new SQLite(path, { readonly: true, fileMustExist: true }) : null;
-  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null);
+  const checkpointer = onDisk && onCheckpointFailure ? startCheckpointer(path, onCheckpointFailure) : null;
+  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null, checkpointer);
   const db = new Kysely<Database>({ dialect, plugins: [rowsAsOnPostgres] });
   if (reader) {
     reader.pragma("busy_timeout = 5000");
