@@ -17,7 +17,7 @@ const forWhom = (order: ListedOrder) =>
 /** One line about an order: with its status for lists, without it where the message says it already (notifications). */
 export function orderLine(t: Translate, order: ListedOrder, withStatus = true): string {
   const vars = { id: String(order.id), product: t(`product-${order.productType}`), recipient: forWhom(order), charged: usdt(order.chargeMicro) };
-  return withStatus ? t("order-line", { ...vars, status: t(`status-${order.status}`) }) : t("order-line-short", vars);
+  return withStatus ? t("order-line", { status: t(`status-${order.status}`), ...vars }) : t("order-line-short", vars);
 }
 
 /**

@@ -44,7 +44,7 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
     async keyHolder(keyHash: string, windowMs: number, also?: ReadWithKey) {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
       const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start, also).catch(unreachable);
-      return found && { ...found, counted: found.hits === null ? null : { hits: found.hits, ttlMs } };
+      return found && { counted: found.hits === null ? null : { hits: found.hits, ttlMs }, ...found };
     },
   };
 }

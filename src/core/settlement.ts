@@ -93,7 +93,7 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
       const applied: (Applied & { eventTarget?: EventTarget | null }) | undefined = placesAtOnce(db)
         ? await finishAtOnce(trx, orderId, finish, at, { pendingMax: outbox.pendingMax })
         : await finishInSteps(trx, orderId, finish, at);
-      return applied && { ...applied, event: await outbox.orderFinished(trx, applied.order, applied.eventTarget) };
+      return applied && { event: await outbox.orderFinished(trx, applied.order, applied.eventTarget), ...applied };
     });
     if (!finishing) return unchanged();
     if (finishing.event) outbox.committed();

@@ -45,7 +45,7 @@ export async function postEntry(trx: Executor, posting: Posting): Promise<Micro 
   const [updated] = await applyAmount(trx, posting);
   if (!updated) return null;
   const { orderId = null, topupId = null, note = null } = posting;
-  await insertEntry(trx, { ...posting, orderId, topupId, note, balanceAfterMicro: updated.balance_micro });
+  await insertEntry(trx, { balanceAfterMicro: updated.balance_micro, ...posting, orderId, topupId, note });
   return micro(updated.balance_micro);
 }
 

@@ -46,8 +46,8 @@ function listedOf<T extends string, D>(row: ListedRow, product: ProductDefinitio
 /** A stored order as the domain object of its product. */
 export function orderOf<T extends string, D>(row: OrderRow, product: ProductDefinition<T, D>): OrderOf<T, D> {
   return {
-    ...listedOf(row, product),
     accountId: row.account_id,
+    ...listedOf(row, product),
     fundingAccountId: row.funding_account_id,
     idempotencyKey: row.idempotency_key,
     upstreamRef: row.upstream_ref,

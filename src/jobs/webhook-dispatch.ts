@@ -122,7 +122,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
     try {
       const sent = await options.send(event, event.attempts);
       if (!sent || handedBack) return true;
-      const disabled = await record(db, settings, event, { ...sent, now: clock.now(), failingSince: turn.failingSince });
+      const disabled = await record(db, settings, event, { now: clock.now(), failingSince: turn.failingSince, ...sent });
       if (disabled) for (const listener of disabledListeners) listener(event.accountId, disabled.url, disabled.reason);
       return succeeded(sent.result);
     } catch (error) {

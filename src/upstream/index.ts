@@ -33,8 +33,8 @@ export function openProviders(options: ProvidersOptions) {
     options.onCall(call);
     options.log.info(
       {
-        ...(call.requestId ? { reqId: call.requestId } : {}),
         provider: call.provider,
+        ...(call.requestId ? { reqId: call.requestId } : {}),
         method: call.method,
         path: maskSecrets(call.path),
         statusCode: call.statusCode,

@@ -123,9 +123,8 @@ export function orderEnvelope<T extends z.ZodType, F extends z.ZodRawShape>(prod
   });
 }
 
-/** The envelope's first fields, as orderEnvelope has them; `success` is the product's own rule. */
-export const envelopeHead = <T extends ProductType>(order: OrderOfType<T>, success: boolean) => ({
-  success,
+/** The envelope's first fields after `success` (the product's own rule, which each view writes first), as orderEnvelope has them. */
+export const envelopeHead = <T extends ProductType>(order: OrderOfType<T>) => ({
   order_id: order.id,
   idempotency_key: order.idempotencyKey,
   product_type: order.productType as T,

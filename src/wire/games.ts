@@ -151,7 +151,8 @@ export const checkPlayerView = (
 export function gameView(order: OrderOfType<"game">, balanceMicro: Micro): z.infer<typeof gameOrderResponse> {
   const { details } = order;
   return {
-    ...envelopeHead(order, order.status !== "failed"),
+    success: order.status !== "failed",
+    ...envelopeHead(order),
     game_code: details.game_code,
     denomination: details.denomination,
     player_id: details.player_id,

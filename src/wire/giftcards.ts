@@ -100,7 +100,8 @@ export const giftcardCatalogueView = (
 export function giftcardView(order: OrderOfType<"giftcard">, balanceMicro: Micro, codes?: string[]): z.infer<typeof giftcardOrderResponse> {
   const { details } = order;
   return {
-    ...envelopeHead(order, order.status !== "failed"),
+    success: order.status !== "failed",
+    ...envelopeHead(order),
     category_id: details.category_id,
     card_id: details.card_id,
     denomination: details.denomination,

@@ -39,7 +39,8 @@ export function purchaseView(order: Telegram, balanceMicro: Micro): PurchaseAnsw
   const stars = order.productType === "stars" ? order.details.stars : null;
   const months = order.productType === "premium" ? order.details.months : null;
   return {
-    ...envelopeHead(order, order.status === "completed"),
+    success: order.status === "completed",
+    ...envelopeHead(order),
     username: order.recipient,
     amount: stars ?? months ?? 0,
     stars,
@@ -57,8 +58,8 @@ export const starsView = (order: OrderOfType<"stars">, balanceMicro: Micro) => p
 
 /** The sandbox answer of stars and premium: the order a real purchase would make, marked `test`. */
 export const purchaseSandboxView = (order: Telegram, balanceMicro: Micro): z.infer<typeof sandboxResponse> => ({
-  ...purchaseView(order, balanceMicro),
   test: true,
+  ...purchaseView(order, balanceMicro),
 });
 
 export const starsSandboxView = (

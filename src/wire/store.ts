@@ -123,7 +123,8 @@ export function storePricingView(pricing: {
 export function storeView(order: OrderOfType<"store">, balanceMicro: Micro): z.infer<typeof storeOrderResponse> {
   const { details } = order;
   return {
-    ...envelopeHead(order, order.status === "completed"),
+    success: order.status === "completed",
+    ...envelopeHead(order),
     store_login: details.store_login,
     store_amount_usd: toUsdt(details.amount_micro),
     store_markup_usdt: toUsdt(details.markup_micro),

@@ -71,7 +71,7 @@ export function createGames({ games, pipeline, markups }: { games: GamesPort; pi
     const markupBp = markupOf(caller.account, "games", markups);
     const denominations = await live(() => games.catalogue(info.code));
     if (!denominations) throw invalid(`Game ${info.code} is not supported: read GET /v1/games`);
-    return { markupBp, denominations: denominations.map((d) => ({ ...d, priceMicro: catalogPrice(d.costMicro, markupBp) })) };
+    return { markupBp, denominations: denominations.map((d) => ({ priceMicro: catalogPrice(d.costMicro, markupBp), ...d })) };
   }
 
   /** The provider's verdict on a player, as data: the bot re-asks with the provider's own note. */

@@ -44,7 +44,7 @@ export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: G
     const markupBp = markupOf(caller.account, "giftcards", markups);
     const cards = await live(() => giftcards.catalogue(categoryId));
     if (!cards) throw invalid(`Brand ${categoryId} is not supported: read GET /v1/giftcards`);
-    return { markupBp, cards: cards.map((c) => ({ ...c, priceMicro: catalogPrice(c.costMicro, markupBp) })) };
+    return { markupBp, cards: cards.map((c) => ({ priceMicro: catalogPrice(c.costMicro, markupBp), ...c })) };
   }
 
   const product: Purchasable<"giftcard", GiftcardRequest, GiftcardDetails> = {

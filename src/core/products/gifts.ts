@@ -37,7 +37,7 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
   /** The gifts on sale now (sold-out items left out), each with its USDT price. */
   async function catalogue() {
     const items = (await live(() => gifts.catalogue())).filter((g) => g.remaining !== 0);
-    return items.map((g) => ({ ...g, priceMicro: micro(g.stars * usdtPerStarMicro) }));
+    return items.map((g) => ({ priceMicro: micro(g.stars * usdtPerStarMicro), ...g }));
   }
 
   const product: Purchasable<"gift", GiftRequest, GiftDetails> = {

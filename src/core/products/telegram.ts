@@ -105,9 +105,9 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
       if (!profile || parseUsername(profile.username) === null) throw notFound(`Recipient ${query} not found`);
       const own = caller.account.username;
       return {
+        myself: own !== null && own.toLowerCase() === profile.username.toLowerCase(),
         ...profile,
         premium: product === "premium" ? profile.premium : null,
-        myself: own !== null && own.toLowerCase() === profile.username.toLowerCase(),
       };
     },
   };
