@@ -57,10 +57,9 @@ export function purchaseView(order: Telegram, balanceMicro: Micro): PurchaseAnsw
 export const starsView = (order: OrderOfType<"stars">, balanceMicro: Micro) => purchaseView(order, balanceMicro);
 
 /** The sandbox answer of stars and premium: the order a real purchase would make, marked `test`. */
-export const purchaseSandboxView = (order: Telegram, balanceMicro: Micro): z.infer<typeof sandboxResponse> => ({
-  test: true,
-  ...purchaseView(order, balanceMicro),
-});
+export const purchaseSandboxView = (order: Telegram, balanceMicro: Micro): z.infer<typeof sandboxResponse> =>
+  // Marked last, as the schema has it (a test event's payload is this object as it is), on the view's own object.
+  Object.assign(purchaseView(order, balanceMicro), { test: true as const });
 
 export const starsSandboxView = (
   price: Priced<OrderOfType<"stars">["details"]>,
