@@ -11,7 +11,7 @@ import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { codesKey } from "./db/codes-key.js";
 import { holdRole, keyedLock } from "./db/locks.js";
-import { type Db, openCounterDatabase, openDatabase } from "./db/database.js";
+import { checkpointInBackground, type Db, openCounterDatabase, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
@@ -76,12 +76,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const clock = options.clock ?? systemClock;
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
-  const db = openDatabase(config.DATABASE_URL, {
-    poolMax: config.DATABASE_POOL_MAX,
-    onDiskFlush: metrics.diskFlush,
-    onCheckpointFailure: (message) =>
-      log.warn({ error: message }, "SQLite background checkpoint failed: the main connection checkpoints itself once the WAL grows large"),
-  });
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush });
   const counterDb = openCounterDatabase(config.DATABASE_URL);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
   await migrateToLatest(db);
@@ -254,6 +249,12 @@ export type Jobs = ReturnType<typeof openJobs>;
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
   const { service, lifecycle, clock, counterDb, cryptoPay } = await openCore(config, options);
   const { core, db, log, metrics } = service;
+
+  // SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none).
+  const checkpointer = checkpointInBackground(db, (message) =>
+    log.warn({ error: message }, "SQLite background checkpoint failed: the main connection checkpoints itself once the WAL grows large"),
+  );
+  if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
 
   const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay });
   for (const job of Object.values(jobs)) {

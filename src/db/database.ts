@@ -46,12 +46,12 @@ export interface DatabaseOptions {
   unsyncedCommits?: boolean;
   /** SQLite only: told of each flush of the WAL to disk (wal-flush.ts), for the metrics. */
   onDiskFlush?: (flush: DiskFlush) => void;
-  /** SQLite only: checkpoints run by a worker thread, off the event loop (checkpointer.ts); told when one fails. */
-  onCheckpointFailure?: (message: string) => void;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
-  return engineOf(url) === "postgres" ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false) : openSqlite(url, options);
+  return engineOf(url) === "postgres"
+    ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false)
+    : openSqlite(url, options.onDiskFlush);
 }
 
 /**
@@ -112,14 +112,13 @@ class ImmediateSqliteDialect extends SqliteDialect {
   constructor(
     private readonly database: SqliteConnection,
     private readonly flusher: WalFlusher | null,
-    private readonly checkpointer: Checkpointer | null,
   ) {
     super({ database });
   }
 
   override createDriver(): Driver {
     const driver = super.createDriver();
-    const { database, flusher, checkpointer } = this;
+    const { database, flusher } = this;
     driver.beginTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
@@ -132,7 +131,6 @@ class ImmediateSqliteDialect extends SqliteDialect {
       };
       const destroy = driver.destroy.bind(driver);
       driver.destroy = async () => {
-        await checkpointer?.close();
         await flusher.close();
         await destroy();
       };
@@ -320,7 +318,16 @@ function ownerOnly(path: string): void {
   }
 }
 
-function openSqlite(path: string, { onDiskFlush, onCheckpointFailure }: DatabaseOptions): Db {
+const backgroundCheckpoints = new WeakMap<Db, (onFailure: (message: string) => void) => Checkpointer>();
+
+/**
+ * SQLite on disk: its checkpoints from now on run in a worker thread, off the event loop (checkpointer.ts), until the
+ * returned checkpointer is closed (before the database); `onFailure` hears why one could not. Null on PostgreSQL.
+ */
+export const checkpointInBackground = (db: Db, onFailure: (message: string) => void): Checkpointer | null =>
+  backgroundCheckpoints.get(db)?.(onFailure) ?? null;
+
+function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db {
   if (path !== ":memory:") ownerOnly(path);
   const sqlite = new SQLite(path);
   sqlite.pragma("journal_mode = WAL");
@@ -336,10 +343,15 @@ function openSqlite(path: string, { onDiskFlush, onCheckpointFailure }: Database
   // Hot reads (the key's account on every request) go to a read-only connection of their own, synchronously: they
   // never queue behind a transaction on the main connection, nor see into one (WAL: committed data only).
   const reader = onDisk ? new SQLite(path, { readonly: true, fileMustExist: true }) : null;
-  const checkpointer = onDisk && onCheckpointFailure ? startCheckpointer(path, onCheckpointFailure) : null;
-  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null, checkpointer);
+  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null);
   const db = new Kysely<Database>({ dialect, plugins: [rowsAsOnPostgres] });
+  if (onDisk) {
+    backgroundCheckpoints.set(db, (onFailure) => {
+      const checkpointer = startCheckpointer(path, onFailure);
+      sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+      return checkpointer;
+    });
+  }
   if (reader) {
     reader.pragma("busy_timeout = 5000");
     directReads.set(db, sqliteReader(reader));

@@ -204,15 +204,6 @@ export async function recordAttempt(exec: Executor, event: Pick<WebhookEvent, "i
 /** What follows from an attempt on a claimed event. */
 export type EventOutcome = { delivered: string } | { retryAt: string; error: string } | { givenUp: string };
 
-/**
- * Sets the claimed event's outcome; false when the claim no longer holds it. Guarded by the claim's lease:
- * should the attempt have outlasted it, another instance holds the event now and its outcome stands.
- */
-export async function setOutcome(exec: Executor, event: Pick<WebhookEvent, "id" | "lease">, outcome: EventOutcome): Promise<boolean> {
-  const result = await outcomeUpdate(exec, event, outcome).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
 const outcomeUpdate = (exec: QueryCreator<Database>, event: Pick<WebhookEvent, "id" | "lease">, outcome: EventOutcome) =>
   exec
     .updateTable("webhook_events")
@@ -226,6 +217,15 @@ const outcomeUpdate = (exec: QueryCreator<Database>, event: Pick<WebhookEvent, "
     .where("id", "=", event.id)
     .where("status", "=", "pending")
     .where("next_attempt_at", "=", event.lease);
+
+/**
+ * Sets the claimed event's outcome; false when the claim no longer holds it. Guarded by the claim's lease:
+ * should the attempt have outlasted it, another instance holds the event now and its outcome stands.
+ */
+export async function setOutcome(exec: Executor, event: Pick<WebhookEvent, "id" | "lease">, outcome: EventOutcome): Promise<boolean> {
+  const result = await outcomeUpdate(exec, event, outcome).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
 
 /**
  * An attempt recorded (whether or not the claim still holds its event: it was made) and the event's outcome set as

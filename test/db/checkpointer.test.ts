@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { startCheckpointer } from "../../src/db/checkpointer.js";
-import { openDatabase } from "../../src/db/database.js";
+import { checkpointInBackground, openDatabase } from "../../src/db/database.js";
 
-// SQLite's checkpoints, with the service's options, run in a worker thread instead of inside a commit on the event
-// loop. (SQLite files, so the same on either project.)
+// SQLite's checkpoints, in the service (root.ts's openService), run in a worker thread instead of inside a commit on
+// the event loop. (SQLite files, so the same on either project.)
 
 describe("the background checkpointer", () => {
   const root = mkdtempSync(join(tmpdir(), "partner-checkpoint-"));
@@ -16,7 +16,8 @@ describe("the background checkpointer", () => {
   it("copies committed pages into the database file without the main connection's checkpoint, which waits far longer", async () => {
     const path = join(root, "partner.db");
     const failures: string[] = [];
-    const db = openDatabase(path, { onCheckpointFailure: (message) => failures.push(message) });
+    const db = openDatabase(path);
+    const checkpointer = checkpointInBackground(db, (message) => failures.push(message));
     try {
       expect((await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).rows[0]!.wal_autocheckpoint).toBe(10_000);
       await sql`create table blobs (data blob not null)`.execute(db);
@@ -25,6 +26,7 @@ describe("the background checkpointer", () => {
       await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(2_000_000), { timeout: 5_000, interval: 50 });
       expect(failures).toEqual([]);
     } finally {
+      await checkpointer?.close();
       await db.destroy();
     }
   });
