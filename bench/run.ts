@@ -251,6 +251,12 @@ function apiRows(urls?: string[]) {
         [{ method: "POST", path: "/v1/store", body: () => ({ login: "benchplayer", amount_usd: 10, idempotency_key: fresh() }) }],
         urls,
       ),
+    () =>
+      measure(
+        "POST /v1/giftcards/{brand}/order",
+        [{ method: "POST", path: "/v1/giftcards/psn-us/order", body: () => ({ card_id: "psn-us-10", quantity: 1, idempotency_key: fresh() }) }],
+        urls,
+      ),
     () => giftcardRow(urls),
   ];
 }

@@ -82,6 +82,7 @@ describe("npm run bench -- --smoke", () => {
       "GET /v1/orders?limit=20",
       "GET /v1/orders/{id}",
       "POST /v1/store (instant upstream)",
+      "POST /v1/giftcards/{brand}/order",
       "gift card order + status",
     ]);
     for (const row of result.rows) {
