@@ -251,15 +251,17 @@ function apiRows(urls?: string[]) {
         [{ method: "POST", path: "/v1/store", body: () => ({ login: "benchplayer", amount_usd: 10, idempotency_key: fresh() }) }],
         urls,
       ),
-    () =>
-      measure(
-        "POST /v1/giftcards/{brand}/order",
-        [{ method: "POST", path: "/v1/giftcards/psn-us/order", body: () => ({ card_id: "psn-us-10", quantity: 1, idempotency_key: fresh() }) }],
-        urls,
-      ),
+    () => measure("POST /v1/giftcards/{brand}/order", [giftcardOrder], urls),
     () => giftcardRow(urls),
   ];
 }
+
+/** A gift card order with a fresh idempotency key. */
+const giftcardOrder: Target = {
+  method: "POST",
+  path: "/v1/giftcards/psn-us/order",
+  body: () => ({ card_id: "psn-us-10", quantity: 1, idempotency_key: fresh() }),
+};
 
 /** A gift card order, then its status, as a partner polls it: pairs of requests on one key each. */
 async function giftcardRow(urls?: string[]): Promise<Row> {
@@ -270,10 +272,7 @@ async function giftcardRow(urls?: string[]): Promise<Row> {
   }
   return measure(
     "gift card order + status",
-    [
-      { method: "POST", path: "/v1/giftcards/psn-us/order", body: () => ({ card_id: "psn-us-10", quantity: 1, idempotency_key: fresh() }) },
-      { method: "GET", path: (i) => `/v1/giftcards/orders/${ids[i % ids.length]}`, key: (i) => keys[(i % ids.length) % keys.length] },
-    ],
+    [giftcardOrder, { method: "GET", path: (i) => `/v1/giftcards/orders/${ids[i % ids.length]}`, key: (i) => keys[(i % ids.length) % keys.length] }],
     urls,
   );
 }
@@ -353,6 +352,25 @@ for (const row of apiRows()) rows.push(await row());
 
 // ---- the reconciler: a backlog of due asynchronous orders nobody polls -----------------------------------
 
+/**
+ * Waits until no order is processing (only the `requestHash` backlog's, when given), or `withinMs` has passed: how
+ * many were still processing then, and the seconds waited.
+ */
+async function settled(withinMs: number, requestHash?: string): Promise<{ left: number; seconds: number }> {
+  const started = Date.now();
+  for (;;) {
+    let query = db
+      .selectFrom("orders")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .where("status", "=", "processing");
+    if (requestHash) query = query.where("request_hash", "=", requestHash);
+    const left = Number((await query.executeTakeFirstOrThrow()).count);
+    const seconds = (Date.now() - started) / 1000;
+    if (left === 0 || seconds * 1000 > withinMs) return { left, seconds };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function reconcilerDrain() {
   await service.stop();
   instances.splice(instances.indexOf(service), 1);
@@ -403,21 +421,10 @@ async function reconcilerDrain() {
       .execute();
   }
   service = await startService();
-  const started = Date.now();
   const cpuBefore = cpuMs(service.child.pid!);
-  for (;;) {
-    const { count } = await db
-      .selectFrom("orders")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .where("status", "=", "processing")
-      // Only the backlog made here: an earlier row's orders still processing (gift cards) settle on their own time.
-      .where("request_hash", "=", "bench")
-      .executeTakeFirstOrThrow();
-    if (Number(count) === 0) break;
-    if (Date.now() - started > 10 * 60_000) throw new Error(`the reconciler left ${count} orders after 10 minutes`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const seconds = (Date.now() - started) / 1000;
+  // Only the backlog made here: an earlier row's orders still processing (gift cards) settle on their own time.
+  const { left, seconds } = await settled(10 * 60_000, "bench");
+  if (left) throw new Error(`the reconciler left ${left} orders after 10 minutes`);
   const result = { orders: BACKLOG, seconds, perSecond: BACKLOG / seconds, serviceCpuMs: cpuMs(service.child.pid!) - cpuBefore };
   log(`reconciler: ${BACKLOG} due orders in ${seconds.toFixed(1)} s (${Math.round(result.perSecond)} a second)`);
   return result;
@@ -447,20 +454,13 @@ async function botBench() {
   }
   // Our CPU per update: flows one after another, so nothing else runs in the service meanwhile; the earlier rows'
   // orders still processing (gift cards) are left to settle first, or their reconciling would be counted here.
-  const settling = Date.now();
-  let processing = 0;
-  do {
-    if (processing) await new Promise((resolve) => setTimeout(resolve, 200));
-    const { count } = await db
-      .selectFrom("orders")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .where("status", "=", "processing")
-      .executeTakeFirstOrThrow();
-    processing = Number(count);
-  } while (processing > 0 && Date.now() - settling < 120_000);
-  const waited = ((Date.now() - settling) / 1000).toFixed(1);
+  const { left, seconds } = await settled(120_000);
   // Measured anyway: the figure then counts their settling too, as the log says.
-  log(processing ? `bot: gave up waiting after ${waited} s, ${processing} orders still processing` : `bot: no order processing after ${waited} s`);
+  log(
+    left
+      ? `bot: gave up waiting after ${seconds.toFixed(1)} s, ${left} orders still processing`
+      : `bot: no order processing after ${seconds.toFixed(1)} s`,
+  );
   const pid = service.child.pid!;
   let updates = 0;
   await botFlow(users[0]);
