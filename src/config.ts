@@ -4,6 +4,7 @@ import { z } from "zod";
 import { parseBasisPoints, parseUsdt } from "./core/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./simulator/credentials.js";
 
 /** A tariff in USDT, bounded so that the largest order it prices stays far inside MAX_USDT. */
 const usdt = (fallback: string, max: number) =>
@@ -212,6 +213,8 @@ export const configSchema = z
     /** Unpaid invoices one account may hold, and transfers waiting for an administrator. */
     TOPUP_OPEN_INVOICES_MAX: integer("3", 1, 100),
     TOPUP_PENDING_TRANSFERS_MAX: integer("3", 1, 100),
+    /** Top-ups (invoices and transfers, cancelled ones too) one account may start in 24 hours. */
+    TOPUP_DAILY_MAX: integer("10", 1, 10_000),
     /** Whether users may state a transfer for an administrator to approve ("I paid by transfer"). */
     TOPUP_TRANSFERS: z
       .enum(["true", "false"])
@@ -239,6 +242,36 @@ export const configSchema = z
   .refine((c) => (c.CRYPTO_PAY_URL === undefined) === (c.CRYPTO_PAY_TOKEN === undefined), {
     path: ["CRYPTO_PAY_TOKEN"],
     message: "and CRYPTO_PAY_URL are set together (invoices need both) or not at all",
+  })
+  .superRefine((c, ctx) => {
+    // Nothing simulated runs beside a real credential: the simulator's Crypto Pay token is public, so beside a
+    // real bot (users paying real money) or a real provider anyone could sign a payment that never happened.
+    const realBot = c.BOT_TOKEN !== undefined && (c.TELEGRAM_API_ROOT === undefined || !isLoopbackHost(new URL(c.TELEGRAM_API_ROOT).hostname));
+    const realUrls = (["CRYPTO_PAY_URL", ...PROVIDER_URLS] as const).filter(
+      (name) => c[name] !== undefined && !isLoopbackHost(new URL(c[name]!).hostname),
+    );
+    if (c.UPSTREAM === "simulator" && realBot) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["BOT_TOKEN"],
+        message:
+          "is a real bot's (Telegram's own API) while UPSTREAM=simulator runs simulated providers and a simulated Crypto Pay whose token is public: anyone could forge a payment. Set UPSTREAM=external with real providers, or point TELEGRAM_API_ROOT at a local Bot API emulator",
+      });
+    }
+    if (c.UPSTREAM === "simulator" && realUrls.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: [realUrls[0]],
+        message: `names a real provider (${realUrls.join(", ")}) while UPSTREAM=simulator runs the others simulated: set UPSTREAM=external and every provider's URL`,
+      });
+    }
+    if (c.CRYPTO_PAY_TOKEN === SIMULATOR_CRYPTO_PAY_TOKEN && (realBot || realUrls.length)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["CRYPTO_PAY_TOKEN"],
+        message: "is the simulator's public token: it never runs beside a real bot token or a real provider URL",
+      });
+    }
   })
   .refine((c) => c.TOPUP_MIN_USDT <= c.TOPUP_MAX_USDT, { path: ["TOPUP_MIN_USDT"], message: "must be at most TOPUP_MAX_USDT" })
   .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {

@@ -91,7 +91,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   // Crypto Pay, where top-ups by invoice are offered (its URL and token both set).
   const cryptoPay =
     config.CRYPTO_PAY_URL && config.CRYPTO_PAY_TOKEN
-      ? createCryptoPay({ baseUrl: config.CRYPTO_PAY_URL, token: config.CRYPTO_PAY_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS })
+      ? createCryptoPay({ baseUrl: config.CRYPTO_PAY_URL, token: config.CRYPTO_PAY_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, log })
       : null;
   if (cryptoPay) lifecycle.add({ name: "crypto pay", close: cryptoPay.close });
   // Webhooks to this machine only when asked for (the chat and the tests ask): else any key could probe local ports.
@@ -124,8 +124,12 @@ export async function openCore(config: Config, options: RootOptions = {}) {
       invoiceTtlSeconds: config.TOPUP_INVOICE_MINUTES * 60,
       openInvoicesMax: config.TOPUP_OPEN_INVOICES_MAX,
       pendingTransfersMax: config.TOPUP_PENDING_TRANSFERS_MAX,
+      dailyMax: config.TOPUP_DAILY_MAX,
       transfers: config.TOPUP_TRANSFERS,
       pollMs: config.TOPUP_POLL_MS,
+      // An invoice still `creating` after the provider call's own bound (and a margin) was cut short.
+      creatingStaleMs: config.UPSTREAM_TIMEOUT_MS + 10_000,
+      confirmAboveMicro: micro(config.ADMIN_CONFIRM_ABOVE_MICRO),
     },
     log,
     counterDb,

@@ -104,7 +104,11 @@ function alertVars(details: AlertDetails): Record<string, string> {
     case "cryptopay":
       return {};
     case "invoices":
-      return { expired: String(details.expired), hours: String(details.hours), threshold: String(details.threshold) };
+      return { unpaid: String(details.unpaid), hours: String(details.hours), threshold: String(details.threshold) };
+    case "anomalies":
+      return details.latest
+        ? { count: String(details.count), hours: String(details.hours), invoice_id: String(details.latest.invoiceId), anomaly: details.latest.kind }
+        : { count: String(details.count), hours: String(details.hours) };
     case "ledger":
       return details.accountId === null
         ? { accounts: String(details.accounts) }

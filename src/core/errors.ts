@@ -10,7 +10,15 @@ export type ErrorCode =
 
 /** Which administrator rule refused an admin operation (no API client ever meets these), for faces to word it. */
 export type AdminRule =
-  "no_account" | "ambiguous_target" | "owner_key" | "owner_topup" | "amount_bound" | "balance_bound" | "holds_balance" | "markup_range";
+  | "no_account"
+  | "ambiguous_target"
+  | "owner_key"
+  | "owner_topup"
+  | "amount_bound"
+  | "balance_bound"
+  | "holds_balance"
+  | "markup_range"
+  | "confirm_needed";
 
 export interface ErrorDetails {
   reason?: Reason;
@@ -22,6 +30,8 @@ export interface ErrorDetails {
   minMicro?: number;
   maxMicro?: number;
   retryAfterSeconds?: number;
+  /** confirm_needed: why approving a transfer needs a second, confirmed step. */
+  confirm?: Array<"above_threshold" | "reference_reused">;
   /** ambiguous_target: the accounts a target could mean, as `<telegram id> @<username>`. */
   candidates?: string[];
 }

@@ -39,7 +39,7 @@ export interface CoreDeps {
   quotesOpenMax: number;
   /** How often a round of health probes runs (jobs/health-probe.ts), shared by every instance. */
   healthProbeMs: number;
-  log: { warn(obj: object, msg: string): void };
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
    * of its own whose commits need not wait for the disk. Absent on SQLite, whose one instance counts in memory.

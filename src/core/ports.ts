@@ -157,10 +157,13 @@ export interface Providers {
 /** The providers that settle orders: each answers "what happened to the order with this reference?". */
 export type OrderProviderName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
 
-/** A Crypto Pay invoice as the core sees it (amounts in micro-USDT). */
+/** A Crypto Pay invoice as the core sees it (amounts in micro-units of its asset). */
 export interface CryptoInvoice {
   invoiceId: number;
   status: "active" | "paid" | "expired";
+  /** `crypto` (an amount in `asset`) or `fiat`; we only make crypto invoices in USDT. */
+  currencyType: string | null;
+  asset: string | null;
   amountMicro: number;
   /** What was paid, in `paidAsset`; null until paid. */
   paidAmountMicro: number | null;
@@ -178,14 +181,20 @@ export interface CryptoInvoice {
 export interface CryptoPayPort extends Provider {
   /** Throws UpstreamError when the provider cannot answer or refuses. */
   createInvoice(invoice: { amountMicro: number; description: string; payload: string; expiresInSeconds: number }): Promise<CryptoInvoice>;
-  /** The invoices with these ids that the provider still has. */
+  /**
+   * The invoices with these ids that the provider still has: its own record, the only one money is credited by.
+   * An item that does not read as an invoice is left out (and logged), so one odd item cannot stall the rest.
+   */
   invoices(ids: number[]): Promise<CryptoInvoice[]>;
+  /** The newest invoice carrying this payload among the app's latest `scan` invoices, or null. */
+  findByPayload(payload: string, scan: number): Promise<CryptoInvoice | null>;
   deleteInvoice(invoiceId: number): Promise<void>;
   /**
    * A webhook as it arrived: `forged` when its signature does not verify over the raw body (constant time); else
-   * the paid invoice it reports, or null for an update of another kind.
+   * the invoice a paid update names (a claim, checked against `invoices` before anything is credited), null for
+   * an update of another kind, or `malformed` for a signed body that does not read as an update.
    */
-  readWebhook(rawBody: string, signature: string | undefined): { forged: true } | { invoice: CryptoInvoice | null };
+  readWebhook(rawBody: string, signature: string | undefined): { forged: true } | { malformed: string } | { invoice: CryptoInvoice | null };
 }
 
 /** One signed webhook POST. */

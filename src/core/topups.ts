@@ -1,14 +1,21 @@
 import type { Db } from "../db/database.js";
 import type { TopupMethod, TopupStatus } from "../db/schema.js";
+import { insertAudit } from "../db/accounts.js";
 import {
-  insertTopup,
+  insertTopupWithin,
   invoiceMade,
   listTopups,
   moveTopup,
-  openTopups,
+  noticesOf,
   pendingTransfers,
+  recordAnomaly,
+  referenceKeyOf,
+  sameReference,
+  saveNotices,
+  staleCreating,
   topupById,
   topupByInvoice,
+  type TopupRefusal,
   topupStats,
 } from "../db/topups.js";
 import { transaction } from "../db/transaction.js";
@@ -53,18 +60,47 @@ export interface TopupLimits {
   /** Unpaid invoices one account may hold, and transfers waiting for a decision. */
   openInvoicesMax: number;
   pendingTransfersMax: number;
+  /** Top-ups (both kinds, cancelled ones too) one account may start in 24 hours. */
+  dailyMax: number;
   /** Whether users may state a transfer for an administrator to approve. */
   transfers: boolean;
-  /** When the poll first looks at a new invoice, and then again while it is open. */
+  /** How often the poll looks at every open invoice. */
   pollMs: number;
+  /** A top-up still `creating` after this long was cut short (a stop mid-call): the poll settles it. */
+  creatingStaleMs: number;
+  /** Approving a transfer above this needs a second, confirmed step (ADMIN_CONFIRM_ABOVE_USDT). */
+  confirmAboveMicro: Micro;
 }
 
 export const REFERENCE_MAX = 200;
+const DAY_MS = 86_400_000;
+/** Invoices scanned, newest first, for one cut short while it was made (its id never reached us). */
+const PAYLOAD_SCAN = 1_000;
+
+/** A reference reduced to its letters and digits: "Bank TX-7781" and "bank tx 7781" are the same transfer. */
+export const referenceKey = (reference: string) =>
+  reference
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, "");
+
+/** Why approving a transfer needs a second, confirmed step. */
+export type ConfirmReason = "above_threshold" | "reference_reused";
+
+/** What the deciding administrator is shown of a transfer: other transfers with its reference, and why to confirm. */
+export interface TransferReview {
+  reused: Array<{ topup: Topup; telegramId: string | null }>;
+  confirm: ConfirmReason[];
+}
+
+/** What Crypto Pay told us that matches no top-up as it should: logged, alerted, never credited. */
+export type AnomalyKind = "unknown_invoice" | "not_as_made" | "update_disagrees" | "no_record" | "invoice_id_reused";
 
 /** What listeners hear: a top-up credited (the bot tells its owner), a transfer stated (the bot asks the admins). */
 export type TopupListener = (topup: Topup, balanceMicro: Micro | null) => void;
 /** What happened to a top-up on this instance (the metrics count it). */
 export type TopupEvent = "created" | "paid" | "expired" | "credited";
+type Admin = { telegramId: string; name: string };
 
 /** Our payload on an invoice: it ties the invoice to the top-up and the account, and is returned as sent. */
 const payloadOf = (topup: { id: number; accountId: number }) => `topup:${topup.id}:${topup.accountId}`;
@@ -78,10 +114,22 @@ const OPEN_INVOICE: TopupStatus[] = ["creating", "active"];
 /** A paid invoice is credited whatever we thought of it meanwhile: money received is never lost. */
 const CREDITABLE: TopupStatus[] = ["creating", "active", "expired", "cancelled", "failed"];
 
+/** The fields of an invoice that a webhook's claim and Crypto Pay's record must agree on. */
+const claimed = (invoice: CryptoInvoice) => ({
+  status: invoice.status,
+  currency_type: invoice.currencyType,
+  asset: invoice.asset,
+  amount_micro: invoice.amountMicro,
+  paid_asset: invoice.paidAsset,
+  paid_amount_micro: invoice.paidAmountMicro,
+  payload: invoice.payload,
+});
+
 /**
- * Money in without an administrator in the loop. A Crypto Pay invoice is credited once, with the amount
- * received, when it is paid (the provider's webhook, or the poll that never misses one); a transfer the user
- * states is credited once when an administrator approves it. Owner keys spend the service wallet and are refused.
+ * Money in without an administrator in the loop. A Crypto Pay invoice is credited once, with the amount it was
+ * made for, when Crypto Pay's own record (getInvoices) says it was paid in USDT: a webhook only says where to
+ * look. A transfer the user states is credited once when an administrator approves it. Every start is bounded
+ * per account (open ones and a daily count, atomically); owner keys spend the service wallet and are refused.
  */
 export function createTopups(options: {
   db: Db;
@@ -89,13 +137,14 @@ export function createTopups(options: {
   cryptoPay: CryptoPayPort | null;
   outbox: Outbox;
   limits: TopupLimits;
-  log: { warn(obj: object, msg: string): void };
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }) {
   const { db, clock, outbox, limits, log } = options;
   const cryptoPay = options.cryptoPay?.configured ? options.cryptoPay : null;
   const creditedListeners: TopupListener[] = [];
   const requestedListeners: TopupListener[] = [];
-  const decidedListeners: Array<(topup: Topup, admin: { telegramId: string; name: string }) => void> = [];
+  const cancelledListeners: Array<(topup: Topup) => void> = [];
+  const decidedListeners: Array<(topup: Topup, admin: Admin) => void> = [];
   const eventListeners: Array<(event: TopupEvent, topup: Topup) => void> = [];
   const emit = (event: TopupEvent, topup: Topup) => {
     for (const listener of eventListeners) listener(event, topup);
@@ -119,7 +168,33 @@ export function createTopups(options: {
     }
   }
 
-  /** Credits the top-up with `amountMicro` once, in one transaction with its ledger entry and webhook event. */
+  /** A bound that refused a new top-up, said as a 429 with when to try again. */
+  function refused(refusal: TopupRefusal, open: string): DomainError {
+    const now = clock.now().getTime();
+    if (refusal.bound === "daily") {
+      const retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(refusal.oldestAt) + DAY_MS - now) / 1000));
+      return new DomainError("rate_limited", `You started ${refusal.count} top-ups in the last 24 hours, the most you may: try again later`, {
+        retryAfterSeconds,
+      });
+    }
+    const soonest = refusal.oldest.map((t) => (t.expiresAt ? Date.parse(t.expiresAt) : Infinity)).sort((a, b) => a - b)[0];
+    const retryAfterSeconds = Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 60;
+    return new DomainError(
+      "rate_limited",
+      `You have ${refusal.count} ${open}, the most you may have: ${open.startsWith("unpaid") ? "pay" : "wait for"} or cancel one first`,
+      {
+        retryAfterSeconds,
+      },
+    );
+  }
+
+  /** Logged at once and recorded (once per invoice and kind) for the administrators' alert; never credited. */
+  async function anomaly(kind: AnomalyKind, invoiceId: number, topupId: number | null, details: object) {
+    log.error({ anomaly: kind, invoiceId, topupId, ...details }, "Crypto Pay reported something that matches no top-up as made: not credited");
+    await recordAnomaly(db, { invoiceId, topupId, kind, details, at: at() });
+  }
+
+  /** Credits the top-up with `amountMicro` once, in one transaction with its ledger entry, audit and webhook event. */
   async function credit(
     topup: Topup,
     from: TopupStatus[],
@@ -146,6 +221,16 @@ export function createTopups(options: {
         note: entry.note,
         at: when,
       });
+      // Who approved is the audit's to keep, not the customer's note nor the partner's event.
+      if (entry.decidedBy) {
+        await insertAudit(trx, {
+          actor: entry.actor,
+          action: "approve_transfer",
+          accountId: topup.accountId,
+          details: { topup_id: topup.id, amount_micro: amountMicro },
+          at: when,
+        });
+      }
       const event = await outbox.balanceChanged(trx, topup.accountId, {
         kind: "topup",
         amountMicro: micro(amountMicro),
@@ -164,61 +249,147 @@ export function createTopups(options: {
   }
 
   /**
-   * What the provider says of an invoice (its webhook, or the poll). Paid: the top-up its payload names is
-   * credited once with the amount received; expired: an active one is closed. `credited` is false when nothing
-   * was credited (a replay, one already credited); `unknown` when the invoice ties to no top-up of ours.
+   * Crypto Pay's own record of an invoice (getInvoices: the poll, a webhook's check, a cancel, the sweep). Paid:
+   * the top-up its id and payload name is credited once with the amount it was made for, if the record is a
+   * crypto invoice in USDT for that amount; anything else is an anomaly, never credited. Expired: closed. Active:
+   * tied to a top-up cut short while it was made. `unknown` when the invoice ties to no top-up of ours.
    */
-  async function invoiceSeen(invoice: CryptoInvoice): Promise<{ topup: Topup | null; credited: boolean; unknown: boolean }> {
-    const tied = parsePayload(invoice.payload);
-    const topup = (await topupByInvoice(db, invoice.invoiceId)) ?? (tied ? await topupById(db, tied.id) : undefined);
+  async function invoiceSeen(record: CryptoInvoice): Promise<{ topup: Topup | null; credited: boolean; unknown: boolean }> {
+    const tied = parsePayload(record.payload);
+    const topup = (await topupByInvoice(db, record.invoiceId)) ?? (tied ? await topupById(db, tied.id) : undefined);
     if (
       !topup ||
       !tied ||
+      topup.method !== "invoice" ||
       topup.id !== tied.id ||
       topup.accountId !== tied.accountId ||
-      (topup.invoiceId !== null && topup.invoiceId !== invoice.invoiceId)
+      (topup.invoiceId !== null && topup.invoiceId !== record.invoiceId)
     ) {
+      if (record.status === "paid") await anomaly("unknown_invoice", record.invoiceId, topup?.id ?? null, { record: claimed(record) });
       return { topup: null, credited: false, unknown: true };
     }
-    if (invoice.status === "expired") {
-      const expired = await moveTopup(db, topup.id, ["active"], "expired", { at: at() });
-      const now = (await topupById(db, topup.id))!;
-      if (expired) emit("expired", now);
-      return { topup: now, credited: false, unknown: false };
+    const now = at();
+    if (record.status === "expired") {
+      const expired = await moveTopup(db, topup.id, ["creating", "active"], "expired", { invoice_id: record.invoiceId, at: now });
+      const current = (await topupById(db, topup.id))!;
+      if (expired) emit("expired", current);
+      return { topup: current, credited: false, unknown: false };
     }
-    if (invoice.status !== "paid") return { topup, credited: false, unknown: false };
-    // The amount received, in USDT; an invoice paid in another asset is credited at its own amount.
-    const received = invoice.paidAsset === "USDT" && invoice.paidAmountMicro !== null ? invoice.paidAmountMicro : invoice.amountMicro;
-    const credited = await credit(topup, CREDITABLE, received, {
+    if (record.status === "active") {
+      if (topup.status === "creating") await tie(topup.id, record);
+      return { topup: (await topupById(db, topup.id))!, credited: false, unknown: false };
+    }
+    if (record.currencyType !== "crypto" || record.asset !== "USDT" || record.amountMicro !== topup.amountMicro) {
+      await anomaly("not_as_made", record.invoiceId, topup.id, { record: claimed(record), made_micro: topup.amountMicro });
+      await moveTopup(db, topup.id, ["creating", "active", "expired", "cancelled"], "failed", {
+        reason: "paid, but not in USDT for the amount it was made for: an administrator checks it",
+        invoice_id: record.invoiceId,
+        at: now,
+      });
+      return { topup: (await topupById(db, topup.id))!, credited: false, unknown: false };
+    }
+    const credited = await credit(topup, CREDITABLE, topup.amountMicro, {
       actor: "cryptopay",
-      note: `Crypto Pay invoice ${invoice.invoiceId}`,
-      invoiceId: invoice.invoiceId,
+      note: `Crypto Pay invoice ${record.invoiceId}`,
+      invoiceId: record.invoiceId,
     });
-    return { topup: credited ?? topup, credited: credited !== null, unknown: false };
+    return { topup: credited ?? (await topupById(db, topup.id))!, credited: credited !== null, unknown: false };
+  }
+
+  /** A top-up cut short while it was made gets the invoice Crypto Pay did make (the poll looks at it next). */
+  async function tie(id: number, invoice: CryptoInvoice) {
+    const now = at();
+    await invoiceMade(db, id, {
+      invoiceId: invoice.invoiceId,
+      payUrl: invoice.payUrl,
+      webAppUrl: invoice.webAppUrl,
+      expiresAt: invoice.expiresAt,
+      // Due at the poll's next pass: every open invoice is looked at once a pass.
+      checkAfter: now,
+      at: now,
+    });
+  }
+
+  /** Crypto Pay's record of one invoice (undefined: it no longer has it); 503 while it cannot answer. */
+  async function recordOf(invoiceId: number): Promise<CryptoInvoice | undefined> {
+    try {
+      return (await cryptoPay!.invoices([invoiceId]))[0];
+    } catch (error) {
+      if (error instanceof UpstreamError) throw unavailable("Crypto Pay cannot be asked about the invoice just now: nothing changed; try again");
+      throw error;
+    }
+  }
+
+  /** A top-up left `creating`: Crypto Pay's invoice with its payload, if one was made, decides what it becomes. */
+  async function settleCreating(topup: Topup): Promise<void> {
+    let found: CryptoInvoice | null;
+    try {
+      found = await cryptoPay!.findByPayload(payloadOf(topup), PAYLOAD_SCAN);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw unavailable("Crypto Pay cannot be asked about the invoice just now: nothing changed; try again");
+      throw error;
+    }
+    if (found) await invoiceSeen(found);
+    else await moveTopup(db, topup.id, ["creating"], "failed", { reason: "no invoice was made (the service stopped while making it)", at: at() });
+  }
+
+  /** The transfer's review: other transfers with its reference (any account) and why approving needs confirming. */
+  async function review(topup: Topup): Promise<TransferReview> {
+    const key = await referenceKeyOf(db, topup.id);
+    const reused = key ? await sameReference(db, { id: topup.id, referenceKey: key }) : [];
+    const confirm: ConfirmReason[] = [];
+    if (topup.amountMicro > limits.confirmAboveMicro) confirm.push("above_threshold");
+    if (reused.length) confirm.push("reference_reused");
+    return { reused, confirm };
   }
 
   return {
     invoiceSeen,
 
     /**
-     * The provider's webhook, raw: a forged one is refused (401) and logged, and credits nothing; a paid
-     * invoice is credited once however often it is delivered; an unknown one is ignored with a log line.
+     * Crypto Pay's webhook, raw. A forged one is refused (401) and logged by its length; a signed one only says
+     * which invoice to look at: Crypto Pay's own record decides, and a claim the record contradicts is an anomaly.
+     * While the record cannot be read the answer is 503, so Crypto Pay delivers again (and the poll looks anyway).
      */
     async webhook(rawBody: string, signature: string | undefined): Promise<void> {
       if (!cryptoPay) throw notFound("Crypto Pay is not configured here");
       const read = cryptoPay.readWebhook(rawBody, signature);
       if ("forged" in read) {
-        log.warn({ signature: signature ?? null, bytes: rawBody.length }, "a Crypto Pay webhook with a wrong signature was refused");
+        log.warn({ signatureLength: signature?.length ?? 0, bytes: rawBody.length }, "a Crypto Pay webhook with a wrong signature was refused");
         throw new DomainError("unauthorized", "The webhook's signature does not verify");
       }
+      if ("malformed" in read) {
+        log.warn(
+          { bytes: rawBody.length, why: read.malformed },
+          "a signed Crypto Pay update does not read as one: ignored (the poll still looks at every open invoice)",
+        );
+        return;
+      }
       if (!read.invoice) return;
-      const seen = await invoiceSeen(read.invoice);
-      if (seen.unknown) log.warn({ invoiceId: read.invoice.invoiceId }, "a Crypto Pay webhook for an invoice that ties to no top-up was ignored");
+      const claim = read.invoice;
+      const record = await recordOf(claim.invoiceId);
+      if (!record) {
+        await anomaly("no_record", claim.invoiceId, null, { claimed: claimed(claim) });
+        return;
+      }
+      if (JSON.stringify(claimed(claim)) !== JSON.stringify(claimed(record))) {
+        await anomaly("update_disagrees", record.invoiceId, null, { claimed: claimed(claim), record: claimed(record) });
+      }
+      const seen = await invoiceSeen(record);
+      if (seen.unknown) log.warn({ invoiceId: record.invoiceId }, "a Crypto Pay webhook for an invoice that ties to no top-up was ignored");
     },
 
     /** An open invoice the provider no longer has (deleted there): closed as expired. */
     async invoiceGone(id: number): Promise<void> {
       await moveTopup(db, id, ["active"], "expired", { reason: "the provider no longer has this invoice", at: at() });
+    },
+
+    /** Top-ups left `creating` past the provider call's bound (a stop mid-call): each settled by what Crypto Pay made. */
+    async sweepCreating(): Promise<number> {
+      if (!cryptoPay) return 0;
+      const stale = await staleCreating(db, new Date(clock.now().getTime() - limits.creatingStaleMs).toISOString(), 20);
+      for (const topup of stale) await settleCreating(topup);
+      return stale.length;
     },
 
     /** Which ways of paying this deployment offers. */
@@ -230,15 +401,14 @@ export function createTopups(options: {
       checkAccount(account);
       if (!cryptoPay) throw unavailable("Crypto top-ups are not offered here: state a transfer for an administrator to approve");
       checkAmount(amountMicro);
-      const open = await openTopups(db, account.id, OPEN_INVOICE, limits.openInvoicesMax);
-      if (open.length >= limits.openInvoicesMax) {
-        const soonest = open.map((t) => (t.expiresAt ? Date.parse(t.expiresAt) : Infinity)).sort((a, b) => a - b)[0];
-        const retryAfterSeconds = Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - clock.now().getTime()) / 1000)) : 60;
-        throw new DomainError("rate_limited", `You have ${open.length} unpaid invoices, the most you may have: pay or cancel one first`, {
-          retryAfterSeconds,
-        });
-      }
-      const topup = await insertTopup(db, { accountId: account.id, method: "invoice", status: "creating", amountMicro, at: at() });
+      const now = clock.now();
+      const made = await insertTopupWithin(
+        db,
+        { accountId: account.id, method: "invoice", status: "creating", amountMicro, at: now.toISOString() },
+        { open: OPEN_INVOICE, openMax: limits.openInvoicesMax, dailyMax: limits.dailyMax, since: new Date(now.getTime() - DAY_MS).toISOString() },
+      );
+      if ("refused" in made) throw refused(made.refused, "unpaid invoices");
+      const { topup } = made;
       let invoice: CryptoInvoice;
       try {
         invoice = await cryptoPay.createInvoice({
@@ -254,18 +424,20 @@ export function createTopups(options: {
         if (error instanceof UpstreamError) throw unavailable("Crypto Pay could not make the invoice just now: nothing was charged; try again");
         throw error;
       }
-      const now = clock.now();
-      await invoiceMade(db, topup.id, {
-        invoiceId: invoice.invoiceId,
-        payUrl: invoice.payUrl,
-        webAppUrl: invoice.webAppUrl,
-        expiresAt: invoice.expiresAt,
-        checkAfter: new Date(now.getTime() + limits.pollMs).toISOString(),
-        at: now.toISOString(),
-      });
-      const made = (await topupById(db, topup.id))!;
-      emit("created", made);
-      return made;
+      // An invoice id another top-up already holds is never tied twice (nor answered 500).
+      const holder = await topupByInvoice(db, invoice.invoiceId);
+      if (holder && holder.id !== topup.id) {
+        await anomaly("invoice_id_reused", invoice.invoiceId, topup.id, { held_by: holder.id });
+        await moveTopup(db, topup.id, ["creating"], "failed", {
+          reason: `Crypto Pay answered invoice ${invoice.invoiceId}, which top-up ${holder.id} holds`,
+          at: at(),
+        });
+        throw unavailable("Crypto Pay could not make the invoice just now: nothing was charged; try again");
+      }
+      await tie(topup.id, invoice);
+      const current = (await topupById(db, topup.id))!;
+      emit("created", current);
+      return current;
     },
 
     /** A transfer the user states (an amount and a reference), for an administrator to approve. */
@@ -274,68 +446,122 @@ export function createTopups(options: {
       if (!limits.transfers) throw unavailable("Transfer top-ups are not offered here");
       checkAmount(amountMicro);
       const text = reference.trim();
-      if (!text || text.length > REFERENCE_MAX || /\p{Cc}/u.test(text)) {
-        throw invalid(`reference must be 1 to ${REFERENCE_MAX} characters: the transaction id or a note the administrator can check`);
-      }
-      const pending = await openTopups(db, account.id, ["pending"], limits.pendingTransfersMax);
-      if (pending.length >= limits.pendingTransfersMax) {
-        throw new DomainError(
-          "rate_limited",
-          `You have ${pending.length} transfers waiting for a decision, the most you may have: wait or cancel one`,
-          {
-            retryAfterSeconds: 60,
-          },
+      const key = referenceKey(text);
+      if (!text || text.length > REFERENCE_MAX || /\p{Cc}/u.test(text) || !key) {
+        throw invalid(
+          `reference must be 1 to ${REFERENCE_MAX} characters, with letters or digits: the transaction id or a note the administrator can check`,
         );
       }
-      const topup = await insertTopup(db, { accountId: account.id, method: "transfer", status: "pending", amountMicro, reference: text, at: at() });
-      for (const listener of requestedListeners) listener(topup, null);
-      return topup;
+      const now = clock.now();
+      const made = await insertTopupWithin(
+        db,
+        { accountId: account.id, method: "transfer", status: "pending", amountMicro, reference: { text, key }, at: now.toISOString() },
+        { open: ["pending"], openMax: limits.pendingTransfersMax, dailyMax: limits.dailyMax, since: new Date(now.getTime() - DAY_MS).toISOString() },
+      );
+      if ("refused" in made) throw refused(made.refused, "transfers waiting for a decision");
+      for (const listener of requestedListeners) listener(made.topup, null);
+      return made.topup;
+    },
+
+    /** What the deciding administrator must see of a transfer (by id): reused references, and why to confirm. */
+    async review(id: number): Promise<{ topup: Topup; review: TransferReview }> {
+      const topup = await topupById(db, id);
+      if (!topup || topup.method !== "transfer") throw notFound(`No transfer top-up ${id}`);
+      return { topup, review: await review(topup) };
     },
 
     /**
      * An administrator's decision on a pending transfer; the first decision wins. Approve credits exactly the
-     * amount asked, once; reject records the reason. `decided` is false when another decision came first (then
-     * `topup` says which).
+     * amount asked, once, and needs `confirmed` when the amount is above ADMIN_CONFIRM_ABOVE_USDT or the reference
+     * is another transfer's too; reject records the reason. `decided` is false when another decision came first.
      */
-    async decide(id: number, admin: { telegramId: string; name: string }, decision: { approve: true } | { approve: false; reason: string }) {
+    async decide(id: number, admin: Admin, decision: { approve: true; confirmed?: boolean } | { approve: false; reason: string }) {
       const topup = await topupById(db, id);
       if (!topup || topup.method !== "transfer") throw notFound(`No transfer top-up ${id}`);
       let decided: boolean;
       if (decision.approve) {
+        const { confirm, reused } = topup.status === "pending" ? await review(topup) : { confirm: [], reused: [] };
+        if (confirm.length && !decision.confirmed) {
+          const why = [
+            ...(confirm.includes("above_threshold")
+              ? [`${formatUsdt(topup.amountMicro)} USDT is above ${formatUsdt(limits.confirmAboveMicro)}`]
+              : []),
+            ...(reused.length ? [`its reference is also on transfer ${reused.map((r) => `${r.topup.id} (${r.topup.status})`).join(", ")}`] : []),
+          ];
+          throw invalid(`Approving transfer ${id} needs confirming: ${why.join("; ")}`, { rule: "confirm_needed", confirm });
+        }
         decided =
           (await credit(topup, ["pending"], topup.amountMicro, {
             actor: `admin:${admin.telegramId}`,
-            note: `transfer top-up ${id} approved by ${admin.name} (${admin.telegramId})`,
+            note: `Transfer top-up ${id} approved`,
             decidedBy: admin.telegramId,
           })) !== null;
       } else {
         const reason = decision.reason.trim().slice(0, REFERENCE_MAX);
         if (!reason) throw invalid("A rejection needs a reason the user is told");
-        decided = await moveTopup(db, id, ["pending"], "rejected", { decided_by: admin.telegramId, reason, at: at() });
+        const when = at();
+        decided = await transaction(db, async (trx) => {
+          const moved = await moveTopup(trx, id, ["pending"], "rejected", { decided_by: admin.telegramId, reason, at: when });
+          if (moved)
+            await insertAudit(trx, {
+              actor: `admin:${admin.telegramId}`,
+              action: "reject_transfer",
+              accountId: topup.accountId,
+              details: { topup_id: id, reason },
+              at: when,
+            });
+          return moved;
+        });
       }
       const now = (await topupById(db, id))!;
       if (decided) for (const listener of decidedListeners) listener(now, admin);
       return { decided, topup: now };
     },
 
-    /** Cancels an unpaid invoice (deleted at the provider first) or a pending transfer of the account. */
+    /**
+     * Cancels an unpaid invoice or a pending transfer of the account. An invoice is looked up at Crypto Pay
+     * first: one already paid is credited (never lost) and answered as such; one still open is deleted there.
+     */
     async cancel(account: Account, id: number): Promise<Topup> {
-      const topup = await topupById(db, id);
+      let topup = await topupById(db, id);
       if (!topup || topup.accountId !== account.id) throw notFound(`No top-up ${id} for this key`);
       if (topup.status === "pending") {
         if (!(await moveTopup(db, id, ["pending"], "cancelled", { at: at() }))) throw invalid(`Top-up ${id} was decided meanwhile`);
-      } else if (topup.status === "active" && cryptoPay && topup.invoiceId !== null) {
-        try {
-          await cryptoPay.deleteInvoice(topup.invoiceId);
-        } catch (error) {
-          if (error instanceof UpstreamError) throw unavailable("Crypto Pay could not cancel the invoice just now: try again");
-          throw error;
+        const cancelled = (await topupById(db, id))!;
+        for (const listener of cancelledListeners) listener(cancelled);
+        return cancelled;
+      }
+      if (topup.status === "creating" && cryptoPay) {
+        if (clock.now().getTime() - Date.parse(topup.createdAt) < limits.creatingStaleMs) {
+          throw invalid(`Top-up ${id}'s invoice is still being made: try again in a few seconds`);
         }
-        // Paid meanwhile? Then the provider refused the deletion above, or the poll will still credit it.
-        await moveTopup(db, id, ["active"], "cancelled", { at: at() });
-      } else {
+        await settleCreating(topup);
+        topup = (await topupById(db, id))!;
+      }
+      if (topup.status !== "active" || !cryptoPay || topup.invoiceId === null) {
+        if (topup.status === "credited" || topup.status === "expired" || topup.status === "failed") return topup;
         throw invalid(`Top-up ${id} is ${topup.status}: only an unpaid invoice or a pending transfer can be cancelled`);
       }
+      const invoiceId = topup.invoiceId;
+      const before = await recordOf(invoiceId);
+      if (!before || before.status !== "active") {
+        if (before) await invoiceSeen(before);
+        else await this.invoiceGone(id);
+        return (await topupById(db, id))!;
+      }
+      try {
+        await cryptoPay.deleteInvoice(invoiceId);
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error;
+        // Refused: paid meanwhile? Crypto Pay's record says.
+        const after = await recordOf(invoiceId);
+        if (after?.status === "paid" || after?.status === "expired") {
+          await invoiceSeen(after);
+          return (await topupById(db, id))!;
+        }
+        throw unavailable("Crypto Pay could not cancel the invoice just now: try again");
+      }
+      await moveTopup(db, id, ["active"], "cancelled", { at: at() });
       return (await topupById(db, id))!;
     },
 
@@ -347,8 +573,15 @@ export function createTopups(options: {
 
     list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
 
-    /** Transfers waiting for a decision, oldest first, with whose they are (the admin desk). */
-    pendingTransfers: (limit: number) => pendingTransfers(db, limit),
+    /** Transfers waiting for a decision, oldest first, with whose they are and their review (the admin desk). */
+    async pendingTransfers(limit: number) {
+      const pending = await pendingTransfers(db, limit);
+      return Promise.all(pending.map(async (entry) => ({ ...entry, review: await review(entry.topup) })));
+    },
+
+    /** The messages the administrators got about a transfer: stored, so any instance can edit them. */
+    saveNotices: (topupId: number, sent: Array<{ chat: number; message: number }>) => saveNotices(db, topupId, sent),
+    notices: (topupId: number) => noticesOf(db, topupId),
 
     stats: () => topupStats(db),
 
@@ -361,12 +594,16 @@ export function createTopups(options: {
       eventListeners.push(listener);
     },
     /** Told after an administrator's decision took effect (from the bot or the Mini App). Must not throw. */
-    onDecided(listener: (topup: Topup, admin: { telegramId: string; name: string }) => void) {
+    onDecided(listener: (topup: Topup, admin: Admin) => void) {
       decidedListeners.push(listener);
     },
     /** Told after a user states a transfer. Must not throw. */
     onRequested(listener: TopupListener) {
       requestedListeners.push(listener);
+    },
+    /** Told after a user cancels a pending transfer (its administrators' messages lose their buttons). Must not throw. */
+    onCancelled(listener: (topup: Topup) => void) {
+      cancelledListeners.push(listener);
     },
   };
 }

@@ -211,6 +211,8 @@ export interface Database {
   alert_states: AlertStatesTable;
   health_probes: HealthProbesTable;
   topups: TopupsTable;
+  topup_notices: TopupNoticesTable;
+  payment_anomalies: PaymentAnomaliesTable;
 }
 
 export interface HealthProbesTable {
@@ -240,12 +242,30 @@ export interface TopupsTable {
   web_app_url: string | null;
   expires_at: string | null;
   reference: string | null;
+  /** The reference reduced to its letters and digits: how a reference used twice is found. */
+  reference_key: string | null;
   decided_by: string | null;
   reason: string | null;
   check_after: string | null;
   created_at: string;
   updated_at: string;
   credited_at: string | null;
+}
+
+/** A message an administrator got about a transfer, edited by whichever instance sees it decided or cancelled. */
+export interface TopupNoticesTable {
+  topup_id: number;
+  chat_id: string;
+  message_id: number;
+}
+
+/** What Crypto Pay told us that matches no top-up as it should: logged, alerted, never credited. */
+export interface PaymentAnomaliesTable {
+  invoice_id: number;
+  topup_id: number | null;
+  kind: string;
+  details: string;
+  created_at: string;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

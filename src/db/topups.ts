@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import type { Topup } from "../core/topups.js";
 import { micro } from "../core/money.js";
+import { lockAccount } from "./accounts.js";
 import type { Db, Executor } from "./database.js";
 import { type Claims, claimDue } from "./leases.js";
 import type { TopupMethod, TopupStatus, TopupsTable } from "./schema.js";
@@ -27,24 +28,141 @@ const toTopup = (row: Selectable<TopupsTable>): Topup => ({
   creditedAt: row.credited_at,
 });
 
-export async function insertTopup(
+export interface NewTopup {
+  accountId: number;
+  method: TopupMethod;
+  status: TopupStatus;
+  amountMicro: number;
+  reference?: { text: string; key: string };
+  at: string;
+}
+
+/** What refused a new top-up: the account holds `open` of the states counted, or made `today` since `since`. */
+export type TopupRefusal = { bound: "open"; count: number; oldest: Topup[] } | { bound: "daily"; count: number; oldestAt: string };
+
+/**
+ * Inserts a top-up unless the account already holds `openMax` in the `open` states or made `dailyMax` since
+ * `since`: the counts and the insert are one step (the account's row locked on PostgreSQL; SQLite's write
+ * transactions run one at a time), so concurrent requests cannot pass a bound together.
+ */
+export async function insertTopupWithin(
+  db: Db,
+  topup: NewTopup,
+  bounds: { open: TopupStatus[]; openMax: number; dailyMax: number; since: string },
+): Promise<{ topup: Topup } | { refused: TopupRefusal }> {
+  return db.transaction().execute(async (trx) => {
+    await lockAccount(trx, topup.accountId);
+    const open = await openTopups(trx, topup.accountId, bounds.open, bounds.openMax);
+    if (open.length >= bounds.openMax) return { refused: { bound: "open" as const, count: open.length, oldest: open } };
+    const today = await trx
+      .selectFrom("topups")
+      .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min<string>("created_at").as("oldest")])
+      .where("account_id", "=", topup.accountId)
+      .where("created_at", ">=", bounds.since)
+      .executeTakeFirstOrThrow();
+    if (Number(today.count) >= bounds.dailyMax) {
+      return { refused: { bound: "daily" as const, count: Number(today.count), oldestAt: today.oldest ?? bounds.since } };
+    }
+    const row = await trx
+      .insertInto("topups")
+      .values({
+        account_id: topup.accountId,
+        method: topup.method,
+        status: topup.status,
+        amount_micro: topup.amountMicro,
+        reference: topup.reference?.text ?? null,
+        reference_key: topup.reference?.key ?? null,
+        created_at: topup.at,
+        updated_at: topup.at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { topup: toTopup(row) };
+  });
+}
+
+/** Other transfers whose reference reduces to the same key, pending or credited, with whose they are. */
+export async function sameReference(
   exec: Executor,
-  topup: { accountId: number; method: TopupMethod; status: TopupStatus; amountMicro: number; reference?: string | null; at: string },
-): Promise<Topup> {
-  const row = await exec
-    .insertInto("topups")
+  topup: { id: number; referenceKey: string },
+): Promise<Array<{ topup: Topup; telegramId: string | null }>> {
+  const rows = await exec
+    .selectFrom("topups")
+    .innerJoin("accounts", "accounts.id", "topups.account_id")
+    .selectAll("topups")
+    .select("accounts.telegram_id")
+    .where("topups.reference_key", "=", topup.referenceKey)
+    .where("topups.id", "!=", topup.id)
+    .where("topups.status", "in", ["pending", "credited"])
+    .orderBy("topups.id")
+    .limit(20)
+    .execute();
+  return rows.map(({ telegram_id, ...row }) => ({ topup: toTopup(row), telegramId: telegram_id }));
+}
+
+/** The reference key of a top-up (null for an invoice). */
+export async function referenceKeyOf(exec: Executor, id: number): Promise<string | null> {
+  const row = await exec.selectFrom("topups").select("reference_key").where("id", "=", id).executeTakeFirst();
+  return row?.reference_key ?? null;
+}
+
+/** Top-ups left in `creating` since before `before` (an instance stopped while the provider made the invoice). */
+export async function staleCreating(exec: Executor, before: string, limit: number): Promise<Topup[]> {
+  const rows = await exec
+    .selectFrom("topups")
+    .selectAll()
+    .where("status", "=", "creating")
+    .where("created_at", "<", before)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map(toTopup);
+}
+
+/** The messages the administrators got about a transfer (any instance sent them). */
+export async function saveNotices(exec: Executor, topupId: number, sent: Array<{ chat: number; message: number }>): Promise<void> {
+  if (!sent.length) return;
+  await exec
+    .insertInto("topup_notices")
+    .values(sent.map(({ chat, message }) => ({ topup_id: topupId, chat_id: String(chat), message_id: message })))
+    .onConflict((oc) => oc.columns(["topup_id", "chat_id"]).doNothing())
+    .execute();
+}
+
+export async function noticesOf(exec: Executor, topupId: number): Promise<Array<{ chat: number; message: number }>> {
+  const rows = await exec.selectFrom("topup_notices").select(["chat_id", "message_id"]).where("topup_id", "=", topupId).execute();
+  return rows.map((row) => ({ chat: Number(row.chat_id), message: Number(row.message_id) }));
+}
+
+/** Records an anomaly once per invoice and kind; true when this call recorded it (the first time). */
+export async function recordAnomaly(
+  exec: Executor,
+  anomaly: { invoiceId: number; topupId: number | null; kind: string; details: object; at: string },
+): Promise<boolean> {
+  const result = await exec
+    .insertInto("payment_anomalies")
     .values({
-      account_id: topup.accountId,
-      method: topup.method,
-      status: topup.status,
-      amount_micro: topup.amountMicro,
-      reference: topup.reference ?? null,
-      created_at: topup.at,
-      updated_at: topup.at,
+      invoice_id: anomaly.invoiceId,
+      topup_id: anomaly.topupId,
+      kind: anomaly.kind,
+      details: JSON.stringify(anomaly.details),
+      created_at: anomaly.at,
     })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toTopup(row);
+    .onConflict((oc) => oc.columns(["invoice_id", "kind"]).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Anomalies recorded since `since`, and the newest one (the alert says what it was). */
+export async function anomaliesSince(exec: Executor, since: string): Promise<{ count: number; latest: { invoiceId: number; kind: string } | null }> {
+  const rows = await exec
+    .selectFrom("payment_anomalies")
+    .select(["invoice_id", "kind"])
+    .where("created_at", ">=", since)
+    .orderBy("created_at", "desc")
+    .limit(1000)
+    .execute();
+  return { count: rows.length, latest: rows[0] ? { invoiceId: Number(rows[0].invoice_id), kind: rows[0].kind } : null };
 }
 
 export async function topupById(exec: Executor, id: number): Promise<Topup | undefined> {
@@ -194,13 +312,13 @@ export async function topupStats(exec: Executor): Promise<Array<{ method: TopupM
   return rows.map((row) => ({ method: row.method, status: row.status, count: Number(row.count), creditedMicro: Number(row.credited ?? 0) }));
 }
 
-/** Invoices made since `since` that expired unpaid: the alert on invoices left unpaid in an unusual number. */
-export async function expiredInvoicesSince(exec: Executor, since: string): Promise<number> {
+/** Invoices made since `since` and left unpaid (expired or cancelled): the alert on an unusual number of them. */
+export async function unpaidInvoicesSince(exec: Executor, since: string): Promise<number> {
   const row = await exec
     .selectFrom("topups")
     .select((eb) => eb.fn.countAll<number>().as("count"))
     .where("method", "=", "invoice")
-    .where("status", "=", "expired")
+    .where("status", "in", ["expired", "cancelled"])
     .where("created_at", ">=", since)
     .executeTakeFirstOrThrow();
   return Number(row.count);

@@ -4,7 +4,7 @@ import { PRODUCTS } from "../core/products/index.js";
 import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
-import { expiredInvoicesSince } from "../db/topups.js";
+import { anomaliesSince, unpaidInvoicesSince } from "../db/topups.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
@@ -21,7 +21,7 @@ export interface MonitorSettings {
   repeatMs: number;
   /** Messages one instance sends at most per hour; the rest are counted and said with the next one. */
   maxPerHour: number;
-  /** Invoices made in the last day and left to expire unpaid, at or above this, fire `invoices`. */
+  /** Invoices made in the last day and left unpaid (expired or cancelled), at or above this, fire `invoices`. */
   unpaidInvoices: number;
 }
 
@@ -103,15 +103,22 @@ function createChecks(options: MonitorOptions) {
       return { key: "cryptopay", firing: !(await options.cryptoPay.ready()), details: { kind: "cryptopay" } };
     },
 
-    /** Invoices left unpaid in an unusual number (the last day's expired ones): a broken pay link, or someone probing. */
+    /** Invoices left unpaid in an unusual number (the last day's expired or cancelled): a broken pay link, or someone probing. */
     async invoices(now: Date): Promise<Condition | null> {
       if (!options.cryptoPay) return null;
-      const expired = await expiredInvoicesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
+      const unpaid = await unpaidInvoicesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
       return {
         key: "invoices",
-        firing: expired >= settings.unpaidInvoices,
-        details: { kind: "invoices", expired, hours: 24, threshold: settings.unpaidInvoices },
+        firing: unpaid >= settings.unpaidInvoices,
+        details: { kind: "invoices", unpaid, hours: 24, threshold: settings.unpaidInvoices },
       };
+    },
+
+    /** What Crypto Pay reported that matches no top-up as made (never credited) in the last day: a leaked token, or a bug. */
+    async anomalies(now: Date): Promise<Condition | null> {
+      if (!options.cryptoPay) return null;
+      const { count, latest } = await anomaliesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
+      return { key: "anomalies", firing: count > 0, details: { kind: "anomalies", count, hours: 24, latest } };
     },
 
     /** The books, at most every `ledgerEveryMs`: between checks the last verdict stands. */
@@ -190,6 +197,7 @@ export function createMonitor(options: MonitorOptions) {
       checks.ledger(now),
       checks.cryptoPay(),
       checks.invoices(now),
+      checks.anomalies(now),
     ]);
     const conditions = found.flat().filter((c): c is Condition => c !== null && settled(c));
     const at = { now: now.toISOString(), repeatBefore: new Date(now.getTime() - settings.repeatMs).toISOString() };

@@ -10,7 +10,7 @@ export interface TopupPollOptions {
   clock: Clock;
   topups: Topups;
   cryptoPay: CryptoPayPort;
-  /** How often a pass runs, and how long an open invoice waits between looks. */
+  /** How often a pass runs: every open invoice is looked at once a pass. */
   intervalMs: number;
   /** How long a claim holds an invoice: one provider call's time. */
   leaseMs: number;
@@ -35,6 +35,12 @@ export function createTopupPoll(options: TopupPollOptions) {
 
   async function pass(): Promise<number> {
     let seen = 0;
+    // Half an interval on: an invoice looked at in this pass is due in the next one (a whole interval would
+    // miss it by the pass's own length and wait two).
+    const next = new Date(clock.now().getTime() + options.intervalMs / 2).toISOString();
+    await topups
+      .sweepCreating()
+      .catch((error: unknown) => log.warn({ err: error }, "the top-up poll could not settle invoices cut short; it will try again"));
     while (seen < PASS_MAX && !stopping) {
       const now = clock.now();
       const until = new Date(now.getTime() + options.leaseMs).toISOString();
@@ -49,10 +55,7 @@ export function createTopupPoll(options: TopupPollOptions) {
         }
         const known = new Set(found.map((invoice) => invoice.invoiceId));
         for (const topup of claimed) if (topup.invoiceId !== null && !known.has(topup.invoiceId)) await topups.invoiceGone(topup.id);
-        if (!handedBack) {
-          const next = new Date(clock.now().getTime() + options.intervalMs).toISOString();
-          for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
-        }
+        if (!handedBack) for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
       } catch (error) {
         // The leases lapse and the invoices are asked about again: nothing is missed.
         log.warn({ err: error, invoices: claimed.length }, "the top-up poll could not ask about invoices; it will try again");

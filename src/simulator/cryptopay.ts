@@ -8,8 +8,9 @@ import type { SimContext } from "./context.js";
 // invoices that expire and are paid, and the signed `invoice_paid` webhook. The control endpoints pay, expire
 // and re-deliver, for the tests and `npm run chat` (README, "Simulator test inputs").
 
-/** The token the simulated app accepts (the embedded defaults use it). */
-export const SIMULATOR_CRYPTO_PAY_TOKEN = "12345:AAsimulatedCryptoPayAppToken";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./credentials.js";
+
+export { SIMULATOR_CRYPTO_PAY_TOKEN };
 
 const ASSETS = ["USDT", "TON", "BTC", "ETH", "LTC", "BNB", "TRX", "USDC"] as const;
 const amountText = z.string().regex(/^\d{1,12}(\.\d{1,8})?$/);
@@ -23,12 +24,11 @@ interface Invoice {
   status: "active" | "paid" | "expired";
   description?: string;
   payload?: string;
+  allow_comments: boolean;
   allow_anonymous: boolean;
   created_at: string;
   expiration_date?: string;
   paid_at?: string;
-  paid_asset?: string;
-  paid_amount?: string;
   fee_amount?: string;
   paid_anonymously?: boolean;
   bot_invoice_url: string;
@@ -42,6 +42,7 @@ const createSchema = z.object({
   description: z.string().max(1024).optional(),
   payload: z.string().max(4096).optional(),
   expires_in: z.coerce.number().int().min(1).max(2_678_400).optional(),
+  allow_comments: z.coerce.boolean().optional(),
   allow_anonymous: z.coerce.boolean().optional(),
 });
 
@@ -61,7 +62,8 @@ export const cryptoPaySignatureOf = (token: string, body: string) =>
 
 export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: { webhookUrl?: string } = {}) {
   const invoices = new Map<number, Invoice>();
-  let nextId = 1;
+  // Ids go on from the clock, so a restarted simulator never answers an id a database already holds.
+  let nextId = Date.now();
   let nextUpdate = 1;
   let webhookUrl = options.webhookUrl ?? null;
   /** Deliveries made, for the tests: each with its HTTP status (null: no answer). */
@@ -98,11 +100,10 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
     }
   }
 
-  function pay(invoice: Invoice, paidAmount?: string) {
+  // A crypto invoice is paid in its asset for its amount (paid_asset and paid_amount are a fiat invoice's fields).
+  function pay(invoice: Invoice) {
     invoice.status = "paid";
     invoice.paid_at = new Date().toISOString();
-    invoice.paid_asset = invoice.asset;
-    invoice.paid_amount = paidAmount ?? invoice.amount;
     invoice.fee_amount = "0";
     invoice.paid_anonymously = false;
   }
@@ -129,6 +130,7 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
           status: "active",
           ...(parsed.data.description ? { description: parsed.data.description } : {}),
           ...(parsed.data.payload ? { payload: parsed.data.payload } : {}),
+          allow_comments: parsed.data.allow_comments ?? true,
           allow_anonymous: parsed.data.allow_anonymous ?? true,
           created_at: new Date().toISOString(),
           ...(parsed.data.expires_in ? { expiration_date: new Date(Date.now() + parsed.data.expires_in * 1000).toISOString() } : {}),
@@ -154,7 +156,11 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
       }
       case "deleteInvoice": {
         const id = Number(params.invoice_id);
-        if (!invoices.has(id)) return error(reply, 400, "INVOICE_NOT_FOUND");
+        const invoice = invoices.get(id);
+        if (!invoice) return error(reply, 400, "INVOICE_NOT_FOUND");
+        // A paid invoice is the payer's money received: the real API refuses to delete it (its documentation
+        // names no error for it; this name is the simulator's).
+        if (invoice.status === "paid") return error(reply, 400, "INVOICE_PAID");
         invoices.delete(id);
         return { ok: true, result: true };
       }
@@ -180,10 +186,10 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
   app.post<{ Params: { id: string } }>("/cryptopay/control/invoices/:id/pay", async (request, reply) => {
     const invoice = byId(request);
     if (!invoice) return reply.code(404).send({ error: "no such invoice" });
-    const parsed = z.object({ paid_amount: amountText.optional(), deliver: z.boolean().default(true) }).safeParse(request.body ?? {});
+    const parsed = z.object({ deliver: z.boolean().default(true) }).safeParse(request.body ?? {});
     if (!parsed.success) return sim.invalid(reply, parsed.error);
     if (current(invoice).status !== "active") return reply.code(409).send({ error: `the invoice is ${invoice.status}` });
-    pay(invoice, parsed.data.paid_amount);
+    pay(invoice);
     if (parsed.data.deliver) await deliver(invoice);
     return { ok: true, invoice };
   });

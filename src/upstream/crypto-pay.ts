@@ -28,6 +28,7 @@ const amount = z.string().refine((v) => microOf(v) !== null, "an amount");
 const invoiceSchema = z.object({
   invoice_id: z.number().int().positive(),
   status: z.enum(["active", "paid", "expired"]),
+  currency_type: z.string().optional(),
   asset: z.string().optional(),
   amount,
   paid_asset: z.string().optional(),
@@ -48,6 +49,8 @@ const webhookSchema = z.object({ update_type: z.string(), payload: z.unknown() }
 const toInvoice = (raw: z.infer<typeof invoiceSchema>): CryptoInvoice => ({
   invoiceId: raw.invoice_id,
   status: raw.status,
+  currencyType: raw.currency_type ?? null,
+  asset: raw.asset ?? null,
   amountMicro: microOf(raw.amount)!,
   paidAmountMicro: raw.paid_amount === undefined ? null : microOf(raw.paid_amount),
   paidAsset: raw.paid_asset ?? null,
@@ -73,7 +76,11 @@ export interface CryptoPayOptions {
   baseUrl: string;
   token: string;
   timeoutMs: number;
+  log: { warn(obj: object, msg: string): void };
 }
+
+/** getInvoices' largest page (Crypto Pay: `count` 1 to 1000). */
+const PAGE_MAX = 1000;
 
 export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { close(): Promise<void> } {
   const base = new URL(options.baseUrl);
@@ -109,6 +116,21 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
     return value.data;
   }
 
+  /** getInvoices, each item read on its own: one that is not an invoice is logged and left out. */
+  async function listed(params: Record<string, unknown>): Promise<CryptoInvoice[]> {
+    const { items } = await call("getInvoices", params, z.object({ items: z.array(z.unknown()) }));
+    return items.flatMap((item) => {
+      const invoice = invoiceSchema.safeParse(item);
+      if (invoice.success) return [toInvoice(invoice.data)];
+      const id = (item as { invoice_id?: unknown } | null)?.invoice_id;
+      options.log.warn(
+        { invoiceId: typeof id === "number" ? id : null, issues: invoice.error.issues.slice(0, 3) },
+        "Crypto Pay listed an invoice that does not read as one; skipped",
+      );
+      return [];
+    });
+  }
+
   return {
     configured: true,
     async ready() {
@@ -138,10 +160,18 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
       const found: CryptoInvoice[] = [];
       for (let i = 0; i < ids.length; i += 100) {
         const page = ids.slice(i, i + 100);
-        const { items } = await call("getInvoices", { invoice_ids: page.join(","), count: page.length }, z.object({ items: z.array(invoiceSchema) }));
-        found.push(...items.map(toInvoice));
+        found.push(...(await listed({ invoice_ids: page.join(","), count: page.length })));
       }
       return found;
+    },
+    async findByPayload(payload, scan) {
+      for (let offset = 0; offset < scan; offset += PAGE_MAX) {
+        const page = await listed({ asset: "USDT", offset, count: Math.min(PAGE_MAX, scan - offset) });
+        const match = page.filter((invoice) => invoice.payload === payload).sort((a, b) => b.invoiceId - a.invoiceId)[0];
+        if (match) return match;
+        if (page.length < Math.min(PAGE_MAX, scan - offset)) break;
+      }
+      return null;
     },
     async deleteInvoice(invoiceId) {
       await call("deleteInvoice", { invoice_id: invoiceId }, z.boolean());
@@ -151,12 +181,13 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
       let update: z.infer<typeof webhookSchema>;
       try {
         update = webhookSchema.parse(JSON.parse(rawBody));
-      } catch {
-        return { invoice: null };
+      } catch (error) {
+        return { malformed: error instanceof z.ZodError ? (error.issues[0]?.message ?? "not an update") : "not JSON" };
       }
       if (update.update_type !== "invoice_paid") return { invoice: null };
       const invoice = invoiceSchema.safeParse(update.payload);
-      return { invoice: invoice.success ? toInvoice(invoice.data) : null };
+      if (!invoice.success) return { malformed: `payload: ${invoice.error.issues[0]?.path.join(".")} ${invoice.error.issues[0]?.message}` };
+      return { invoice: toInvoice(invoice.data) };
     },
     close: () => pool.close(),
   };

@@ -12,7 +12,8 @@ export type AlertDetails =
   | { kind: "stuck"; count: number; oldest: { orderId: number; product: string; since: string } | null }
   | { kind: "ledger"; accounts: number; accountId: number | null }
   | { kind: "cryptopay" }
-  | { kind: "invoices"; expired: number; hours: number; threshold: number };
+  | { kind: "invoices"; unpaid: number; hours: number; threshold: number }
+  | { kind: "anomalies"; count: number; hours: number; latest: { invoiceId: number; kind: string } | null };
 
 export type AlertKind = AlertDetails["kind"];
 

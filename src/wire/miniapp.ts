@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Account } from "../core/accounts.js";
 import { toUsdt } from "../core/money.js";
 import type { ListedOrder } from "../core/products/index.js";
-import { REFERENCE_MAX, type Topup } from "../core/topups.js";
+import { REFERENCE_MAX, type Topup, type TransferReview } from "../core/topups.js";
 import { orderSummary, summaryView } from "./orders.js";
 import { topupBody, toTopupView, topupView } from "./topups.js";
 
@@ -54,7 +54,17 @@ const volumeRow = z.object({
   volume_usdt: z.number(),
 });
 
-const pendingTransfer = z.object({ topup: topupView, telegram_id: z.string().nullable(), username: z.string().nullable() });
+const pendingTransfer = z.object({
+  topup: topupView,
+  telegram_id: z.string().nullable(),
+  username: z.string().nullable(),
+  reference_used_by: z
+    .array(z.object({ topup_id: z.number().int(), status: z.string(), telegram_id: z.string().nullable(), amount_usdt: z.number() }))
+    .describe("Other transfers (any account), pending or credited, whose reference is the same once reduced to letters and digits"),
+  confirm: z
+    .array(z.enum(["above_threshold", "reference_reused"]))
+    .describe("Why approving needs confirmed: true (above confirm_above_usdt, or a reference used before); empty: it does not"),
+});
 
 export const overviewResponse = z.object({
   success: z.literal(true),
@@ -97,6 +107,7 @@ export const blockResponse = z.object({ success: z.literal(true), blocked: z.boo
 export const decisionBody = z
   .object({
     approve: z.boolean({ error: "approve must be true or false" }),
+    confirmed: z.boolean().default(false).describe("Required to approve a transfer whose confirm list is not empty"),
     reason: z.string().trim().max(REFERENCE_MAX, `reason must be at most ${REFERENCE_MAX} characters`).optional(),
   })
   .refine((body) => body.approve || Boolean(body.reason), { message: "A rejection needs a reason the user is told", path: ["reason"] });
@@ -114,10 +125,27 @@ export const volumeView = (row: { product: string; status: string; orders: numbe
   volume_usdt: toUsdt(row.volumeMicro),
 });
 
-export const pendingTransferView = ({ topup, telegramId, username }: { topup: Topup; telegramId: string | null; username: string | null }) => ({
+export const pendingTransferView = ({
+  topup,
+  telegramId,
+  username,
+  review,
+}: {
+  topup: Topup;
+  telegramId: string | null;
+  username: string | null;
+  review: TransferReview;
+}) => ({
   topup: toTopupView(topup),
   telegram_id: telegramId,
   username,
+  reference_used_by: review.reused.map((used) => ({
+    topup_id: used.topup.id,
+    status: used.topup.status,
+    telegram_id: used.telegramId,
+    amount_usdt: toUsdt(used.topup.amountMicro),
+  })),
+  confirm: review.confirm,
 });
 
 export const userView = (account: Account & { telegramId: string }, balanceMicro: number, keyPrefix: string | null, orders: ListedOrder[]) => ({

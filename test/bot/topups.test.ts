@@ -69,7 +69,10 @@ describe("top-ups in the bot", () => {
     const asked = await Promise.all(admins.map((admin) => admin.next((t) => t.includes(`Transfer top-up #${id}`))));
     for (const message of asked) {
       expect(message.text).toContain(`${telegramId} @payer_p says they paid 40.00 USDT`);
-      expect(message.text).toContain("Reference: bank ref 7781");
+      expect(message.text).toContain("Reference, as the user typed it: bank ref 7781");
+      // The reference is shown as code: plain text, never a link, whatever the user typed.
+      const offset = message.text.indexOf("bank ref 7781");
+      expect(message.entities).toContainEqual({ type: "code", offset, length: "bank ref 7781".length });
       expect(message.text).toContain("Balance now: 0.00 USDT");
     }
     await admins[0].tap("Approve");
@@ -86,7 +89,8 @@ describe("top-ups in the bot", () => {
       /top-ups \(all time\): .*transfer credited 1 \(40\.00 USDT\)/,
     );
     const [entry] = (await h.call("GET", "/v1/ledger", { key })).body.entries;
-    expect(entry).toMatchObject({ kind: "topup", amount_usdt: 40, note: `transfer top-up ${id} approved by Ann (${ADMINS[0]})` });
+    // The customer's note does not name the administrator (the audit log does).
+    expect(entry).toMatchObject({ kind: "topup", amount_usdt: 40, note: `Transfer top-up ${id} approved` });
 
     // A rejection: the user is told the reason.
     await chat.reply("/topup", (t) => t.includes("How much"));
@@ -101,5 +105,55 @@ describe("top-ups in the bot", () => {
     expect((await admins[1].reply(`/reject ${second} no such payment`, (t) => t.includes("rejected"))).text).toContain(`#${second}`);
     expect((await chat.next((t) => t.includes("was rejected"))).text).toContain("no such payment");
     expect(await h.balance(key)).toBe(40);
+  });
+
+  it("flags a reference used before and asks to confirm; a cancelled request's messages lose their buttons at once", async () => {
+    const first = await bots.registered(0, { username: "payer_q" });
+    const second = await bots.registered(0, { username: "payer_r" });
+    const ask = async (who: typeof first, amount: string, reference: string) => {
+      await who.chat.reply("/topup", (t) => t.includes("How much"));
+      await who.chat.tap("I paid by transfer");
+      await who.chat.next((t) => t.includes("How much did you transfer"));
+      await who.chat.reply(amount, (t) => t.includes("transaction id"));
+      const sent = await who.chat.reply(reference, (t) => t.includes("sent to the administrators"));
+      return Number(/#(\d+)/.exec(sent.text)![1]);
+    };
+    const original = await ask(first, "40", "bank tx 7781 https://example.com/proof");
+    await admins[0].next((t) => t.includes(`Transfer top-up #${original}`));
+    await admins[0].tap("Approve");
+    await first.chat.next((t) => t.includes("Top-up credited"));
+    expect(await h.balance(first.key)).toBe(40);
+
+    // The same reference again, from another account and written differently: flagged, and approving asks first.
+    const copy = await ask(second, "40", "Bank TX-7781 https://example.com/proof");
+    const flagged = await admins[0].next((t) => t.includes(`Transfer top-up #${copy}`));
+    expect(flagged.text).toContain(`same reference is on transfer #${original} (credited, ${first.telegramId})`);
+    await admins[0].tap("Approve");
+    await admins[0].next((t) => t.includes(`Approve transfer top-up #${copy}`));
+    expect(await h.balance(second.key)).toBe(0);
+    await admins[0].tap(`Yes, approve #${copy}`);
+    expect((await second.chat.next((t) => t.includes("Top-up credited"))).text).toContain("+40.00 USDT");
+    expect(await h.balance(second.key)).toBe(40);
+
+    // Above ADMIN_CONFIRM_ABOVE_USDT (1,000 here): approving asks to confirm too.
+    const large = await ask(first, "5000", "wire 5000");
+    const above = await admins[1].next((t) => t.includes(`Transfer top-up #${large}`));
+    expect(above.text).toContain("Above 1000.00 USDT: approving needs a confirmation");
+    await admins[1].tap("Approve");
+    await admins[1].next((t) => t.includes(`Approve transfer top-up #${large}`));
+    expect(await h.balance(first.key)).toBe(40);
+
+    // The user cancels it: both administrators' messages say so at once, with no buttons left.
+    await first.chat.reply("/topups", (t) => t.includes("waiting for an administrator"));
+    await first.chat.tap(`Cancel #${large}`);
+    await first.chat.next((t) => t.includes("cancelled"));
+    for (const admin of admins) {
+      const closed = await admin.next((t) => t.includes(`#${large}`) && t.includes("cancelled by the user"));
+      expect(closed.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    }
+    // A confirmation tapped after the cancel decides nothing.
+    await admins[1].tap(`Yes, approve #${large}`);
+    await admins[1].next((t) => t.includes("decided already"));
+    expect(await h.balance(first.key)).toBe(40);
   });
 });

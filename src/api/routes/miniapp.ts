@@ -284,7 +284,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     {
       schema: {
         ...adminSchema,
-        summary: "Approve (credited once) or reject (with the reason the user is told) a transfer top-up; the first decision wins",
+        summary:
+          "Approve (credited once; with confirmed: true when its confirm list is not empty) or reject (with the reason the user is told) a transfer top-up; the first decision wins",
         operationId: "miniAppAdminDecide",
         params: topupIdParams,
         body: decisionBody,
@@ -293,9 +294,10 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     },
     async (request) => {
       const admin = adminOf(request);
-      const { approve, reason } = request.body;
+      const { approve, reason, confirmed } = request.body;
       const who = { telegramId: admin.telegramId, name: admin.username ? `@${admin.username}` : admin.telegramId };
-      const decided = await core.topups.decide(request.params.topup_id, who, approve ? { approve: true } : { approve: false, reason: reason ?? "" });
+      const decision = approve ? { approve: true as const, confirmed } : { approve: false as const, reason: reason ?? "" };
+      const decided = await core.topups.decide(request.params.topup_id, who, decision);
       return { success: true as const, decided: decided.decided, topup: toTopupView(decided.topup) };
     },
   );

@@ -2,12 +2,43 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Account } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
+import { DomainError } from "../../core/errors.js";
 import { fromUsdt } from "../../core/money.js";
 import { callerOf } from "../auth.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topupsResponse, topupsView } from "../../wire/topups.js";
 
 export const CRYPTO_PAY_WEBHOOK_PATH = "/cryptopay/webhook";
+/** Calls with a wrong signature one address may make a minute; past it the webhook answers 429 without checking. */
+export const FAILED_CALLS_PER_MINUTE = 10;
+/** Addresses remembered at most: a flood from many addresses cannot grow the map without bound. */
+const ADDRESSES_MAX = 10_000;
+
+/** Failed calls counted per address in fixed windows (this instance's memory: the bound is against a flood). */
+function createFailureBound(max: number, windowMs: number) {
+  const windows = new Map<string, { count: number; endsAt: number }>();
+  return {
+    /** Seconds until the address may call again, or 0. */
+    refused(address: string): number {
+      const window = windows.get(address);
+      if (!window || window.endsAt <= Date.now()) return 0;
+      return window.count >= max ? Math.ceil((window.endsAt - Date.now()) / 1000) : 0;
+    },
+    count(address: string) {
+      const now = Date.now();
+      const window = windows.get(address);
+      if (window && window.endsAt > now) {
+        window.count += 1;
+        return;
+      }
+      if (windows.size >= ADDRESSES_MAX) {
+        for (const [key, old] of windows) if (old.endsAt <= now) windows.delete(key);
+        if (windows.size >= ADDRESSES_MAX) windows.delete(windows.keys().next().value!);
+      }
+      windows.set(address, { count: 1, endsAt: now + windowMs });
+    },
+  };
+}
 
 /** A top-up as its body asks: an invoice (the default where Crypto Pay is offered) or a transfer to approve. */
 function startTopup(core: Core, account: Account, body: z.infer<typeof topupBody>) {
@@ -97,6 +128,7 @@ export const topupRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
  * read raw, since the signature covers the bytes; a wrong signature is 401 and credits nothing.
  */
 export const cryptoPayWebhookRoute: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  const failures = createFailureBound(FAILED_CALLS_PER_MINUTE, 60_000);
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
   app.post(
     CRYPTO_PAY_WEBHOOK_PATH,
@@ -105,16 +137,25 @@ export const cryptoPayWebhookRoute: FastifyPluginAsyncZod<{ core: Core }> = asyn
       schema: {
         summary: "Crypto Pay's webhook: called by Crypto Pay (set this URL in @CryptoBot), not by partners",
         description:
-          'The body is Crypto Pay\'s update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing; a paid invoice is credited once however often it is delivered; an invoice that ties to no top-up is ignored (200).',
+          'The body is Crypto Pay\'s update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing (ten a minute from one address, then 429); the update only says which invoice to look at: the record Crypto Pay keeps (getInvoices) decides what is credited, once however often it is delivered (503 while that record cannot be read, so Crypto Pay delivers again); an invoice that ties to no top-up is ignored (200) and alerted.',
         operationId: "cryptoPayWebhook",
         tags: ["Top-ups"],
         security: [],
-        response: { 200: z.object({ ok: z.literal(true) }), 401: errorBody, 404: errorBody },
+        response: { 200: z.object({ ok: z.literal(true) }), 401: errorBody, 404: errorBody, 429: errorBody, 503: errorBody },
       },
     },
     async (request) => {
+      const retryAfterSeconds = failures.refused(request.ip);
+      if (retryAfterSeconds) {
+        throw new DomainError("rate_limited", "Too many webhook calls with a wrong signature from this address", { retryAfterSeconds });
+      }
       const signature = request.headers["crypto-pay-api-signature"];
-      await core.topups.webhook(String(request.body ?? ""), typeof signature === "string" ? signature : undefined);
+      try {
+        await core.topups.webhook(String(request.body ?? ""), typeof signature === "string" ? signature : undefined);
+      } catch (error) {
+        if (error instanceof DomainError && error.code === "unauthorized") failures.count(request.ip);
+        throw error;
+      }
       return { ok: true as const };
     },
   );

@@ -1,10 +1,11 @@
 import { createConversation } from "@grammyjs/conversations";
+import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { type Api, Composer, GrammyError, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/accounts.js";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import { parseUsdt } from "../../core/money.js";
-import type { Topup } from "../../core/topups.js";
+import type { Topup, TransferReview } from "../../core/topups.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { answer, attempt, withCancel } from "../flows/kit.js";
 import { plainNumber, type Translate, usdt } from "../format.js";
@@ -25,6 +26,25 @@ export interface TopupDeps {
 }
 
 const minute = (at: string) => at.slice(0, 16).replace("T", " ");
+
+/** A top-up's line in /topups. */
+const lineVars = (t: Translate, topup: Topup) => ({
+  id: topup.id,
+  method: t(`topup-method-${topup.method}`),
+  amount: usdt(topup.creditedMicro ?? topup.amountMicro),
+  status: t(`topup-status-${topup.status}`),
+});
+
+/** What the deciding administrator must know first: a reference used before, an amount above the threshold. */
+function warnings(t: Translate, review: TransferReview, thresholdMicro: number): string[] {
+  const lines: string[] = [];
+  if (review.confirm.includes("above_threshold")) lines.push(t("topup-admin-above", { threshold: usdt(thresholdMicro) }));
+  if (review.reused.length) {
+    const others = review.reused.map(({ topup, telegramId }) => `#${topup.id} (${t(`topup-status-${topup.status}`)}, ${telegramId ?? "?"})`);
+    lines.push(t("topup-admin-reused", { others: others.join(", ") }));
+  }
+  return lines;
+}
 const who = (account: Account) => `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
 
 /**
@@ -36,8 +56,6 @@ const who = (account: Account) => `${account.telegramId}${account.username ? ` @
 export function topupFeatures(deps: TopupDeps) {
   const { core } = deps;
   const composer = new Composer<BotContext>();
-  /** Each transfer's messages to the administrators, to update when one decides (this instance's memory). */
-  const asked = new Map<number, Array<{ chat: number; message: number }>>();
 
   const refusal = (ctx: FlowContext, outcome: Refusal) => refusalText(ctx.t.bind(ctx), outcome);
 
@@ -117,14 +135,7 @@ export function topupFeatures(deps: TopupDeps) {
     for (const topup of topups.filter((t) => t.status === "active" || t.status === "pending")) {
       keyboard.text(ctx.t("btn-topup-cancel-one", { id: topup.id }), `tp:cancel:${topup.id}`).row();
     }
-    const lines = topups.map((t) =>
-      ctx.t("topups-line", {
-        id: t.id,
-        method: ctx.t(`topup-method-${t.method}`),
-        amount: usdt(t.creditedMicro ?? t.amountMicro),
-        status: ctx.t(`topup-status-${t.status}`),
-      }),
-    );
+    const lines = topups.map((t) => ctx.t("topups-line", lineVars(ctx.t.bind(ctx), t)));
     return ctx.reply(lines.join("\n"), { reply_markup: keyboard.inline_keyboard.length ? keyboard : mainMenu(ctx) });
   });
 
@@ -132,8 +143,12 @@ export function topupFeatures(deps: TopupDeps) {
     await ctx.answerCallbackQuery();
     const id = Number(ctx.match[1]);
     try {
-      await core.topups.cancel(ctx.caller!.account, id);
+      const topup = await core.topups.cancel(ctx.caller!.account, id);
       await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+      if (topup.status === "credited") return ctx.reply(ctx.t("topup-cancel-paid", { id }), { reply_markup: mainMenu(ctx) });
+      if (topup.status !== "cancelled") {
+        return ctx.reply(ctx.t("topups-line", lineVars(ctx.t.bind(ctx), topup)), { reply_markup: mainMenu(ctx) });
+      }
       await ctx.reply(ctx.t("topup-cancelled", { id }), { reply_markup: mainMenu(ctx) });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -141,13 +156,29 @@ export function topupFeatures(deps: TopupDeps) {
     }
   });
 
-  // The administrators' decision: Approve at once; Reject asks for the reason the user is told.
+  // The administrators' decision: Approve at once, or after a confirmation when the amount is above
+  // ADMIN_CONFIRM_ABOVE_USDT or the reference is another transfer's too; Reject asks for the reason.
   const onlyAdmins = composer.filter((ctx) => ctx.from !== undefined && deps.admins.includes(ctx.from.id));
-  onlyAdmins.callbackQuery(/^tq:ok:(\d+)$/, async (ctx) => {
+  onlyAdmins.callbackQuery(/^tq:(ok|okc):(\d+)$/, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const id = Number(ctx.match[1]);
+    const id = Number(ctx.match[2]);
+    const confirmed = ctx.match[1] === "okc";
     const admin = { telegramId: String(ctx.from.id), name: ctx.from.first_name };
-    const decided = await core.topups.decide(id, admin, { approve: true });
+    if (!confirmed) {
+      const { topup, review } = await core.topups.review(id);
+      if (topup.status === "pending" && review.confirm.length) {
+        const account = await core.accounts.get(topup.accountId);
+        const t = ctx.t.bind(ctx);
+        const text = [
+          t("topup-admin-confirm", { id, user: who(account), amount: usdt(topup.amountMicro) }),
+          ...warnings(t, review, core.topups.limits.confirmAboveMicro),
+        ].join("\n");
+        return ctx.reply(text, { reply_markup: new InlineKeyboard().text(t("btn-approve-confirm", { id }), `tq:okc:${id}`) });
+      }
+    } else {
+      await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    }
+    const decided = await core.topups.decide(id, admin, { approve: true, confirmed });
     if (decided.decided) return;
     await afterDecision(decided.topup, false);
     await ctx.reply(ctx.t("topup-decided-already", { id }));
@@ -175,23 +206,31 @@ export function topupFeatures(deps: TopupDeps) {
     }
   });
 
-  /** Every administrator's message about the transfer now says who decided; the user hears a rejection here. */
+  /**
+   * Every administrator's message about the transfer (stored, so whichever instance sees the decision or the
+   * cancel edits them all) now says what became of it, without buttons; the user hears a rejection here.
+   */
   async function afterDecision(topup: Topup, decidedNow: boolean, by?: string) {
     const account = await core.accounts.get(topup.accountId);
     const decider = by ?? topup.decidedBy ?? "?";
-    for (const { chat, message } of asked.get(topup.id) ?? []) {
+    const key =
+      topup.status === "credited"
+        ? "topup-admin-approved"
+        : topup.status === "rejected"
+          ? "topup-admin-rejected"
+          : topup.status === "cancelled"
+            ? "topup-admin-cancelled"
+            : "topup-admin-closed";
+    for (const { chat, message } of await core.topups.notices(topup.id)) {
       const t = await deps.translator(String(chat));
-      const text = t(
-        topup.status === "credited" ? "topup-admin-approved" : topup.status === "rejected" ? "topup-admin-rejected" : "topup-admin-closed",
-        {
-          id: topup.id,
-          user: who(account),
-          amount: usdt(topup.amountMicro),
-          by: decider,
-          reason: topup.reason ?? "",
-          status: topup.status,
-        },
-      );
+      const text = t(key, {
+        id: topup.id,
+        user: who(account),
+        amount: usdt(topup.amountMicro),
+        by: decider,
+        reason: topup.reason ?? "",
+        status: topup.status,
+      });
       await deps.api.editMessageText(chat, message, text).catch((error: unknown) => {
         if (!(error instanceof GrammyError)) deps.log.warn({ err: error }, "could not update an administrator's top-up message");
       });
@@ -208,32 +247,35 @@ export function topupFeatures(deps: TopupDeps) {
     );
   });
 
-  // A transfer stated (here or over the API): every administrator gets it with the user's name, id and balance.
+  // A transfer cancelled by its user: the administrators' messages lose their buttons at once.
+  core.topups.onCancelled((topup) => {
+    afterDecision(topup, false).catch((error: unknown) => deps.log.error({ topupId: topup.id, err: error }, "top-up cancel notice failed"));
+  });
+
+  // A transfer stated (here or over the API): every administrator gets it with the user's name, id and balance,
+  // the reference as plain code (never a link), and what would make approving need a confirmation.
   core.topups.onRequested((topup) => {
     void (async () => {
       const account = await core.accounts.get(topup.accountId);
-      const balance = await core.accounts.available(account);
+      const [balance, { review }] = await Promise.all([core.accounts.available(account), core.topups.review(topup.id)]);
       const sent: Array<{ chat: number; message: number }> = [];
       for (const admin of deps.admins) {
         const t = await deps.translator(String(admin));
+        const head = t("topup-admin-ask", { id: topup.id, user: who(account), amount: usdt(topup.amountMicro), balance: usdt(balance) });
+        const flags = warnings(t, review, core.topups.limits.confirmAboveMicro);
+        const text = fmt`${head}\n${t("topup-admin-reference")} ${FormattedString.code(topup.reference ?? "")}${flags.length ? `\n${flags.join("\n")}` : ""}`;
         try {
-          const message = await deps.api.sendMessage(
-            admin,
-            t("topup-admin-ask", {
-              id: topup.id,
-              user: who(account),
-              amount: usdt(topup.amountMicro),
-              reference: topup.reference ?? "",
-              balance: usdt(balance),
-            }),
-            { reply_markup: new InlineKeyboard().text(t("btn-approve"), `tq:ok:${topup.id}`).text(t("btn-reject"), `tq:no:${topup.id}`) },
-          );
+          const message = await deps.api.sendMessage(admin, text.text, {
+            entities: text.entities,
+            link_preview_options: { is_disabled: true },
+            reply_markup: new InlineKeyboard().text(t("btn-approve"), `tq:ok:${topup.id}`).text(t("btn-reject"), `tq:no:${topup.id}`),
+          });
           sent.push({ chat: admin, message: message.message_id });
         } catch (error) {
           deps.log.warn({ admin, err: error }, "could not ask an administrator about a transfer top-up");
         }
       }
-      asked.set(topup.id, sent);
+      await core.topups.saveNotices(topup.id, sent);
     })().catch((error) => deps.log.error({ topupId: topup.id, err: error }, "transfer notice failed"));
   });
 

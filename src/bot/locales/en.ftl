@@ -264,6 +264,7 @@ rule-amount_bound = The amount must be more than 0 and at most { $max } USDT.
 rule-balance_bound = A balance is at most { $max } USDT: this would take it past that.
 rule-holds_balance = That account still holds a balance: debit it before making it an owner key.
 rule-markup_range = The markup must be a percentage from 0 to 100.
+rule-confirm_needed = Approving this needs a confirmation first: nothing changed.
 
 # Webhooks
 cmd-webhook = Signed notifications to your server
@@ -337,7 +338,9 @@ alert-ledger-firing = 🚨 The books do not hold: { $accounts } balances differ 
 alert-ledger-resolved = 🟢 The books hold again.
 alert-cryptopay-firing = 🔴 Crypto Pay does not answer: top-ups by invoice cannot be made, and paid ones wait (they are credited once it answers).
 alert-cryptopay-resolved = 🟢 Crypto Pay answers again.
-alert-invoices-firing = 🟠 { $expired } top-up invoices expired unpaid in the last { $hours } hours (alert at { $threshold }): check the pay link works, or who is making them.
+alert-invoices-firing = 🟠 { $unpaid } top-up invoices were left unpaid (expired or cancelled) in the last { $hours } hours (alert at { $threshold }): check the pay link works, or who is making them.
+alert-anomalies-firing = 🔴 Crypto Pay reported { $count } payment(s) in the last { $hours } hours that match no top-up as it was made (latest: invoice { $invoice_id }, { $anomaly }). Nothing was credited for them: check the logs ("matches no top-up"), compare with the invoice in @CryptoBot, and rotate the Crypto Pay token if an update was signed but false.
+alert-anomalies-resolved = 🟢 No payment anomaly in the last 24 hours.
 alert-invoices-resolved = 🟢 Unpaid invoices are back under { $threshold } a day.
 low-balance = ⚠ Your balance is { $balance } USDT, under { $threshold } USDT. Top it up to keep buying. (Turn this notice off under /balance.)
 btn-low-balance-on = 🔔 Low-balance notice: on
@@ -373,13 +376,19 @@ topup-status-credited = credited
 topup-status-expired = expired
 topup-status-cancelled = cancelled
 topup-status-rejected = rejected
-topup-status-failed = not made
+topup-status-failed = failed, nothing credited
 topup-cancelled = Top-up #{ $id } cancelled: nothing was charged.
 topup-credited = ✅ Top-up credited: +{ $amount } USDT. Balance: { $balance } USDT.
 topup-rejected = Your transfer top-up #{ $id } of { $amount } USDT was rejected: { $reason }
 topup-admin-ask = 💳 Transfer top-up #{ $id }: { $user } says they paid { $amount } USDT.
-    Reference: { $reference }
     Balance now: { $balance } USDT
+topup-admin-reference = Reference, as the user typed it:
+topup-admin-reused = ⚠ The same reference is on transfer { $others }: approving this one needs a confirmation.
+topup-admin-above = ⚠ Above { $threshold } USDT: approving needs a confirmation.
+topup-admin-confirm = Approve transfer top-up #{ $id } ({ $user }, { $amount } USDT)?
+topup-admin-cancelled = Transfer top-up #{ $id } ({ $user }, { $amount } USDT) was cancelled by the user: nothing to decide.
+btn-approve-confirm = ✅ Yes, approve #{ $id }
+topup-cancel-paid = Top-up #{ $id } was already paid, so it cannot be cancelled: it is credited to your balance.
 topup-admin-approved = ✅ Transfer top-up #{ $id } ({ $user }, { $amount } USDT) approved by { $by }.
 topup-admin-rejected = ❌ Transfer top-up #{ $id } ({ $user }, { $amount } USDT) rejected by { $by }: { $reason }
 topup-admin-closed = Transfer top-up #{ $id } ({ $user }, { $amount } USDT): { $status }.

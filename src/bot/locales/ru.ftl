@@ -264,6 +264,7 @@ rule-amount_bound = Сумма должна быть больше 0 и не бо
 rule-balance_bound = Баланс не может превышать { $max } USDT: эта операция превысила бы его.
 rule-holds_balance = На этом счёте ещё есть баланс: спишите его, прежде чем делать ключ ключом владельца.
 rule-markup_range = Наценка — процент от 0 до 100.
+rule-confirm_needed = Сначала нужно подтвердить одобрение: ничего не изменено.
 
 # Webhooks
 cmd-webhook = Подписанные уведомления на ваш сервер
@@ -337,7 +338,9 @@ alert-ledger-firing = 🚨 Учёт не сходится: у { $accounts } сч
 alert-ledger-resolved = 🟢 Учёт снова сходится.
 alert-cryptopay-firing = 🔴 Crypto Pay не отвечает: счета на пополнение не создаются, оплаченные ждут (зачислятся, когда он ответит).
 alert-cryptopay-resolved = 🟢 Crypto Pay снова отвечает.
-alert-invoices-firing = 🟠 { $expired } счетов на пополнение истекли неоплаченными за { $hours } ч (порог { $threshold }): проверьте ссылку оплаты или кто их создаёт.
+alert-invoices-firing = 🟠 { $unpaid } счетов на пополнение остались неоплаченными (истекли или отменены) за { $hours } ч (порог { $threshold }): проверьте ссылку оплаты или кто их создаёт.
+alert-anomalies-firing = 🔴 Crypto Pay сообщил о { $count } платеж(ах) за { $hours } ч, не совпадающих ни с одним пополнением (последний: счёт { $invoice_id }, { $anomaly }). Ничего не зачислено: проверьте логи («matches no top-up»), сверьте счёт в @CryptoBot и смените токен Crypto Pay, если подписанное обновление оказалось ложным.
+alert-anomalies-resolved = 🟢 За последние сутки аномалий платежей нет.
 alert-invoices-resolved = 🟢 Неоплаченных счетов снова меньше { $threshold } в сутки.
 low-balance = ⚠ Ваш баланс { $balance } USDT — меньше { $threshold } USDT. Пополните его, чтобы продолжать покупки. (Отключить это уведомление можно в /balance.)
 btn-low-balance-on = 🔔 Уведомление о низком балансе: вкл.
@@ -373,13 +376,19 @@ topup-status-credited = зачислено
 topup-status-expired = истёк
 topup-status-cancelled = отменено
 topup-status-rejected = отклонено
-topup-status-failed = не создан
+topup-status-failed = не удалось, ничего не зачислено
 topup-cancelled = Пополнение #{ $id } отменено: ничего не списано.
 topup-credited = ✅ Баланс пополнен: +{ $amount } USDT. Баланс: { $balance } USDT.
 topup-rejected = Ваша заявка на пополнение #{ $id } на { $amount } USDT отклонена: { $reason }
 topup-admin-ask = 💳 Пополнение переводом #{ $id }: { $user } сообщает об оплате { $amount } USDT.
-    Примечание: { $reference }
     Баланс сейчас: { $balance } USDT
+topup-admin-reference = Примечание, как его ввёл пользователь:
+topup-admin-reused = ⚠ То же примечание есть у перевода { $others }: одобрение этого потребует подтверждения.
+topup-admin-above = ⚠ Больше { $threshold } USDT: одобрение потребует подтверждения.
+topup-admin-confirm = Одобрить пополнение переводом #{ $id } ({ $user }, { $amount } USDT)?
+topup-admin-cancelled = Пополнение переводом #{ $id } ({ $user }, { $amount } USDT) отменено пользователем: решать нечего.
+btn-approve-confirm = ✅ Да, одобрить #{ $id }
+topup-cancel-paid = Пополнение #{ $id } уже оплачено, поэтому его нельзя отменить: оно зачислено на ваш баланс.
 topup-admin-approved = ✅ Пополнение #{ $id } ({ $user }, { $amount } USDT) одобрил { $by }.
 topup-admin-rejected = ❌ Пополнение #{ $id } ({ $user }, { $amount } USDT) отклонил { $by }: { $reason }
 topup-admin-closed = Пополнение #{ $id } ({ $user }, { $amount } USDT): { $status }.
