@@ -35,6 +35,27 @@ describe("configuration", () => {
     expect(config).toMatchObject({ DATABASE_URL: "postgresql://app@db.internal:5432/partner", DATABASE_POOL_MAX: 20 });
   });
 
+  it("never runs the simulated providers or Crypto Pay (its token is public) beside a real bot token or a real provider", () => {
+    const realBot = { BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather" };
+    expect(() => loadConfig(realBot)).toThrow(/BOT_TOKEN: is a real bot's .*anyone could forge a payment/);
+    expect(() => loadConfig({ ...realBot, TELEGRAM_API_ROOT: "https://bot-api.example.com" })).toThrow(/BOT_TOKEN/);
+    expect(() => loadConfig({ GATEWAY_URL: "https://gateway.example.com" })).toThrow(/GATEWAY_URL: names a real provider/);
+    expect(() => loadConfig({ CRYPTO_PAY_URL: "https://pay.crypt.bot", CRYPTO_PAY_TOKEN: "1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" })).toThrow(
+      /CRYPTO_PAY_URL/,
+    );
+    // The simulator's public Crypto Pay token with real providers and a real bot.
+    const external = {
+      UPSTREAM: "external",
+      ...realBot,
+      CRYPTO_PAY_URL: "http://127.0.0.1:9090/cryptopay",
+      CRYPTO_PAY_TOKEN: "12345:AAsimulatedCryptoPayAppToken0000001",
+    };
+    expect(() => loadConfig(external)).toThrow(/CRYPTO_PAY_TOKEN: is the simulator's public token/);
+    // A local Bot API emulator with the simulator is development, and starts.
+    expect(loadConfig({ ...realBot, TELEGRAM_API_ROOT: "http://127.0.0.1:8081" })).toMatchObject({ UPSTREAM: "simulator" });
+    expect(loadConfig({ GATEWAY_URL: "http://localhost:9191" })).toMatchObject({ GATEWAY_URL: "http://localhost:9191" });
+  });
+
   it("refuses a reconcile delay that an in-flight call could outlast", () => {
     expect(() => loadConfig({ UPSTREAM_TIMEOUT_MS: "30000", RECONCILE_AFTER_MS: "20000" })).toThrow(/RECONCILE_AFTER_MS/);
   });

@@ -199,6 +199,14 @@ export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: 
     if (invoice.status === "active") invoice.status = "expired";
     return { ok: true, invoice };
   });
+  // An invoice the API then lists in a shape the client does not expect (an unknown status): a client reading a
+  // batch must skip it, not stall on it.
+  app.post<{ Params: { id: string } }>("/cryptopay/control/invoices/:id/garble", async (request, reply) => {
+    const invoice = byId(request);
+    if (!invoice) return reply.code(404).send({ error: "no such invoice" });
+    (invoice as { status: string }).status = "garbled";
+    return { ok: true, invoice };
+  });
   app.post<{ Params: { id: string } }>("/cryptopay/control/invoices/:id/webhook", async (request, reply) => {
     const invoice = byId(request);
     if (!invoice || invoice.status !== "paid") return reply.code(409).send({ error: "only a paid invoice is delivered" });

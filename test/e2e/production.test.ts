@@ -46,6 +46,21 @@ describe("the production start", () => {
   }, 150_000);
 });
 
+describe("nothing simulated beside a real credential", () => {
+  it("refuses to start the embedded simulator beside a real bot token, saying why, and never listens", async () => {
+    const refused = await exec(process.execPath, ["dist/src/main.js"], {
+      env: { ...process.env, DATABASE_URL: join(tmpdir(), "never-made.db"), BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather", PORT: "0" },
+      timeout: 30_000,
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("BOT_TOKEN: is a real bot's");
+    expect(refused.stderr).toContain("anyone could forge a payment");
+  });
+});
+
 const dir = mkdtempSync(join(tmpdir(), "partner-bench-smoke-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
