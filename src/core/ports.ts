@@ -183,9 +183,10 @@ export interface CryptoPayPort extends Provider {
   createInvoice(invoice: { amountMicro: number; description: string; payload: string; expiresInSeconds: number }): Promise<CryptoInvoice>;
   /**
    * The invoices with these ids that the provider still has: its own record, the only one money is credited by.
-   * An item that does not read as an invoice is left out (and logged), so one odd item cannot stall the rest.
+   * An item that does not read as an invoice is left out of `found` (logged, its id in `unreadable`), so one odd
+   * item cannot stall the rest, nor pass for an invoice the provider no longer has.
    */
-  invoices(ids: number[]): Promise<CryptoInvoice[]>;
+  invoices(ids: number[]): Promise<{ found: CryptoInvoice[]; unreadable: number[] }>;
   /** The newest invoice carrying this payload among the app's latest `scan` invoices, or null. */
   findByPayload(payload: string, scan: number): Promise<CryptoInvoice | null>;
   deleteInvoice(invoiceId: number): Promise<void>;

@@ -313,7 +313,9 @@ export function createTopups(options: {
   /** Crypto Pay's record of one invoice (undefined: it no longer has it); 503 while it cannot answer. */
   async function recordOf(invoiceId: number): Promise<CryptoInvoice | undefined> {
     try {
-      return (await cryptoPay!.invoices([invoiceId]))[0];
+      const { found, unreadable } = await cryptoPay!.invoices([invoiceId]);
+      if (unreadable.length) throw unavailable("Crypto Pay's record of the invoice does not read as one just now: nothing changed; try again later");
+      return found[0];
     } catch (error) {
       if (error instanceof UpstreamError) throw unavailable("Crypto Pay cannot be asked about the invoice just now: nothing changed; try again");
       throw error;

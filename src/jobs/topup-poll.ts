@@ -48,12 +48,13 @@ export function createTopupPoll(options: TopupPollOptions) {
       if (!claimed.length) break;
       seen += claimed.length;
       try {
-        const found = await cryptoPay.invoices(claimed.flatMap((t) => (t.invoiceId === null ? [] : [t.invoiceId])));
+        const { found, unreadable } = await cryptoPay.invoices(claimed.flatMap((t) => (t.invoiceId === null ? [] : [t.invoiceId])));
         for (const invoice of found) {
           const seenBy = await topups.invoiceSeen(invoice);
           if (seenBy.unknown) log.warn({ invoiceId: invoice.invoiceId }, "an invoice the poll asked about ties to no top-up; ignored");
         }
-        const known = new Set(found.map((invoice) => invoice.invoiceId));
+        // An invoice listed but unreadable is still there: only one not listed at all is gone.
+        const known = new Set([...found.map((invoice) => invoice.invoiceId), ...unreadable]);
         for (const topup of claimed) if (topup.invoiceId !== null && !known.has(topup.invoiceId)) await topups.invoiceGone(topup.id);
         if (!handedBack) for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
       } catch (error) {

@@ -117,18 +117,24 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
   }
 
   /** getInvoices, each item read on its own: one that is not an invoice is logged and left out. */
-  async function listed(params: Record<string, unknown>): Promise<CryptoInvoice[]> {
+  async function listed(params: Record<string, unknown>): Promise<{ found: CryptoInvoice[]; unreadable: number[] }> {
     const { items } = await call("getInvoices", params, z.object({ items: z.array(z.unknown()) }));
-    return items.flatMap((item) => {
+    const found: CryptoInvoice[] = [];
+    const unreadable: number[] = [];
+    for (const item of items) {
       const invoice = invoiceSchema.safeParse(item);
-      if (invoice.success) return [toInvoice(invoice.data)];
+      if (invoice.success) {
+        found.push(toInvoice(invoice.data));
+        continue;
+      }
       const id = (item as { invoice_id?: unknown } | null)?.invoice_id;
+      if (typeof id === "number") unreadable.push(id);
       options.log.warn(
         { invoiceId: typeof id === "number" ? id : null, issues: invoice.error.issues.slice(0, 3) },
         "Crypto Pay listed an invoice that does not read as one; skipped",
       );
-      return [];
-    });
+    }
+    return { found, unreadable };
   }
 
   return {
@@ -158,18 +164,21 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
     },
     async invoices(ids) {
       const found: CryptoInvoice[] = [];
+      const unreadable: number[] = [];
       for (let i = 0; i < ids.length; i += 100) {
         const page = ids.slice(i, i + 100);
-        found.push(...(await listed({ invoice_ids: page.join(","), count: page.length })));
+        const read = await listed({ invoice_ids: page.join(","), count: page.length });
+        found.push(...read.found);
+        unreadable.push(...read.unreadable);
       }
-      return found;
+      return { found, unreadable };
     },
     async findByPayload(payload, scan) {
       for (let offset = 0; offset < scan; offset += PAGE_MAX) {
         const page = await listed({ asset: "USDT", offset, count: Math.min(PAGE_MAX, scan - offset) });
-        const match = page.filter((invoice) => invoice.payload === payload).sort((a, b) => b.invoiceId - a.invoiceId)[0];
+        const match = page.found.filter((invoice) => invoice.payload === payload).sort((a, b) => b.invoiceId - a.invoiceId)[0];
         if (match) return match;
-        if (page.length < Math.min(PAGE_MAX, scan - offset)) break;
+        if (page.found.length + page.unreadable.length < Math.min(PAGE_MAX, scan - offset)) break;
       }
       return null;
     },

@@ -282,5 +282,7 @@ describe("money received is never lost", () => {
     await eventually(async () => ((await topupOf(polled, key, good.topup_id)).status === "credited" ? true : undefined));
     expect(await polled.balance(key)).toBe(2);
     expect(polled.logs.some((line) => line.includes("does not read as one; skipped") && line.includes(String(odd.invoice_id)))).toBe(true);
+    // Listed but unreadable is not gone: it stays open, never closed as expired.
+    expect((await topupOf(polled, key, odd.topup_id)).status).toBe("active");
   });
 });

@@ -15,7 +15,13 @@ interface Overview {
   today: Row[];
   days: Array<Row & { day: string }>;
   upstreams: Record<string, boolean>;
-  pending_transfers: Array<{ topup: Topup; telegram_id: string | null; username: string | null }>;
+  pending_transfers: Array<{
+    topup: Topup;
+    telegram_id: string | null;
+    username: string | null;
+    reference_used_by: Array<{ topup_id: number; status: string; telegram_id: string | null; amount_usdt: number }>;
+    confirm: Array<"above_threshold" | "reference_reused">;
+  }>;
   confirm_above_usdt: number;
 }
 
@@ -103,10 +109,14 @@ function Today({ ctx, rows }: { ctx: Ctx; rows: Row[] }) {
   </table>`;
 }
 
-/** A pending transfer: approve (credited once), or reject with the reason the user is told. */
+/**
+ * A pending transfer: approve (credited once), or reject with the reason the user is told. A reference already on
+ * another transfer is shown with it, and approving it (or an amount above the threshold) asks to confirm first.
+ */
 function Transfer({ ctx, item, decided }: { ctx: Ctx; item: Overview["pending_transfers"][number]; decided: () => void }) {
   const { t, api } = ctx;
   const [reason, setReason] = useState("");
+  const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const decide = async (body: object) => {
     try {
@@ -120,8 +130,26 @@ function Transfer({ ctx, item, decided }: { ctx: Ctx; item: Overview["pending_tr
   const who = `${item.telegram_id ?? "?"}${item.username ? ` @${item.username}` : ""}`;
   return html`<li class="transfer" data-testid="transfer">
     <p>${`#${item.topup.topup_id} · ${who} · ${usdt(item.topup.amount_usdt)} · ${item.topup.reference ?? ""}`}</p>
+    ${
+      item.reference_used_by.length
+        ? html`<p class="warning" data-testid="reference-reused">
+            ${t.referenceReused(item.reference_used_by.map((u) => `#${u.topup_id} (${u.status}, ${u.telegram_id ?? "?"})`).join(", "))}
+          </p>`
+        : null
+    }
+    ${
+      confirming
+        ? html`<p>${t.confirmApprove(usdt(item.topup.amount_usdt), who)}</p>
+            <div class="pair">
+              <button type="button" data-testid="approve-confirm" onClick=${() => decide({ approve: true, confirmed: true })}>${t.confirm}</button>
+              <button type="button" class="secondary" onClick=${() => setConfirming(false)}>${t.cancel}</button>
+            </div>`
+        : null
+    }
     <div class="pair">
-      <button type="button" data-testid="approve" onClick=${() => decide({ approve: true })}>${t.approve}</button>
+      <button type="button" data-testid="approve" onClick=${() => (item.confirm.length ? setConfirming(true) : decide({ approve: true }))}>
+        ${t.approve}
+      </button>
       <button type="button" class="secondary" disabled=${!reason.trim()} onClick=${() => decide({ approve: false, reason: reason.trim() })}>
         ${t.reject}
       </button>
