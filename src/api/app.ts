@@ -18,7 +18,7 @@ import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import { isSessionToken, sessionCaller } from "./miniapp/session.js";
-import { registerMiniAppPage } from "./miniapp/static.js";
+import { exemptMiniAppPage, registerMiniAppPage } from "./miniapp/static.js";
 import { type MiniAppOptions, miniAppRoutes } from "./routes/miniapp.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
@@ -129,6 +129,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     }
     done(null, payload);
   });
+  if (options.miniApp) exemptMiniAppPage(app);
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: RATE_LIMIT_WINDOW_SECONDS * 1000,

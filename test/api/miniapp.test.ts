@@ -165,6 +165,28 @@ describe("the key", () => {
   });
 });
 
+describe("the page and sign-in's limit", () => {
+  it("never limits the page and its assets, while sign-in from the same address keeps its limit", async () => {
+    const address = "10.9.9.9";
+    const page = await h.call("GET", "/app/", { remoteAddress: address });
+    expect(page.status).toBe(200);
+    const assets = [...String(page.body).matchAll(/\/app\/assets\/[\w.-]+\.(?:js|css)/g)].map(([path]) => path);
+    expect(assets.length).toBeGreaterThan(0);
+    for (let i = 0; i < 70; i++) {
+      for (const url of ["/app/", ...assets]) expect((await h.call("GET", url, { remoteAddress: address })).status, `${url} #${i}`).toBe(200);
+    }
+    // Sign-in from that address still has all of its 40 a minute, and not one more.
+    const user = { id: 690_100_031, first_name: "Lim" };
+    for (let i = 0; i < 40; i++) {
+      const signed = await h.call("POST", "/miniapp/session", { body: { init_data: initData(user) }, remoteAddress: address });
+      expect(signed.status, `sign-in #${i + 1}`).toBe(200);
+    }
+    const limited = await h.call("POST", "/miniapp/session", { body: { init_data: initData(user) }, remoteAddress: address });
+    expect(limited.status).toBe(429);
+    expect((await h.call("GET", "/app/", { remoteAddress: address })).status).toBe(200);
+  });
+});
+
 describe("the admin desk", () => {
   it("is closed to everyone but the administrators", async () => {
     const token = await signedIn({ id: 690_100_021, first_name: "Nat" });
