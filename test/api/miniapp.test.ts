@@ -188,7 +188,7 @@ describe("the page and sign-in's limit", () => {
 });
 
 describe("the admin desk", () => {
-  it("is closed to everyone but the administrators", async () => {
+  it("is closed to everyone but the administrators, telling them so (not that their account is blocked)", async () => {
     const token = await signedIn({ id: 690_100_021, first_name: "Nat" });
     for (const [method, url, body] of [
       ["GET", "/miniapp/admin/overview", undefined],
@@ -198,7 +198,15 @@ describe("the admin desk", () => {
     ] as const) {
       const refused = await h.call(method, url, { headers: as(token), ...(body ? { body } : {}) });
       expect(refused.status, url).toBe(403);
+      expect(refused.body, url).toEqual({ success: false, error: "⛔ Only the service's administrators can do this, and you are not one." });
     }
+    // In Russian for a Russian user; their account works all along.
+    const ru = await signedIn({ id: 690_100_022, first_name: "Нина", language_code: "ru" });
+    expect((await h.call("GET", "/miniapp/admin/overview", { headers: as(ru) })).body.error).toBe(
+      "⛔ Это могут только администраторы сервиса, а вы не администратор.",
+    );
+    expect((await me(ru)).status).toBe(200);
+    expect((await h.call("GET", "/v1/balance", { headers: as(ru) })).status).toBe(200);
     expect(await h.service.core.accounts.available((await h.service.core.accounts.byTelegramId("690100021"))!)).toBe(0);
     expect((await me(token)).body.admin).toBe(false);
   });

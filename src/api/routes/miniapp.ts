@@ -66,7 +66,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
   /** An administrator signed in (ADMIN_TELEGRAM_IDS), and how the ledger and the audit name them. */
   function adminOf(request: FastifyRequest) {
     const { account } = userOf(request);
-    if (!admins.has(account.telegramId)) throw new DomainError("key_blocked", "The admin desk is for the service's administrators");
+    // Their account works (not key_blocked): they are just not an administrator.
+    if (!admins.has(account.telegramId)) throw new DomainError("forbidden", "The admin desk is for the service's administrators only");
     return { telegramId: account.telegramId, username: account.username, actor: `tg:${account.telegramId}` };
   }
 
