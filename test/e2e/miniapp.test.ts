@@ -59,9 +59,20 @@ function launchUrl(user: User, theme: Record<string, string> = {}, token = TEST_
 
 /**
  * Opens the app at 360×640 as `user`. `telegram: true` plays the Telegram client: the page's bridge calls are
- * recorded in `window.sent` (as a mobile client's TelegramWebviewProxy receives them).
+ * recorded in `window.sent` (as a mobile client's TelegramWebviewProxy receives them). In an ordinary browser the
+ * page first asks whether the account is the user's: answered yes here unless `ask: false`.
  */
-async function open(user: User, options: { theme?: Record<string, string>; telegram?: boolean; context?: BrowserContextOptions } = {}) {
+async function open(
+  user: User,
+  options: {
+    theme?: Record<string, string>;
+    telegram?: boolean;
+    context?: BrowserContextOptions;
+    authDate?: Date;
+    ask?: boolean;
+    beforeGoto?: (page: Page) => Promise<unknown>;
+  } = {},
+) {
   const context = await browser.newContext({ viewport: { width: 360, height: 640 }, ...options.context });
   if (options.telegram) {
     await context.addInitScript(() => {
@@ -78,7 +89,9 @@ async function open(user: User, options: { theme?: Record<string, string>; teleg
   // (The simulator's avatars live on a host that does not resolve: their failed loads are not the page's errors.)
   page.on("console", (message) => message.type() === "error" && !message.text().includes("ERR_NAME_NOT_RESOLVED") && errors.push(message.text()));
   page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(launchUrl(user, options.theme));
+  await options.beforeGoto?.(page);
+  await page.goto(launchUrl(user, options.theme, TEST_BOT_TOKEN, options.authDate));
+  if (!options.telegram && options.ask !== false) await page.getByTestId("whose-yes").click();
   return { page, errors, close: () => context.close() };
 }
 
@@ -452,5 +465,37 @@ describe("the Mini App in Chromium", () => {
     await shot(page, "refused-ru");
     expect(await h.service.core.accounts.byTelegramId("695100002")).toBeUndefined();
     await context.close();
+  });
+});
+
+describe("the Mini App session and exact money on screen", () => {
+  it("asks, outside Telegram, whether the account a link signs in to is the user's before showing anything of it; inside Telegram it does not ask", async () => {
+    // A link carrying someone else's init data (login CSRF): the page names the account and shows nothing of it.
+    const xena = await user(695_100_021, "xena_x", 7);
+    const asked = await open(xena, { ask: false });
+    await expect.poll(() => asked.page.getByTestId("whose").textContent()).toContain("This link signs you in as @xena_x.");
+    expect(await asked.page.getByTestId("balance").count()).toBe(0);
+    expect(await asked.page.locator("body").textContent()).not.toContain("USDT");
+    await asked.page.getByTestId("whose-no").click();
+    await expect
+      .poll(() => asked.page.getByTestId("refused").textContent())
+      .toBe("Nothing of that account was shown. Open the shop from the bot in your own Telegram.");
+    expect(await asked.page.locator("body").textContent()).not.toContain("USDT");
+    expect(asked.errors, asked.errors.join("\n")).toEqual([]);
+    await asked.close();
+
+    // A user without a username is named by their name, in their language; "yes" opens the account.
+    const yuri = { id: 695_100_026, first_name: "Юрий", language_code: "ru" };
+    const ru = await open(yuri, { ask: false });
+    await expect.poll(() => ru.page.getByTestId("whose").textContent()).toContain("Эта ссылка входит в аккаунт Юрий.");
+    await ru.page.getByRole("button", { name: "Да, это я" }).click();
+    await expect.poll(() => ru.page.getByTestId("balance").textContent()).toContain("Баланс: 0.00 USDT");
+    await ru.close();
+
+    // Inside Telegram the client vouches for the data: straight in.
+    const inside = await open(xena, { telegram: true });
+    await expect.poll(() => inside.page.getByTestId("balance").textContent()).toContain("7.00 USDT");
+    expect(await inside.page.getByTestId("whose").count()).toBe(0);
+    await inside.close();
   });
 });
