@@ -498,4 +498,37 @@ describe("the Mini App session and exact money on screen", () => {
     expect(await inside.page.getByTestId("whose").count()).toBe(0);
     await inside.close();
   });
+
+  it("issues a new key only from a page opened in the last 5 minutes, then goes on with the session the answer carries", async () => {
+    const kai = await user(695_100_025, "kai_k", 4);
+    const { key } = await h.newKey(0, "695100025");
+    const stale = await open(kai, { telegram: true, authDate: new Date(Date.now() - 6 * 60_000) });
+    await expect.poll(() => stale.page.getByTestId("balance").textContent()).toContain("4.00 USDT");
+    await stale.page.getByRole("button", { name: "🔑 API key & webhook" }).click();
+    expect(await stale.page.locator("body").textContent()).toContain("a key is issued only within 5 minutes of opening the shop from the bot");
+    await stale.page.getByTestId("rotate").click();
+    await stale.page.getByTestId("rotate-yes").click();
+    await expect
+      .poll(() => stale.page.getByTestId("key-note").textContent())
+      .toBe("The shop was opened more than 5 minutes ago: close it, open it again from the bot, and issue the key right away.");
+    expect(await stale.page.getByTestId("once").count()).toBe(0);
+    expect(await h.balance(key)).toBe(4);
+    await stale.close();
+
+    const fresh = await open(kai, { telegram: true });
+    await fresh.page.getByRole("button", { name: "🔑 API key & webhook" }).click();
+    await fresh.page.getByTestId("rotate").click();
+    await fresh.page.getByTestId("rotate-yes").click();
+    const shown = (await fresh.page.getByTestId("once").locator("code").textContent())!;
+    expect(shown).toMatch(/^sj_[A-Za-z0-9_-]{43}$/);
+    expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
+    expect(await h.balance(shown)).toBe(4);
+    // The rotation ended every session; this page carries on with the new one.
+    await expect.poll(() => fresh.page.locator("body").textContent()).toContain(`Your key starts with ${shown.slice(0, 8)}`);
+    await fresh.page.getByRole("button", { name: "← Back" }).click();
+    await fresh.page.getByRole("button", { name: "🧾 Orders" }).click();
+    await expect.poll(() => fresh.page.locator("body").textContent()).toContain("No orders yet.");
+    expect(fresh.errors, fresh.errors.join("\n")).toEqual([]);
+    await fresh.close();
+  });
 });

@@ -117,6 +117,7 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
     t,
     me: state.me,
     language,
+    initData: initData ?? "",
     async refresh() {
       const me = await state.api.get<Me>("/miniapp/me").catch(() => null);
       if (me) setState({ ...state, me });

@@ -29,6 +29,8 @@ export interface Ctx {
   go(screen: Screen): void;
   back(): void;
   language: "en" | "ru";
+  /** Telegram's init data as the page was opened with: a new API key asks for it again, fresh. */
+  initData: string;
 }
 
 export const usdt = (amount: number) => `${amount.toFixed(2)} USDT`;
