@@ -4,6 +4,7 @@ import { sign } from "@telegram-apps/init-data-node";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { formatUsdt } from "../../src/core/money.js";
 import { CHROMIUM } from "../support/global-setup.js";
 import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";
@@ -217,9 +218,9 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => page.getByTestId("quantity-rule").textContent()).toBe("Quantity must be from 1 to 3.");
     await page.getByLabel("Card").selectOption("psn-us-10");
     await page.getByLabel("Quantity").fill("2");
-    await expect.poll(() => page.getByTestId("check").textContent()).toMatch(/ · \d+\.\d\d USDT · balance after \d+\.\d\d USDT$/);
+    await expect.poll(() => page.getByTestId("check").textContent()).toMatch(/ · \d+\.\d{2,6} USDT · balance after \d+\.\d{2,6} USDT$/);
     await page.getByTestId("get-price").click();
-    await expect.poll(() => page.getByTestId("quote").textContent()).toMatch(/2 × \d+\.\d\d USDT/);
+    await expect.poll(() => page.getByTestId("quote").textContent()).toMatch(/2 × \d+\.\d{2,6} USDT/);
     await page.getByTestId("confirm").dblclick();
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Processing: this screen updates by itself.");
     await expect.poll(() => page.getByTestId("codes").locator("code").count(), { timeout: 15_000 }).toBe(2);
@@ -273,7 +274,9 @@ describe("the Mini App in Chromium", () => {
     await page.getByLabel("Store login").fill("pending_gamer");
     await page.getByLabel("Amount, USD").fill("5");
     await page.getByTestId("get-price").click();
-    await expect.poll(() => page.getByTestId("quote").textContent()).toMatch(/5\.00 USD \+ provider fee \d+\.\d\d USD \+ service \d+\.\d\d USDT/);
+    await expect
+      .poll(() => page.getByTestId("quote").textContent())
+      .toMatch(/5\.00 USD \+ provider fee \d+\.\d{2,6} USD \+ service \d+\.\d{2,6} USDT/);
     await shot(page, "store-quote");
     await page.getByTestId("confirm").click();
     // The simulator holds this top-up a couple of seconds: the screen shows it processing, then delivered.
@@ -530,5 +533,49 @@ describe("the Mini App session and exact money on screen", () => {
     await expect.poll(() => fresh.page.locator("body").textContent()).toContain("No orders yet.");
     expect(fresh.errors, fresh.errors.join("\n")).toEqual([]);
     await fresh.close();
+  });
+
+  it("shows every amount exactly: 123 stars confirmed and charged at 1.845, the balance after 8.155, the cheapest gift at 0.225, the desk's volume to the micro", async () => {
+    const ida = await user(695_100_022, "ida_i", 10);
+    const { page, errors, close } = await open(ida, { telegram: true });
+    await expect.poll(() => page.getByTestId("balance").textContent()).toContain("10.00 USDT");
+    await page.getByRole("button", { name: "🛍 Shop" }).click();
+    await page.getByTestId("product-stars").click();
+    await page.getByLabel("Recipient").fill("@alice");
+    await page.getByLabel("Stars").fill("123");
+    await expect.poll(() => page.getByTestId("check").textContent()).toBe("alice · 1.845 USDT · balance after 8.155 USDT");
+    await page.getByTestId("get-price").click();
+    await expect.poll(() => page.getByTestId("quote").textContent()).toContain("Charge: 1.845 USDT");
+    expect(await page.getByTestId("quote").textContent()).toContain("balance after: 8.155 USDT");
+    expect(await page.getByTestId("confirm").textContent()).toBe("Confirm 1.845 USDT");
+    await expect
+      .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
+      .toEqual({ is_visible: true, is_active: true, text: "Confirm 1.845 USDT" });
+    await page.getByTestId("confirm").click();
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
+    expect(await page.getByTestId("order").textContent()).toContain("Charge: 1.845 USDT");
+    for (let i = 0; i < 3; i++) await press(page, "back_button_pressed");
+    await expect.poll(() => page.getByTestId("balance").textContent()).toContain("Balance: 8.155 USDT");
+    await expect.poll(() => page.getByTestId("recent").textContent()).toContain("1.845 USDT · completed");
+    await page.getByRole("button", { name: "📒 Statement" }).click();
+    await expect.poll(() => page.getByTestId("entries").textContent()).toContain("-1.845 → 8.155");
+    await page.getByRole("button", { name: "← Back" }).click();
+    await page.getByRole("button", { name: "🛍 Shop" }).click();
+    await page.getByTestId("product-gift").click();
+    await expect.poll(() => page.getByTestId("gift").allTextContents()).toContain("15 ⭐ · 0.225 USDT");
+    const account = (await h.service.core.accounts.byTelegramId("695100022"))!;
+    expect(account.balanceMicro).toBe(8_155_000);
+    expect(errors, errors.join("\n")).toEqual([]);
+    await close();
+
+    // The desk's figures, exactly as the books have them (the bot's formatting).
+    const { today } = await h.service.core.admin.volume(new Date(), 1);
+    const stars = today.find((row) => row.product === "stars" && row.status === "completed")!;
+    const desk = await open({ id: ADMIN, first_name: "Ann" }, { telegram: true });
+    await desk.page.getByRole("button", { name: "🛠 Admin desk" }).click();
+    const row = desk.page.getByTestId("today").locator("tbody tr").filter({ hasText: "⭐ Stars" }).filter({ hasText: "completed" });
+    await expect.poll(() => row.locator("td").last().textContent()).toBe(formatUsdt(stars.volumeMicro));
+    expect(formatUsdt(stars.volumeMicro)).toMatch(/\.\d{3,6}$/);
+    await desk.close();
   });
 });

@@ -1,5 +1,7 @@
 // The Mini App's words, in the bot's two languages (refusals come from the service, in the user's language).
 
+import { amount as exactAmount, usdt } from "./money.js";
+
 export type Language = "en" | "ru";
 
 const en = {
@@ -55,7 +57,7 @@ const en = {
   amountUsd: "Amount, USD",
   storeAmount: (min: number, max: number) => `From ${min} to ${max} USD.`,
   storeBreakdown: (amount: number, fee: number, markup: number) =>
-    `${amount.toFixed(2)} USD + provider fee ${fee.toFixed(2)} USD + service ${markup.toFixed(2)} USDT`,
+    `${exactAmount(amount)} USD + provider fee ${exactAmount(fee)} USD + service ${exactAmount(markup)} USDT`,
   pick: "Choose…",
   game: "Game",
   denomination: "Denomination",
@@ -98,7 +100,7 @@ const en = {
   to: "To",
   downloadCsv: "Download CSV",
   // Top-up
-  pay: (amount: number) => `Pay ${amount.toFixed(2)} USDT in @CryptoBot`,
+  pay: (amount: number) => `Pay ${usdt(amount)} in @CryptoBot`,
   paidByTransfer: "I paid another way (an administrator checks it)",
   amountUsdt: "Amount, USDT",
   reference: "Transaction id or note",
@@ -220,7 +222,7 @@ const ru: Texts = {
   amountUsd: "Сумма, USD",
   storeAmount: (min: number, max: number) => `От ${min} до ${max} USD.`,
   storeBreakdown: (amount: number, fee: number, markup: number) =>
-    `${amount.toFixed(2)} USD + комиссия провайдера ${fee.toFixed(2)} USD + сервис ${markup.toFixed(2)} USDT`,
+    `${exactAmount(amount)} USD + комиссия провайдера ${exactAmount(fee)} USD + сервис ${exactAmount(markup)} USDT`,
   pick: "Выберите…",
   game: "Игра",
   denomination: "Номинал",
@@ -260,7 +262,7 @@ const ru: Texts = {
   from: "С",
   to: "По",
   downloadCsv: "Скачать CSV",
-  pay: (amount: number) => `Оплатить ${amount.toFixed(2)} USDT в @CryptoBot`,
+  pay: (amount: number) => `Оплатить ${usdt(amount)} в @CryptoBot`,
   paidByTransfer: "Я оплатил иначе (проверит администратор)",
   amountUsdt: "Сумма, USDT",
   reference: "Номер транзакции или комментарий",

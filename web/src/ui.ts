@@ -33,7 +33,7 @@ export interface Ctx {
   initData: string;
 }
 
-export const usdt = (amount: number) => `${amount.toFixed(2)} USDT`;
+export { usdt } from "./money.js";
 
 /** The words for a failed call: the service's own (in the user's language), or "cannot be reached". */
 export const failure = (t: Texts, error: unknown) => (error instanceof ApiError ? error.message : t.offline);
