@@ -15,6 +15,7 @@ import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver
 
 const SHOTS = join("test-output", "miniapp");
 const ADMIN = 695_199_999;
+const LIGHT = { bg_color: "#ffffff", text_color: "#000000", secondary_bg_color: "#f4f4f5", button_color: "#2481cc", hint_color: "#707579" };
 const DARK = { bg_color: "#17212b", text_color: "#f5f5f5", secondary_bg_color: "#232e3c", button_color: "#5288c1", hint_color: "#aab4be" };
 let bots: BotHarness;
 let h: Harness;
@@ -577,5 +578,28 @@ describe("the Mini App session and exact money on screen", () => {
     await expect.poll(() => row.locator("td").last().textContent()).toBe(formatUsdt(stars.volumeMicro));
     expect(formatUsdt(stars.volumeMicro)).toMatch(/\.\d{3,6}$/);
     await desk.close();
+  });
+
+  it("follows Telegram's theme live when night mode is switched while the page is open", async () => {
+    const tom = await user(695_100_023, "tom_t", 1);
+    const { page, errors, close } = await open(tom, { telegram: true, theme: LIGHT });
+    await expect.poll(() => page.getByTestId("balance").textContent()).toContain("1.00 USDT");
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await background()).toBe("rgb(255, 255, 255)");
+    const switchTo = (theme: Record<string, string>) =>
+      page.evaluate(
+        (params) =>
+          (window as unknown as { Telegram: { WebView: { receiveEvent(e: string, d: unknown): void } } }).Telegram.WebView.receiveEvent(
+            "theme_changed",
+            { theme_params: params },
+          ),
+        theme,
+      );
+    await switchTo(DARK);
+    await expect.poll(background).toBe("rgb(23, 33, 43)");
+    await switchTo(LIGHT);
+    await expect.poll(background).toBe("rgb(255, 255, 255)");
+    expect(errors, errors.join("\n")).toEqual([]);
+    await close();
   });
 });

@@ -134,6 +134,8 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
 
 const launch = readLaunch(location.hash);
 applyTheme(launch.theme, document.documentElement);
+// Night mode switched while the page is open: Telegram sends the whole new theme.
+telegram.onTheme((theme) => applyTheme(theme, document.documentElement));
 const initialLanguage: Language = (() => {
   try {
     const user = JSON.parse(new URLSearchParams(launch.initData ?? "").get("user") ?? "{}") as { language_code?: string };
