@@ -12,6 +12,7 @@ import * as tenantBounds from "./0010_tenant_bounds.js";
 import * as uniqueUsernames from "./0011_unique_usernames.js";
 import * as health from "./0012_health.js";
 import * as topups from "./0013_topups.js";
+import * as sessionGeneration from "./0014_session_generation.js";
 import * as topupSafety from "./0015_topup_safety.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
@@ -29,5 +30,6 @@ export const migrations: Record<string, Migration> = {
   "0011_unique_usernames": uniqueUsernames,
   "0012_health": health,
   "0013_topups": topups,
+  "0014_session_generation": sessionGeneration,
   "0015_topup_safety": topupSafety,
 };

@@ -18,7 +18,7 @@ import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import { isSessionToken, sessionCaller } from "./miniapp/session.js";
-import { registerMiniAppPage } from "./miniapp/static.js";
+import { exemptMiniAppPage, registerMiniAppPage } from "./miniapp/static.js";
 import { type MiniAppOptions, miniAppRoutes } from "./routes/miniapp.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
@@ -71,7 +71,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // The Mini App's user reads refusals in their language (the bot's words for the same refusal); a bad input with no
   // reason keeps the core's message, which names the field (the bot's words for it are generic).
   const miniApp = options.miniApp;
-  const localized = (error: DomainError) => Boolean(error.details.reason || error.details.rule || error.code !== "invalid_input");
+  // Nor is an "unauthorized" worded by the bot ("send /start"): a signed-in user meets it only at the key's fresh
+  // sign-in, whose own message says what to do.
+  const localized = (error: DomainError) =>
+    Boolean(error.details.reason || error.details.rule || (error.code !== "invalid_input" && error.code !== "unauthorized"));
   app.setErrorHandler(
     errorHandler(
       miniApp
@@ -129,6 +132,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     }
     done(null, payload);
   });
+  if (options.miniApp) exemptMiniAppPage(app);
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: RATE_LIMIT_WINDOW_SECONDS * 1000,

@@ -9,6 +9,7 @@ export const httpStatus: Record<ErrorCode, number> = {
   unauthorized: 401,
   insufficient_funds: 402,
   key_blocked: 403,
+  forbidden: 403,
   not_found: 404,
   rate_limited: 429,
   upstream_failed: 502,

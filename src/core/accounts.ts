@@ -2,6 +2,7 @@ import {
   accountById,
   accountByTelegramId,
   chargedSince,
+  endSessions,
   insertStandardAccount,
   keyHolder,
   type KeyHolder,
@@ -40,6 +41,8 @@ export interface Account {
   /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
   lowBalanceNotice: boolean;
   createdAt: string;
+  /** The Mini App's sessions carry it; a key rotation, a block and an unblock bump it, ending every older session. */
+  sessionGeneration: number;
 }
 
 /** Who is buying: the account, and how the ledger names the hand that placed the order. */
@@ -93,7 +96,8 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
   return {
     /**
      * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
-     * the same transaction, so it answers 401 from the next request on.
+     * the same transaction, so it answers 401 from the next request on, and every Mini App session of the account
+     * ends with it (whichever face rotated the key: a session could otherwise outlive the key it stood beside).
      */
     async issueKey(telegramId: string, username?: string | null): Promise<IssuedKey> {
       const at = clock.now().toISOString();
@@ -108,6 +112,7 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
           account = { ...account, username };
         }
         await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at });
+        account = { ...account, sessionGeneration: await endSessions(trx, account.id) };
         return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created };
       });
     },

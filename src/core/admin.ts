@@ -1,4 +1,4 @@
-import { accountByUsername, accountIdsByKeyPrefix, insertAudit, liveKeyPrefix, updateAccount } from "../db/accounts.js";
+import { accountByUsername, accountIdsByKeyPrefix, endSessions, insertAudit, liveKeyPrefix, updateAccount } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
 import { orderVolumeByDay } from "../db/orders.js";
 import { transaction } from "../db/transaction.js";
@@ -91,12 +91,14 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
       return adjust(telegramId, micro(-amountMicro), "debit", actor, note);
     },
 
+    /** Blocks or unblocks; either way every Mini App session of the account ends (an unblocked user signs in afresh). */
     async setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
       const account = await transaction(db, async (trx) => {
         const found = await target(trx, telegramId);
         await updateAccount(trx, found.id, { blocked });
+        const sessionGeneration = await endSessions(trx, found.id);
         await audit(trx, actor, blocked ? "block" : "unblock", found.id, {});
-        return { ...found, blocked };
+        return { ...found, blocked, sessionGeneration };
       });
       notify({ telegramId, kind: blocked ? "block" : "unblock" });
       return account;

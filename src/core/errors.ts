@@ -6,7 +6,16 @@ import type { Reason } from "./reasons.js";
  * (HTTP status in src/api/errors.ts, a translated reply in src/bot/refusals.ts).
  */
 export type ErrorCode =
-  "invalid_input" | "unauthorized" | "key_blocked" | "not_found" | "insufficient_funds" | "rate_limited" | "upstream_failed" | "unavailable";
+  | "invalid_input"
+  | "unauthorized"
+  | "key_blocked"
+  // A working caller asking for what is not theirs (a user who is not an administrator at the admin desk).
+  | "forbidden"
+  | "not_found"
+  | "insufficient_funds"
+  | "rate_limited"
+  | "upstream_failed"
+  | "unavailable";
 
 /** Which administrator rule refused an admin operation (no API client ever meets these), for faces to word it. */
 export type AdminRule =

@@ -23,6 +23,7 @@ export function toAccount(row: AccountRow): Account {
     language: row.language,
     lowBalanceNotice: row.low_balance_notice,
     createdAt: row.created_at,
+    sessionGeneration: Number(row.session_generation),
   };
 }
 
@@ -106,6 +107,17 @@ export async function updateAccount(exec: Executor, id: number, changes: Account
     })
     .where("id", "=", id)
     .execute();
+}
+
+/** Ends every Mini App session of the account (they carry the generation before this one); returns the new generation. */
+export async function endSessions(exec: Executor, id: number): Promise<number> {
+  const row = await exec
+    .updateTable("accounts")
+    .set({ session_generation: sql<number>`session_generation + 1` })
+    .where("id", "=", id)
+    .returning("session_generation")
+    .executeTakeFirstOrThrow();
+  return Number(row.session_generation);
 }
 
 /**

@@ -25,6 +25,8 @@ export interface AccountsTable {
   /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
   low_balance_notice: ColumnType<Flag, Flag | undefined, Flag>;
   created_at: string;
+  /** Bumped when the key is rotated or the account blocked or unblocked: Mini App sessions of an older one are ended. */
+  session_generation: ColumnType<number, number | undefined, number>;
 }
 
 export interface ApiKeysTable {

@@ -41,10 +41,17 @@ export const checkResponse = z.object({
   balance_after_usdt: z.number(),
 });
 
+export const keyBody = z.object({
+  init_data: sessionBody.shape.init_data.describe("Telegram's init data as the Mini App holds it now: at most 5 minutes old, for the session's user"),
+});
+
 export const keyResponse = z.object({
   success: z.literal(true),
   key: z.string().describe("The new key: shown this once, never stored; the previous key stops working now"),
   key_prefix: z.string(),
+  session: z
+    .object({ token: z.string(), expires_at: z.string() })
+    .describe("The rotation ended every session of the account: this one replaces the caller's"),
 });
 
 const volumeRow = z.object({

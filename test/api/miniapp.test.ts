@@ -152,21 +152,104 @@ describe("the shop through the API's routes", () => {
 describe("the key", () => {
   it("issues a new key shown once (the old one stops), and takes only a session, never a key", async () => {
     const { key, telegramId } = await h.newKey(3);
-    const token = await signedIn({ id: Number(telegramId), first_name: "Kay" });
-    expect((await h.call("POST", "/miniapp/key", { key })).status).toBe(401);
+    const kay = { id: Number(telegramId), first_name: "Kay" };
+    const token = await signedIn(kay);
+    expect((await h.call("POST", "/miniapp/key", { key, body: { init_data: initData(kay) } })).status).toBe(401);
     expect((await h.call("GET", "/miniapp/me", { key })).status).toBe(401);
-    const rotated = await h.call("POST", "/miniapp/key", { headers: as(token) });
+    const rotated = await h.call("POST", "/miniapp/key", { headers: as(token), body: { init_data: initData(kay) } });
     expect(rotated.status).toBe(200);
     expect(rotated.body.key).toMatch(/^sj_[A-Za-z0-9_-]{43}$/);
     expect(rotated.body.key.startsWith(rotated.body.key_prefix)).toBe(true);
     expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
     expect((await h.call("GET", "/v1/balance", { key: rotated.body.key })).body.balance_usdt).toBe(3);
-    expect((await me(token)).body.key_prefix).toBe(rotated.body.key_prefix);
+    // The rotation ended the session it came from too; the page goes on with the one the answer carries.
+    expect((await me(token)).status).toBe(401);
+    expect((await me(rotated.body.session.token)).body.key_prefix).toBe(rotated.body.key_prefix);
+  });
+
+  it("mints a key only with init data of the session's own user from the last 5 minutes, and changes nothing otherwise", async () => {
+    const { key, telegramId } = await h.newKey(2);
+    const kim = { id: Number(telegramId), first_name: "Kim" };
+    const token = await signedIn(kim);
+    const other = await signedIn(kim);
+    const mint = (body: unknown) => h.call("POST", "/miniapp/key", { headers: as(token), body });
+    // No init data, stale init data (a session's hour, not the key's 5 minutes), someone else's, forged, another bot's.
+    const refusals: Array<[unknown, number]> = [
+      [{}, 400],
+      [{ init_data: "" }, 400],
+      [{ init_data: initData(kim, TEST_BOT_TOKEN, new Date(Date.now() - 6 * 60_000)) }, 401],
+      [{ init_data: initData({ id: 690_100_099, first_name: "Mallory" }) }, 401],
+      [{ init_data: initData(kim).replace(/hash=[0-9a-f]+/, `hash=${"0".repeat(64)}`) }, 401],
+      [{ init_data: initData(kim, "654321:another-bot-token") }, 401],
+    ];
+    for (const [body, status] of refusals) {
+      const refused = await mint(body);
+      expect(refused.status, JSON.stringify(body).slice(0, 60)).toBe(status);
+      expect(JSON.stringify(refused.body)).not.toContain("sj_");
+    }
+    expect((await mint({ init_data: initData(kim, TEST_BOT_TOKEN, new Date(Date.now() - 6 * 60_000)) })).body.error).toContain("5 minutes");
+    // Nothing changed: the key works, both sessions too.
+    expect(await h.balance(key)).toBe(2);
+    expect((await me(token)).status).toBe(200);
+    expect((await me(other)).status).toBe(200);
+
+    const minted = await mint({ init_data: initData(kim, TEST_BOT_TOKEN, new Date(Date.now() - 4 * 60_000)) });
+    expect(minted.status).toBe(200);
+    expect((await h.call("GET", "/v1/balance", { key: minted.body.key })).body.balance_usdt).toBe(2);
+    // Every other session of the account ended with the old key.
+    expect((await me(other)).status).toBe(401);
+    expect((await h.call("GET", "/v1/balance", { headers: as(other) })).status).toBe(401);
+  });
+
+  it("ends every session when the key is rotated from any face (the bot's and the CLI's core calls), or the account blocked or unblocked", async () => {
+    const { telegramId } = await h.newKey(1);
+    const lee = { id: Number(telegramId), first_name: "Lee" };
+    const [first, second] = [await signedIn(lee), await signedIn(lee)];
+    // The bot's "New API key" and /start call accounts.issueKey; the CLI's `key` calls admin.issueKey.
+    await h.service.core.accounts.issueKey(telegramId, null);
+    for (const token of [first, second]) {
+      expect((await me(token)).status).toBe(401);
+      expect((await h.call("GET", "/v1/orders", { headers: as(token) })).status).toBe(401);
+    }
+    const third = await signedIn(lee);
+    expect((await me(third)).status).toBe(200);
+    await h.service.core.admin.issueKey(telegramId);
+    expect((await me(third)).status).toBe(401);
+
+    const fourth = await signedIn(lee);
+    await h.service.core.admin.setBlocked(telegramId, true, "test");
+    expect((await me(fourth)).status).toBe(403);
+    await h.service.core.admin.setBlocked(telegramId, false, "test");
+    // Unblocked, the user signs in again: a session from before the block does not come back.
+    expect((await me(fourth)).status).toBe(401);
+    expect((await me(await signedIn(lee))).body.balance_usdt).toBe(1);
+  });
+});
+
+describe("the page and sign-in's limit", () => {
+  it("never limits the page and its assets, while sign-in from the same address keeps its limit", async () => {
+    const address = "10.9.9.9";
+    const page = await h.call("GET", "/app/", { remoteAddress: address });
+    expect(page.status).toBe(200);
+    const assets = [...String(page.body).matchAll(/\/app\/assets\/[\w.-]+\.(?:js|css)/g)].map(([path]) => path);
+    expect(assets.length).toBeGreaterThan(0);
+    for (let i = 0; i < 70; i++) {
+      for (const url of ["/app/", ...assets]) expect((await h.call("GET", url, { remoteAddress: address })).status, `${url} #${i}`).toBe(200);
+    }
+    // Sign-in from that address still has all of its 40 a minute, and not one more.
+    const user = { id: 690_100_031, first_name: "Lim" };
+    for (let i = 0; i < 40; i++) {
+      const signed = await h.call("POST", "/miniapp/session", { body: { init_data: initData(user) }, remoteAddress: address });
+      expect(signed.status, `sign-in #${i + 1}`).toBe(200);
+    }
+    const limited = await h.call("POST", "/miniapp/session", { body: { init_data: initData(user) }, remoteAddress: address });
+    expect(limited.status).toBe(429);
+    expect((await h.call("GET", "/app/", { remoteAddress: address })).status).toBe(200);
   });
 });
 
 describe("the admin desk", () => {
-  it("is closed to everyone but the administrators", async () => {
+  it("is closed to everyone but the administrators, telling them so (not that their account is blocked)", async () => {
     const token = await signedIn({ id: 690_100_021, first_name: "Nat" });
     for (const [method, url, body] of [
       ["GET", "/miniapp/admin/overview", undefined],
@@ -176,7 +259,15 @@ describe("the admin desk", () => {
     ] as const) {
       const refused = await h.call(method, url, { headers: as(token), ...(body ? { body } : {}) });
       expect(refused.status, url).toBe(403);
+      expect(refused.body, url).toEqual({ success: false, error: "⛔ Only the service's administrators can do this, and you are not one." });
     }
+    // In Russian for a Russian user; their account works all along.
+    const ru = await signedIn({ id: 690_100_022, first_name: "Нина", language_code: "ru" });
+    expect((await h.call("GET", "/miniapp/admin/overview", { headers: as(ru) })).body.error).toBe(
+      "⛔ Это могут только администраторы сервиса, а вы не администратор.",
+    );
+    expect((await me(ru)).status).toBe(200);
+    expect((await h.call("GET", "/v1/balance", { headers: as(ru) })).status).toBe(200);
     expect(await h.service.core.accounts.available((await h.service.core.accounts.byTelegramId("690100021"))!)).toBe(0);
     expect((await me(token)).body.admin).toBe(false);
   });

@@ -24,6 +24,7 @@ const CODES: ErrorCode[] = [
   "invalid_input",
   "unauthorized",
   "key_blocked",
+  "forbidden",
   "not_found",
   "insufficient_funds",
   "rate_limited",

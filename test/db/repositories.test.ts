@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { accountByUsername, chargedSince, insertStandardAccount, keyHolder, replaceKey, updateAccount } from "../../src/db/accounts.js";
+import {
+  accountById,
+  accountByUsername,
+  chargedSince,
+  endSessions,
+  insertStandardAccount,
+  keyHolder,
+  replaceKey,
+  updateAccount,
+} from "../../src/db/accounts.js";
 import { type Db, ping } from "../../src/db/database.js";
 import { balanceOf, postEntry, unbalancedAccounts } from "../../src/db/ledger.js";
 import { findReplay, insertOrder, markFinished, markPending, orderById } from "../../src/db/orders.js";
@@ -37,6 +46,19 @@ const newOrder = (accountId: number, key: string | null) =>
 describe("the storage repositories", () => {
   it("answer the health probe", async () => {
     expect(await ping(db)).toBe(true);
+  });
+
+  it("end an account's Mini App sessions by bumping its session generation, read back as a number, inside a transaction or not at all", async () => {
+    const created = await account("9100021");
+    expect(created.sessionGeneration).toBe(0);
+    expect(await endSessions(db, created.id)).toBe(1);
+    await expect(
+      transaction(db, async (trx) => {
+        expect(await endSessions(trx, created.id)).toBe(2);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect((await accountById(db, created.id))?.sessionGeneration).toBe(1);
   });
 
   it("map accounts and keys to domain objects: flags as booleans, money as numbers, usernames case-insensitively", async () => {

@@ -105,8 +105,15 @@ export async function signIn(initData: string): Promise<Session> {
 
 export type Api = ReturnType<typeof client>;
 
+export interface IssuedKey {
+  key: string;
+  key_prefix: string;
+  /** A new key ends every session of the account; this one carries on the page's. */
+  session: { token: string; expires_at: string };
+}
+
 export function client(session: Session) {
-  const headers = { authorization: `Bearer ${session.token}` };
+  let headers = { authorization: `Bearer ${session.token}` };
   const call = <T>(method: string, path: string, body?: object) =>
     fetch(path, {
       method,
@@ -114,6 +121,15 @@ export function client(session: Session) {
       ...(body ? { body: JSON.stringify(body) } : {}),
     }).then((response) => answer<T>(response));
   return {
+    /**
+     * A new API key, with Telegram's init data as the page holds it (the service takes it only when at most 5
+     * minutes old); the page goes on with the session the answer carries, the only one left.
+     */
+    async rotateKey(initData: string): Promise<IssuedKey> {
+      const issued = await call<IssuedKey>("POST", "/miniapp/key", { init_data: initData });
+      headers = { authorization: `Bearer ${issued.session.token}` };
+      return issued;
+    },
     get: <T>(path: string) => call<T>("GET", path),
     post: <T>(path: string, body: object = {}) => call<T>("POST", path, body),
     delete: <T>(path: string) => call<T>("DELETE", path),

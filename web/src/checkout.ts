@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, buy, type Check, type Purchase, type Quote } from "./api.js";
 import { telegram } from "./telegram.js";
+import { minus } from "./money.js";
 import { type Ctx, failure, html, MainAction, Outcome, useCheck, usdt } from "./ui.js";
 
 /** Refusals of a purchase that mean "the price or the quote moved": the user is asked again, at the new price. */
@@ -74,7 +75,7 @@ export function Checkout({ ctx, purchase, breakdown }: { ctx: Ctx; purchase: Pur
       <p>${`${t.charge}: `}<strong>${usdt(q.charge_usdt)}</strong></p>
       ${parts && html`<p class="muted">${parts}</p>`}
       <p class="muted">
-        ${`${t.balanceAfter}: ${usdt(balance - q.charge_usdt)} · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
+        ${`${t.balanceAfter}: ${usdt(minus(balance, q.charge_usdt))} · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
       </p>
       <${MainAction} text=${`${t.confirm} ${usdt(q.charge_usdt)}`} onPress=${() => confirm(step)} testId="confirm" />
       <button type="button" class="secondary" onClick=${() => setStep({ kind: "form" })}>${t.change}</button>

@@ -19,9 +19,17 @@ export function readLaunch(hash: string): Launch {
   return { initData: params.get("tgWebAppData"), theme };
 }
 
-/** Telegram's theme colours as CSS variables (`--tg-bg-color`, …), so light and dark follow the client. */
+/**
+ * Telegram's theme colours as CSS variables (`--tg-bg-color`, …), so light and dark follow the client; a colour the
+ * new theme no longer names falls back to the page's own.
+ */
 export function applyTheme(theme: Record<string, string>, root: HTMLElement): void {
+  const named = new Set<string>();
   for (const [name, value] of Object.entries(theme)) {
-    if (/^#[0-9a-fA-F]{3,8}$/.test(value)) root.style.setProperty(`--tg-${name.replace(/_/g, "-")}`, value);
+    if (typeof value !== "string" || !/^#[0-9a-fA-F]{3,8}$/.test(value)) continue;
+    const property = `--tg-${name.replace(/_/g, "-")}`;
+    root.style.setProperty(property, value);
+    named.add(property);
   }
+  for (const property of Array.from(root.style)) if (property.startsWith("--tg-") && !named.has(property)) root.style.removeProperty(property);
 }

@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, client, type Me, signIn } from "./api.js";
+import { ApiError, client, type Me, type Session, signIn } from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { Admin } from "./screens/admin.js";
 import { Buy } from "./screens/buy.js";
@@ -11,7 +11,22 @@ import { telegram } from "./telegram.js";
 import { type Language, texts } from "./texts.js";
 import { type Ctx, html, type Screen } from "./ui.js";
 
-type State = { kind: "loading" } | { kind: "ready"; api: ReturnType<typeof client>; me: Me } | { kind: "refused"; message: string };
+type State =
+  | { kind: "loading" }
+  | { kind: "confirm"; session: Session }
+  | { kind: "ready"; api: ReturnType<typeof client>; me: Me }
+  | { kind: "refused"; message: string };
+
+/** How the init data names its user: their @username, else their name (what the confirmation asks about). */
+function nameOf(initData: string, session: Session): string {
+  if (session.user.username) return `@${session.user.username}`;
+  try {
+    const user = JSON.parse(new URLSearchParams(initData).get("user") ?? "{}") as { first_name?: string; last_name?: string };
+    return [user.first_name, user.last_name].filter(Boolean).join(" ") || session.user.telegram_id;
+  } catch {
+    return session.user.telegram_id;
+  }
+}
 
 function show(screen: Screen, ctx: Ctx) {
   switch (screen.name) {
@@ -54,16 +69,24 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
     }
     signIn(initData)
       .then(async (session) => {
-        const api = client(session);
-        setState({ kind: "ready", api, me: await api.get<Me>("/miniapp/me") });
+        // Outside Telegram the init data came in a link, maybe someone else's (login CSRF): the user first says
+        // whether the account is theirs, before anything of it is read. Inside Telegram the client vouches for it.
+        if (!telegram.inTelegram) setState({ kind: "confirm", session });
+        else await open(session);
       })
-      .catch((error: unknown) => {
-        // A refused sign-in in the user's language; a blocked account hears the service's reason (with the support contact).
-        const message = !(error instanceof ApiError) ? t.offline : error.status === 401 ? t.signInRefused : error.message;
-        telegram.haptic("error");
-        setState({ kind: "refused", message });
-      });
+      .catch(refuse);
   }, [initData]);
+
+  async function open(session: Session) {
+    const api = client(session);
+    setState({ kind: "ready", api, me: await api.get<Me>("/miniapp/me") });
+  }
+  function refuse(error: unknown) {
+    // A refused sign-in in the user's language; a blocked account hears the service's reason (with the support contact).
+    const message = !(error instanceof ApiError) ? t.offline : error.status === 401 ? t.signInRefused : error.message;
+    telegram.haptic("error");
+    setState({ kind: "refused", message });
+  }
 
   // Telegram's BackButton on every screen but the first.
   useEffect(() => {
@@ -73,6 +96,17 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
   useEffect(() => telegram.onBack(back), []);
 
   if (state.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
+  if (state.kind === "confirm")
+    return html`<section class="card" data-testid="whose">
+      <h1>${t.whoseTitle}</h1>
+      <p>${t.whoseAsk(nameOf(initData!, state.session))}</p>
+      <div class="pair">
+        <button type="button" class="primary" data-testid="whose-yes" onClick=${() => open(state.session).catch(refuse)}>${t.whoseYes}</button>
+        <button type="button" class="secondary" data-testid="whose-no" onClick=${() => setState({ kind: "refused", message: t.whoseNo })}>
+          ${t.whoseNot}
+        </button>
+      </div>
+    </section>`;
   if (state.kind === "refused")
     return html`<section class="card" role="alert">
       <h1>${t.cannotOpen}</h1>
@@ -83,6 +117,7 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
     t,
     me: state.me,
     language,
+    initData: initData ?? "",
     async refresh() {
       const me = await state.api.get<Me>("/miniapp/me").catch(() => null);
       if (me) setState({ ...state, me });
@@ -99,6 +134,8 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
 
 const launch = readLaunch(location.hash);
 applyTheme(launch.theme, document.documentElement);
+// Night mode switched while the page is open: Telegram sends the whole new theme.
+telegram.onTheme((theme) => applyTheme(theme, document.documentElement));
 const initialLanguage: Language = (() => {
   try {
     const user = JSON.parse(new URLSearchParams(launch.initData ?? "").get("user") ?? "{}") as { language_code?: string };

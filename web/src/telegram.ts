@@ -34,6 +34,10 @@ export const telegram = {
   onMain(listener: () => void): () => void {
     return on("main_button_pressed", listener);
   },
+  /** Telegram's theme as it changes (night mode switched while the page is open). */
+  onTheme(listener: (theme: Record<string, string>) => void): () => void {
+    return on("theme_changed", ({ theme_params }) => listener(theme_params as Record<string, string>));
+  },
   haptic(outcome: "success" | "error" | "warning") {
     send("web_app_trigger_haptic_feedback", { type: "notification", notification_type: outcome });
   },

@@ -1,5 +1,7 @@
 // The Mini App's words, in the bot's two languages (refusals come from the service, in the user's language).
 
+import { amount as exactAmount, usdt } from "./money.js";
+
 export type Language = "en" | "ru";
 
 const en = {
@@ -8,6 +10,12 @@ const en = {
   cannotOpen: "The shop cannot open",
   openFromBot: "Open the shop from the bot in Telegram.",
   signInRefused: "Telegram's sign-in could not be checked: open the shop from the bot again.",
+  // Outside Telegram: whose account a link signed in to
+  whoseTitle: "Is this your account?",
+  whoseAsk: (name: string) => `This link signs you in as ${name}. Continue only if that is you.`,
+  whoseYes: "Yes, it is me",
+  whoseNot: "No, not me",
+  whoseNo: "Nothing of that account was shown. Open the shop from the bot in your own Telegram.",
   back: "← Back",
   menu: "Menu",
   hello: "Hello",
@@ -49,7 +57,7 @@ const en = {
   amountUsd: "Amount, USD",
   storeAmount: (min: number, max: number) => `From ${min} to ${max} USD.`,
   storeBreakdown: (amount: number, fee: number, markup: number) =>
-    `${amount.toFixed(2)} USD + provider fee ${fee.toFixed(2)} USD + service ${markup.toFixed(2)} USDT`,
+    `${exactAmount(amount)} USD + provider fee ${exactAmount(fee)} USD + service ${exactAmount(markup)} USDT`,
   pick: "Choose…",
   game: "Game",
   denomination: "Denomination",
@@ -92,7 +100,7 @@ const en = {
   to: "To",
   downloadCsv: "Download CSV",
   // Top-up
-  pay: (amount: number) => `Pay ${amount.toFixed(2)} USDT in @CryptoBot`,
+  pay: (amount: number) => `Pay ${usdt(amount)} in @CryptoBot`,
   paidByTransfer: "I paid another way (an administrator checks it)",
   amountUsdt: "Amount, USDT",
   reference: "Transaction id or note",
@@ -118,6 +126,8 @@ const en = {
   keepKey: "Keep the current key",
   newKey: "Your new API key:",
   shownOnce: "Shown this once: copy it now.",
+  keyFreshRule: "For your safety a key is issued only within 5 minutes of opening the shop from the bot.",
+  keyNeedsFreshOpen: "The shop was opened more than 5 minutes ago: close it, open it again from the bot, and issue the key right away.",
   webhook: "Webhook",
   noWebhook: "No webhook: set a URL to be told of every order.",
   webhookUrl: "Webhook URL",
@@ -170,6 +180,11 @@ const ru: Texts = {
   cannotOpen: "Магазин не открывается",
   openFromBot: "Откройте магазин из бота в Telegram.",
   signInRefused: "Не удалось проверить вход через Telegram: откройте магазин из бота ещё раз.",
+  whoseTitle: "Это ваш аккаунт?",
+  whoseAsk: (name: string) => `Эта ссылка входит в аккаунт ${name}. Продолжайте, только если это вы.`,
+  whoseYes: "Да, это я",
+  whoseNot: "Нет, не я",
+  whoseNo: "Ничего из этого аккаунта не показано. Откройте магазин из бота в своём Telegram.",
   back: "← Назад",
   menu: "Меню",
   hello: "Здравствуйте",
@@ -209,7 +224,7 @@ const ru: Texts = {
   amountUsd: "Сумма, USD",
   storeAmount: (min: number, max: number) => `От ${min} до ${max} USD.`,
   storeBreakdown: (amount: number, fee: number, markup: number) =>
-    `${amount.toFixed(2)} USD + комиссия провайдера ${fee.toFixed(2)} USD + сервис ${markup.toFixed(2)} USDT`,
+    `${exactAmount(amount)} USD + комиссия провайдера ${exactAmount(fee)} USD + сервис ${exactAmount(markup)} USDT`,
   pick: "Выберите…",
   game: "Игра",
   denomination: "Номинал",
@@ -249,7 +264,7 @@ const ru: Texts = {
   from: "С",
   to: "По",
   downloadCsv: "Скачать CSV",
-  pay: (amount: number) => `Оплатить ${amount.toFixed(2)} USDT в @CryptoBot`,
+  pay: (amount: number) => `Оплатить ${usdt(amount)} в @CryptoBot`,
   paidByTransfer: "Я оплатил иначе (проверит администратор)",
   amountUsdt: "Сумма, USDT",
   reference: "Номер транзакции или комментарий",
@@ -274,6 +289,8 @@ const ru: Texts = {
   keepKey: "Оставить текущий",
   newKey: "Ваш новый API-ключ:",
   shownOnce: "Показывается один раз: скопируйте сейчас.",
+  keyFreshRule: "Для безопасности ключ выпускается только в течение 5 минут после открытия магазина из бота.",
+  keyNeedsFreshOpen: "Магазин открыт больше 5 минут назад: закройте его, откройте снова из бота и сразу выпустите ключ.",
   webhook: "Вебхук",
   noWebhook: "Вебхука нет: укажите URL, чтобы узнавать о каждом заказе.",
   webhookUrl: "URL вебхука",

@@ -29,9 +29,11 @@ export interface Ctx {
   go(screen: Screen): void;
   back(): void;
   language: "en" | "ru";
+  /** Telegram's init data as the page was opened with: a new API key asks for it again, fresh. */
+  initData: string;
 }
 
-export const usdt = (amount: number) => `${amount.toFixed(2)} USDT`;
+export { usdt } from "./money.js";
 
 /** The words for a failed call: the service's own (in the user's language), or "cannot be reached". */
 export const failure = (t: Texts, error: unknown) => (error instanceof ApiError ? error.message : t.offline);

@@ -34,7 +34,7 @@ const b64 = (buffer: Buffer) => buffer.toString("base64url");
 
 /**
  * Checks init data and issues and verifies session tokens: `ms1.<payload>.<mac>`, the payload the Telegram
- * user id and the expiry, the MAC an HMAC-SHA256 under a key derived from the bot token (so every instance
+ * user id, the account's session generation and the expiry, the MAC an HMAC-SHA256 under a key derived from the bot token (so every instance
  * with the same bot verifies the same sessions, and a new token ends them all).
  */
 export function createMiniAppSessions(options: MiniAppSessionOptions) {
@@ -42,10 +42,13 @@ export function createMiniAppSessions(options: MiniAppSessionOptions) {
   const mac = (payload: string) => createHmac("sha256", key).update(payload).digest();
 
   return {
-    /** The user of valid, fresh init data from this bot, or null (forged, expired, another bot's, malformed). */
-    userOf(initData: string): MiniAppUser | null {
+    /**
+     * The user of valid, fresh init data from this bot, or null (forged, expired, another bot's, malformed).
+     * `maxAgeSeconds`: a tighter bound than sign-in's, for what needs the user present just now (a new key).
+     */
+    userOf(initData: string, maxAgeSeconds = options.initDataMaxAgeSeconds): MiniAppUser | null {
       try {
-        validate(initData, options.botToken, { expiresIn: options.initDataMaxAgeSeconds });
+        validate(initData, options.botToken, { expiresIn: Math.min(maxAgeSeconds, options.initDataMaxAgeSeconds) });
         const user = userSchema.safeParse(JSON.parse(new URLSearchParams(initData).get("user") ?? "null"));
         return user.success ? user.data : null;
       } catch {
@@ -53,14 +56,15 @@ export function createMiniAppSessions(options: MiniAppSessionOptions) {
       }
     },
 
-    issue(telegramId: number): { token: string; expiresAt: string } {
+    /** A session for the user at the account's current session generation (a later bump ends it). */
+    issue(telegramId: number, generation: number): { token: string; expiresAt: string } {
       const expires = options.clock.now().getTime() + options.sessionTtlMs;
-      const payload = b64(Buffer.from(JSON.stringify({ tid: telegramId, exp: expires })));
+      const payload = b64(Buffer.from(JSON.stringify({ tid: telegramId, gen: generation, exp: expires })));
       return { token: `ms1.${payload}.${b64(mac(payload))}`, expiresAt: new Date(expires).toISOString() };
     },
 
-    /** The Telegram user id a session token names while it is valid, or null. */
-    verify(token: string | undefined): number | null {
+    /** The Telegram user id and the session generation a session token names while it is valid, or null. */
+    verify(token: string | undefined): { telegramId: number; generation: number } | null {
       const match = /^ms1\.([A-Za-z0-9_-]{10,200})\.([A-Za-z0-9_-]{43})$/.exec(token ?? "");
       if (!match) return null;
       const [, payload, signature] = match;
@@ -68,10 +72,10 @@ export function createMiniAppSessions(options: MiniAppSessionOptions) {
       const given = Buffer.from(signature, "base64url");
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       const claims = z
-        .object({ tid: z.number().int().positive(), exp: z.number() })
+        .object({ tid: z.number().int().positive(), gen: z.number().int().nonnegative(), exp: z.number() })
         .safeParse(JSON.parse(Buffer.from(payload, "base64url").toString()));
       if (!claims.success || claims.data.exp <= options.clock.now().getTime()) return null;
-      return claims.data.tid;
+      return { telegramId: claims.data.tid, generation: claims.data.gen };
     },
   };
 }
@@ -83,10 +87,17 @@ export const isSessionToken = (presented: string) => presented.startsWith("ms1."
 
 /** The caller a session stands for, as a key stands for its account: the Mini App calls the API's own routes with it. */
 export async function sessionCaller(sessions: MiniAppSessions, accounts: Accounts, token: string): Promise<Caller> {
-  const telegramId = sessions.verify(token);
-  if (telegramId === null) throw new DomainError("unauthorized", "The Mini App session is missing, invalid or expired: sign in again");
-  const account = await accounts.byTelegramId(String(telegramId));
+  const claims = sessions.verify(token);
+  if (claims === null) throw new DomainError("unauthorized", "The Mini App session is missing, invalid or expired: sign in again");
+  const account = await accounts.byTelegramId(String(claims.telegramId));
   if (!account) throw new DomainError("unauthorized", "No account for this session: sign in again");
+  // Blocked first: the user is told why, rather than to sign in again.
   if (account.blocked) throw new DomainError("key_blocked", "This account is blocked");
-  return { account, actor: `miniapp:${telegramId}`, fresh: true };
+  if (claims.generation !== account.sessionGeneration) {
+    throw new DomainError(
+      "unauthorized",
+      "The Mini App session has ended (the API key was rotated, or the account blocked or unblocked): sign in again",
+    );
+  }
+  return { account, actor: `miniapp:${claims.telegramId}`, fresh: true };
 }

@@ -22,6 +22,19 @@ export const MINIAPP_CSP = [
 ].join("; ");
 
 /**
+ * The page and its assets are public and never rate-limited: a page load fetches several files, and counting them
+ * in the per-address bucket that sign-in shares starved sign-in (70 loads a minute met 429). Must be called before
+ * the rate limiter registers: its onRoute hook reads a route's config as the route is added, before any hook of
+ * the page's own scope runs.
+ */
+export function exemptMiniAppPage(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    if (!route.url.startsWith(MINIAPP_PAGE)) return;
+    route.config = { ...(route.config as object), public: true, rateLimit: false } as typeof route.config;
+  });
+}
+
+/**
  * Serves the Mini App's built front end (`npm run build` writes it to dist/web) at /app/: no key (the page signs
  * in by Telegram's init data), the strict CSP, hashed assets cached for a year and the page itself revalidated.
  * Nothing is served when it has not been built.
@@ -29,9 +42,8 @@ export const MINIAPP_CSP = [
 export async function registerMiniAppPage(app: FastifyInstance, root = join(process.cwd(), "dist", "web")): Promise<boolean> {
   if (!existsSync(join(root, "index.html"))) return false;
   await app.register(async (scope) => {
-    // Every route of this scope is public and outside the per-key limit: static files, read from memory by the OS.
+    // Public and never limited (exemptMiniAppPage); hidden from the OpenAPI document.
     scope.addHook("onRoute", (route) => {
-      route.config = { ...(route.config as object), public: true, rateLimit: false } as typeof route.config;
       route.schema = { ...route.schema, hide: true };
     });
     scope.addHook("onSend", async (_request, reply) => {

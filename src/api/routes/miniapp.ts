@@ -11,6 +11,7 @@ import {
   checkResponse,
   decisionBody,
   decisionResponse,
+  keyBody,
   keyResponse,
   meResponse,
   moveBody,
@@ -34,6 +35,11 @@ import type { MiniAppSessions } from "../miniapp/session.js";
 
 const MINIAPP_PREFIX = "/miniapp";
 const ADMIN_DAYS = 30;
+/**
+ * A new API key needs the user present just now, not only a session (up to an hour old, or signed in by init data
+ * up to an hour old that may have leaked): init data at most this old, for the session's own Telegram user.
+ */
+export const KEY_INIT_DATA_MAX_AGE_SECONDS = 300;
 
 export interface MiniAppOptions {
   sessions: MiniAppSessions;
@@ -66,7 +72,8 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
   /** An administrator signed in (ADMIN_TELEGRAM_IDS), and how the ledger and the audit name them. */
   function adminOf(request: FastifyRequest) {
     const { account } = userOf(request);
-    if (!admins.has(account.telegramId)) throw new DomainError("key_blocked", "The admin desk is for the service's administrators");
+    // Their account works (not key_blocked): they are just not an administrator.
+    if (!admins.has(account.telegramId)) throw new DomainError("forbidden", "The admin desk is for the service's administrators only");
     return { telegramId: account.telegramId, username: account.username, actor: `tg:${account.telegramId}` };
   }
 
@@ -96,7 +103,7 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
         const why = options.refusal(account.language, { code: "key_blocked", details: {} });
         throw new DomainError("key_blocked", options.support ? `${why} ${options.support}` : why);
       }
-      const session = sessions.issue(user.id);
+      const session = sessions.issue(user.id, account.sessionGeneration);
       return {
         success: true as const,
         token: session.token,
@@ -164,15 +171,31 @@ export const miniAppRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOption
     `${MINIAPP_PREFIX}/key`,
     {
       schema: {
-        summary: "Issue a new API key (the previous one stops working); the key is in this answer only",
+        summary:
+          "Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key and every other session stop; the key is in this answer only, with the session that goes on",
         operationId: "miniAppRotateKey",
-        response: { 200: keyResponse, ...keyedErrors },
+        body: keyBody,
+        response: { 200: keyResponse, 400: errorBody, ...keyedErrors },
       },
     },
     async (request) => {
       const { account } = userOf(request);
+      const present = sessions.userOf(request.body.init_data, KEY_INIT_DATA_MAX_AGE_SECONDS);
+      if (!present || String(present.id) !== account.telegramId) {
+        throw new DomainError(
+          "unauthorized",
+          `A new key needs Telegram's sign-in data of this user from the last ${KEY_INIT_DATA_MAX_AGE_SECONDS / 60} minutes: open the Mini App from the bot again`,
+        );
+      }
       const issued = await core.accounts.issueKey(account.telegramId, account.username);
-      return { success: true as const, key: issued.key, key_prefix: issued.displayPrefix };
+      // The rotation ended every session, this one too; the user just proved presence, so this page goes on with a new one.
+      const session = sessions.issue(present.id, issued.account.sessionGeneration);
+      return {
+        success: true as const,
+        key: issued.key,
+        key_prefix: issued.displayPrefix,
+        session: { token: session.token, expires_at: session.expiresAt },
+      };
     },
   );
 

@@ -65,6 +65,7 @@ flow-confirm-or-cancel = Tap Confirm or Cancel above.
 refused-invalid_input = That was not accepted: the offer may have changed meanwhile (price list, stock or recipient). Nothing was charged; please start again.
 refused-unauthorized = Send /start first to register.
 refused-key_blocked = ⛔ Your account is blocked. Please contact support.
+refused-forbidden = ⛔ Only the service's administrators can do this, and you are not one.
 refused-not_found = That was not found. Nothing was charged.
 refused-insufficient_funds = Not enough balance: this needs { $needed } USDT and you have { $balance } USDT. Top up with /topup.
 refused-rate_limited = Too many requests just now. Nothing was charged; please try again in a minute.

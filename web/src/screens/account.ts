@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import type { OrderSummary, Topup } from "../api.js";
+import { amount } from "../money.js";
 import { telegram } from "../telegram.js";
 import { type Ctx, failure, Field, html, MainAction, Outcome, useLoad, useWatch, usdt } from "../ui.js";
 import { OrderLine } from "./orders.js";
@@ -103,7 +104,7 @@ export function Statement({ ctx }: { ctx: Ctx }) {
                     >${`${new Date(e.created_at).toLocaleString(ctx.language)} · ${t.kinds[e.kind] ?? e.kind}${e.order_id ? ` #${e.order_id}` : ""}${e.note ? ` · ${e.note}` : ""}`}</span
                   >
                   <span class=${e.amount_usdt < 0 ? "minus" : "plus"}
-                    >${`${e.amount_usdt > 0 ? "+" : ""}${e.amount_usdt.toFixed(2)}${e.balance_after_usdt === null ? "" : ` → ${e.balance_after_usdt.toFixed(2)}`}`}</span
+                    >${`${e.amount_usdt > 0 ? "+" : ""}${amount(e.amount_usdt)}${e.balance_after_usdt === null ? "" : ` → ${amount(e.balance_after_usdt)}`}`}</span
                   >
                 </li>`,
             )}

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { OrderSummary, Topup } from "../api.js";
+import { amount, sum } from "../money.js";
 import { telegram } from "../telegram.js";
 import { Choice, type Ctx, failure, Field, html, Outcome, useLoad, usdt } from "../ui.js";
 import { OrderLine } from "./orders.js";
@@ -49,12 +50,12 @@ function Chart({ ctx, days }: { ctx: Ctx; days: Overview["days"] }) {
   const { t } = ctx;
   const dates = Array.from({ length: 30 }, (_, i) => new Date(Date.now() - (29 - i) * 86_400_000).toISOString().slice(0, 10));
   const completed = days.filter((d) => d.status === "completed");
-  const total = (date: string) => completed.filter((d) => d.day === date).reduce((sum, d) => sum + d.volume_usdt, 0);
+  const total = (date: string) => sum(completed.filter((d) => d.day === date).map((d) => d.volume_usdt));
   const highest = Math.max(1, ...dates.map(total));
   const width = 300;
   const height = 120;
   const bar = width / dates.length;
-  const sum = completed.reduce((n, d) => n + d.volume_usdt, 0);
+  const all = sum(completed.map((d) => d.volume_usdt));
   const bars = dates.flatMap((date, i) => {
     let y = height;
     return completed
@@ -69,7 +70,7 @@ function Chart({ ctx, days }: { ctx: Ctx; days: Overview["days"] }) {
   });
   const products = [...new Set(completed.map((d) => d.product))];
   return html`<figure class="chart">
-    <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-label=${t.chartLabel(usdt(sum))} data-testid="chart">${bars}</svg>
+    <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-label=${t.chartLabel(usdt(all))} data-testid="chart">${bars}</svg>
     <figcaption>
       ${products.map((p) => html`<span class="legend" key=${p}><i style=${`background:${COLOURS[p] ?? "#888"}`}></i>${t.products[p as keyof typeof t.products] ?? p}</span>`)}
     </figcaption>
@@ -95,7 +96,7 @@ function Today({ ctx, rows }: { ctx: Ctx; rows: Row[] }) {
             <td>${t.products[r.product as keyof typeof t.products] ?? r.product}</td>
             <td>${t.status[r.status as "completed"] ?? r.status}</td>
             <td>${r.orders}</td>
-            <td>${r.volume_usdt.toFixed(2)}</td>
+            <td>${amount(r.volume_usdt)}</td>
           </tr>`,
       )}
     </tbody>
@@ -103,7 +104,7 @@ function Today({ ctx, rows }: { ctx: Ctx; rows: Row[] }) {
       <tr>
         <td colspan="2">${t.refunds}</td>
         <td>${refunds.reduce((n, r) => n + r.orders, 0)}</td>
-        <td>${refunds.reduce((n, r) => n + r.volume_usdt, 0).toFixed(2)}</td>
+        <td>${amount(sum(refunds.map((r) => r.volume_usdt)))}</td>
       </tr>
     </tfoot>
   </table>`;

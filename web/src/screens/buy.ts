@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Purchase } from "../api.js";
 import { Checkout } from "../checkout.js";
+import { exact, toMicro } from "../money.js";
 import { Sticker } from "../sticker.js";
 import { Choice, type Ctx, failure, Field, html, Outcome, useCheck, useLoad, usdt } from "../ui.js";
 
@@ -177,6 +178,12 @@ interface Card {
   max_quantity: number;
 }
 
+/** "2 × 10.30 USDT" when the charge splits into equal whole-micro parts; else no breakdown rather than a rounded unit. */
+function unitBreakdown(count: number, charge: number): string | null {
+  const micro = toMicro(charge);
+  return micro % count === 0 ? `${count} × ${exact(micro / count)} USDT` : null;
+}
+
 function GiftCards({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
   const brands = useLoad(() => api.get<{ giftcards: Array<{ category_id: string; name: string }> }>("/v1/giftcards"));
@@ -218,7 +225,7 @@ function GiftCards({ ctx }: { ctx: Ctx }) {
     }
     ${card && html`<${Field} label=${t.quantity} name="quantity" type="number" inputmode="numeric" min=${card.min_quantity} max=${most} value=${quantity} onInput=${setQuantity} />`}
     ${rule && html`<${Outcome} kind="error" text=${rule} testId="quantity-rule" />`}
-    <${Checkout} ctx=${ctx} purchase=${purchase} breakdown=${(charge: number) => (card ? `${count} × ${usdt(charge / count)}` : null)} />`;
+    <${Checkout} ctx=${ctx} purchase=${purchase} breakdown=${(charge: number) => (card ? unitBreakdown(count, charge) : null)} />`;
 }
 
 interface Gift {

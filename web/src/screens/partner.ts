@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { ApiError } from "../api.js";
 import { telegram } from "../telegram.js";
 import { CopyButton, type Ctx, failure, Field, html, Outcome, useLoad } from "../ui.js";
 
@@ -34,6 +35,7 @@ export function Partner({ ctx }: { ctx: Ctx }) {
   const [asking, setAsking] = useState(false);
   const [shown, setShown] = useState<{ label: string; value: string } | null>(null);
   const [note, setNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [keyNote, setKeyNote] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const webhook = useLoad(() => api.get<{ webhook: Webhook | null }>("/v1/webhook"), [version]);
   const attempts = useLoad(() => api.get<{ attempts: Attempt[] }>("/v1/webhook/attempts?limit=5"), [version]);
@@ -49,14 +51,20 @@ export function Partner({ ctx }: { ctx: Ctx }) {
       setNote({ kind: "error", text: failure(t, error) });
     }
   }
-  const rotateKey = () =>
-    act(async () => {
-      setAsking(false);
-      const issued = await api.post<{ key: string }>("/miniapp/key");
+  async function rotateKey() {
+    setAsking(false);
+    setKeyNote(null);
+    try {
+      const issued = await api.rotateKey(ctx.initData);
       setShown({ label: t.newKey, value: issued.key });
       telegram.haptic("success");
       await ctx.refresh();
-    });
+    } catch (error) {
+      telegram.haptic("error");
+      // The sign-in data is too old for a key (or the session ended): only opening the shop again helps.
+      setKeyNote(error instanceof ApiError && error.status === 401 ? t.keyNeedsFreshOpen : failure(t, error));
+    }
+  }
   const setWebhook = () =>
     act(async () => {
       const set = await api.post<{ secret?: string }>("/v1/webhook", { url: url.trim() });
@@ -91,6 +99,8 @@ export function Partner({ ctx }: { ctx: Ctx }) {
               <button type="button" class="secondary" onClick=${() => setAsking(false)}>${t.keepKey}</button>`
           : html`<button type="button" data-testid="rotate" onClick=${() => setAsking(true)}>${me.key_prefix ? t.rotateKey : t.issueKey}</button>`
       }
+      <p class="muted">${t.keyFreshRule}</p>
+      ${keyNote && html`<${Outcome} kind="error" text=${keyNote} testId="key-note" />`}
     </section>
     ${shown && html`<section class="card"><${Once} ctx=${ctx} label=${shown.label} value=${shown.value} /></section>`}
     <section class="card">

@@ -1,0 +1,32 @@
+// Money on screen: the exact amount, as the bot and the API state it. The API sends USDT as JSON numbers exact to
+// the micro (6 decimals); arithmetic on them is done in whole micro-USDT, never in floats, and every figure shows
+// up to 6 decimals with trailing zeros trimmed to at least 2 (1.845, 8.155, 12.50). Rounding to cents showed
+// "Confirm 1.84 USDT" for a charge of 1.845.
+
+const MICRO_PER_USDT = 1_000_000;
+
+/** A JSON amount (exact to the micro) as whole micro-USDT; Math.round absorbs the binary error (0.1 * 1e6). */
+export const toMicro = (amount: number): number => Math.round(amount * MICRO_PER_USDT);
+
+/** Whole micro-USDT as the exact decimal: "1.845", "12.50", "-0.000001". */
+export function exact(micro: number): string {
+  const sign = micro < 0 ? "-" : "";
+  const magnitude = Math.abs(Math.round(micro));
+  const whole = Math.floor(magnitude / MICRO_PER_USDT);
+  const fraction = String(magnitude % MICRO_PER_USDT)
+    .padStart(6, "0")
+    .replace(/0{1,4}$/, "");
+  return `${sign}${whole}.${fraction}`;
+}
+
+/** A JSON amount, exactly: "1.845". */
+export const amount = (value: number): string => exact(toMicro(value));
+
+/** A JSON USDT amount, exactly, with its currency: "1.845 USDT". */
+export const usdt = (value: number): string => `${amount(value)} USDT`;
+
+/** The sum of JSON amounts, added in micro (0.1 + 0.2 is 0.3 here). */
+export const sum = (values: number[]): number => values.reduce((total, value) => total + toMicro(value), 0) / MICRO_PER_USDT;
+
+/** a − b of JSON amounts, in micro. */
+export const minus = (a: number, b: number): number => (toMicro(a) - toMicro(b)) / MICRO_PER_USDT;
