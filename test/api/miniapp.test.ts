@@ -340,4 +340,41 @@ describe("the admin desk", () => {
     const after = (await h.call("GET", "/miniapp/admin/overview", { headers: as(admin) })).body;
     expect(after.pending_transfers.map((p: { topup: { topup_id: number } }) => p.topup.topup_id)).not.toContain(id);
   });
+
+  it("flags a reference used before and an amount above the threshold; approving either needs confirmed: true", async () => {
+    const admin = await signedIn({ id: ADMIN, first_name: "Ann" });
+    const [first, second] = [await bots.registered(0), await bots.registered(0)];
+    const transfer = async (key: string, amount: number, reference: string) =>
+      (await h.call("POST", "/v1/topups", { key, body: { amount_usdt: amount, method: "transfer", reference } })).body.topup.topup_id;
+    const decide = (id: number, body: object) => h.call("POST", `/miniapp/admin/topups/${id}/decision`, { headers: as(admin), body });
+    const pending = async (id: number) =>
+      (await h.call("GET", "/miniapp/admin/overview", { headers: as(admin) })).body.pending_transfers.find(
+        (p: { topup: { topup_id: number } }) => p.topup.topup_id === id,
+      );
+
+    const original = await transfer(first.key, 40, "bank tx 7781");
+    expect((await pending(original)).confirm).toEqual([]);
+    expect((await decide(original, { approve: true })).body.decided).toBe(true);
+
+    // The same reference from another account, spelled differently: flagged with the first, and refused unconfirmed.
+    const copy = await transfer(second.key, 40, "Bank TX-7781");
+    expect(await pending(copy)).toMatchObject({
+      confirm: ["reference_reused"],
+      reference_used_by: [{ topup_id: original, status: "credited", telegram_id: first.telegramId, amount_usdt: 40 }],
+    });
+    const refused = await decide(copy, { approve: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain("needs a confirmation");
+    expect(await h.balance(second.key)).toBe(0);
+    expect((await decide(copy, { approve: true, confirmed: true })).body).toMatchObject({ decided: true, topup: { status: "credited" } });
+    expect(await h.balance(second.key)).toBe(40);
+
+    // Above ADMIN_CONFIRM_ABOVE_USDT (100 here), as a direct credit is.
+    const large = await transfer(first.key, 10_000, "wire 10k");
+    expect((await pending(large)).confirm).toEqual(["above_threshold"]);
+    expect((await decide(large, { approve: true })).status).toBe(400);
+    expect(await h.balance(first.key)).toBe(40);
+    expect((await decide(large, { approve: true, confirmed: true })).body.decided).toBe(true);
+    expect(await h.balance(first.key)).toBe(10_040);
+  });
 });
