@@ -350,6 +350,28 @@ describe("the Mini App in Chromium", () => {
     await payer.chat.next((text) => text.includes("Top-up credited: +40.00 USDT"));
     expect(await h.balance(payer.key)).toBe(40);
 
+    // The same reference again, from another account: flagged with the first, and Approve asks to confirm first.
+    const copier = await bots.registered(0, { username: "copier_c" });
+    const copy = await h.call("POST", "/v1/topups", { key: copier.key, body: { amount_usdt: 40, method: "transfer", reference: "TX 0xFEED" } });
+    const desk = await open({ id: ADMIN, first_name: "Ann", username: "ann_admin" });
+    await expect.poll(() => desk.page.getByTestId("balance").textContent()).toContain("USDT");
+    await desk.page.getByRole("button", { name: "🛠 Admin desk" }).click();
+    const flagged = desk.page.getByTestId("transfer").filter({ hasText: "TX 0xFEED" });
+    await expect
+      .poll(() => flagged.getByTestId("reference-reused").textContent())
+      .toContain(`#${asked.body.topup.topup_id} (credited, ${payer.telegramId})`);
+    await flagged.getByTestId("approve").click();
+    await expect.poll(() => flagged.getByTestId("approve-confirm").count()).toBe(1);
+    await flagged.scrollIntoViewIfNeeded();
+    await shot(desk.page, "admin-desk-reused-reference");
+    expect(await h.balance(copier.key)).toBe(0);
+    await flagged.getByTestId("approve-confirm").click();
+    await expect.poll(() => desk.page.getByTestId("transfer").filter({ hasText: "TX 0xFEED" }).count()).toBe(0);
+    await copier.chat.next((text) => text.includes("Top-up credited: +40.00 USDT"));
+    expect((await h.call("GET", `/v1/topups/${copy.body.topup.topup_id}`, { key: copier.key })).body.topup.status).toBe("credited");
+    expect(desk.errors, desk.errors.join("\n")).toEqual([]);
+    await desk.close();
+
     await page.getByLabel("Telegram id, @username or key prefix").fill("@payer_p");
     await page.getByRole("button", { name: "Find", exact: true }).click();
     await expect.poll(() => page.getByTestId("user").textContent()).toContain("Balance: 40.00 USDT");
@@ -367,7 +389,7 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => other.page.getByTestId("balance").textContent()).toContain("USDT");
     expect(await other.page.getByRole("button", { name: "🛠 Admin desk" }).count()).toBe(0);
     await other.close();
-  });
+  }, 90_000);
 
   it("walks every screen at 360×640 (a screenshot each) with no serious accessibility violation (axe-core), with the orders, the statement's CSV and the partner's key and webhook working", async () => {
     const wes = await user(695_100_010, "wes_w", 30);
@@ -448,7 +470,7 @@ describe("the Mini App in Chromium", () => {
     checked.admin = await axe(admin.page);
     await admin.close();
     expect(checked).toEqual(Object.fromEntries(Object.keys(checked).map((name) => [name, []])));
-  });
+  }, 120_000);
 
   it("refuses forged, expired and other bots' init data, in the user's language", async () => {
     const oleg = { id: 695_100_002, first_name: "Олег", language_code: "ru" };

@@ -145,17 +145,16 @@ function Transfer({ ctx, item, decided }: { ctx: Ctx; item: Overview["pending_tr
               <button type="button" data-testid="approve-confirm" onClick=${() => decide({ approve: true, confirmed: true })}>${t.confirm}</button>
               <button type="button" class="secondary" onClick=${() => setConfirming(false)}>${t.cancel}</button>
             </div>`
-        : null
+        : html`<div class="pair">
+              <button type="button" data-testid="approve" onClick=${() => (item.confirm.length ? setConfirming(true) : decide({ approve: true }))}>
+                ${t.approve}
+              </button>
+              <button type="button" class="secondary" disabled=${!reason.trim()} onClick=${() => decide({ approve: false, reason: reason.trim() })}>
+                ${t.reject}
+              </button>
+            </div>
+            <${Field} label=${t.rejectReason} name="reason" value=${reason} onInput=${setReason} maxlength="200" />`
     }
-    <div class="pair">
-      <button type="button" data-testid="approve" onClick=${() => (item.confirm.length ? setConfirming(true) : decide({ approve: true }))}>
-        ${t.approve}
-      </button>
-      <button type="button" class="secondary" disabled=${!reason.trim()} onClick=${() => decide({ approve: false, reason: reason.trim() })}>
-        ${t.reject}
-      </button>
-    </div>
-    <${Field} label=${t.rejectReason} name="reason" value=${reason} onInput=${setReason} maxlength="200" />
     ${error && html`<${Outcome} kind="error" text=${error} />`}
   </li>`;
 }
