@@ -2,6 +2,7 @@ import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/cryptopay.js";
 import { cryptoPaySignature } from "../../src/upstream/crypto-pay.js";
+import { simControl as control, topupOf } from "../support/crypto-pay.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 
 // Money in that cannot be forged, repeated or spammed (issue 34): the simulator's Crypto Pay token is public, so
@@ -26,17 +27,6 @@ afterAll(async () => {
   await polled.close();
 });
 
-async function control(on: Harness, path: string, body: object = {}) {
-  const response = await request(`${on.simulatorUrl}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.body.json()) as any;
-  if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
 /** Crypto Pay's API itself, with the (public) token: what anyone holding it can do. */
 async function cryptoPay(on: Harness, method: string, params: object) {
   const response = await request(`${on.simulatorUrl}/cryptopay/api/${method}`, {
@@ -56,7 +46,6 @@ function signed(on: Harness, invoice: object, headers: Record<string, string> = 
   });
 }
 
-const topupOf = async (on: Harness, key: string, id: number) => (await on.call("GET", `/v1/topups/${id}`, { key })).body.topup;
 const accountIdOf = async (on: Harness, telegramId: string) => (await on.service.core.accounts.byTelegramId(telegramId))!.id;
 
 describe("a signed update is only a hint: Crypto Pay's record credits", () => {

@@ -2,6 +2,7 @@ import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cryptoPaySignature } from "../../src/upstream/crypto-pay.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/cryptopay.js";
+import { simControl as control, topupOf } from "../support/crypto-pay.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
@@ -32,18 +33,6 @@ afterAll(async () => {
   await polled.close();
 });
 
-async function control(on: Harness, path: string, body: object = {}) {
-  const response = await request(`${on.simulatorUrl}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.body.json()) as any;
-  if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-const topupOf = async (on: Harness, key: string, id: number) => (await on.call("GET", `/v1/topups/${id}`, { key })).body.topup;
 const credited = (on: Harness, key: string, id: number) =>
   eventually(async () => {
     const topup = await topupOf(on, key, id);
