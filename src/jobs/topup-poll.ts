@@ -35,16 +35,17 @@ export function createTopupPoll(options: TopupPollOptions) {
 
   async function pass(): Promise<number> {
     let seen = 0;
-    // Half an interval on: an invoice looked at in this pass is due in the next one (a whole interval would
-    // miss it by the pass's own length and wait two).
-    const next = new Date(clock.now().getTime() + options.intervalMs / 2).toISOString();
+    // A pass takes what was due when it started, and each invoice it looks at is due again half an interval on:
+    // in the next pass (a whole interval would miss that by the pass's own length), never again in this one.
+    const started = clock.now().getTime();
+    const dueBy = new Date(started).toISOString();
+    const next = new Date(started + options.intervalMs / 2).toISOString();
     await topups
       .sweepCreating()
       .catch((error: unknown) => log.warn({ err: error }, "the top-up poll could not settle invoices cut short; it will try again"));
     while (seen < PASS_MAX && !stopping) {
-      const now = clock.now();
-      const until = new Date(now.getTime() + options.leaseMs).toISOString();
-      const claimed = await claimDueInvoices(db, claims, { now: now.toISOString(), until, limit: BATCH });
+      const until = new Date(clock.now().getTime() + options.leaseMs).toISOString();
+      const claimed = await claimDueInvoices(db, claims, { now: dueBy, until, limit: BATCH });
       if (!claimed.length) break;
       seen += claimed.length;
       try {
