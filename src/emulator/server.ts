@@ -117,6 +117,8 @@ export function buildEmulator(): FastifyInstance {
   const slow = new Map<string, { ms: number; takesEffect: "at-once" | "when-answered" }>();
   /** Late calls whose caller hung up before the answer: taking effect or not, as `slow` says. */
   let hungUp = 0;
+  /** When each late call now waiting arrived. */
+  const waiting = new Set<{ since: number }>();
   const waiters = new Set<() => void>();
   /** The long poll held open now, and how often a second poller cut one short (Telegram's 409 Conflict). */
   let held: { socket: Socket; terminate(): void } | undefined;
@@ -316,7 +318,12 @@ export function buildEmulator(): FastifyInstance {
     const late = slow.get(request.params.method);
     let gone = false;
     if (late) reply.raw.once("close", () => (gone = !reply.raw.writableFinished));
-    const wait = () => new Promise((resolve) => setTimeout(resolve, late?.ms));
+    const wait = async () => {
+      const entry = { since: Date.now() };
+      waiting.add(entry);
+      await new Promise((resolve) => setTimeout(resolve, late?.ms));
+      waiting.delete(entry);
+    };
     try {
       if (late?.takesEffect === "when-answered") {
         await wait();
@@ -406,7 +413,8 @@ export function buildEmulator(): FastifyInstance {
     else slow.delete(method);
     return { ok: true };
   });
-  app.get("/emulator/hung-up", async () => ({ hung_up: hungUp }));
+  // Late calls waiting now (how long each has waited), and how many callers hung up on one.
+  app.get("/emulator/late", async () => ({ waiting_ms: [...waiting].map((entry) => Date.now() - entry.since), hung_up: hungUp }));
 
   app.get("/emulator/calls", async () => ({ calls }));
   app.get("/emulator/conflicts", async () => ({ conflicts }));
