@@ -13,6 +13,7 @@ import * as uniqueUsernames from "./0011_unique_usernames.js";
 import * as health from "./0012_health.js";
 import * as topups from "./0013_topups.js";
 import * as topupSafety from "./0015_topup_safety.js";
+import * as botInbox from "./0016_bot_inbox.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   "0012_health": health,
   "0013_topups": topups,
   "0015_topup_safety": topupSafety,
+  "0016_bot_inbox": botInbox,
 };
