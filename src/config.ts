@@ -133,6 +133,11 @@ export const configSchema = z
       .default("")
       .refine((v) => v === "" || /^\d{1,20}(,\s*\d{1,20})*$/.test(v), "must be Telegram user ids separated by commas")
       .transform((v) => (v === "" ? [] : v.split(",").map((id) => Number(id.trim())))),
+    /**
+     * How long an instance holds a bot update it handles (renewed while it runs): after an instance dies, its
+     * updates under way are handled elsewhere once this lapses.
+     */
+    BOT_INBOX_LEASE_MS: integer("10000", 500, 600_000),
     /** Webhook mode: the public HTTPS address Telegram posts to (it must reach POST /telegram/webhook). Unset: long polling. */
     BOT_WEBHOOK_URL: url,
     BOT_WEBHOOK_SECRET: z

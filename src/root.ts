@@ -10,7 +10,8 @@ import { micro } from "./core/money.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { codesKey } from "./db/codes-key.js";
-import { holdRole, keyedLock } from "./db/locks.js";
+import { holdRole } from "./db/locks.js";
+import { botInbox } from "./db/bot-inbox.js";
 import { checkpointInBackground, type Db, openCounterDatabase, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
@@ -225,6 +226,7 @@ function openJobs(
       requestCounts: on.counterDb ? { db: on.counterDb, windowMs: RATE_LIMIT_WINDOW_SECONDS * 1000 } : undefined,
       webhookRetentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
       botSessions: config.BOT_TOKEN ? botStateStore(db) : undefined,
+      botInbox: config.BOT_TOKEN ? botInbox(db) : undefined,
       log,
       scope,
     }),
@@ -280,8 +282,9 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
         log,
         observeUpdate: metrics.botUpdate,
         pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
-        // Webhooks reach every instance: hold each chat's updates apart across them (half the pool at most).
-        ...(webhookMode ? { oneAtATimePerChat: keyedLock(db, Math.max(1, Math.floor(config.DATABASE_POOL_MAX / 2))) } : {}),
+        // Polled or posted, every update is stored first and handled from here, on any instance.
+        inbox: botInbox(db),
+        inboxLeaseMs: config.BOT_INBOX_LEASE_MS,
       })
     : null;
   const webhook = bot && webhookMode ? { url: config.BOT_WEBHOOK_URL!, secretToken: config.BOT_WEBHOOK_SECRET! } : null;
@@ -289,7 +292,9 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
     jobs.dispatch.onDisabled(bot.notifier.webhookDisabled);
-    // Polling is given up at once (another instance takes it), then the updates under way finish.
+    // Polling is given up at once (another instance takes it), then the updates under way finish; those not
+    // started stay in the inbox for another instance. Cut ones keep their lease until it lapses (see the decision
+    // record docs/decisions/bot-inbox.md: handing them back could run them twice).
     lifecycle.add({
       name: "bot",
       stop: async () => {
@@ -297,6 +302,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
         await bot.drain();
       },
       underWay: () => ({ botUpdates: bot.underWay() }),
+      close: async () => bot.close(),
     });
   }
 

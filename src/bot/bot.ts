@@ -1,7 +1,8 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { type ConversationData, conversations, type VersionedState } from "@grammyjs/conversations";
-import { run, type RunnerHandle, sequentialize } from "@grammyjs/runner";
-import { Bot, type Context, type MiddlewareFn, type StorageAdapter, webhookCallback } from "grammy";
+import { sequentialize } from "@grammyjs/runner";
+import { Bot, Context, type MiddlewareFn, type StorageAdapter } from "grammy";
+import type { Update, UserFromGetMe } from "grammy/types";
 import type { Caller } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
 import type { BotContext, FlowContext } from "./context.js";
@@ -18,6 +19,10 @@ import { mainMenu } from "./keyboards.js";
 import { createNotifier, type NotifyLog } from "./notify.js";
 import { maskErrorInPlace } from "../observability/log.js";
 import { updateId, updateLog } from "./update-log.js";
+import { createInboxWorker, type InboxPort } from "./inbox-worker.js";
+import { startPoller } from "./poller.js";
+import { asHandling, replyRecorder } from "./replies.js";
+import { webhookIntake } from "./webhook-intake.js";
 
 export interface BotOptions {
   core: Core;
@@ -41,10 +46,15 @@ export interface BotOptions {
    */
   pollOnOneInstance(role: PollingRole): Polling;
   /**
-   * Webhook mode on several instances: runs one chat's update while no other instance runs one of the same
-   * chat. Not needed when polling (one instance polls, and `sequentialize` orders each chat's updates there).
+   * The durable inbox every update goes through (polled or posted), shared by the instances: stored before
+   * Telegram is told it was taken, handled one at a time per chat across instances, done after its handler.
    */
-  oneAtATimePerChat?: <T>(chat: string, work: () => Promise<T>) => Promise<T>;
+  inbox: InboxPort & {
+    store(updates: Array<{ updateId: number; chat: string; update: unknown }>): Promise<void>;
+    replied(updateId: number): Promise<void>;
+  };
+  /** How long an instance holds an update it handles before another may take it (renewed while it runs). */
+  inboxLeaseMs: number;
 }
 
 export interface PollingRole {
@@ -82,6 +92,9 @@ export function createBot(options: BotOptions) {
   const { core, log } = options;
   const bot = new Bot<BotContext>(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot } : {} });
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  // An update's first message into its chat is recorded, so a re-run after a stop does not answer it again.
+  const recordReply = replyRecorder(options.inbox.replied, (error) => log.warn({ err: error }, "could not record a bot reply"));
+  bot.api.config.use(recordReply);
   // A failed call's network error names the URL, token included: masked before anything can print it.
   bot.api.config.use(async (call, method, payload, signal) => {
     try {
@@ -97,38 +110,21 @@ export function createBot(options: BotOptions) {
   const admins = new Set(options.admins);
   const notifier = createNotifier(core, bot.api, i18n, log, options.admins);
 
-  // What polling last asked from (Telegram counts every update below that offset as taken) and the newest update
-  // it received: giving up polling confirms the rest, so the next poller does not get them again.
-  let askedFrom = 0;
-  let newest: number | undefined;
-  bot.api.config.use(async (prev, method, payload, signal) => {
-    if (method === "getUpdates") askedFrom = Math.max(askedFrom, (payload as { offset?: number }).offset ?? 0);
-    const response = await prev(method, payload, signal);
-    if (method === "getUpdates" && response.ok) {
-      for (const update of response.result as Array<{ update_id: number }>) newest = Math.max(newest ?? 0, update.update_id);
-    }
-    return response;
-  });
-  // Updates under way (a stop waits for them), each timed for the metrics when it ends.
-  let underWay = 0;
+  // Each update timed for the metrics when it ends.
   bot.use(async (ctx, next) => {
-    underWay += 1;
     const started = performance.now();
     try {
       await next();
     } finally {
-      underWay -= 1;
       options.observeUpdate?.(Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown", (performance.now() - started) / 1000);
     }
   });
-  // One update at a time per chat, so a double tap is handled after the first tap, never beside it.
+  // One update at a time per chat, so a double tap is handled after the first tap, never beside it (the inbox
+  // hands out one update of a chat at a time across instances; this keeps it so within one, whatever feeds it).
   const chatOf = (ctx: Context) => String(ctx.chat?.id ?? ctx.from?.id ?? "");
   // Before the per-chat wait: the whole update, waits included, runs under its id (tg-<update_id>) and is logged as one line.
   bot.use(updateLog(log));
   bot.use(sequentialize(chatOf));
-  // Across instances too (webhook mode); after sequentialize, so one chat holds at most one lock slot here.
-  const acrossInstances = options.oneAtATimePerChat;
-  if (acrossInstances) bot.use((ctx, next) => acrossInstances(`telegram-chat:${chatOf(ctx)}`, next));
   // One account lookup per update, shared by the language choice (in conversations too), the gate and the handlers.
   bot.use(async (ctx, next) => {
     if (!ctx.from) return next();
@@ -188,6 +184,7 @@ export function createBot(options: BotOptions) {
         shopUrl as unknown as MiddlewareFn<FlowContext>,
         async (ctx, next) => {
           ctx.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+          ctx.api.config.use(recordReply);
           await next();
         },
       ],
@@ -260,78 +257,96 @@ export function createBot(options: BotOptions) {
     }
   }
 
-  let runner: RunnerHandle | undefined;
+  /** The inbox's chat of an update: the same key as `chatOf` (only its chat and sender are read). */
+  const inboxChat = (update: Update) => {
+    const ctx = new Context(update, bot.api, undefined as unknown as UserFromGetMe);
+    const id = ctx.chat?.id ?? ctx.from?.id;
+    return id === undefined ? `u:${update.update_id}` : String(id);
+  };
+  const store = (updates: Update[]) =>
+    options.inbox.store(updates.map((update) => ({ updateId: update.update_id, chat: inboxChat(update), update })));
+  const worker = createInboxWorker({
+    inbox: options.inbox,
+    handle: ({ updateId, chat, attempt, update }) =>
+      asHandling({ updateId, chat, attempt, replied: false }, () => bot.handleUpdate(update as Update)),
+    leaseMs: options.inboxLeaseMs,
+    scanMs: Math.min(1_000, options.inboxLeaseMs),
+    maxInFlight: 100,
+    log,
+  });
+
+  let poller: ReturnType<typeof startPoller> | undefined;
   let polling: Polling | undefined;
 
-  /**
-   * Stops fetching, and tells Telegram the updates received are taken, so the instance polling next does not
-   * get them again. Updates under way go on: `drain` waits for them.
-   */
-  async function stopRunner() {
-    if (!runner) return;
-    const stopping = runner;
-    runner = undefined;
-    // A runner that died by itself (409: another poller) must not poll again, even to confirm.
-    const alive = stopping.isRunning();
-    await stopping.stop();
-    // Usually the runner's next poll already confirmed them; only a stop right between two polls leaves some.
-    if (!alive || newest === undefined || newest < askedFrom) return;
-    const confirm = bot.api.getUpdates({ offset: newest + 1, limit: 1, timeout: 0 });
-    const bound = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 2 s")), 2_000).unref());
-    await Promise.race([confirm, bound]).catch((error) => log.warn({ err: error }, "could not confirm the last updates to Telegram"));
+  /** Stops fetching; the updates fetched are all in the inbox already, for this instance or another. */
+  async function stopPoller() {
+    const stopping = poller;
+    poller = undefined;
+    await stopping?.stop();
   }
 
   /** Gives the polling role up at once (if this instance polls), so another instance takes it; updates under way go on. */
   async function stopPolling() {
     await polling?.stop();
-    await stopRunner();
+    await stopPoller();
   }
 
-  /** Waits until no update is under way, so no conversation state is lost to a shutdown. */
-  async function drain() {
-    while (underWay > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  /** Takes no more updates from the inbox, and waits until none is under way here, so no conversation state is lost. */
+  const drain = () => worker.stop();
 
   return {
     bot,
     i18n,
     notifier,
     /**
-     * Long polling with the runner (concurrent across chats, sequential within one), on whichever instance
-     * holds the polling role; the others stand by and take over within seconds when it goes.
+     * Long polling into the inbox on whichever instance holds the polling role (the others stand by and take
+     * over within seconds when it goes); every instance handles updates from the inbox.
      */
     async startPolling() {
       await bot.init();
+      worker.start();
       polling = options.pollOnOneInstance({
         take: async () => {
           await bot.api.deleteWebhook();
           await publishCommands();
-          runner = run(bot);
-          // A runner that dies (Telegram's 409 when another poller appeared) is logged; the role sees it stopped.
-          runner.task()?.catch((error) => log.error({ err: error }, "polling stopped"));
+          poller = startPoller({
+            api: bot.api,
+            store: async (updates) => {
+              await store(updates);
+              worker.wake();
+            },
+            log,
+          });
           log.info({ username: bot.botInfo.username }, "bot polling");
         },
-        resign: stopRunner,
-        working: () => runner?.isRunning() ?? false,
+        resign: stopPoller,
+        working: () => poller?.working() ?? false,
       });
       await polling.started;
     },
     /**
-     * The handler the API server mounts for Telegram's webhook posts; it checks the secret token. Slow work
-     * answers Telegram after 9 s and goes on; purchases carry their own idempotency keys.
+     * The handler the API server mounts for Telegram's webhook posts: it checks the secret token, stores the
+     * update and answers 200; any instance handles it from the inbox.
      */
-    webhookHandler: (secretToken: string) => webhookCallback(bot, "fastify", { secretToken, onTimeout: "return", timeoutMilliseconds: 9_000 }),
+    webhookHandler: (secretToken: string) =>
+      webhookIntake(secretToken, async (update) => {
+        await store([update]);
+        worker.wake();
+      }),
     /** Webhook mode: Telegram posts updates to the API server (see src/api/app.ts). */
     async startWebhook(url: string, secretToken: string) {
       await bot.init();
+      worker.start();
       await publishCommands();
       await bot.api.setWebhook(url, { secret_token: secretToken });
       log.info({ url }, "bot webhook set");
     },
     stopPolling,
-    /** Updates being handled now. */
-    underWay: () => underWay,
+    /** Updates being handled here now. */
+    underWay: () => worker.underWay(),
     drain,
+    /** Stops renewing the leases of updates still running (after a stop that cut them): they lapse to another instance. */
+    close: () => worker.close(),
     /** Stops polling (if this instance polls), then waits for the updates under way. */
     async stop() {
       await stopPolling();

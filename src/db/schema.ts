@@ -205,6 +205,7 @@ export interface Database {
   orders: OrdersTable;
   audit_log: AuditLogTable;
   bot_state: BotStateTable;
+  bot_inbox: BotInboxTable;
   rate_limits: RateLimitsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
@@ -215,6 +216,23 @@ export interface Database {
   topups: TopupsTable;
   topup_notices: TopupNoticesTable;
   payment_anomalies: PaymentAnomaliesTable;
+}
+
+/** One update Telegram gave the bot, from its arrival until it was handled (src/db/bot-inbox.ts). */
+export interface BotInboxTable {
+  update_id: number;
+  /** What orders it: the chat's id (or the sender's, or `u:<update_id>` for an update with neither). */
+  chat: string;
+  /** The update as Telegram sent it (JSON). */
+  payload: string;
+  received_at: string;
+  /** Until when the instance handling it holds it (the database's clock); null when nobody does. */
+  lease_until: string | null;
+  lease_owner: string | null;
+  attempts: Generated<number>;
+  /** When its reply (a message into its chat) went out; a re-run skips an update that has one. */
+  replied_at: string | null;
+  done_at: string | null;
 }
 
 export interface HealthProbesTable {

@@ -109,6 +109,16 @@ export function buildEmulator(): FastifyInstance {
   /** Methods made to fail on purpose, to test that the bot survives a refusal. */
   const refusing = new Set<string>();
   const calls: Array<{ method: string; payload: Record<string, unknown> }> = [];
+  /**
+   * Methods answered late on purpose (a slow Telegram). `at-once`: the call takes effect (a message is in the chat)
+   * at once and only its answer is late. `when-answered`: it takes effect only when answered, and not at all if
+   * the caller hung up meanwhile (a request that had not reached Telegram yet when its sender died).
+   */
+  const slow = new Map<string, { ms: number; takesEffect: "at-once" | "when-answered" }>();
+  /** Late calls whose caller hung up before the answer: taking effect or not, as `slow` says. */
+  let hungUp = 0;
+  /** When each late call now waiting arrived. */
+  const waiting = new Set<{ since: number }>();
   const waiters = new Set<() => void>();
   /** The long poll held open now, and how often a second poller cut one short (Telegram's 409 Conflict). */
   let held: { socket: Socket; terminate(): void } | undefined;
@@ -305,8 +315,29 @@ export function buildEmulator(): FastifyInstance {
     calls.push({ method: request.params.method, payload });
     if (!handler) return reply.code(404).send(fail(404, "Not Found: method not found"));
     if (refusing.has(request.params.method)) return reply.code(400).send(fail(400, "Bad Request: refused by the emulator"));
+    const late = slow.get(request.params.method);
+    let gone = false;
+    if (late) reply.raw.once("close", () => (gone = !reply.raw.writableFinished));
+    const wait = async () => {
+      const entry = { since: Date.now() };
+      waiting.add(entry);
+      await new Promise((resolve) => setTimeout(resolve, late?.ms));
+      waiting.delete(entry);
+    };
     try {
-      return { ok: true, result: await handler(payload, request.raw.socket) };
+      if (late?.takesEffect === "when-answered") {
+        await wait();
+        if (gone || request.raw.socket.destroyed) {
+          hungUp += 1;
+          return reply.code(499).send(fail(499, "the caller hung up: not taken"));
+        }
+      }
+      const result = await handler(payload, request.raw.socket);
+      if (late?.takesEffect === "at-once") {
+        await wait();
+        if (gone || request.raw.socket.destroyed) hungUp += 1;
+      }
+      return { ok: true, result };
     } catch (error) {
       const refused = error as { ok?: false; error_code?: number };
       if (refused.ok === false) return reply.code(refused.error_code ?? 400).send(refused);
@@ -375,6 +406,15 @@ export function buildEmulator(): FastifyInstance {
     else refusing.delete(request.body.method);
     return { ok: true };
   });
+
+  app.post<{ Body: { method: string; ms: number; takes_effect?: "at-once" | "when-answered" } }>("/emulator/slow", async (request) => {
+    const { method, ms, takes_effect = "when-answered" } = request.body;
+    if (ms > 0) slow.set(method, { ms, takesEffect: takes_effect });
+    else slow.delete(method);
+    return { ok: true };
+  });
+  // Late calls waiting now (how long each has waited), and how many callers hung up on one.
+  app.get("/emulator/late", async () => ({ waiting_ms: [...waiting].map((entry) => Date.now() - entry.since), hung_up: hungUp }));
 
   app.get("/emulator/calls", async () => ({ calls }));
   app.get("/emulator/conflicts", async () => ({ conflicts }));

@@ -14,6 +14,8 @@ export interface PurgesOptions {
   webhookRetentionMs: number;
   /** The bot's conversation state, when there is a bot: flows untouched this long are abandoned. */
   botSessions?: { purgeOlderThan(ms: number): Promise<number> };
+  /** The bot's inbox, when there is a bot: handled updates are kept a while (Telegram may send one again), then go. */
+  botInbox?: { purgeDone(ms: number): Promise<number> };
   log: JobLog;
   scope?: BackgroundScope;
 }
@@ -24,6 +26,8 @@ const KEEP_EXPIRED_QUOTES_MS = 60 * 60 * 1000;
 const WEBHOOK_PURGE_MAX = 5_000;
 const ABANDONED_FLOW_MS = 24 * 60 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;
+/** Telegram keeps an update it was not told was taken for 24 hours: a handled one is remembered twice that. */
+const KEEP_HANDLED_UPDATES_MS = 48 * HOUR;
 
 interface Purge {
   /** The purge's name: its runs are scoped `purge-<name>-<n>`. */
@@ -65,6 +69,15 @@ export function createPurges(options: PurgesOptions) {
       everyMs: requestCounts.windowMs,
       run: () => purgeRequestCounts(requestCounts.db, Math.floor(now() / requestCounts.windowMs) * requestCounts.windowMs),
       failure: "could not purge old request counts",
+    });
+  }
+  const botInbox = options.botInbox;
+  if (botInbox) {
+    purges.push({
+      name: "bot-inbox",
+      everyMs: HOUR,
+      run: () => botInbox.purgeDone(KEEP_HANDLED_UPDATES_MS),
+      failure: "could not purge handled bot updates",
     });
   }
   if (botSessions) {
