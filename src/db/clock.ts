@@ -6,6 +6,11 @@ import { type Db, isPostgres } from "./database.js";
 export const CALIBRATE_EVERY_MS = 60_000;
 /** Readings per calibration; the one with the shortest round trip is kept (its error bound is the smallest). */
 const SAMPLES = 3;
+/**
+ * A later reading is taken when it is this good, or better than the one in use: a reading slowed by a busy pool
+ * (its wait counts in the round trip) must not replace a sharper one.
+ */
+const GOOD_ENOUGH_MS = 25;
 /** A new reading within this much of the running clock is absorbed by holding the clock, never by stepping it back. */
 const HOLD_BACK_MAX_MS = 1000;
 
@@ -82,6 +87,7 @@ export async function databaseClock(db: Db, onFailure: (error: unknown) => void 
     calibrate() {
       calibrating ??= bestOf(db)
         .then((next) => {
+          if (next.errorMs > Math.max(GOOD_ENOUGH_MS, reading.errorMs)) return;
           reading = next;
           offsetMs = next.dbMs - next.monoMs;
           skewMs = Date.now() - (offsetMs + performance.now());
