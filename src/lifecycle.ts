@@ -59,7 +59,8 @@ export function createLifecycle(log: StopLog) {
   const underWay = () => Object.assign({}, ...resources.map((resource) => resource.underWay?.() ?? {})) as Record<string, number>;
 
   async function stop(graceMs: number, signal?: string): Promise<StopReport> {
-    const started = Date.now();
+    // A duration: the monotonic clock, which no step of the wall clock moves.
+    const started = performance.now();
     const atStart = underWay();
     log.info({ signal, graceMs, underWay: atStart }, "stopping: no new requests or updates; finishing those under way");
     // 1. Every resource stops taking work at once, the last built first (the listener before the loops); 2. what
@@ -87,7 +88,7 @@ export function createLifecycle(log: StopLog) {
       const closed = await within(2_000, resource.close?.() ?? Promise.resolve());
       if (!closed) log.error({ resource: resource.name }, "did not close within 2 s; left behind");
     }
-    const report: StopReport = { finished, ms: Date.now() - started, underWay: atStart, cut, released };
+    const report: StopReport = { finished, ms: Math.round(performance.now() - started), underWay: atStart, cut, released };
     if (finished) log.info(report, "stopped: everything under way finished");
     else log.error(report, `stopped past the ${graceMs} ms bound: work under way was cut (see cut); its leases were handed back`);
     return report;

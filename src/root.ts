@@ -5,10 +5,11 @@ import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
-import { type Clock, type CryptoPayPort, PROVIDER_NAMES, systemClock } from "./core/ports.js";
+import { type Clock, type CryptoPayPort, PROVIDER_NAMES } from "./core/ports.js";
 import { micro } from "./core/money.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
+import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./db/codes-key.js";
 import { holdRole } from "./db/locks.js";
 import { botInbox } from "./db/bot-inbox.js";
@@ -74,12 +75,15 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const log = createLog(config.LOG_LEVEL, options.logDestination);
   const lifecycle = createLifecycle(log);
 
-  const clock = options.clock ?? systemClock;
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
   const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush });
   const counterDb = openCounterDatabase(config.DATABASE_URL);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
+  // Every decision comparing a stored time with now uses the database's clock, read before anything is decided.
+  const databaseTime = options.clock ? null : await openDatabaseClock(db, log);
+  const clock: Clock = options.clock ?? databaseTime!;
+  if (databaseTime) lifecycle.add({ name: "database clock", close: databaseTime.close });
   await migrateToLatest(db);
 
   const upstream = openProviders({
@@ -166,6 +170,16 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   return { service, lifecycle, clock, counterDb, cryptoPay };
 }
 
+/** The database's clock, calibrated and kept so; a machine clock far off the database's is said once, as a warning. */
+async function openDatabaseClock(db: Db, log: pino.Logger) {
+  const clock = await databaseClock(db, (error) => log.warn({ err: error }, "could not read the database's clock: the last reading stands"));
+  const fields = { skewMs: Math.round(clock.skewMs), errorMs: Math.round(clock.errorMs * 10) / 10 };
+  if (Math.abs(clock.skewMs) > 1000) log.warn(fields, "this machine's clock is off the database's: decisions follow the database's");
+  else log.debug(fields, "clock calibrated to the database's");
+  clock.start();
+  return clock;
+}
+
 /**
  * The background jobs over the core (src/jobs), built but not started. Each reconciler pass, webhook attempt,
  * monitor round and purge is logged under an id of its own (recon-<n>, wh-<event id>, alerts-<n>, purge-…).
@@ -225,7 +239,7 @@ function openJobs(
       clock,
       requestCounts: on.counterDb ? { db: on.counterDb, windowMs: RATE_LIMIT_WINDOW_SECONDS * 1000 } : undefined,
       webhookRetentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
-      botSessions: config.BOT_TOKEN ? botStateStore(db) : undefined,
+      botSessions: config.BOT_TOKEN ? botStateStore(db, clock) : undefined,
       botInbox: config.BOT_TOKEN ? botInbox(db) : undefined,
       log,
       scope,
@@ -272,7 +286,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   const bot = config.BOT_TOKEN
     ? createBot({
         core,
-        storage: botStateStore(db),
+        storage: botStateStore(db, clock),
         token: config.BOT_TOKEN,
         apiRoot: config.TELEGRAM_API_ROOT,
         admins: config.ADMIN_TELEGRAM_IDS,

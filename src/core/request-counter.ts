@@ -13,10 +13,11 @@ export interface WindowCount {
   ttlMs: number;
 }
 
-/** The fixed window `now` falls in, aligned to the clock: its start, and how long until it ends. */
+/** The fixed window `now` falls in, aligned to the clock, and how long until the window in force ends. */
 function windowAt(now: number, windowMs: number) {
   const start = Math.floor(now / windowMs) * windowMs;
-  return { start, ttlMs: start + windowMs - now };
+  // The window counted in may be a newer one (an instance a few ms ahead at the minute's edge): its end is told.
+  return { start, ttlMs: (inForce: number) => Math.max(0, Math.max(start, inForce) + windowMs - now) };
 }
 
 /** A count that could not be made fails closed: no count, no answer (503), never a key past its limit. */
@@ -33,7 +34,8 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
   return {
     async hit(key: string, windowMs: number): Promise<WindowCount> {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
-      return { hits: await countHit(db, key, start).catch(unreachable), ttlMs };
+      const counted = await countHit(db, key, start).catch(unreachable);
+      return { hits: counted.hits, ttlMs: ttlMs(counted.windowStart) };
     },
 
     /**
@@ -44,7 +46,7 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
     async keyHolder(keyHash: string, windowMs: number, also?: ReadWithKey) {
       const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
       const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start, also).catch(unreachable);
-      return found && { counted: found.hits === null ? null : { hits: found.hits, ttlMs }, ...found };
+      return found && { counted: found.hits === null ? null : { hits: found.hits, ttlMs: ttlMs(found.windowStart ?? start) }, ...found };
     },
   };
 }

@@ -12,13 +12,14 @@ const COUNT_ON_CONFLICT = `on conflict (key) do update set
 
 /**
  * Counts one request of `key` in the window starting at `windowStart` (ms since the epoch); returns the hits of
- * that window, this one included. One upsert per request.
+ * the window in force, this one included, and when that window started (a newer one than asked for, when another
+ * instance's clock had already moved on). One upsert per request.
  */
-export async function countHit(exec: Executor, key: string, windowStart: number): Promise<number> {
-  const { rows } = await sql<{ hits: number }>`
-    insert into rate_limits (key, window_start, hits) values (${key}, ${windowStart}, 1) ${sql.raw(COUNT_ON_CONFLICT)} returning hits
+export async function countHit(exec: Executor, key: string, windowStart: number): Promise<{ hits: number; windowStart: number }> {
+  const { rows } = await sql<{ hits: number; window_start: number }>`
+    insert into rate_limits (key, window_start, hits) values (${key}, ${windowStart}, 1) ${sql.raw(COUNT_ON_CONFLICT)} returning hits, window_start
   `.execute(exec);
-  return rows[0]!.hits;
+  return { hits: rows[0]!.hits, windowStart: rows[0]!.window_start };
 }
 
 /** Deletes the counts of windows that started before `before` (ms since the epoch); returns how many. */
@@ -36,9 +37,9 @@ const KEY_HOLDER_COUNTED = `
     insert into rate_limits (key, window_start, hits)
     select $2::text || holder.id, $3::bigint, 1 from holder where not holder.blocked
     ${COUNT_ON_CONFLICT}
-    returning hits
+    returning hits, window_start
   )
-  select holder.*, (select hits from hit) as hits`;
+  select holder.*, (select hits from hit) as hits, (select window_start from hit) as hit_window_start`;
 const ALONE = `${KEY_HOLDER_COUNTED} from holder`;
 // The order as one JSON value: pg parses one column, not 23.
 const WITH_ORDER = `${KEY_HOLDER_COUNTED},
@@ -53,7 +54,12 @@ export type ReadWithKey = { orderId: number } | { endpoint: true };
  * A key's holder as keyHolderCounted reads it, and what was read with it: the order asked for (undefined: the holder
  * has none of that id), or whether the account has a webhook endpoint.
  */
-export type CountedHolder = KeyHolder & { hits: number | null; ownOrder?: { id: number; order: Order | undefined }; hasEndpoint?: boolean };
+export type CountedHolder = KeyHolder & {
+  hits: number | null;
+  windowStart: number | null;
+  ownOrder?: { id: number; order: Order | undefined };
+  hasEndpoint?: boolean;
+};
 
 /**
  * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder reads them, and one
@@ -74,10 +80,23 @@ export async function keyHolderCounted(
   const ordered = also && "orderId" in also ? also : undefined;
   const [text, values] = ordered ? [WITH_ORDER, [...counted, ordered.orderId]] : [also ? WITH_ENDPOINT : ALONE, counted];
   const [row] = (await run(text, values)) as Array<
-    AccountRow & { key_id: number; key_hash: string; hits: number | null; own_order?: string | null; has_endpoint?: boolean }
+    AccountRow & {
+      key_id: number;
+      key_hash: string;
+      hits: number | null;
+      hit_window_start: number | null;
+      own_order?: string | null;
+      has_endpoint?: boolean;
+    }
   >;
   if (!row) return undefined;
-  const holder: CountedHolder = { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row), hits: row.hits };
+  const holder: CountedHolder = {
+    keyId: row.key_id,
+    keyHash: row.key_hash,
+    account: toAccount(row),
+    hits: row.hits,
+    windowStart: row.hit_window_start,
+  };
   if (ordered) holder.ownOrder = { id: ordered.orderId, order: row.own_order ? orderFromJson(row.own_order) : undefined };
   else if (also) holder.hasEndpoint = row.has_endpoint === true;
   return holder;

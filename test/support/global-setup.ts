@@ -56,10 +56,34 @@ function ensureChromium() {
   }
 }
 
+/** Debian's libfaketime, preloaded into a service process whose wall clock a test sets ahead (test/e2e/clocks.pg.test.ts). */
+export const LIBFAKETIME =
+  process.env.LIBFAKETIME_PATH ?? `/usr/lib/${process.arch === "arm64" ? "aarch64" : "x86_64"}-linux-gnu/faketime/libfaketimeMT.so.1`;
+
+/** Installs libfaketime when it is missing, as ensureChromium installs Chromium (apt-get as root), or says how. */
+function ensureFaketime() {
+  if (existsSync(LIBFAKETIME)) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      `libfaketime is needed by the skewed-clock tests and is not at ${LIBFAKETIME}: install it (sudo apt-get install -y libfaketime), or set LIBFAKETIME_PATH`,
+    );
+  }
+  console.log("Installing Debian's libfaketime for the skewed-clock tests (apt-get, once)…");
+  const install = () =>
+    execFileSync("apt-get", ["install", "-y", "-q", "libfaketime"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  try {
+    install();
+  } catch {
+    execFileSync("apt-get", ["update", "-q"], { stdio: "inherit" });
+    install();
+  }
+}
+
 /** Names this run, so its PostgreSQL databases can be told apart from another run's on the same server. */
 export function setup() {
   process.env.TEST_RUN_ID = String(process.pid);
   ensureChromium();
+  ensureFaketime();
   build();
 }
 

@@ -39,14 +39,20 @@ export async function startServiceProcess(env: Record<string, string>, port: num
   proc.stdout?.on("data", (chunk) => output.push(String(chunk)));
   proc.stderr?.on("data", (chunk) => output.push(String(chunk)));
   const base = `http://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (proc.exitCode !== null) throw new Error(`the service exited with ${proc.exitCode}: ${output.join("")}`);
-    try {
-      return (await http("GET", `${base}/v1/health`)).status === 200 ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 30_000);
+  try {
+    await eventually(async () => {
+      if (proc.exitCode !== null) throw new Error(`the service exited with ${proc.exitCode}: ${output.join("")}`);
+      try {
+        return (await http("GET", `${base}/v1/health`)).status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 30_000);
+  } catch (error) {
+    // A process that never answered is ended here: no caller holds it, so nothing else would.
+    await kill(proc);
+    throw error;
+  }
   return { proc, base, output };
 }
 

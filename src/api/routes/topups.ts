@@ -14,18 +14,22 @@ export const FAILED_CALLS_PER_MINUTE = 10;
 /** Addresses remembered at most: a flood from many addresses cannot grow the map without bound. */
 const ADDRESSES_MAX = 10_000;
 
-/** Failed calls counted per address in fixed windows (this instance's memory: the bound is against a flood). */
+/**
+ * Failed calls counted per address in fixed windows (this instance's memory: the bound is against a flood). Timed
+ * by the monotonic clock: nothing here is shared, and a step of the wall clock must not lift or extend a bound.
+ */
 function createFailureBound(max: number, windowMs: number) {
   const windows = new Map<string, { count: number; endsAt: number }>();
   return {
     /** Seconds until the address may call again, or 0. */
     refused(address: string): number {
       const window = windows.get(address);
-      if (!window || window.endsAt <= Date.now()) return 0;
-      return window.count >= max ? Math.ceil((window.endsAt - Date.now()) / 1000) : 0;
+      const now = performance.now();
+      if (!window || window.endsAt <= now) return 0;
+      return window.count >= max ? Math.ceil((window.endsAt - now) / 1000) : 0;
     },
     count(address: string) {
-      const now = Date.now();
+      const now = performance.now();
       const window = windows.get(address);
       if (window && window.endsAt > now) {
         window.count += 1;

@@ -90,7 +90,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   async function confirmed(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
     if (micro <= confirmAboveMicro) return run();
     const token = randomUUID().slice(0, 12);
-    pending.set(token, { admin: ctx.from!.id, until: Date.now() + PENDING_MS, run });
+    pending.set(token, { admin: ctx.from!.id, until: core.clock.now().getTime() + PENDING_MS, run });
     await ctx.reply(question, {
       reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), `adm:ok:${token}`).text(ctx.t("btn-cancel"), `adm:no:${token}`),
     });
@@ -119,7 +119,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     pending.delete(token);
     // The buttons go first: a second tap finds no pending move.
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
-    if (!waiting || waiting.admin !== ctx.from.id || waiting.until < Date.now()) return ctx.reply(ctx.t("adm-expired"));
+    if (!waiting || waiting.admin !== ctx.from.id || waiting.until < core.clock.now().getTime()) return ctx.reply(ctx.t("adm-expired"));
     if (verdict === "no") return ctx.reply(ctx.t("adm-dropped"));
     try {
       await ctx.reply(await waiting.run());
