@@ -11,7 +11,8 @@ import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { codesKey } from "./db/codes-key.js";
 import { holdRole, keyedLock } from "./db/locks.js";
-import { checkpointInBackground, type Db, openCounterDatabase, openDatabase } from "./db/database.js";
+import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
+import { createFaultLog, type FaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
@@ -76,10 +77,14 @@ export async function openCore(config: Config, options: RootOptions = {}) {
   const clock = options.clock ?? systemClock;
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
-  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush });
-  const counterDb = openCounterDatabase(config.DATABASE_URL);
+  // Faults the database met (it hung, filled up, went away), for the monitor to tell the administrators.
+  const faults = createFaultLog();
+  const bounds = { timeoutMs: config.DATABASE_TIMEOUT_MS, onFault: faults.record };
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush, ...bounds });
+  const counterDb = openCounterDatabase(config.DATABASE_URL, bounds);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
-  await migrateToLatest(db);
+  // A migration may rewrite a large table: its statements take as long as they take.
+  await withoutStatementBound(() => migrateToLatest(db));
 
   const upstream = openProviders({
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
@@ -162,7 +167,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
     close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
   };
-  return { service, lifecycle, clock, counterDb, cryptoPay };
+  return { service, lifecycle, clock, counterDb, cryptoPay, faults };
 }
 
 /**
@@ -171,7 +176,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
  */
 function openJobs(
   config: Config,
-  on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger; cryptoPay: CryptoPayPort | null },
+  on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger; cryptoPay: CryptoPayPort | null; faults: FaultLog },
 ) {
   const { core, db, clock, log } = on;
   const scope = withRequestId;
@@ -216,6 +221,7 @@ function openJobs(
         unpaidInvoices: config.ALERT_UNPAID_INVOICES,
       },
       cryptoPay: on.cryptoPay,
+      faults: on.faults,
       log,
       scope,
     }),
@@ -251,7 +257,7 @@ export type Jobs = ReturnType<typeof openJobs>;
 
 /** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
-  const { service, lifecycle, clock, counterDb, cryptoPay } = await openCore(config, options);
+  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = await openCore(config, options);
   const { core, db, log, metrics } = service;
 
   // SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none).
@@ -260,7 +266,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   );
   if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
 
-  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay });
+  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults });
   for (const job of Object.values(jobs)) {
     lifecycle.add(job);
     job.start();
