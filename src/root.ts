@@ -306,8 +306,10 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     });
   }
 
+  let stopping = false;
   const api = await buildApi({
     core,
+    stopping: () => stopping,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
@@ -339,6 +341,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   lifecycle.add({
     name: "api",
     stop: () => {
+      stopping = true;
       requests.closing();
       return api.close();
     },
