@@ -72,3 +72,32 @@ export async function runScript(script: "admin" | "migrate", env: Record<string,
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
+
+export interface TcpProxy {
+  proc: ChildProcess;
+  port: number;
+  /** SIGSTOP: every connection through it hangs, as to a stopped or partitioned server. */
+  pause(): void;
+  /** SIGCONT: what was sent meanwhile flows on. */
+  resume(): void;
+  close(): Promise<void>;
+}
+
+/** test/support/tcp-proxy.mjs as a process of its own, forwarding to host:port. */
+export async function startTcpProxy(host: string, port: number): Promise<TcpProxy> {
+  const proc = spawn(process.execPath, ["test/support/tcp-proxy.mjs", host, String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+  const listening = await new Promise<number>((resolve, reject) => {
+    proc.once("exit", (code) => reject(new Error(`the proxy exited with ${code}`)));
+    proc.stdout!.once("data", (chunk) => resolve((JSON.parse(String(chunk)) as { port: number }).port));
+  });
+  return {
+    proc,
+    port: listening,
+    pause: () => void proc.kill("SIGSTOP"),
+    resume: () => void proc.kill("SIGCONT"),
+    async close() {
+      proc.kill("SIGCONT");
+      await kill(proc);
+    },
+  };
+}
