@@ -33,6 +33,7 @@ describe("SQLite with a full disk", () => {
     const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(db);
     await sql.raw(`pragma max_page_count = ${rows[0].page_count}`).execute(db);
     let answers: Array<{ status: number; body: any }> = [];
+    const fullAt = Date.now();
     try {
       // 80 purchases under load, 20 at a time, while no page can be added.
       for (let wave = 0; wave < 4; wave++) {
@@ -53,6 +54,7 @@ describe("SQLite with a full disk", () => {
     }
 
     const refused = answers.filter((a) => a.status === 503);
+    console.log(JSON.stringify({ purchases: answers.length, refused503: refused.length, alertedAfterMs: Date.now() - fullAt }));
     expect(answers.filter((a) => ![200, 202, 503].includes(a.status)).map((a) => [a.status, a.body])).toEqual([]);
     expect(refused.length).toBeGreaterThan(0);
     for (const answer of refused) {

@@ -50,9 +50,11 @@ beforeAll(async () => {
     },
     await freePort(),
     true,
+    // A machine shared with other test runs can take this long to start a process.
+    80_000,
   );
   db = openDatabase(database.url);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   if (service) await kill(service.proc);
@@ -116,7 +118,7 @@ describe("PostgreSQL that hangs (stopped behind a proxy)", () => {
     await new Promise((resolve) => setTimeout(resolve, STOPPED_MS));
     const continuedAt = Date.now();
     proxy.resume();
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await new Promise((resolve) => setTimeout(resolve, 8000));
     loading = false;
     watching = false;
     await Promise.all([...clients, watcher]);
@@ -153,9 +155,9 @@ describe("PostgreSQL that hangs (stopped behind a proxy)", () => {
     expect(firstNotReady!.at - stoppedAt).toBeLessThanOrEqual(PROBE_MS + 500);
     expect(firstDbFalse!.at - stoppedAt).toBeLessThanOrEqual(PROBE_MS + 500);
     expect(firstNotReady!.reason).toBe("database_unreachable");
-    // The pool recovers by itself: a success soon after the database is back, and ready again.
-    expect(firstSuccess!.sentAt + firstSuccess!.ms - continuedAt).toBeLessThan(2 * TIMEOUT_MS);
-    expect(readyAgain!.at - continuedAt).toBeLessThan(PROBE_MS + 1000);
+    // The pool recovers by itself: a success and readiness again within one request's bound of the database's return.
+    expect(firstSuccess!.sentAt + firstSuccess!.ms - continuedAt).toBeLessThan(BOUND_MS);
+    expect(readyAgain!.at - continuedAt).toBeLessThan(BOUND_MS);
 
     // Every order placed settles (one whose commit was cut off is found and refunded by the reconciler); the books hold.
     await eventually(async () => {

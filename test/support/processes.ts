@@ -29,7 +29,7 @@ export interface ServiceProcess {
  * Runs the real service as its own process, exactly as `npm start` does (node on dist/, built once per run by
  * test/support/global-setup.ts), and waits until it answers health.
  */
-export async function startServiceProcess(env: Record<string, string>, port: number, capture = false): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, startMs = 30_000): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, START_ARGS, {
     // Each process's metrics on a free port of their own unless the test says otherwise.
     env: { ...process.env, METRICS_PORT: "0", ...env, PORT: String(port) },
@@ -46,7 +46,7 @@ export async function startServiceProcess(env: Record<string, string>, port: num
     } catch {
       return undefined;
     }
-  }, 30_000);
+  }, startMs);
   return { proc, base, output };
 }
 
