@@ -75,6 +75,11 @@ export const configSchema = z
     /** PostgreSQL only: connections each instance keeps at most. */
     /** At least 3: the bot's polling lock and per-chat locks each hold a connection while others do the work. */
     DATABASE_POOL_MAX: integer("10", 3, 200),
+    /**
+     * PostgreSQL only: how long a statement may wait for its answer, and a request for a connection for its own. A
+     * database that hangs (stopped, partitioned, a stalled disk) costs a request at most about twice this, then 503.
+     */
+    DATABASE_TIMEOUT_MS: integer("5000", 100, 600_000),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Checks every answer against its schema with zod (and the fast serializer against it): for tests; off in production. */
     RESPONSE_CHECK: z

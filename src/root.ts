@@ -13,7 +13,8 @@ import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./db/codes-key.js";
 import { holdRole } from "./db/locks.js";
 import { botInbox } from "./db/bot-inbox.js";
-import { checkpointInBackground, type Db, openCounterDatabase, openDatabase } from "./db/database.js";
+import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
+import { createFaultLog, type FaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
@@ -77,14 +78,18 @@ export async function openCore(config: Config, options: RootOptions = {}) {
 
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
-  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush });
-  const counterDb = openCounterDatabase(config.DATABASE_URL);
+  // Faults the database met (it hung, filled up, went away), for the monitor to tell the administrators.
+  const faults = createFaultLog();
+  const bounds = { timeoutMs: config.DATABASE_TIMEOUT_MS, onFault: faults.record };
+  const db = openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, onDiskFlush: metrics.diskFlush, ...bounds });
+  const counterDb = openCounterDatabase(config.DATABASE_URL, bounds);
   lifecycle.add({ name: "database", close: async () => Promise.all([counterDb?.destroy(), db.destroy()]) });
   // Every decision comparing a stored time with now uses the database's clock, read before anything is decided.
   const databaseTime = options.clock ? null : await openDatabaseClock(db, log);
   const clock: Clock = options.clock ?? databaseTime!;
   if (databaseTime) lifecycle.add({ name: "database clock", close: databaseTime.close });
-  await migrateToLatest(db);
+  // A migration may rewrite a large table: its statements take as long as they take.
+  await withoutStatementBound(() => migrateToLatest(db));
 
   const upstream = openProviders({
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
@@ -167,7 +172,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
     close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
   };
-  return { service, lifecycle, clock, counterDb, cryptoPay };
+  return { service, lifecycle, clock, counterDb, cryptoPay, faults };
 }
 
 /** The database's clock, calibrated and kept so; a machine clock far off the database's is said once, as a warning. */
@@ -186,7 +191,7 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
  */
 function openJobs(
   config: Config,
-  on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger; cryptoPay: CryptoPayPort | null },
+  on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger; cryptoPay: CryptoPayPort | null; faults: FaultLog },
 ) {
   const { core, db, clock, log } = on;
   const scope = withRequestId;
@@ -231,6 +236,7 @@ function openJobs(
         unpaidInvoices: config.ALERT_UNPAID_INVOICES,
       },
       cryptoPay: on.cryptoPay,
+      faults: on.faults,
       log,
       scope,
     }),
@@ -267,7 +273,7 @@ export type Jobs = ReturnType<typeof openJobs>;
 
 /** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
-  const { service, lifecycle, clock, counterDb, cryptoPay } = await openCore(config, options);
+  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = await openCore(config, options);
   const { core, db, log, metrics } = service;
 
   // SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none).
@@ -276,7 +282,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   );
   if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
 
-  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay });
+  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults });
   for (const job of Object.values(jobs)) {
     lifecycle.add(job);
     job.start();
@@ -320,8 +326,10 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     });
   }
 
+  let stopping = false;
   const api = await buildApi({
     core,
+    stopping: () => stopping,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
@@ -353,6 +361,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   lifecycle.add({
     name: "api",
     stop: () => {
+      stopping = true;
       requests.closing();
       return api.close();
     },

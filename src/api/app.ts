@@ -44,6 +44,8 @@ export interface ApiOptions {
   checkAnswers?: boolean;
   /** The Mini App's sign-in and sessions (with a bot: its token checks Telegram's init data). */
   miniApp?: MiniAppOptions;
+  /** True once the service has begun to stop (GET /readyz says so). */
+  stopping?: () => boolean;
 }
 
 /** Fastify's trustProxy: the proxies named, or the first `hops` hops (as Fastify does with a number). */
@@ -144,7 +146,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
   addDraftRateLimitHeaders(app, RATE_LIMIT_WINDOW_SECONDS);
 
-  await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider });
+  await app.register(infoRoutes, { core: options.core, deliveryProvider: options.deliveryProvider, stopping: options.stopping });
   await app.register(purchaseRoutes, { core: options.core });
   await app.register(orderRoutes, { core: options.core });
   await app.register(ledgerRoutes, { core: options.core });

@@ -58,7 +58,11 @@ export function sendDomainError(reply: FastifyReply, error: DomainError, message
  * anything else as a logged 500 that says nothing of the internals.
  */
 export const errorHandler = (localize: Localize | null) => (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-  if (error instanceof DomainError) return sendDomainError(reply, error, localize?.(request, error) ?? error.message);
+  if (error instanceof DomainError) {
+    // A refusal carrying the engine's own error (a database fault): the caller reads the reason, the log the cause.
+    if (error.cause !== undefined) request.log.error({ err: error.cause, reason: error.details.reason }, error.message);
+    return sendDomainError(reply, error, localize?.(request, error) ?? error.message);
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const body: Record<string, unknown> = { success: false, error: validationMessage(error) };
     // Routes whose contract has machine-readable reasons name them per field (store: login, amount_usd).

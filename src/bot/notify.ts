@@ -18,7 +18,8 @@ export interface NotifyLog {
  */
 export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog, admins: number[]) {
   async function tell(telegramId: string, text: (t: Translate) => string): Promise<void> {
-    const account = await core.accounts.byTelegramId(telegramId);
+    // English when the account cannot be read: an alert about the database must still reach the administrators.
+    const account = await core.accounts.byTelegramId(telegramId).catch(() => undefined);
     const locale = account?.language ?? "en";
     const t: Translate = (key, vars) => i18n.t(locale, key, vars);
     try {
@@ -109,6 +110,8 @@ function alertVars(details: AlertDetails): Record<string, string> {
       return details.latest
         ? { count: String(details.count), hours: String(details.hours), invoice_id: String(details.latest.invoiceId), anomaly: details.latest.kind }
         : { count: String(details.count), hours: String(details.hours) };
+    case "database":
+      return { fault: details.fault ?? "unreachable", count: String(details.count), cause: details.cause ?? "" };
     case "ledger":
       return details.accountId === null
         ? { accounts: String(details.accounts) }

@@ -21,6 +21,8 @@ export function refusalText(t: Translate, refusal: Refusal): string {
     max: usdt(details.maxMicro ?? 0),
   };
   const reason: Reason | undefined = details.reason;
+  // Said whole: a purchase cut short by the database may have been charged (it is then settled or refunded by itself).
+  if (reason === "database_unavailable") return t("reason-database_unavailable");
   if (reason) return t("refusal", { reason: t(`reason-${reason}`, money) });
   if (details.rule) return t(`rule-${details.rule}`, { ...money, candidates: (details.candidates ?? []).join(", ") });
   return t(`refused-${refusal.code}`, money);

@@ -50,15 +50,20 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ErrorDetails = {},
+    /** What the engine or a library said (a database fault): logged, never shown to the caller. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "DomainError";
   }
 }
 
 export const invalid = (message: string, details: ErrorDetails = {}) => new DomainError("invalid_input", message, details);
 export const notFound = (message: string, details: ErrorDetails = {}) => new DomainError("not_found", message, details);
-export const unavailable = (message: string, details: ErrorDetails = {}) => new DomainError("unavailable", message, details);
+/** A database fault made the core's 503 (src/db/faults.ts): a caller meeting one gives up at once, retrying nothing. */
+export const isDatabaseUnavailable = (error: unknown): boolean => error instanceof DomainError && error.details.reason === "database_unavailable";
+
+export const unavailable = (message: string, details: ErrorDetails = {}, cause?: unknown) => new DomainError("unavailable", message, details, cause);
 
 /**
  * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with

@@ -25,6 +25,8 @@ export function createHealth(options: { db: Db; providers: Providers; storeEnabl
   const configured = byName(PROVIDER_NAMES.map((name) => providers[name].configured));
   let probing: Promise<Health> | undefined;
   let latest: { health: Health; at: number } | undefined;
+  // This instance's own check of its database (jobs/health-probe.ts), more often than a round and bounded.
+  let database: { ready: boolean; at: number } | undefined;
 
   /** The database and every provider's own health check, at once; concurrent callers share the round. */
   function probe(): Promise<Health> {
@@ -47,12 +49,22 @@ export function createHealth(options: { db: Db; providers: Providers; storeEnabl
     publish,
     /** Nothing ready (the database could not be read, or no round is fresh enough to answer from). */
     unreachable,
+    /** Whether this instance's database answered its last check in time. */
+    databaseChecked(ready: boolean, at: Date) {
+      database = { ready, at: at.getTime() };
+    },
 
-    /** The answer: the last round while it is fresh. */
+    /**
+     * The answer: the last round while it is fresh, its database readiness this instance's own last check (while
+     * fresh): a database that stops answering shows within one check, not only when the round goes stale.
+     */
     async current(): Promise<Health> {
       if (!latest) publish(await probe(), options.now());
       const { health, at } = latest!;
-      return options.now().getTime() - at <= options.staleAfterMs ? health : unreachable();
+      const now = options.now().getTime();
+      const answer = now - at <= options.staleAfterMs ? health : unreachable();
+      if (!database || now - database.at > options.staleAfterMs) return answer;
+      return { ...answer, databaseReady: database.ready };
     },
   };
 }

@@ -6,7 +6,7 @@ import { placeAtOnce, placesAtOnce } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
 import { availableTo, type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
-import { DomainError, invalid } from "./errors.js";
+import { DomainError, invalid, isDatabaseUnavailable } from "./errors.js";
 import { checkAmount, post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./limits.js";
 import { type Micro, micro, toUsdt } from "./money.js";
@@ -292,6 +292,8 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
         checkGuard(prepared.chargeMicro, options.guard);
         placing = await place(buyer, product.type, prepared, key, hash, options.quoteId);
       } catch (error) {
+        // A database that cannot answer now cannot be asked again either: the caller hears so at once.
+        if (isDatabaseUnavailable(error)) throw error;
         // Refused now, or a concurrent identical request committed first: the earlier order is the answer.
         const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
         if (earlier) return replay(earlier, await availableNow(caller));

@@ -1,7 +1,8 @@
 /**
  * Machine-readable reasons: exactly the contract's `error_code` values, plus `price_changed` for the
  * confirmed-price guard (`max_usdt`) and the `quote_*` refusals of a purchase naming a binding quote
- * (`quote_id`). Provider answers are mapped into this set; anything else is `provider_error`.
+ * (`quote_id`), and `database_unavailable` for a 503 whose database cannot do its part now (src/db/faults.ts).
+ * Provider answers are mapped into this set; anything else is `provider_error`.
  */
 export const REASONS = [
   "login_not_supported",
@@ -18,6 +19,7 @@ export const REASONS = [
   "quote_expired",
   "quote_used",
   "quote_mismatch",
+  "database_unavailable",
 ] as const;
 export type Reason = (typeof REASONS)[number];
 

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.js";
 import { countHit, keyHolderCounted, type ReadWithKey } from "../db/request-counts.js";
-import { unavailable } from "./errors.js";
+import { isDatabaseUnavailable, unavailable } from "./errors.js";
 import type { Clock } from "./ports.js";
 
 /** The bucket an API key's requests count in: its account's (the Mini App's sessions have one of their own). */
@@ -20,9 +20,13 @@ function windowAt(now: number, windowMs: number) {
   return { start, ttlMs: (inForce: number) => Math.max(0, Math.max(start, inForce) + windowMs - now) };
 }
 
-/** A count that could not be made fails closed: no count, no answer (503), never a key past its limit. */
-const unreachable = () => {
-  throw unavailable("The request counter cannot be reached: retry later");
+/**
+ * A count that could not be made fails closed: no count, no answer (503), never a key past its limit. A database
+ * fault keeps its own reason; the cause of any other failure goes with the refusal, for the log.
+ */
+const unreachable = (error: unknown) => {
+  if (isDatabaseUnavailable(error)) throw error;
+  throw unavailable("The request counter cannot be reached: retry later", {}, error);
 };
 
 /**

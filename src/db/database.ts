@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -20,6 +21,7 @@ import pg from "pg";
 import type { Database } from "./schema.js";
 import { type Checkpointer, FALLBACK_CHECKPOINT_PAGES, startCheckpointer } from "./checkpointer.js";
 import { type DiskFlush, type WalFlusher, walFlusher } from "./wal-flush.js";
+import { converted, type DatabaseFault, guardDriver, StatementTimeout } from "./faults.js";
 
 export type Db = Kysely<Database>;
 /** Repositories take either the database or an open transaction. */
@@ -46,12 +48,89 @@ export interface DatabaseOptions {
   unsyncedCommits?: boolean;
   /** SQLite only: told of each flush of the WAL to disk (wal-flush.ts), for the metrics. */
   onDiskFlush?: (flush: DiskFlush) => void;
+  /**
+   * PostgreSQL only: the most a statement may wait for its answer, and a request for a connection (from the pool, or
+   * a new one) for its own. Past it the connection is closed, and the statement fails as a fault (faults.ts): a server
+   * that hangs (stopped, partitioned, a stalled disk) costs a request this long, not the length of the outage.
+   * Unset: no bound on statements, 10 s on connections (tools and tests).
+   */
+  timeoutMs?: number;
+  /** Told of every fault a statement met (faults.ts): the monitor alerts on them. */
+  onFault?: (fault: DatabaseFault) => void;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Db {
-  return engineOf(url) === "postgres"
-    ? openPostgres(url, options.poolMax ?? 10, options.unsyncedCommits ?? false)
-    : openSqlite(url, options.onDiskFlush);
+  return engineOf(url) === "postgres" ? openPostgres(url, options) : openSqlite(url, options.onDiskFlush, options.onFault);
+}
+
+const unbounded = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` with no bound on its statements' answers: those that wait by design (a migration, a lock another
+ * holder keeps for as long as its work takes). Their connection is still bounded, and still fails when lost.
+ */
+export const withoutStatementBound = <T>(work: () => Promise<T>): Promise<T> => unbounded.run(true, work);
+
+type QueryCallback = (error: Error | null, result?: unknown) => void;
+
+/**
+ * pg's client with a bound on each statement's answer. pg's own query_timeout is not enough: it leaves the
+ * connection in the pool with the statement still under way, so the next borrower's statements queue behind it,
+ * and a ROLLBACK timed out before it was sent is dropped, leaving its transaction open for the next borrower to
+ * commit. Here the connection is closed instead: the server rolls back whatever it held, and the pool drops it.
+ */
+function boundedClient(boundMs: number) {
+  return class BoundedClient extends pg.Client {
+    // pg's overloads (promise or callback) in one signature.
+    override query(config: unknown, values?: unknown, callback?: unknown): any {
+      const query = super.query.bind(this) as (...args: unknown[]) => any;
+      if (unbounded.getStore()) return query(config, values, callback);
+      const timer = setTimeout(() => {
+        const connection = (this as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection;
+        connection?.stream?.destroy(new StatementTimeout(boundMs));
+      }, boundMs);
+      const done = typeof values === "function" ? (values as QueryCallback) : typeof callback === "function" ? (callback as QueryCallback) : null;
+      if (done) {
+        const finish: QueryCallback = (error, result) => {
+          clearTimeout(timer);
+          done(error, result);
+        };
+        return typeof values === "function" ? query(config, finish) : query(config, values, finish);
+      }
+      const result = query(config, values);
+      if (result && typeof result.then === "function") {
+        return result.finally(() => clearTimeout(timer));
+      }
+      clearTimeout(timer);
+      return result;
+    }
+  };
+}
+
+/** PostgreSQL through kysely, with every statement's faults made the core's 503 (faults.ts). */
+class GuardedPostgresDialect extends PostgresDialect {
+  constructor(
+    config: ConstructorParameters<typeof PostgresDialect>[0],
+    private readonly onFault?: (fault: DatabaseFault) => void,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return guardDriver(super.createDriver(), { onFault: this.onFault });
+  }
+}
+
+/** A direct read whose faults become the core's 503, as kysely's statements' do. */
+function guardedRead(read: DirectRead, onFault?: (fault: DatabaseFault) => void): DirectRead {
+  return (text, parameters) => {
+    try {
+      const rows = read(text, parameters);
+      return rows instanceof Promise ? rows.catch((error: unknown) => Promise.reject(converted(error, onFault))) : rows;
+    } catch (error) {
+      throw converted(error, onFault);
+    }
+  };
 }
 
 /**
@@ -70,14 +149,17 @@ export function exactInteger(text: string): number {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
+function openPostgres(url: string, options: DatabaseOptions): Db {
   const pool = new pg.Pool({
     connectionString: url,
-    max,
-    ...(unsyncedCommits ? { options: "-c synchronous_commit=off" } : {}),
-    // A dead peer is noticed (keepalive), and a pool that has run out says so instead of waiting forever.
+    max: options.poolMax ?? 10,
+    ...(options.unsyncedCommits ? { options: "-c synchronous_commit=off" } : {}),
+    ...(options.timeoutMs ? { Client: boundedClient(options.timeoutMs) } : {}),
+    // A dead peer is noticed (keepalive, after 10 s idle rather than the system's 2 hours), and a pool that has run
+    // out, or a server that accepts a connection but never answers it, says so instead of waiting forever.
     keepAlive: true,
-    connectionTimeoutMillis: 10_000,
+    keepAliveInitialDelayMillis: 10_000,
+    connectionTimeoutMillis: options.timeoutMs ?? 10_000,
     // Per pool, not pg's global parsers, so nothing else in the process is affected.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -88,7 +170,7 @@ function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
   // the pool, and a checked-out one (a held lock) fails its next query, which its holder handles.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }, options.onFault) });
   // Hot reads outside a transaction: one round trip as a named prepared statement (parsed and planned once per
   // connection), straight on the pool.
   const names = new Map<string, string>();
@@ -97,7 +179,13 @@ function openPostgres(url: string, max: number, unsyncedCommits: boolean): Db {
     if (!name) names.set(text, (name = `hot_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`));
     return name;
   };
-  directReads.set(db, async (text, parameters) => (await pool.query({ name: nameOf(text), text, values: [...parameters] })).rows as UnknownRow[]);
+  directReads.set(
+    db,
+    guardedRead(
+      async (text, parameters) => (await pool.query({ name: nameOf(text), text, values: [...parameters] })).rows as UnknownRow[],
+      options.onFault,
+    ),
+  );
   return db;
 }
 
@@ -112,12 +200,13 @@ class ImmediateSqliteDialect extends SqliteDialect {
   constructor(
     private readonly database: SqliteConnection,
     private readonly flusher: WalFlusher | null,
+    private readonly onFault?: (fault: DatabaseFault) => void,
   ) {
     super({ database });
   }
 
   override createDriver(): Driver {
-    const driver = super.createDriver();
+    const driver = guardDriver(super.createDriver(), { onFault: this.onFault, inTransaction: () => this.database.inTransaction() });
     const { database, flusher } = this;
     driver.beginTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
@@ -163,8 +252,8 @@ function statementCache(sqlite: SQLite.Database) {
 
 const bind = (parameters: ReadonlyArray<unknown>) => parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
 
-/** The main connection as kysely's driver sees it, and whether it wrote since last asked (what to flush). */
-type SqliteConnection = SqliteDatabase & { takeWrote(): boolean };
+/** The main connection as kysely's driver sees it, whether it wrote since last asked (what to flush), and whether a transaction is open. */
+type SqliteConnection = SqliteDatabase & { takeWrote(): boolean; inTransaction(): boolean };
 
 /**
  * better-sqlite3 for kysely, with two changes: statements are prepared once per SQL text, and the flags go in as
@@ -178,6 +267,7 @@ function sqliteDriver(sqlite: SQLite.Database, reader: SQLite.Database | null): 
       reader?.close();
       sqlite.close();
     },
+    inTransaction: () => sqlite.inTransaction,
     takeWrote() {
       const answer = wrote;
       wrote = false;
@@ -327,7 +417,7 @@ const backgroundCheckpoints = new WeakMap<Db, (onFailure: (message: string) => v
 export const checkpointInBackground = (db: Db, onFailure: (message: string) => void): Checkpointer | null =>
   backgroundCheckpoints.get(db)?.(onFailure) ?? null;
 
-function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db {
+function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void, onFault?: (fault: DatabaseFault) => void): Db {
   if (path !== ":memory:") ownerOnly(path);
   const sqlite = new SQLite(path);
   sqlite.pragma("journal_mode = WAL");
@@ -343,7 +433,7 @@ function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db 
   // Hot reads (the key's account on every request) go to a read-only connection of their own, synchronously: they
   // never queue behind a transaction on the main connection, nor see into one (WAL: committed data only).
   const reader = onDisk ? new SQLite(path, { readonly: true, fileMustExist: true }) : null;
-  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null);
+  const dialect = new ImmediateSqliteDialect(sqliteDriver(sqlite, reader), onDisk ? walFlusher(path, onDiskFlush) : null, onFault);
   const db = new Kysely<Database>({ dialect, plugins: [rowsAsOnPostgres] });
   if (onDisk) {
     backgroundCheckpoints.set(db, (onFailure) => {
@@ -354,7 +444,7 @@ function openSqlite(path: string, onDiskFlush?: (flush: DiskFlush) => void): Db 
   }
   if (reader) {
     reader.pragma("busy_timeout = 5000");
-    directReads.set(db, sqliteReader(reader));
+    directReads.set(db, guardedRead(sqliteReader(reader), onFault));
   }
   return db;
 }
@@ -371,5 +461,5 @@ export function ping(db: Executor): Promise<boolean> {
  * Where request counts shared by every instance live: on PostgreSQL (several instances may share it) a small
  * pool of its own whose commits need not wait for the disk; none on SQLite, whose one instance counts in memory.
  */
-export const openCounterDatabase = (url: string): Db | undefined =>
-  engineOf(url) === "postgres" ? openDatabase(url, { poolMax: 4, unsyncedCommits: true }) : undefined;
+export const openCounterDatabase = (url: string, bounds: Pick<DatabaseOptions, "timeoutMs" | "onFault"> = {}): Db | undefined =>
+  engineOf(url) === "postgres" ? openDatabase(url, { poolMax: 4, unsyncedCommits: true, ...bounds }) : undefined;

@@ -1,4 +1,5 @@
-import type { Executor } from "./database.js";
+import { sql } from "kysely";
+import { type Db, directReader, type Executor } from "./database.js";
 
 // The shared round of health probes (one row): who probes next, and what the last round found.
 
@@ -32,4 +33,19 @@ export async function storeProbe(exec: Executor, round: { result: string; probed
     .set({ result: round.result, probed_at: round.probedAt, claimed_until: null })
     .where("key", "=", KEY)
     .execute();
+}
+
+/**
+ * Whether the database answers a trivial statement: on SQLite on the reader connection (never queued behind a
+ * write), on PostgreSQL as a named statement on the pool. False on any error; the caller bounds the wait.
+ */
+export async function databaseAnswers(db: Db): Promise<boolean> {
+  const read = directReader(db);
+  try {
+    if (read) await read("select 1 as one", []);
+    else await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type Db, isPostgres } from "./database.js";
+import { type Db, isPostgres, withoutStatementBound } from "./database.js";
 
 export interface Role {
   /** Called once this instance holds the lock; the role runs until `resign`. */
@@ -118,7 +118,8 @@ export function keyedLock(db: Db, slots: number) {
     await acquire();
     try {
       return await db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
+        // Waits as long as the holder's work takes, by design: no statement bound (database.ts).
+        await withoutStatementBound(() => sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx));
         return work();
       });
     } finally {

@@ -1,7 +1,7 @@
 import { type Health, type HealthBoard, PROBE_ROUND_MS } from "../core/health.js";
 import type { BackgroundScope, Clock } from "../core/ports.js";
 import type { Db } from "../db/database.js";
-import { claimProbe, lastProbe, storeProbe } from "../db/health.js";
+import { claimProbe, databaseAnswers, lastProbe, storeProbe } from "../db/health.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
 export interface HealthProbeOptions {
@@ -47,6 +47,32 @@ export function createHealthProbe(options: HealthProbeOptions) {
     if (last.result) health.publish({ ...(JSON.parse(last.result) as Health), databaseReady: true }, new Date(last.probedAt));
   }
 
+  // The database is checked twice per interval, each check bounded by half of it: one that stops answering is
+  // reported not ready within one interval (250 ms at the least, so a busy machine does not flap).
+  const checkMs = Math.max(250, Math.floor(intervalMs / 2));
+  let outstanding: Promise<boolean> | null = null;
+  async function checkDatabase(): Promise<void> {
+    // A check still unanswered is not joined by another statement (each would hold a connection until its bound).
+    outstanding ??= databaseAnswers(db).finally(() => {
+      outstanding = null;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), checkMs);
+    });
+    const ready = await Promise.race([outstanding, late]).finally(() => clearTimeout(timer));
+    health.databaseChecked(ready, clock.now());
+  }
+  const databaseLoop = createLoop({
+    name: "dbcheck",
+    intervalMs: checkMs,
+    run: checkDatabase,
+    failed: undefined,
+    failure: "database check failed; the next one will try again",
+    log: options.log,
+    scope: options.scope,
+  });
+
   const loop = createLoop({
     name: "health",
     intervalMs,
@@ -60,8 +86,15 @@ export function createHealthProbe(options: HealthProbeOptions) {
   const job = {
     name: "health probe",
     runOnce: loop.runOnce,
-    start: loop.start,
-    stop: loop.stop,
+    /** Checks the database now (the round's own schedule aside). */
+    checkDatabase: databaseLoop.runOnce,
+    start() {
+      loop.start();
+      databaseLoop.start();
+    },
+    async stop() {
+      await Promise.all([loop.stop(), databaseLoop.stop()]);
+    },
     underWay: () => ({}),
     handBack: async () => ({}),
   };

@@ -4,6 +4,7 @@ import { PRODUCTS } from "../core/products/index.js";
 import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
+import type { FaultLog } from "../db/faults.js";
 import { anomaliesSince, unpaidInvoicesSince } from "../db/topups.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
@@ -33,6 +34,8 @@ export interface MonitorOptions {
   /** Crypto Pay, where top-ups by invoice are offered: its own check fires `cryptopay` (as a provider's does). */
   cryptoPay?: { ready(): Promise<boolean> } | null;
   settings: MonitorSettings;
+  /** The faults this instance's statements met (db/faults.ts): any since the last round fires `database`. */
+  faults?: Pick<FaultLog, "take">;
   log: JobLog;
   scope?: BackgroundScope;
 }
@@ -176,6 +179,30 @@ function createTeller(settings: MonitorSettings, log: JobLog) {
 }
 
 /**
+ * The database's own condition, kept by this instance in memory and told without the shared state: what failed may
+ * be that very database (full, hung, gone). Each instance tells of its own faults; a reminder every `repeatMs`.
+ */
+function createDatabaseWatch(faults: Pick<FaultLog, "take">, settings: MonitorSettings) {
+  let firing = false;
+  let toldAt = 0;
+  return (now: Date): { condition: Condition; state: Alert["state"] } | null => {
+    const { count, last } = faults.take();
+    const condition: Condition = {
+      key: "database",
+      firing: count > 0,
+      details: { kind: "database", fault: last?.kind ?? null, count, cause: last ? `${last.code}: ${last.message}` : null },
+    };
+    let state: Alert["state"] | null = null;
+    if (condition.firing && !firing) state = "firing";
+    else if (condition.firing && now.getTime() - toldAt >= settings.repeatMs) state = "reminder";
+    else if (!condition.firing && firing) state = "resolved";
+    firing = condition.firing;
+    if (state && state !== "resolved") toldAt = now.getTime();
+    return state ? { condition, state } : null;
+  };
+}
+
+/**
  * Watches what an operator must hear about, every `intervalMs`: providers down or back, a spike of refunds, the
  * service wallet running low, orders stuck past their provider's time, and the books. Each condition's state
  * lives in the database, and a change is claimed by one guarded update (db/alerts.ts), so of several instances
@@ -186,9 +213,13 @@ export function createMonitor(options: MonitorOptions) {
   const checks = createChecks(options);
   const settled = createProviderVerdicts();
   const teller = createTeller(settings, log);
+  const database = options.faults ? createDatabaseWatch(options.faults, settings) : null;
 
   async function round(): Promise<void> {
     const now = clock.now();
+    // First, and whatever the checks below meet: they read (and claim through) the database that may have failed.
+    const told = database?.(now);
+    if (told) teller.tell(told.condition, told.state, now);
     const found = await Promise.all([
       checks.providers(),
       checks.refunds(now),

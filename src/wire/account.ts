@@ -61,6 +61,25 @@ export const healthResponse = z.object({
   version: z.string(),
 });
 
+/** GET /livez: the process answers (its event loop runs); nothing else is looked at. */
+export const livenessResponse = z.object({ alive: z.literal(true) }).meta({ id: "Liveness" });
+
+/** GET /readyz: whether this instance should get traffic now, and why not. */
+export const readinessResponse = z
+  .object({
+    ready: z.boolean(),
+    reason: z
+      .enum(["database_unreachable", "stopping"])
+      .nullable()
+      .describe("Why not: the database did not answer this instance's last check in time, or the instance is stopping"),
+  })
+  .meta({ id: "Readiness" });
+
+export function readinessView(databaseReady: boolean, stopping: boolean): z.infer<typeof readinessResponse> {
+  if (stopping) return { ready: false, reason: "stopping" };
+  return databaseReady ? { ready: true, reason: null } : { ready: false, reason: "database_unreachable" };
+}
+
 export function healthView(
   health: { databaseReady: boolean; ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean>; storeEnabled: boolean },
   deliveryProvider: string,

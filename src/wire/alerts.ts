@@ -1,5 +1,6 @@
 import type { Micro } from "../core/money.js";
 import type { ProviderName } from "../core/ports.js";
+import type { FaultKind } from "../db/faults.js";
 
 /**
  * What an administrator alert says, typed: the monitor job fills it, the bot words it, the log records it.
@@ -13,7 +14,9 @@ export type AlertDetails =
   | { kind: "ledger"; accounts: number; accountId: number | null }
   | { kind: "cryptopay" }
   | { kind: "invoices"; unpaid: number; hours: number; threshold: number }
-  | { kind: "anomalies"; count: number; hours: number; latest: { invoiceId: number; kind: string } | null };
+  | { kind: "anomalies"; count: number; hours: number; latest: { invoiceId: number; kind: string } | null }
+  /** This instance's statements met database faults since the last check (the last one's kind and the engine's words). */
+  | { kind: "database"; fault: FaultKind | null; count: number; cause: string | null };
 
 export type AlertKind = AlertDetails["kind"];
 

@@ -29,7 +29,7 @@ export interface ServiceProcess {
  * Runs the real service as its own process, exactly as `npm start` does (node on dist/, built once per run by
  * test/support/global-setup.ts), and waits until it answers health.
  */
-export async function startServiceProcess(env: Record<string, string>, port: number, capture = false): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string>, port: number, capture = false, startMs = 30_000): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, START_ARGS, {
     // Each process's metrics on a free port of their own unless the test says otherwise.
     env: { ...process.env, METRICS_PORT: "0", ...env, PORT: String(port) },
@@ -47,7 +47,7 @@ export async function startServiceProcess(env: Record<string, string>, port: num
       } catch {
         return undefined;
       }
-    }, 30_000);
+    }, startMs);
   } catch (error) {
     // A process that never answered is ended here: no caller holds it, so nothing else would.
     await kill(proc);
@@ -77,4 +77,33 @@ export async function runScript(script: "admin" | "migrate", env: Record<string,
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+export interface TcpProxy {
+  proc: ChildProcess;
+  port: number;
+  /** SIGSTOP: every connection through it hangs, as to a stopped or partitioned server. */
+  pause(): void;
+  /** SIGCONT: what was sent meanwhile flows on. */
+  resume(): void;
+  close(): Promise<void>;
+}
+
+/** test/support/tcp-proxy.mjs as a process of its own, forwarding to host:port. */
+export async function startTcpProxy(host: string, port: number): Promise<TcpProxy> {
+  const proc = spawn(process.execPath, ["test/support/tcp-proxy.mjs", host, String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+  const listening = await new Promise<number>((resolve, reject) => {
+    proc.once("exit", (code) => reject(new Error(`the proxy exited with ${code}`)));
+    proc.stdout!.once("data", (chunk) => resolve((JSON.parse(String(chunk)) as { port: number }).port));
+  });
+  return {
+    proc,
+    port: listening,
+    pause: () => void proc.kill("SIGSTOP"),
+    resume: () => void proc.kill("SIGCONT"),
+    async close() {
+      proc.kill("SIGCONT");
+      await kill(proc);
+    },
+  };
 }

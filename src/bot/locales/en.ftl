@@ -303,6 +303,7 @@ reason-quote_not_found = That quote does not exist for this key
 reason-quote_expired = That quote has expired: ask for a new one
 reason-quote_used = That quote has already been used
 reason-quote_mismatch = That quote is for another purchase
+reason-database_unavailable = The service cannot reach its database right now: please try again in a minute. A purchase that was already charged is completed or refunded by itself.
 # Ledger statement (/statement, CSV export)
 cmd-statement = Balance history and CSV export
 menu-statement = 📒 Statement
@@ -343,6 +344,14 @@ alert-invoices-firing = 🟠 { $unpaid } top-up invoices were left unpaid (expir
 alert-anomalies-firing = 🔴 Crypto Pay reported { $count } payment(s) in the last { $hours } hours that match no top-up as it was made (latest: invoice { $invoice_id }, { $anomaly }). Nothing was credited for them: check the logs ("matches no top-up"), compare with the invoice in @CryptoBot, and rotate the Crypto Pay token if an update was signed but false.
 alert-anomalies-resolved = 🟢 No payment anomaly in the last 24 hours.
 alert-invoices-resolved = 🟢 Unpaid invoices are back under { $threshold } a day.
+alert-database-firing = 🚨 The database { $fault ->
+    [full] has no room left (its disk is full)
+    [timeout] does not answer in time
+    [busy] stays locked past its wait
+    [io] cannot read or write its files
+   *[unreachable] cannot be reached
+} on this instance: { $count } statements failed since the last check (last: { $cause }). Requests that need it answer 503; nothing is half-written.
+alert-database-resolved = 🟢 The database answers again on this instance.
 low-balance = ⚠ Your balance is { $balance } USDT, under { $threshold } USDT. Top it up to keep buying. (Turn this notice off under /balance.)
 btn-low-balance-on = 🔔 Low-balance notice: on
 btn-low-balance-off = 🔕 Low-balance notice: off
