@@ -60,7 +60,14 @@ function isLoopbackHost(host: string): boolean {
 export const providerUrl = <N extends ProviderName>(name: N) => `${name.toUpperCase()}_URL` as `${Uppercase<N>}_URL`;
 export const PROVIDER_URLS = PROVIDER_NAMES.map(providerUrl);
 type ProviderUrlName = (typeof PROVIDER_URLS)[number];
-const providerUrls = Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<ProviderUrlName, typeof url>;
+const providerUrls = Object.fromEntries(
+  PROVIDER_URLS.map((name) => [
+    name,
+    url.describe(
+      `Base URL of the ${name.slice(0, -4).toLowerCase()} provider under UPSTREAM=external; a product whose provider has none answers 503.`,
+    ),
+  ]),
+) as Record<ProviderUrlName, typeof url>;
 
 /**
  * Every setting of the service, read once from the environment by its variable's name. Amounts become micro-USDT
@@ -68,178 +75,225 @@ const providerUrls = Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])
  */
 export const configSchema = z
   .object({
-    PORT: integer("8080", 0, 65535),
-    HOST: z.string().min(1).default("127.0.0.1"),
-    /** A SQLite file path (the embedded default), or postgres://user@host:port/database for PostgreSQL. */
-    DATABASE_URL: z.string().min(1).default("./data/partner.db"),
-    /** PostgreSQL only: connections each instance keeps at most. */
-    /** At least 3: the bot's polling lock and per-chat locks each hold a connection while others do the work. */
-    DATABASE_POOL_MAX: integer("10", 3, 200),
-    /**
-     * PostgreSQL only: how long a statement may wait for its answer, and a request for a connection for its own. A
-     * database that hangs (stopped, partitioned, a stalled disk) costs a request at most about twice this, then 503.
-     */
-    DATABASE_TIMEOUT_MS: integer("5000", 100, 600_000),
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /** Checks every answer against its schema with zod (and the fast serializer against it): for tests; off in production. */
+    PORT: integer("8080", 0, 65535).describe("Port the partner API listens on (`0`: a free port)."),
+    HOST: z.string().min(1).default("127.0.0.1").describe("Address the partner API listens on."),
+    DATABASE_URL: z
+      .string()
+      .min(1)
+      .default("./data/partner.db")
+      .describe(
+        "A SQLite file (the embedded default: one instance), or `postgres://user@host:5432/database` for PostgreSQL and several instances (docs/operations.md).",
+      ),
+    /** At least 3: the bot's polling role pins one connection for its lock while the others do the work. */
+    DATABASE_POOL_MAX: integer("10", 3, 200).describe(
+      "PostgreSQL: connections each instance keeps at most in its main pool; the request counters use 4 more, so plan `max_connections` for this plus 4 per instance.",
+    ),
+    DATABASE_TIMEOUT_MS: integer("5000", 100, 600_000).describe(
+      "PostgreSQL: how long a statement may wait for its answer, and a request for a connection; past it the connection is closed and the request answers 503 `database_unavailable` (at most about twice this after it began waiting).",
+    ),
+    LOG_LEVEL: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .default("info")
+      .describe("pino's level for the JSON log lines on stdout."),
     RESPONSE_CHECK: z
       .enum(["true", "false"])
       .default("false")
-      .transform((v) => v === "true"),
-    /** `simulator` starts the bundled upstream simulator in-process; `external` uses the *_URL settings below. */
-    UPSTREAM: z.enum(["simulator", "external"]).default("simulator"),
+      .transform((v) => v === "true")
+      .describe(
+        "`true` checks every answer against its schema with zod and demands the same JSON from the production serializer (the tests set it); off, answers are written by fast-json-stringify alone.",
+      ),
+    UPSTREAM: z
+      .enum(["simulator", "external"])
+      .default("simulator")
+      .describe("`simulator` starts the upstream simulator in-process and points every provider at it; `external` uses the `*_URL` settings."),
     ...providerUrls,
-    /** `false` turns store top-ups off (503, error_code disabled) without removing the provider. */
     STORE_ENABLED: z
       .enum(["true", "false"])
       .default("true")
-      .transform((v) => v === "true"),
-    /** Base64 of 32 bytes that seal gift card codes; when unset, a key file beside the database is made on first start. */
+      .transform((v) => v === "true")
+      .describe("`false` turns store top-ups off: 503 with `error_code: disabled`, the provider kept."),
     CODES_KEY: z
       .string()
       .optional()
-      .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes"),
-    UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000),
-    RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000),
-    /** How long a binding quote (POST /v1/quotes) holds its charge; the service carries any price move meanwhile. */
-    QUOTE_TTL_SECONDS: integer("60", 1, 3600),
-    /** Quotes one key may hold open (unused and unexpired); past it POST /v1/quotes answers 429 until one expires. */
-    QUOTES_OPEN_MAX: integer("100", 1, 100_000),
-    /** How often one round of health probes runs, for every instance together; GET /v1/health answers from the last round. */
-    HEALTH_PROBE_MS: integer("3000", 50, 600_000),
-    BODY_LIMIT_BYTES: integer("16384", 1024, 1048576),
-    STARS_USDT_PER_STAR: usdt("0.015", 100),
-    PREMIUM_USDT_3: usdt("11.99", 100_000),
-    PREMIUM_USDT_6: usdt("15.99", 100_000),
-    PREMIUM_USDT_12: usdt("28.99", 100_000),
-    UZS_PER_USD: integer("12800", 1, 1_000_000),
-    TON_RATE_CACHE_SECONDS: integer("60", 0, 3600),
-    STORE_MARKUP_PERCENT: percent("3"),
-    GAMES_MARKUP_PERCENT: percent("5"),
-    GIFTCARDS_MARKUP_PERCENT: percent("5"),
-    /** How long an order may sit in `processing` before the reconciler asks the upstream about it. */
-    RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000),
-    RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000),
-    /** On SIGTERM/SIGINT: how long requests, bot updates and background work under way get to finish. */
-    SHUTDOWN_GRACE_MS: integer("10000", 0, 600_000),
-    /** Turns the Telegram bot on; without it the service runs the API alone. */
+      .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes")
+      .describe(
+        "Base64 of 32 bytes sealing gift card codes and webhook secrets. Unset: `codes.key` beside the SQLite database, made on first start (keep a copy apart from the backups). Required with PostgreSQL, the same on every instance.",
+      ),
+    UPSTREAM_TIMEOUT_MS: integer("20000", 100, 600000).describe("Bound on every provider call (health probes: 2 s at most)."),
+    RATE_LIMIT_PER_MINUTE: integer("60", 1, 1_000_000).describe(
+      "Requests a minute per account (failed authentication: per IPv4 address or IPv6 /64), counted across every instance.",
+    ),
+    QUOTE_TTL_SECONDS: integer("60", 1, 3600).describe(
+      "How long a binding quote (`POST /v1/quotes`) holds its charge; the service carries any price move meanwhile.",
+    ),
+    QUOTES_OPEN_MAX: integer("100", 1, 100_000).describe(
+      "Open (unused, unexpired) quotes one key may hold; past it `POST /v1/quotes` answers 429 until one expires or is used.",
+    ),
+    HEALTH_PROBE_MS: integer("3000", 50, 600_000).describe(
+      "How often one round of provider health probes runs, for every instance together; `GET /v1/health` answers from the last round. Each instance also checks its own database twice an interval (at least every 250 ms) for `db_ready` and `GET /readyz`.",
+    ),
+    BODY_LIMIT_BYTES: integer("16384", 1024, 1048576).describe("Larger request bodies answer 413."),
+    STARS_USDT_PER_STAR: usdt("0.015", 100).describe("Stars tariff, USDT a star."),
+    PREMIUM_USDT_3: usdt("11.99", 100_000).describe("Premium tariff for 3 months, USDT."),
+    PREMIUM_USDT_6: usdt("15.99", 100_000).describe("Premium tariff for 6 months, USDT."),
+    PREMIUM_USDT_12: usdt("28.99", 100_000).describe("Premium tariff for 12 months, USDT."),
+    UZS_PER_USD: integer("12800", 1, 1_000_000).describe("UZS equivalents in `/v1/rates` and the bot."),
+    TON_RATE_CACHE_SECONDS: integer("60", 0, 3600).describe("How long the live TON rate is cached."),
+    STORE_MARKUP_PERCENT: percent("3").describe("Default markup on store top-ups (a personal markup overrides it)."),
+    GAMES_MARKUP_PERCENT: percent("5").describe("Default markup on game credit."),
+    GIFTCARDS_MARKUP_PERCENT: percent("5").describe("Default markup on gift cards."),
+    RECONCILE_AFTER_MS: integer("60000", 100, 86_400_000).describe(
+      "A `processing` order older than this is asked about by the reconciler, and a provider that does not know it is then refunded; must exceed `UPSTREAM_TIMEOUT_MS`.",
+    ),
+    RECONCILE_INTERVAL_MS: integer("5000", 50, 3_600_000).describe(
+      "How often the reconciler looks; also the first wait before asking again about a still-pending order (doubling, at most 5 minutes).",
+    ),
+    SHUTDOWN_GRACE_MS: integer("10000", 0, 600_000).describe(
+      "On `SIGTERM`/`SIGINT`, how long requests, bot updates and background work under way get to finish before they are cut (docs/operations.md, Stopping).",
+    ),
     BOT_TOKEN: z
       .string()
       .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, "must look like 123456:ABC-DEF… (from @BotFather)")
-      .optional(),
-    /** Who users can write to (an @username, a link or an address), shown by the bot wherever a flow ends in a refusal. */
-    SUPPORT_CONTACT: z.string().trim().min(1).max(200).optional(),
-    /** Admin credits, debits and wallet settings above this amount ask the admin to confirm first. */
-    ADMIN_CONFIRM_ABOVE_USDT: usdt("1000", 1_000_000_000),
-    /** Another Bot API server for the bot (the local emulator in tests and `npm run chat`). */
-    TELEGRAM_API_ROOT: url,
+      .optional()
+      .describe("Turns the Telegram bot on (from @BotFather); without it the service runs the API alone."),
+    SUPPORT_CONTACT: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Who users can write to (an @username, a link or an address); the bot shows it with refusals and to blocked users."),
+    ADMIN_CONFIRM_ABOVE_USDT: usdt("1000", 1_000_000_000).describe(
+      "Admin credits, debits and wallet settings above this ask the admin to confirm first (bot and Mini App).",
+    ),
+    TELEGRAM_API_ROOT: url.describe("Another Bot API server for the bot (the local emulator in tests and `npm run chat`). Unset: Telegram's."),
     ADMIN_TELEGRAM_IDS: z
       .string()
       .default("")
       .refine((v) => v === "" || /^\d{1,20}(,\s*\d{1,20})*$/.test(v), "must be Telegram user ids separated by commas")
-      .transform((v) => (v === "" ? [] : v.split(",").map((id) => Number(id.trim())))),
-    /**
-     * How long an instance holds a bot update it handles (renewed while it runs): after an instance dies, its
-     * updates under way are handled elsewhere once this lapses.
-     */
-    BOT_INBOX_LEASE_MS: integer("10000", 500, 600_000),
-    /** Webhook mode: the public HTTPS address Telegram posts to (it must reach POST /telegram/webhook). Unset: long polling. */
-    BOT_WEBHOOK_URL: url,
+      .transform((v) => (v === "" ? [] : v.split(",").map((id) => Number(id.trim()))))
+      .describe("Comma-separated Telegram user ids of the administrators: admin commands, the Mini App's desk, alerts."),
+    BOT_INBOX_LEASE_MS: integer("10000", 500, 600_000).describe(
+      "How long an instance holds a bot update it handles (renewed while it runs); a dead instance's updates are taken over once it lapses.",
+    ),
+    BOT_WEBHOOK_URL: url.describe(
+      "Webhook mode: the public HTTPS address Telegram posts to (it must reach `POST /telegram/webhook`). Unset: long polling.",
+    ),
     BOT_WEBHOOK_SECRET: z
       .string()
       .regex(/^[A-Za-z0-9_-]{16,256}$/, "must be 16 to 256 letters, digits, _ or -")
-      .optional(),
-    /** Webhooks to this machine (http:// or https:// to localhost): allowed by default only with the embedded simulator (development). */
-    WEBHOOK_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
-    /** One delivery attempt's bound, the whole exchange included. */
-    WEBHOOK_TIMEOUT_MS: integer("10000", 100, 60_000),
-    /** A failing endpoint's first wait (its breaker); each later one doubles, up to WEBHOOK_RETRY_MAX_MS. */
-    WEBHOOK_RETRY_BASE_MS: integer("10000", 10, 3_600_000),
-    WEBHOOK_RETRY_MAX_MS: integer("3600000", 10, 86_400_000),
-    /** How long a failing endpoint is retried before it is disabled (26 hours: at least a day, as promised). */
-    WEBHOOK_RETRY_FOR_MS: integer("93600000", 100, 7 * 86_400_000),
-    /** How often each instance looks for due events besides being woken by its own commits. */
-    WEBHOOK_POLL_MS: integer("1000", 20, 60_000),
-    /** Events an account may have waiting; past it, new events are not queued but counted as dropped (shown by GET /v1/webhook). */
-    WEBHOOK_PENDING_MAX: integer("1000", 1, 1_000_000),
-    /** Delivered and given-up webhook events (and their attempts) are deleted after this many days. */
-    WEBHOOK_RETENTION_DAYS: integer("30", 1, 3650),
-    /** After a secret rotation, how long the previous secret keeps signing beside the new one. */
-    WEBHOOK_SECRET_OVERLAP_HOURS: integer("24", 0, 720),
-    /** Prometheus metrics on a listener of their own (never the API's port): 0 picks a free port; "off" serves none. */
+      .optional()
+      .describe("Webhook mode: the secret Telegram sends with every update (16 to 256 letters, digits, `_` or `-`); updates without it answer 401."),
+    WEBHOOK_ALLOW_LOOPBACK: z
+      .enum(["true", "false"])
+      .optional()
+      .describe(
+        "`true` allows partner webhooks to this machine (and `http://` to it): development only (`npm run chat` and the tests set it). Unset: `false`.",
+      ),
+    WEBHOOK_TIMEOUT_MS: integer("10000", 100, 60_000).describe("One webhook delivery attempt's bound, the whole exchange (connection included)."),
+    WEBHOOK_RETRY_BASE_MS: integer("10000", 10, 3_600_000).describe(
+      "A failing endpoint's first wait before its probe (its breaker); each later wait doubles, up to `WEBHOOK_RETRY_MAX_MS`.",
+    ),
+    WEBHOOK_RETRY_MAX_MS: integer("3600000", 10, 86_400_000).describe("The longest wait between a failing endpoint's probes."),
+    WEBHOOK_RETRY_FOR_MS: integer("93600000", 100, 7 * 86_400_000).describe(
+      "How long a failing endpoint is probed before it is disabled and its owner told (26 hours: at least a day).",
+    ),
+    WEBHOOK_POLL_MS: integer("1000", 20, 60_000).describe(
+      "How often each instance looks for due webhook events, beside being woken by its own commits.",
+    ),
+    WEBHOOK_PENDING_MAX: integer("1000", 1, 1_000_000).describe(
+      "Events a key may have waiting; past it new events are not queued but counted as dropped (`dropped_events` on `GET /v1/webhook`).",
+    ),
+    WEBHOOK_RETENTION_DAYS: integer("30", 1, 3650).describe(
+      "Delivered and given-up webhook events and their attempts are deleted after this many days (hourly).",
+    ),
+    WEBHOOK_SECRET_OVERLAP_HOURS: integer("24", 0, 720).describe(
+      "After a secret rotation, how long the previous secret keeps signing beside the new one.",
+    ),
     METRICS_PORT: z
       .string()
       .default("9464")
       .refine((v) => v === "off" || (/^\d+$/.test(v) && Number(v) <= 65535), "must be a port 0..65535, or off")
-      .transform((v) => (v === "off" ? null : Number(v))),
-    METRICS_HOST: z.string().min(1).default("127.0.0.1"),
-    /**
-     * Behind a load balancer: the proxies whose X-Forwarded-For names the client (comma-separated addresses, CIDRs
-     * or loopback/linklocal/uniquelocal), or how many hops to trust. Unset: the socket's address, the header ignored.
-     */
+      .transform((v) => (v === "off" ? null : Number(v)))
+      .describe("Prometheus metrics on a listener of their own, never the API's port: `0` picks a free port, `off` serves none."),
+    METRICS_HOST: z.string().min(1).default("127.0.0.1").describe("Address of the metrics listener; beyond loopback it needs `METRICS_TOKEN`."),
     TRUST_PROXY: z
       .string()
       .optional()
       .refine((v) => v === undefined || /^\d{1,2}$/.test(v) || v.split(",").every((part) => isProxyAddress(part.trim())), {
         message: "must be a hop count, or addresses, CIDRs and loopback/linklocal/uniquelocal separated by commas",
       })
-      .transform((v) => (v === undefined ? undefined : /^\d{1,2}$/.test(v) ? Number(v) : v)),
-    /** When set, a scrape must send Authorization: Bearer <token> (for a metrics port reachable beyond this machine). */
-    METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-    /** Administrator alerts in Telegram: how often the conditions are checked. */
-    /** Invoices made in the last day that expired unpaid, at or above this, alert the administrators. */
-    ALERT_UNPAID_INVOICES: integer("20", 1, 1_000_000),
-    ALERT_CHECK_INTERVAL_MS: integer("30000", 100, 3_600_000),
-    /** At least ALERT_REFUNDS refunds within ALERT_REFUND_WINDOW_MINUTES is a spike. */
-    ALERT_REFUNDS: integer("10", 1, 1_000_000),
-    ALERT_REFUND_WINDOW_MINUTES: integer("15", 1, 1440),
-    /** The service wallet (what owner keys spend) below this is told, while an owner key exists. */
-    ALERT_WALLET_BELOW_USDT: usdt("100", 1_000_000_000),
-    /** How often the books are checked in full (every balance against the sum of its entries). */
-    ALERT_LEDGER_CHECK_SECONDS: integer("3600", 1, 604_800),
-    /** A condition that keeps firing is told again after this long. */
-    ALERT_REPEAT_HOURS: integer("6", 1, 720),
-    /** Messages one instance sends at most per hour; the rest are counted in the next one. */
-    ALERT_MAX_PER_HOUR: integer("20", 1, 1000),
-    /** A purchase that takes a customer's balance below this tells them in the bot (they can turn it off). */
-    LOW_BALANCE_USDT: usdt("5", 1_000_000_000),
-    /** The Mini App's public address (HTTPS, ending in /app/): the bot's "Open the shop" and the chat's menu button. */
-    MINIAPP_URL: z.url({ protocol: /^https$/, error: "must be an https:// URL (Telegram opens Mini Apps over HTTPS only)" }).optional(),
-    /** The Mini App's sign-in: Telegram init data older than this is refused; a session lasts this long. */
-    MINIAPP_INIT_DATA_MAX_AGE_SECONDS: integer("3600", 30, 86_400),
-    MINIAPP_SESSION_MINUTES: integer("60", 1, 1440),
-    /** Crypto Pay (@CryptoBot's API) for top-ups by invoice: https://pay.crypt.bot, or https://testnet-pay.crypt.bot; with the embedded simulator, its own. Both unset: no invoices. */
-    CRYPTO_PAY_URL: url.optional(),
-    /** The Crypto Pay app's token (made in @CryptoBot with /pay); its SHA-256 also checks the webhook's signature. */
+      .transform((v) => (v === undefined ? undefined : /^\d{1,2}$/.test(v) ? Number(v) : v))
+      .describe(
+        "Behind a load balancer: the proxies whose `X-Forwarded-For` names the client (comma-separated addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: the socket's address, the header ignored.",
+      ),
+    METRICS_TOKEN: z
+      .string()
+      .min(16, "must be at least 16 characters")
+      .optional()
+      .describe(
+        "When set, a scrape must send `Authorization: Bearer <token>` (at least 16 characters); required with a `METRICS_HOST` beyond loopback.",
+      ),
+    ALERT_UNPAID_INVOICES: integer("20", 1, 1_000_000).describe(
+      "Top-up invoices made in the last day and left unpaid (expired or cancelled), at or above this, alert the administrators (`invoices`).",
+    ),
+    ALERT_CHECK_INTERVAL_MS: integer("30000", 100, 3_600_000).describe(
+      "How often each instance checks the alert conditions (docs/operations.md, Runbook).",
+    ),
+    ALERT_REFUNDS: integer("10", 1, 1_000_000).describe("Refunds within `ALERT_REFUND_WINDOW_MINUTES`, at or above this, are a spike (`refunds`)."),
+    ALERT_REFUND_WINDOW_MINUTES: integer("15", 1, 1440).describe("The window the refund spike is counted in."),
+    ALERT_WALLET_BELOW_USDT: usdt("100", 1_000_000_000).describe(
+      "The service wallet (what owner keys spend) below this is told (`wallet`), while an owner key exists.",
+    ),
+    ALERT_LEDGER_CHECK_SECONDS: integer("3600", 1, 604_800).describe(
+      "How often the books are checked in full, every balance against the sum of its entries (`ledger`).",
+    ),
+    ALERT_REPEAT_HOURS: integer("6", 1, 720).describe("A condition that keeps firing is told again after this long."),
+    ALERT_MAX_PER_HOUR: integer("20", 1, 1000).describe("Alert messages one instance sends at most per hour; the rest are counted in the next one."),
+    LOW_BALANCE_USDT: usdt("5", 1_000_000_000).describe(
+      "A purchase that takes a customer's balance below this tells them in the bot, once (they can turn it off under /balance).",
+    ),
+    MINIAPP_URL: z
+      .url({ protocol: /^https$/, error: "must be an https:// URL (Telegram opens Mini Apps over HTTPS only)" })
+      .optional()
+      .describe(
+        "The Mini App's public HTTPS address (ending in `/app/`): the chat's menu button and the bot's \"Open the shop\". Unset: the bot does not offer it.",
+      ),
+    MINIAPP_INIT_DATA_MAX_AGE_SECONDS: integer("3600", 30, 86_400).describe("The Mini App's sign-in: Telegram init data older than this is refused."),
+    MINIAPP_SESSION_MINUTES: integer("60", 1, 1440).describe("How long a Mini App session lasts."),
+    CRYPTO_PAY_URL: url
+      .optional()
+      .describe(
+        "Crypto Pay (@CryptoBot's API) for top-ups by invoice: `https://pay.crypt.bot` or `https://testnet-pay.crypt.bot`; set with `CRYPTO_PAY_TOKEN`. Under `npm start` with `UPSTREAM=simulator`: the simulator's. Unset with `UPSTREAM=external`: no invoices.",
+      ),
     CRYPTO_PAY_TOKEN: z
       .string()
       .regex(/^\d{1,12}:[A-Za-z0-9_-]{10,100}$/, "must be a Crypto Pay app token (<app id>:<letters and digits>)")
-      .optional(),
-    /** Bounds of one top-up, in USDT. */
-    TOPUP_MIN_USDT: usdt("1", 1_000_000_000),
-    TOPUP_MAX_USDT: usdt("10000", 1_000_000_000),
-    /** How long an invoice may be paid. */
-    TOPUP_INVOICE_MINUTES: integer("60", 1, 44_640),
-    /** Unpaid invoices one account may hold, and transfers waiting for an administrator. */
-    TOPUP_OPEN_INVOICES_MAX: integer("3", 1, 100),
-    TOPUP_PENDING_TRANSFERS_MAX: integer("3", 1, 100),
-    /** Top-ups (invoices and transfers, cancelled ones too) one account may start in 24 hours. */
-    TOPUP_DAILY_MAX: integer("10", 1, 10_000),
-    /** Whether users may state a transfer for an administrator to approve ("I paid by transfer"). */
+      .optional()
+      .describe("The Crypto Pay app's token (made in @CryptoBot with /pay); its SHA-256 also checks the webhook's signature."),
+    TOPUP_MIN_USDT: usdt("1", 1_000_000_000).describe("The smallest top-up, USDT."),
+    TOPUP_MAX_USDT: usdt("10000", 1_000_000_000).describe("The largest top-up, USDT."),
+    TOPUP_INVOICE_MINUTES: integer("60", 1, 44_640).describe("How long a top-up invoice may be paid."),
+    TOPUP_OPEN_INVOICES_MAX: integer("3", 1, 100).describe("Unpaid invoices one key may hold."),
+    TOPUP_PENDING_TRANSFERS_MAX: integer("3", 1, 100).describe("Transfers waiting for an administrator's decision one key may have."),
+    TOPUP_DAILY_MAX: integer("10", 1, 10_000).describe("Top-ups (invoices and transfers, cancelled ones too) one key may start in 24 hours."),
     TOPUP_TRANSFERS: z
       .enum(["true", "false"])
       .default("true")
-      .transform((v) => v === "true"),
-    /** How often open invoices are asked about (the path that never misses a payment; the webhook is the fast one). */
-    TOPUP_POLL_MS: integer("30000", 50, 3_600_000),
-    /** Port of the in-process simulator when UPSTREAM=simulator (its fault switch is there too); 0 picks a free one. */
-    SIMULATOR_PORT: integer("9090", 0, 65535),
-    /** Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1). */
+      .transform((v) => v === "true")
+      .describe('Whether users may state a transfer for an administrator to approve ("I paid by transfer").'),
+    TOPUP_POLL_MS: integer("30000", 50, 3_600_000).describe(
+      "How often every open invoice is asked about (the path that never misses a payment; Crypto Pay's webhook is the fast one).",
+    ),
+    SIMULATOR_PORT: integer("9090", 0, 65535).describe(
+      "Port of the in-process simulator under `UPSTREAM=simulator`, and its fault switch; `0` picks a free one (printed).",
+    ),
     SIMULATOR_TIME_SCALE: z
       .string()
       .default("1")
       .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 100, "must be a number above 0, at most 100")
-      .transform(Number),
+      .transform(Number)
+      .describe("Multiplies the in-process simulator's delays (games about 1 to 2 minutes, gift cards about 23 s at 1)."),
   })
   .refine((c) => c.CODES_KEY !== undefined || engineOf(c.DATABASE_URL) === "sqlite", {
     path: ["CODES_KEY"],
