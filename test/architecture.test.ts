@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// The house rules of src/ (README, Map of the code), checked on the source text: each kind of code has one home.
+// The house rules of src/ (docs/architecture.md), checked on the source text: each kind of code has one home.
 
 const SRC = join(import.meta.dirname, "..", "src");
 

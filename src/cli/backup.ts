@@ -13,7 +13,7 @@ export { BackupRefused };
 export function refusePostgres(databaseUrl: string | undefined): void {
   if (databaseUrl && engineOf(databaseUrl) === "postgres") {
     throw new BackupRefused(
-      "DATABASE_URL is PostgreSQL: back it up with pg_dump -Fc (restore with pg_restore) and keep CODES_KEY with the dump; see README, Backups and restore",
+      "DATABASE_URL is PostgreSQL: back it up with pg_dump -Fc (restore with pg_restore) and keep CODES_KEY with the dump; see docs/operations.md, Backups and restore",
     );
   }
 }

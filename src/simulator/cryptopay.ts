@@ -6,7 +6,7 @@ import type { SimContext } from "./context.js";
 
 // Crypto Pay (the API of @CryptoBot), as the service meets it: /cryptopay/api/<method> with the app's token,
 // invoices that expire and are paid, and the signed `invoice_paid` webhook. The control endpoints pay, expire
-// and re-deliver, for the tests and `npm run chat` (README, "Simulator test inputs").
+// and re-deliver, for the tests and `npm run chat` (docs/api-guide.md, "Simulator test inputs").
 
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./credentials.js";
 

@@ -10,8 +10,8 @@ import { giftRoutes } from "./gifts.js";
 import { storeRoutes } from "./store.js";
 
 /**
- * A stand-in for the paid upstream providers, speaking HTTP as they do. Its test inputs are listed in the
- * README; POST /control/faults sets faults per provider for the reliability tests, GET /control/requests counts
+ * A stand-in for the paid upstream providers, speaking HTTP as they do. Its test inputs are listed in
+ * docs/api-guide.md; POST /control/faults sets faults per provider for the reliability tests, GET /control/requests counts
  * the requests each route has had.
  */
 export interface SimulatorOptions {

@@ -3,7 +3,7 @@ import { Pool } from "undici";
 import { z } from "zod";
 import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "../core/ports.js";
 
-// Crypto Pay, the API of @CryptoBot (facts in the README, "Top-ups"): a thin undici adapter like the other
+// Crypto Pay, the API of @CryptoBot (docs/api-guide.md, "Top-ups"): a thin undici adapter like the other
 // providers', rather than a client library: four methods, one header, one signature, all checked with zod here.
 
 /** An amount as Crypto Pay writes it ("10", "2.5") into micro-units, exactly (no float). */

@@ -4,7 +4,7 @@ import { accountByTelegramId } from "../../src/db/accounts.js";
 import { ordersPage } from "../../src/db/orders.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
-// What one key can make the service do is bounded (README, "Security"): open quotes, exports at once, and the
+// What one key can make the service do is bounded (docs/money-and-security.md): open quotes, exports at once, and the
 // rows an order page reads. The webhook bounds are test/jobs/webhook-fairness.both.test.ts.
 
 let h: Harness;

@@ -181,7 +181,7 @@ describe("npm run admin -- backup while the service runs, then a restore", () =>
     await copy.destroy();
     dbs.pop();
 
-    // The restore, as the README says: the copy in place of the database file, the codes key beside it, start.
+    // The restore, as docs/operations.md says: the copy in place of the database file, the codes key beside it, start.
     const restoredUrl = join(dir, "restored", "partner.db");
     mkdirSync(join(dir, "restored"));
     copyFileSync(target, restoredUrl);

@@ -31,7 +31,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /**
  * Installs Chromium when it is missing, as root with apt-get (these machines' way), or stops the run at once
- * saying how: the README's one test command does all the set-up on a fresh machine.
+ * saying how: `npm test` alone does all the set-up on a fresh machine.
  */
 function ensureChromium() {
   if (existsSync(CHROMIUM)) return;

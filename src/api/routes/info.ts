@@ -30,7 +30,7 @@ export interface InfoOptions {
 export const infoRoutes: FastifyPluginAsyncZod<InfoOptions> = async (app, { core, deliveryProvider, stopping = () => false }) => {
   const { tariffs } = core.pricing;
 
-  // For a load balancer and a process supervisor (README, "Probes"): no key, no rate limit, nothing probed per
+  // For a load balancer and a process supervisor (docs/operations.md, "Database faults"): no key, no rate limit, nothing probed per
   // request (readiness answers from this instance's last database check, jobs/health-probe.ts).
   app.get(
     "/livez",

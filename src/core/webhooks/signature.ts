@@ -16,7 +16,7 @@ export function signatureHeader(secrets: string[], timestamp: number, body: stri
   return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${sign(secret, timestamp, body)}`)].join(",");
 }
 
-/** The receiver's check (the README shows the same in a few lines): true when one v1 matches within the tolerance. */
+/** The receiver's check (docs/api-guide.md shows the same in a few lines): true when one v1 matches within the tolerance. */
 export function verifySignature(
   header: string,
   body: string,
