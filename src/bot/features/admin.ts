@@ -26,6 +26,16 @@ export const ADMIN_COMMANDS = {
   reject: "/reject <top-up id> <reason>",
 } as const;
 
+const ADMIN_COMMAND = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
+
+/** An administrator's own command or button: administrators use them without being customers (no key needed). */
+export function isAdminUpdate(admins: Set<number>) {
+  return (ctx: BotContext) =>
+    ctx.from !== undefined &&
+    admins.has(ctx.from.id) &&
+    (ADMIN_COMMAND.test(ctx.message?.text ?? "") || /^(adm|tq):/.test(ctx.callbackQuery?.data ?? ""));
+}
+
 /** A bad argument: the i18n key of why, and its values; answered with the command's usage line. */
 class Usage extends Error {
   constructor(
