@@ -6,6 +6,7 @@ import { targetLabel } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { adminConfirm, topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
@@ -26,6 +27,8 @@ export const ADMIN_COMMANDS = {
   reject: "/reject <top-up id> <reason>",
 } as const;
 
+/** The buttons only administrators are sent. */
+const ADMIN_BUTTONS = [adminConfirm, topupApprove, topupReject];
 const ADMIN_COMMAND = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
 
 /** An administrator's own command or button: administrators use them without being customers (no key needed). */
@@ -33,7 +36,7 @@ export function isAdminUpdate(admins: Set<number>) {
   return (ctx: BotContext) =>
     ctx.from !== undefined &&
     admins.has(ctx.from.id) &&
-    (ADMIN_COMMAND.test(ctx.message?.text ?? "") || /^(adm|tq):/.test(ctx.callbackQuery?.data ?? ""));
+    (ADMIN_COMMAND.test(ctx.message?.text ?? "") || ADMIN_BUTTONS.some((button) => button.parse(ctx.callbackQuery?.data) !== undefined));
 }
 
 /** A bad argument: the i18n key of why, and its values; answered with the command's usage line. */
@@ -102,7 +105,9 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     const token = randomUUID().slice(0, 12);
     pending.set(token, { admin: ctx.from!.id, until: core.clock.now().getTime() + PENDING_MS, run });
     await ctx.reply(question, {
-      reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), `adm:ok:${token}`).text(ctx.t("btn-cancel"), `adm:no:${token}`),
+      reply_markup: new InlineKeyboard()
+        .text(ctx.t("btn-confirm"), adminConfirm.pack({ go: true, token }))
+        .text(ctx.t("btn-cancel"), adminConfirm.pack({ go: false, token })),
     });
     return null;
   }
@@ -122,15 +127,15 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     });
   }
 
-  only.callbackQuery(/^adm:(ok|no):([\w-]+)$/, async (ctx) => {
+  only.callbackQuery(adminConfirm.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    const [, verdict, token] = ctx.match;
+    const { go, token } = adminConfirm.unpack(ctx.callbackQuery.data);
     const waiting = pending.get(token);
     pending.delete(token);
     // The buttons go first: a second tap finds no pending move.
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
     if (!waiting || waiting.admin !== ctx.from.id || waiting.until < core.clock.now().getTime()) return ctx.reply(ctx.t("adm-expired"));
-    if (verdict === "no") return ctx.reply(ctx.t("adm-dropped"));
+    if (!go) return ctx.reply(ctx.t("adm-dropped"));
     try {
       await ctx.reply(await waiting.run());
     } catch (error) {

@@ -6,6 +6,7 @@ import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
 import { parseUsdt } from "../../core/money.js";
 import type { Topup, TransferReview } from "../../core/topups.js";
+import { menuEntry, topupAmount, topupApprove, topupByTransfer, topupCancel, topupReject } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { answer, attempt, withCancel } from "../flows/kit.js";
 import { plainNumber, type Translate, usdt } from "../format.js";
@@ -68,8 +69,8 @@ export function topupFeatures(deps: TopupDeps) {
     const bounds = { min: usdt(minMicro), max: usdt(maxMicro) };
     const keyboard = new InlineKeyboard();
     for (const amount of AMOUNTS)
-      if (amount * 1_000_000 >= minMicro && amount * 1_000_000 <= maxMicro) keyboard.text(`${amount} USDT`, `tp:${amount}`);
-    if (methods.transfer) keyboard.row().text(ctx.t("btn-topup-transfer"), "tp:transfer");
+      if (amount * 1_000_000 >= minMicro && amount * 1_000_000 <= maxMicro) keyboard.text(`${amount} USDT`, topupAmount.pack({ usdt: amount }));
+    if (methods.transfer) keyboard.row().text(ctx.t("btn-topup-transfer"), topupByTransfer.pack());
     let transfer = !methods.invoice;
     if (!methods.invoice && !methods.transfer) return ctx.reply(ctx.t("topup-off"), { reply_markup: mainMenu(ctx) });
     await ctx.reply(ctx.t(transfer ? "topup-transfer-amount" : "topup-ask", bounds), {
@@ -79,12 +80,12 @@ export function topupFeatures(deps: TopupDeps) {
     let amountMicro: number | null = null;
     while (amountMicro === null) {
       const reply = await answer(conversation, ctx);
-      if (reply.kind === "button" && reply.data === "tp:transfer") {
+      if (reply.kind === "button" && topupByTransfer.parse(reply.data)) {
         transfer = true;
         await ctx.reply(ctx.t("topup-transfer-amount", bounds), { reply_markup: withCancel(ctx) });
         continue;
       }
-      const text = reply.kind === "button" ? (reply.data.startsWith("tp:") ? reply.data.slice(3) : "") : plainNumber(reply.text);
+      const text = reply.kind === "button" ? String(topupAmount.parse(reply.data)?.usdt ?? "") : plainNumber(reply.text);
       const micro = text === null ? null : parseUsdt(text);
       if (micro !== null && micro >= minMicro && micro <= maxMicro) amountMicro = micro;
       else await ctx.reply(ctx.t("topup-bad-amount", bounds), { reply_markup: withCancel(ctx) });
@@ -113,7 +114,7 @@ export function topupFeatures(deps: TopupDeps) {
     new InlineKeyboard()
       .url(t("btn-topup-pay", { amount: usdt(topup.amountMicro) }), topup.payUrl ?? "https://t.me/CryptoBot")
       .row()
-      .text(t("btn-topup-cancel"), `tp:cancel:${topup.id}`);
+      .text(t("btn-topup-cancel"), topupCancel.pack({ id: topup.id }));
 
   composer.use(createConversation<BotContext, FlowContext>(topupFlow, { id: "topup" }));
 
@@ -122,7 +123,7 @@ export function topupFeatures(deps: TopupDeps) {
     await ctx.conversation.enter("topup");
   };
   composer.command("topup", enter);
-  composer.callbackQuery("menu:topup", async (ctx) => {
+  composer.callbackQuery(menuEntry.filter({ entry: "topup" }), async (ctx) => {
     await ctx.answerCallbackQuery();
     await enter(ctx);
   });
@@ -133,15 +134,15 @@ export function topupFeatures(deps: TopupDeps) {
     if (!topups.length) return ctx.reply(ctx.t("topups-none"), { reply_markup: mainMenu(ctx) });
     const keyboard = new InlineKeyboard();
     for (const topup of topups.filter((t) => t.status === "active" || t.status === "pending")) {
-      keyboard.text(ctx.t("btn-topup-cancel-one", { id: topup.id }), `tp:cancel:${topup.id}`).row();
+      keyboard.text(ctx.t("btn-topup-cancel-one", { id: topup.id }), topupCancel.pack({ id: topup.id })).row();
     }
     const lines = topups.map((t) => ctx.t("topups-line", lineVars(ctx.t.bind(ctx), t)));
     return ctx.reply(lines.join("\n"), { reply_markup: keyboard.inline_keyboard.length ? keyboard : mainMenu(ctx) });
   });
 
-  composer.callbackQuery(/^tp:cancel:(\d+)$/, async (ctx) => {
+  composer.callbackQuery(topupCancel.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    const id = Number(ctx.match[1]);
+    const { id } = topupCancel.unpack(ctx.callbackQuery.data);
     try {
       const topup = await core.topups.cancel(ctx.caller!.account, id);
       await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
@@ -159,10 +160,9 @@ export function topupFeatures(deps: TopupDeps) {
   // The administrators' decision: Approve at once, or after a confirmation when the amount is above
   // ADMIN_CONFIRM_ABOVE_USDT or the reference is another transfer's too; Reject asks for the reason.
   const onlyAdmins = composer.filter((ctx) => ctx.from !== undefined && deps.admins.includes(ctx.from.id));
-  onlyAdmins.callbackQuery(/^tq:(ok|okc):(\d+)$/, async (ctx) => {
+  onlyAdmins.callbackQuery(topupApprove.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    const id = Number(ctx.match[2]);
-    const confirmed = ctx.match[1] === "okc";
+    const { id, confirmed } = topupApprove.unpack(ctx.callbackQuery.data);
     const admin = { telegramId: String(ctx.from.id), name: ctx.from.first_name };
     if (!confirmed) {
       const { topup, review } = await core.topups.review(id);
@@ -173,7 +173,9 @@ export function topupFeatures(deps: TopupDeps) {
           t("topup-admin-confirm", { id, user: who(account), amount: usdt(topup.amountMicro) }),
           ...warnings(t, review, core.topups.limits.confirmAboveMicro),
         ].join("\n");
-        return ctx.reply(text, { reply_markup: new InlineKeyboard().text(t("btn-approve-confirm", { id }), `tq:okc:${id}`) });
+        return ctx.reply(text, {
+          reply_markup: new InlineKeyboard().text(t("btn-approve-confirm", { id }), topupApprove.pack({ confirmed: true, id })),
+        });
       }
     } else {
       await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
@@ -184,9 +186,9 @@ export function topupFeatures(deps: TopupDeps) {
     await ctx.reply(ctx.t("topup-decided-already", { id }));
   });
   // Reject needs the reason the user is told: the button says how to send it (a command works on any instance).
-  onlyAdmins.callbackQuery(/^tq:no:(\d+)$/, async (ctx) => {
+  onlyAdmins.callbackQuery(topupReject.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    await ctx.reply(ctx.t("topup-reject-how", { id: Number(ctx.match[1]) }));
+    await ctx.reply(ctx.t("topup-reject-how", { id: topupReject.unpack(ctx.callbackQuery.data).id }));
   });
   onlyAdmins.command("reject", async (ctx) => {
     const [id, ...words] = ctx.match.trim().split(/\s+/);
@@ -268,7 +270,9 @@ export function topupFeatures(deps: TopupDeps) {
           const message = await deps.api.sendMessage(admin, text.text, {
             entities: text.entities,
             link_preview_options: { is_disabled: true },
-            reply_markup: new InlineKeyboard().text(t("btn-approve"), `tq:ok:${topup.id}`).text(t("btn-reject"), `tq:no:${topup.id}`),
+            reply_markup: new InlineKeyboard()
+              .text(t("btn-approve"), topupApprove.pack({ confirmed: false, id: topup.id }))
+              .text(t("btn-reject"), topupReject.pack({ id: topup.id })),
           });
           sent.push({ chat: admin, message: message.message_id });
         } catch (error) {

@@ -2,6 +2,7 @@ import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, InlineKeyboard } from "grammy";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
+import { webhookNewSecret, webhookPing, webhookRemove, webhookRemoveAnswer, webhookRevokePrevious } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { mainMenu } from "../keyboards.js";
 
@@ -34,13 +35,13 @@ export function webhookFeatures(core: Core) {
       lines.push(ctx.t("webhook-last", { at: minuteOf(last.attemptedAt), type: last.eventType, result }));
     }
     const keyboard = new InlineKeyboard()
-      .text(ctx.t("btn-webhook-ping"), "wh:ping")
-      .text(ctx.t("btn-webhook-secret"), "wh:secret")
+      .text(ctx.t("btn-webhook-ping"), webhookPing.pack())
+      .text(ctx.t("btn-webhook-secret"), webhookNewSecret.pack())
       .row()
-      .text(ctx.t("btn-webhook-remove"), "wh:remove");
+      .text(ctx.t("btn-webhook-remove"), webhookRemove.pack());
     // During a rotation's overlap the old secret still signs: it can be stopped at once (a leaked one).
     if (endpoint.previousSecretUntil && endpoint.previousSecretUntil > core.clock.now().toISOString()) {
-      keyboard.row().text(ctx.t("btn-webhook-revoke"), "wh:revoke");
+      keyboard.row().text(ctx.t("btn-webhook-revoke"), webhookRevokePrevious.pack());
     }
     return ctx.reply(lines.join("\n"), { reply_markup: keyboard });
   }
@@ -64,7 +65,7 @@ export function webhookFeatures(core: Core) {
     }
   });
 
-  composer.callbackQuery("wh:ping", async (ctx) => {
+  composer.callbackQuery(webhookPing.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     const endpoint = await webhooks.get(ctx.caller!.account.id);
     if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
@@ -75,7 +76,7 @@ export function webhookFeatures(core: Core) {
     return ctx.reply(text, { reply_markup: mainMenu(ctx) });
   });
 
-  composer.callbackQuery("wh:secret", async (ctx) => {
+  composer.callbackQuery(webhookNewSecret.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     const endpoint = await webhooks.get(ctx.caller!.account.id);
     if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
@@ -83,7 +84,7 @@ export function webhookFeatures(core: Core) {
     await showSecret(ctx, ctx.t("webhook-secret-new", { until: rotated.previousSecretUntil.slice(0, 16).replace("T", " ") }), rotated.secret);
   });
 
-  composer.callbackQuery("wh:revoke", async (ctx) => {
+  composer.callbackQuery(webhookRevokePrevious.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
     if (!(await webhooks.get(ctx.caller!.account.id))) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
@@ -91,16 +92,18 @@ export function webhookFeatures(core: Core) {
     return ctx.reply(ctx.t("webhook-revoked"), { reply_markup: mainMenu(ctx) });
   });
 
-  composer.callbackQuery("wh:remove", async (ctx) => {
+  composer.callbackQuery(webhookRemove.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.reply(ctx.t("webhook-remove-ask"), {
-      reply_markup: new InlineKeyboard().text(ctx.t("btn-webhook-remove-yes"), "wh:remove:yes").text(ctx.t("btn-webhook-keep"), "wh:remove:no"),
+      reply_markup: new InlineKeyboard()
+        .text(ctx.t("btn-webhook-remove-yes"), webhookRemoveAnswer.pack({ yes: true }))
+        .text(ctx.t("btn-webhook-keep"), webhookRemoveAnswer.pack({ yes: false })),
     });
   });
-  composer.callbackQuery(/^wh:remove:(yes|no)$/, async (ctx) => {
+  composer.callbackQuery(webhookRemoveAnswer.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
-    if (ctx.match[1] === "no") return ctx.reply(ctx.t("webhook-kept"), { reply_markup: mainMenu(ctx) });
+    if (!webhookRemoveAnswer.unpack(ctx.callbackQuery.data).yes) return ctx.reply(ctx.t("webhook-kept"), { reply_markup: mainMenu(ctx) });
     const removed = await webhooks.remove(ctx.caller!.account.id);
     return ctx.reply(ctx.t(removed ? "webhook-removed" : "webhook-none"), { reply_markup: mainMenu(ctx) });
   });

@@ -1,4 +1,5 @@
 import { InlineKeyboard } from "grammy";
+import { quantityPreset } from "../callback-data.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, finish, parseWhole, purchase, refuse, startFlow } from "./kit.js";
 
@@ -51,12 +52,12 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
   const most = Math.min(card.maxQuantity, card.stock);
   const quantityKeys = Array.from({ length: Math.min(most, card.minQuantity + 4) - card.minQuantity + 1 }, (_, i) => card.minQuantity + i);
   const keyboard = new InlineKeyboard();
-  for (const q of quantityKeys) keyboard.text(String(q), `q:${q}`);
+  for (const q of quantityKeys) keyboard.text(String(q), quantityPreset.pack({ quantity: q }));
   let prompt = ctx.t("ask-quantity", { min: card.minQuantity, max: most });
   let quantity: number | null = null;
   while (quantity === null) {
     const reply = await ask(conversation, ctx, prompt, keyboard);
-    quantity = parseWhole(reply.kind === "button" ? reply.data.replace(/^q:/, "") : reply.text, card.minQuantity, most);
+    quantity = parseWhole(reply.kind === "button" ? String(quantityPreset.parse(reply.data)?.quantity ?? "") : reply.text, card.minQuantity, most);
     prompt = ctx.t("bad-quantity", { min: card.minQuantity, max: most });
   }
 

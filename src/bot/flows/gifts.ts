@@ -1,5 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
+import { recipientMyself, skipMessage } from "../callback-data.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, finish, purchase, refuse, startFlow } from "./kit.js";
 
@@ -34,13 +35,13 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
 
   // The recipient, checked at once: unknown, or refusing gifts (their choice), is asked again with the reason.
   const own = ctx.from?.username;
-  const meKeys = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), "me") : undefined;
+  const meKeys = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), recipientMyself.pack()) : undefined;
   const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
   let prompt = question;
   let recipient: { username: string; name: string } | null = null;
   while (!recipient) {
     const reply = await ask(conversation, ctx, prompt, meKeys);
-    const username = reply.kind === "button" ? (reply.data === "me" && own ? own : null) : parseUsername(reply.text);
+    const username = reply.kind === "button" ? (recipientMyself.parse(reply.data) && own ? own : null) : parseUsername(reply.text);
     if (!username) {
       prompt = `${ctx.t("bad-username")}\n${question}`;
       continue;
@@ -59,10 +60,10 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
   prompt = ctx.t("ask-gift-message", { max: MESSAGE_MAX, name: recipient.name, username: recipient.username });
   let message: string | null = null;
   while (message === null) {
-    const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), "skip"));
+    const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), skipMessage.pack()));
     // Typing the button's label (in either language) skips too, as with every other button question.
     const typedSkip = reply.kind === "text" && SKIP_WORDS.has(reply.text.trim().toLowerCase());
-    if ((reply.kind === "button" && reply.data === "skip") || typedSkip) message = "";
+    if ((reply.kind === "button" && skipMessage.parse(reply.data)) || typedSkip) message = "";
     else if (reply.kind === "text" && reply.text.length <= MESSAGE_MAX) message = reply.text;
     prompt = ctx.t("bad-gift-message", { max: MESSAGE_MAX });
   }

@@ -4,6 +4,7 @@ import { storeQuote } from "../../core/markup.js";
 import { parseUsd } from "../../core/money.js";
 import type { StoreDetails } from "../../core/products/store.js";
 import type { Priced, PurchaseOptions } from "../../core/purchase.js";
+import { storeAmountPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";
 import { ask, attempt, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
@@ -34,12 +35,13 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
   // The amount, checked by the core's price against the live limits; a refused amount is asked again with them.
   const presets = new InlineKeyboard();
   for (const dollars of PRESETS_USD.filter((d) => d * 1e6 >= limits.minMicro && d * 1e6 <= limits.maxMicro))
-    presets.text(usd(dollars * 1e6), `a:${dollars}`);
+    presets.text(usd(dollars * 1e6), storeAmountPreset.pack({ usd: dollars }));
   const range = { min: usd(limits.minMicro), max: usd(limits.maxMicro) };
   let prompt = ctx.t("ask-store-amount", { login: account, ...range });
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, presets);
-    const typed = reply.kind === "button" ? reply.data.replace(/^a:/, "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
+    const typed =
+      reply.kind === "button" ? String(storeAmountPreset.parse(reply.data)?.usd ?? "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
     const micro = typed === null ? null : parseUsd(typed);
     if (micro === null) {
       prompt = ctx.t("bad-store-amount", range);
