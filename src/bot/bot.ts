@@ -9,7 +9,8 @@ import { adminFeatures, isAdminUpdate } from "./features/admin.js";
 import { cancelFeature } from "./features/cancel.js";
 import { keyFeatures } from "./features/keys.js";
 import { statementFeatures } from "./features/statement.js";
-import { topupFeatures } from "./features/topups.js";
+import { topupDecisionFeatures } from "./features/topup-decisions.js";
+import { type TopupDeps, topupFeatures } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
 import { webhookFeatures } from "./features/webhook.js";
 import { FLOWS } from "./flows/index.js";
@@ -110,19 +111,19 @@ export function createBot(options: BotOptions) {
   bot.use(accountFeatures(core, options.support));
   bot.use(webhookFeatures(core));
   bot.use(statementFeatures(core));
-  bot.use(
-    topupFeatures({
-      core,
-      api: bot.api,
-      admins: options.admins,
-      translator: async (telegramId) => {
-        const locale = (await core.accounts.byTelegramId(telegramId))?.language ?? "en";
-        return (key, vars) => i18n.t(locale, key, vars);
-      },
-      tell: notifier.tell,
-      log,
-    }),
-  );
+  const topups: TopupDeps = {
+    core,
+    api: bot.api,
+    admins: options.admins,
+    translator: async (telegramId) => {
+      const locale = (await core.accounts.byTelegramId(telegramId))?.language ?? "en";
+      return (key, vars) => i18n.t(locale, key, vars);
+    },
+    tell: notifier.tell,
+    log,
+  };
+  bot.use(topupFeatures(topups));
+  bot.use(topupDecisionFeatures(topups));
   bot.use(adminFeatures({ core, admins, confirmAboveMicro: options.adminConfirmAboveMicro }));
   bot.use(unhandledFeature());
   bot.catch((error) => log.error({ reqId: updateId(error.ctx.update), err: error.error, update: error.ctx.update.update_id }, "bot update failed"));
