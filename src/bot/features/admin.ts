@@ -62,6 +62,25 @@ function adminRefusal(ctx: BotContext, error: DomainError): string {
   return refusalText(ctx.t.bind(ctx), error);
 }
 
+/** Exactly one account, or the refusal (none, or the candidates of an ambiguous target). */
+async function target(core: Core, text: string | undefined): Promise<Account & { telegramId: string }> {
+  if (!text) throw new Usage("adm-need-target");
+  try {
+    return await core.admin.resolveTarget(text);
+  } catch (error) {
+    if (error instanceof DomainError && error.details.rule === "no_account") throw new Usage("adm-no-user", { target: text });
+    throw error;
+  }
+}
+
+/** An amount in USDT above zero, as an administrator types it ("1 000", "12,5"). */
+function amount(text: string | undefined): Micro {
+  const plain = text === undefined ? null : plainNumber(text);
+  const micro = plain === null ? null : parseUsdt(plain);
+  if (micro === null || micro <= 0) throw new Usage("adm-bad-amount", { max: String(MAX_USDT) });
+  return micro;
+}
+
 /** A money move waiting for the admin's Confirm; kept in memory for a few minutes (a restart asks to send it again). */
 interface Pending {
   admin: number;
@@ -80,24 +99,6 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   const composer = new Composer<BotContext>();
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
   const pending = new Map<string, Pending>();
-
-  /** Exactly one account, or the refusal (none, or the candidates of an ambiguous target). */
-  async function target(text: string | undefined): Promise<Account & { telegramId: string }> {
-    if (!text) throw new Usage("adm-need-target");
-    try {
-      return await core.admin.resolveTarget(text);
-    } catch (error) {
-      if (error instanceof DomainError && error.details.rule === "no_account") throw new Usage("adm-no-user", { target: text });
-      throw error;
-    }
-  }
-
-  const amount = (text: string | undefined) => {
-    const plain = text === undefined ? null : plainNumber(text);
-    const micro = plain === null ? null : parseUsdt(plain);
-    if (micro === null || micro <= 0) throw new Usage("adm-bad-amount", { max: String(MAX_USDT) });
-    return micro;
-  };
 
   /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
   async function confirmed(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
@@ -145,7 +146,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   });
 
   command("credit", async ([who, sum, ...note], actor, ctx) => {
-    const account = await target(who);
+    const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
     return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
@@ -155,7 +156,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   });
 
   command("debit", async ([who, sum, ...note], actor, ctx) => {
-    const account = await target(who);
+    const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
     return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
@@ -166,7 +167,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
 
   for (const name of ["block", "unblock"] as const) {
     command(name, async ([who], actor, ctx) => {
-      const account = await target(who);
+      const account = await target(core, who);
       await core.admin.setBlocked(account.telegramId, name === "block", actor);
       return ctx.t(name === "block" ? "adm-blocked" : "adm-unblocked", { target: targetLabel(account) });
     });
@@ -176,7 +177,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     if (!MARKUP_PRODUCTS.includes(product as MarkupProduct)) throw new Usage("adm-bad-product", { products: MARKUP_PRODUCTS.join(", ") });
     const basisPoints = percent === "default" ? null : parseBasisPoints(percent ?? "");
     if (basisPoints === null && percent !== "default") throw new Usage("adm-bad-percent");
-    const account = await target(who);
+    const account = await target(core, who);
     await core.admin.setMarkup(account.telegramId, product as MarkupProduct, basisPoints, actor);
     return ctx.t("adm-markup", { target: targetLabel(account), product: product!, percent: basisPoints === null ? "default" : `${percent}%` });
   });
@@ -184,7 +185,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   command("owner", async ([who, daily, perOrder], actor, ctx) => {
     // A limit left out (or "keep") stays as it is; "-" removes it.
     const limit = (text: string | undefined) => (text === undefined || text === "keep" ? undefined : text === "-" ? null : amount(text));
-    const account = await target(who);
+    const account = await target(core, who);
     const limits = await core.admin.makeOwner(account.telegramId, { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) }, actor);
     const shown = (micro: number | null) => (micro === null ? ctx.t("adm-none") : usdt(micro));
     return ctx.t("adm-owner", { target: targetLabel(account), daily: shown(limits.dailyLimitMicro), perOrder: shown(limits.orderLimitMicro) });
@@ -197,69 +198,72 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     );
   });
 
-  command("user", async ([who], _actor, ctx) => {
-    const account = await target(who);
-    const [funds, prefix, recent] = await Promise.all([
-      core.accounts.balance(account),
-      core.admin.keyPrefix(account.id),
-      core.orders.list(account.id, 5),
-    ]);
-    const rates = MARKUP_PRODUCTS.map(
-      (p) =>
-        `${ctx.t(`product-${MARKUP_PRODUCT_TYPE[p]}`)} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`,
-    ).join(", ");
-    return [
-      ctx.t("adm-user", {
-        id: account.telegramId,
-        username: account.username ? ` @${account.username}` : "",
-        kind: ctx.t(`kind-${account.kind}`),
-        blocked: account.blocked ? "yes" : "no",
-      }),
-      ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
-      ctx.t("adm-user-key", { prefix: prefix ?? ctx.t("adm-none") }),
-      ctx.t("adm-user-markups", { rates }),
-      ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
-    ].join("\n");
-  });
-
-  command("stats", async (_args, _actor, ctx) => {
-    const { today: rows, days } = await core.admin.volume(core.clock.now(), 30);
-    // The 30 days the Mini App charts, as one line: delivered volume by product.
-    const delivered = new Map<string, number>();
-    for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
-    const { ready } = await core.health.current();
-    const lines = rows.map((r) =>
-      ctx.t("adm-stats-line", {
-        product: ctx.t(`product-${r.product}`),
-        status: ctx.t(`status-${r.status}`),
-        orders: r.orders,
-        volume: usdt(r.volumeMicro),
-      }),
-    );
-    const refunds = rows.filter((r) => r.status === "failed");
-    return [
-      ctx.t("adm-stats-title"),
-      ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
-      ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
-      ctx.t("adm-stats-30d", {
-        list: [...delivered].map(([product, volume]) => `${ctx.t(`product-${product}`)} ${usdt(volume)} USDT`).join(", ") || ctx.t("adm-none"),
-      }),
-      ctx.t("adm-stats-topups", {
-        list:
-          (await core.topups.stats())
-            .map(
-              (r) =>
-                `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`,
-            )
-            .join(", ") || ctx.t("adm-none"),
-      }),
-      ctx.t("adm-stats-upstreams", {
-        list: Object.entries(ready)
-          .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
-          .join(", "),
-      }),
-    ].join("\n");
-  });
+  command("user", async ([who], _actor, ctx) => describeUser(core, ctx, await target(core, who)));
+  command("stats", async (_args, _actor, ctx) => describeStats(core, ctx));
 
   return composer;
+}
+
+/** /user: an account as the administrator sees it: kind, state, balance, key, markups and its latest orders. */
+async function describeUser(core: Core, ctx: BotContext, account: Account & { telegramId: string }): Promise<string> {
+  const [funds, prefix, recent] = await Promise.all([
+    core.accounts.balance(account),
+    core.admin.keyPrefix(account.id),
+    core.orders.list(account.id, 5),
+  ]);
+  const rates = MARKUP_PRODUCTS.map(
+    (p) => `${ctx.t(`product-${MARKUP_PRODUCT_TYPE[p]}`)} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`,
+  ).join(", ");
+  return [
+    ctx.t("adm-user", {
+      id: account.telegramId,
+      username: account.username ? ` @${account.username}` : "",
+      kind: ctx.t(`kind-${account.kind}`),
+      blocked: account.blocked ? "yes" : "no",
+    }),
+    ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
+    ctx.t("adm-user-key", { prefix: prefix ?? ctx.t("adm-none") }),
+    ctx.t("adm-user-markups", { rates }),
+    ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
+  ].join("\n");
+}
+
+/** /stats: today's orders by product and status, refunds, 30 days' delivered volume, top-ups and the upstreams. */
+async function describeStats(core: Core, ctx: BotContext): Promise<string> {
+  const { today: rows, days } = await core.admin.volume(core.clock.now(), 30);
+  // The 30 days the Mini App charts, as one line: delivered volume by product.
+  const delivered = new Map<string, number>();
+  for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
+  const { ready } = await core.health.current();
+  const lines = rows.map((r) =>
+    ctx.t("adm-stats-line", {
+      product: ctx.t(`product-${r.product}`),
+      status: ctx.t(`status-${r.status}`),
+      orders: r.orders,
+      volume: usdt(r.volumeMicro),
+    }),
+  );
+  const refunds = rows.filter((r) => r.status === "failed");
+  return [
+    ctx.t("adm-stats-title"),
+    ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
+    ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
+    ctx.t("adm-stats-30d", {
+      list: [...delivered].map(([product, volume]) => `${ctx.t(`product-${product}`)} ${usdt(volume)} USDT`).join(", ") || ctx.t("adm-none"),
+    }),
+    ctx.t("adm-stats-topups", {
+      list:
+        (await core.topups.stats())
+          .map(
+            (r) =>
+              `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`,
+          )
+          .join(", ") || ctx.t("adm-none"),
+    }),
+    ctx.t("adm-stats-upstreams", {
+      list: Object.entries(ready)
+        .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
+        .join(", "),
+    }),
+  ].join("\n");
 }

@@ -1,7 +1,30 @@
 import { PLAYER_ID_PATTERN } from "../../core/limits.js";
 import { needsServer, type PricedDenomination } from "../../core/products/games.js";
+import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
+
+/** A game as the live list gives it. */
+type Game = Parameters<typeof needsServer>[0];
+
+/** The server: buttons carrying the exact listed values (or a label or value typed), or digits where none are listed. */
+async function chooseServer(conversation: Flow, ctx: FlowContext, game: Game): Promise<{ id: string; label: string }> {
+  const listed = Object.entries(game.servers ?? {});
+  if (listed.length) {
+    return choose(
+      conversation,
+      ctx,
+      ctx.t("ask-server"),
+      listed.map(([label, id]) => ({ label, value: { id, label }, aliases: [id] })),
+    );
+  }
+  let prompt = ctx.t("ask-server-id");
+  for (;;) {
+    const reply = await ask(conversation, ctx, prompt);
+    if (reply.kind === "text" && /^\d{1,6}$/.test(reply.text)) return { id: reply.text, label: reply.text };
+    prompt = ctx.t("bad-server-id");
+  }
+}
 
 export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conversation, ctx) => {
   const { core } = deps;
@@ -22,26 +45,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
   if (game.notes) await ctx.reply(ctx.t("game-notes", { notes: game.notes }));
 
-  // The server: buttons carrying the exact listed values (or a label or value typed), or digits where none are listed.
-  let server: { id: string; label: string } | null = null;
-  if (needsServer(game)) {
-    const listed = Object.entries(game.servers ?? {});
-    if (listed.length) {
-      server = await choose(
-        conversation,
-        ctx,
-        ctx.t("ask-server"),
-        listed.map(([label, id]) => ({ label, value: { id, label }, aliases: [id] })),
-      );
-    } else {
-      let prompt = ctx.t("ask-server-id");
-      while (!server) {
-        const reply = await ask(conversation, ctx, prompt);
-        if (reply.kind === "text" && /^\d{1,6}$/.test(reply.text)) server = { id: reply.text, label: reply.text };
-        prompt = ctx.t("bad-server-id");
-      }
-    }
-  }
+  const server = needsServer(game) ? await chooseServer(conversation, ctx, game) : null;
   const serverId = server?.id ?? null;
 
   // The player, checked with the provider; the top-ups are offered under the account's name, so choosing one
