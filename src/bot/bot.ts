@@ -8,6 +8,7 @@ import { accountFeatures } from "./features/account.js";
 import { adminFeatures, isAdminUpdate } from "./features/admin.js";
 import { cancelFeature } from "./features/cancel.js";
 import { keyFeatures } from "./features/keys.js";
+import { languageFeature } from "./features/language.js";
 import { statementFeatures } from "./features/statement.js";
 import { topupDecisionFeatures } from "./features/topup-decisions.js";
 import { type TopupDeps, topupFeatures } from "./features/topups.js";
@@ -109,6 +110,7 @@ export function createBot(options: BotOptions) {
   for (const flow of FLOWS) bot.use(flow.install(deps));
   bot.use(keyFeatures(core));
   bot.use(accountFeatures(core, options.support));
+  bot.use(languageFeature(core));
   bot.use(webhookFeatures(core));
   bot.use(statementFeatures(core));
   const topups: TopupDeps = {

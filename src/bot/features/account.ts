@@ -1,14 +1,13 @@
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
-import { chooseLanguage, lowBalanceToggle, menuEntry, orderDetail } from "../callback-data.js";
+import { lowBalanceToggle, menuEntry, orderDetail } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { failureReason, orderLine, usdt } from "../format.js";
-import { LANGUAGES } from "../../core/accounts.js";
 import { mainMenu } from "../keyboards.js";
 
 const RECENT_ORDERS = 10;
 
-/** Balance, orders, help, language and the main menu. */
+/** Balance (with the low-balance notice), orders, help and the main menu. */
 export function accountFeatures(core: Core, support: string | null) {
   const composer = new Composer<BotContext>();
 
@@ -68,24 +67,6 @@ export function accountFeatures(core: Core, support: string | null) {
   composer.command(["help", "menu"], (ctx) =>
     ctx.reply(`${ctx.t("help")}${support ? `\n${ctx.t("support", { contact: support })}` : ""}`, { reply_markup: mainMenu(ctx) }),
   );
-
-  const languages = () => {
-    const keyboard = new InlineKeyboard();
-    for (const language of LANGUAGES) keyboard.text(language === "en" ? "English" : "Русский", chooseLanguage.pack({ language }));
-    return keyboard;
-  };
-  composer.command("language", (ctx) => ctx.reply(ctx.t("language-ask"), { reply_markup: languages() }));
-  composer.callbackQuery(menuEntry.filter({ entry: "language" }), async (ctx) => {
-    await ctx.answerCallbackQuery();
-    await ctx.reply(ctx.t("language-ask"), { reply_markup: languages() });
-  });
-  composer.callbackQuery(chooseLanguage.filter(), async (ctx) => {
-    await ctx.answerCallbackQuery();
-    const { language } = chooseLanguage.unpack(ctx.callbackQuery.data);
-    await core.accounts.setLanguage(ctx.caller!.account.id, language);
-    ctx.i18n.useLocale(language);
-    await ctx.reply(ctx.t("language-set"), { reply_markup: mainMenu(ctx) });
-  });
 
   return composer;
 }
