@@ -20,7 +20,7 @@ import { type BotInbox, type Polling, type PollingRole, runFromInbox } from "./i
 import { mainMenu } from "./keyboards.js";
 import { conversationApi } from "./middleware/conversation-api.js";
 import { loadCaller } from "./middleware/load-caller.js";
-import { logUpdates, updateId } from "./middleware/log-updates.js";
+import { logUpdates, updateRequestId } from "./middleware/log-updates.js";
 import { noteUsername } from "./middleware/note-username.js";
 import { oneUpdatePerChat } from "./middleware/one-update-per-chat.js";
 import { privateChatsOnly } from "./middleware/private-chats-only.js";
@@ -128,7 +128,9 @@ export function createBot(options: BotOptions) {
   bot.use(topupDecisionFeatures(topups));
   bot.use(adminFeatures({ core, admins, confirmAboveMicro: options.adminConfirmAboveMicro }));
   bot.use(unhandledFeature());
-  bot.catch((error) => log.error({ reqId: updateId(error.ctx.update), err: error.error, update: error.ctx.update.update_id }, "bot update failed"));
+  bot.catch((error) =>
+    log.error({ reqId: updateRequestId(error.ctx.update), err: error.error, update: error.ctx.update.update_id }, "bot update failed"),
+  );
 
   const run = runFromInbox(bot, {
     inbox: options.inbox,

@@ -101,7 +101,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   const pending = new Map<string, Pending>();
 
   /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
-  async function confirmed(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
+  async function runOrConfirm(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
     if (micro <= confirmAboveMicro) return run();
     const token = randomUUID().slice(0, 12);
     pending.set(token, { admin: ctx.from!.id, until: core.clock.now().getTime() + PENDING_MS, run });
@@ -149,7 +149,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.credit(account.telegramId, micro, actor, note.join(" ") || undefined);
       return ctx.t("adm-credited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
@@ -159,7 +159,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.debit(account.telegramId, micro, actor, note.join(" ") || undefined);
       return ctx.t("adm-debited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
@@ -193,7 +193,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
 
   command("wallet", async ([sum], actor, ctx) => {
     const micro = sum === "0" ? fromUsdt(0) : amount(sum);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
       ctx.t("adm-wallet", { amount: usdt(await core.admin.setWallet(micro, actor)) }),
     );
   });

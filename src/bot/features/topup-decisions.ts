@@ -19,7 +19,8 @@ function warnings(t: Translate, review: TransferReview, thresholdMicro: number):
   }
   return lines;
 }
-const who = (account: Account) => `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
+/** A user as administrators see them: their Telegram id and @username. */
+const accountLabel = (account: Account) => `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
 
 /** The text of an administrator's message once the transfer is no longer pending, by what became of it. */
 const CLOSED_NOTICE: Partial<Record<Topup["status"], string>> = {
@@ -41,7 +42,7 @@ async function closeTransferNotices(deps: TopupDeps, topup: Topup, decidedNow: b
     const t = await deps.translator(String(chat));
     const text = t(key, {
       id: topup.id,
-      user: who(account),
+      user: accountLabel(account),
       amount: usdt(topup.amountMicro),
       by: decider,
       reason: topup.reason ?? "",
@@ -68,7 +69,7 @@ async function askAdmins(deps: TopupDeps, topup: Topup) {
   const sent: Array<{ chat: number; message: number }> = [];
   for (const admin of deps.admins) {
     const t = await deps.translator(String(admin));
-    const head = t("topup-admin-ask", { id: topup.id, user: who(account), amount: usdt(topup.amountMicro), balance: usdt(balance) });
+    const head = t("topup-admin-ask", { id: topup.id, user: accountLabel(account), amount: usdt(topup.amountMicro), balance: usdt(balance) });
     const flags = warnings(t, review, core.topups.limits.confirmAboveMicro);
     const text = fmt`${head}\n${t("topup-admin-reference")} ${FormattedString.code(topup.reference ?? "")}${flags.length ? `\n${flags.join("\n")}` : ""}`;
     try {
@@ -136,7 +137,7 @@ export function topupDecisionFeatures(deps: TopupDeps) {
         const account = await core.accounts.get(topup.accountId);
         const t = ctx.t.bind(ctx);
         const text = [
-          t("topup-admin-confirm", { id, user: who(account), amount: usdt(topup.amountMicro) }),
+          t("topup-admin-confirm", { id, user: accountLabel(account), amount: usdt(topup.amountMicro) }),
           ...warnings(t, review, core.topups.limits.confirmAboveMicro),
         ].join("\n");
         return ctx.reply(text, {

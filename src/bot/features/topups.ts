@@ -7,7 +7,7 @@ import { parseUsdt } from "../../core/money.js";
 import type { Topup } from "../../core/topups.js";
 import { menuEntry, topupAmount, topupByTransfer, topupCancel } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
-import { answer, attempt, withCancel } from "../flows/kit.js";
+import { answer, callCore, withCancel } from "../flows/kit.js";
 import { plainNumber, type Translate, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";
 import { type Refusal, refusalText } from "../refusals.js";
@@ -75,7 +75,7 @@ async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Prom
 
 /** An invoice for the amount: its pay link and Cancel. */
 async function invoice(conversation: Flow, ctx: FlowContext, core: Core, account: Account, amountMicro: number) {
-  const made = await attempt(conversation, () => core.topups.startInvoice(account, amountMicro));
+  const made = await callCore(conversation, () => core.topups.startInvoice(account, amountMicro));
   if (!made.ok) return ctx.reply(refusal(ctx, made), { reply_markup: mainMenu(ctx) });
   return ctx.reply(ctx.t("topup-invoice", { amount: usdt(made.value.amountMicro), until: minute(made.value.expiresAt ?? "") }), {
     reply_markup: invoiceKeyboard(ctx.t.bind(ctx), made.value),
@@ -90,7 +90,7 @@ async function transfer(conversation: Flow, ctx: FlowContext, core: Core, accoun
     const reply = await answer(conversation, ctx);
     if (reply.kind === "text" && reply.text) reference = reply.text;
   }
-  const made = await attempt(conversation, () => core.topups.requestTransfer(account, amountMicro, reference));
+  const made = await callCore(conversation, () => core.topups.requestTransfer(account, amountMicro, reference));
   if (!made.ok) return ctx.reply(refusal(ctx, made), { reply_markup: mainMenu(ctx) });
   return ctx.reply(ctx.t("topup-transfer-sent", { amount: usdt(made.value.amountMicro), id: made.value.id }), { reply_markup: mainMenu(ctx) });
 }

@@ -2,7 +2,7 @@ import { PLAYER_ID_PATTERN } from "../../core/limits.js";
 import { needsServer, type PricedDenomination } from "../../core/products/games.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, refuse, startFlow } from "./kit.js";
 
 /** A game as the live list gives it. */
 type Game = Parameters<typeof needsServer>[0];
@@ -29,7 +29,7 @@ async function chooseServer(conversation: Flow, ctx: FlowContext, game: Game): P
 export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const list = await attempt(conversation, () => core.games.list(caller));
+  const list = await callCore(conversation, () => core.games.list(caller));
   if (!list.ok) return refuse(conversation, ctx, deps, list);
 
   // The game, from the live list: a button, or its name or code typed.
@@ -40,7 +40,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     list.value.games.map((g) => ({ label: g.name, value: g, aliases: [g.code] })),
   );
   const code = game.code;
-  const catalogue = await attempt(conversation, () => core.games.catalogue(caller, code));
+  const catalogue = await callCore(conversation, () => core.games.catalogue(caller, code));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
   if (game.notes) await ctx.reply(ctx.t("game-notes", { notes: game.notes }));
@@ -57,7 +57,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
       prompt = ctx.t("bad-player-id-format");
       continue;
     }
-    const checked = await attempt(conversation, () => core.games.findPlayer(code, playerId, serverId));
+    const checked = await callCore(conversation, () => core.games.findPlayer(code, playerId, serverId));
     if (!checked.ok) return refuse(conversation, ctx, deps, checked);
     if (!checked.value.found) {
       prompt = `${ctx.t("bad-player-id")}\n${ctx.t("provider-note", { note: checked.value.note })}`;
@@ -65,7 +65,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     }
     const playerName = checked.value.playerName;
     // The catalogue read now, with the exact prices to be charged.
-    const fresh = await attempt(conversation, () => core.games.catalogue(caller, code));
+    const fresh = await callCore(conversation, () => core.games.catalogue(caller, code));
     if (!fresh.ok) return refuse(conversation, ctx, deps, fresh);
     // Only what the balance covers is offered: a top-up picked that it does not would end the flow.
     const affordable = fresh.value.denominations.filter((d) => d.priceMicro <= canSpendMicro);
@@ -80,7 +80,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     }
     const request = { code, denomination: chosen.name, playerId, serverId };
     const serverLabel = server?.label;
-    return purchase(conversation, ctx, deps, caller, {
+    return confirmAndBuy(conversation, ctx, deps, caller, {
       price: () => core.games.price(caller, request),
       describe: ({ details }) => {
         const what = { denomination: details.denomination, game: game.name, name: details.player_name, id: details.player_id };

@@ -1,12 +1,12 @@
 import { InlineKeyboard } from "grammy";
 import { quantityPreset } from "../callback-data.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, finish, parseWhole, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, parseWhole, refuse, startFlow } from "./kit.js";
 
 export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const list = await attempt(conversation, () => core.giftcards.list(caller));
+  const list = await callCore(conversation, () => core.giftcards.list(caller));
   if (!list.ok) return refuse(conversation, ctx, deps, list);
   const brands = list.value.brands;
 
@@ -20,7 +20,7 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
   );
 
   const categoryId = brand.categoryId;
-  const catalogue = await attempt(conversation, () => core.giftcards.catalogue(caller, categoryId));
+  const catalogue = await callCore(conversation, () => core.giftcards.catalogue(caller, categoryId));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const cards = catalogue.value.cards.filter((c) => c.stock >= c.minQuantity);
   if (!cards.length) {
@@ -63,7 +63,7 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
 
   const request = { categoryId, cardId: card.cardId, quantity };
   const brandName = brand.name;
-  return purchase(conversation, ctx, deps, caller, {
+  return confirmAndBuy(conversation, ctx, deps, caller, {
     price: () => core.giftcards.price(caller, request),
     describe: ({ details }) => ctx.t("what-giftcard", { quantity: details.quantity, name: details.denomination, brand: brandName }),
     buy: (options) => core.giftcards.buy(caller, request, options),

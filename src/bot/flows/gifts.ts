@@ -4,7 +4,7 @@ import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limit
 import { recipientMyself, skipMessage } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, finish, type FlowDeps, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, type FlowDeps, refuse, startFlow } from "./kit.js";
 
 /** The Skip button's label in both languages, typed instead of tapped. */
 const SKIP_WORDS = new Set(["skip", "пропустить"]);
@@ -23,13 +23,13 @@ async function giftRecipient(conversation: Flow, ctx: FlowContext, deps: FlowDep
       prompt = `${ctx.t("bad-username")}\n${question}`;
       continue;
     }
-    const check = await attempt(conversation, () => core.gifts.checkRecipient(username));
+    const check = await callCore(conversation, () => core.gifts.checkRecipient(username));
     if (!check.ok) return refuse(conversation, ctx, deps, check);
     if (!check.value.exists) prompt = ctx.t("recipient-not-found", { username });
     else if (!check.value.acceptsGifts) prompt = ctx.t("gift-refuses-choose-another", { username });
     else {
       // The name, as stars and premium show it, when the delivery gateway knows the user.
-      const found = await attempt(conversation, () => core.search(caller, "stars", username));
+      const found = await callCore(conversation, () => core.search(caller, "stars", username));
       return { username, name: found.ok ? found.value.name : username };
     }
   }
@@ -56,7 +56,7 @@ interface Recipient {
 export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const catalogue = await attempt(conversation, () => core.gifts.catalogue());
+  const catalogue = await callCore(conversation, () => core.gifts.catalogue());
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const items = catalogue.value;
   if (!items.length) {
@@ -95,7 +95,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
 
   const request = { recipient: recipient.username, giftId: gift.giftId, hideName, message };
   const to = recipient;
-  return purchase(conversation, ctx, deps, caller, {
+  return confirmAndBuy(conversation, ctx, deps, caller, {
     price: () => core.gifts.price(caller, request),
     describe: ({ details }) =>
       ctx.t("what-gift", {

@@ -132,7 +132,7 @@ export async function choose<T>(conversation: Flow, ctx: FlowContext, prompt: st
 }
 
 /** Runs a core call once (replays reuse its logged result); a DomainError comes back as data. */
-export function attempt<T>(conversation: Flow, task: () => Promise<T>): Promise<Outcome<T>> {
+export function callCore<T>(conversation: Flow, task: () => Promise<T>): Promise<Outcome<T>> {
   return conversation.external(async (): Promise<Outcome<T>> => {
     try {
       return { ok: true, value: await task() };
@@ -212,7 +212,7 @@ export interface Purchase<D> {
  * have moved meanwhile, nothing is charged and the new price is shown to confirm again. The idempotency key
  * is made (and kept in the conversation's state) before the question, so a double tap or a replayed update buys once.
  */
-export async function purchase<D>(
+export async function confirmAndBuy<D>(
   conversation: Flow,
   ctx: FlowContext,
   deps: FlowDeps,
@@ -221,7 +221,7 @@ export async function purchase<D>(
   /** A price the flow already read to check an answer. */
   first?: Outcome<Priced<D>>,
 ): Promise<void> {
-  let price = first ?? (await attempt(conversation, () => order.price()));
+  let price = first ?? (await callCore(conversation, () => order.price()));
   const key = await conversation.external(() => randomUUID());
   for (let round = 0; ; round++) {
     if (!price.ok) return refuse(conversation, ctx, deps, price);
@@ -239,12 +239,12 @@ export async function purchase<D>(
       if (reply.kind === "button" && reply.data === token) break;
       await ctx.reply(ctx.t("flow-confirm-or-cancel"));
     }
-    const result = await attempt(conversation, () =>
+    const result = await callCore(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
     if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
-    price = await attempt(conversation, () => order.price());
+    price = await callCore(conversation, () => order.price());
   }
 }
 

@@ -7,7 +7,7 @@ import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import { storeAmountPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";
-import { ask, attempt, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, confirmAndBuy, defineFlow, ensureAffordable, refuse, startFlow } from "./kit.js";
 
 const PRESETS_USD = [5, 10, 25, 50, 100];
 const LOGIN_REFUSALS = { email: "bad-login-email", numeric_link: "bad-login-numeric", pattern: "bad-login" } as const;
@@ -26,7 +26,7 @@ async function login(conversation: Flow, ctx: FlowContext): Promise<string> {
 export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const pricing = await attempt(conversation, () => core.store.pricing(caller));
+  const pricing = await callCore(conversation, () => core.store.pricing(caller));
   if (!pricing.ok) return refuse(conversation, ctx, deps, pricing);
   const { limits, markupBp } = pricing.value;
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
@@ -48,7 +48,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       continue;
     }
     const request = { login: account, amountMicro: micro };
-    const price = await attempt(conversation, () => core.store.price(caller, request));
+    const price = await callCore(conversation, () => core.store.price(caller, request));
     if (!price.ok && price.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
       const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = price.details;
@@ -70,6 +70,6 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       buy: (options: PurchaseOptions) => core.store.buy(caller, request, options),
       later: ctx.t("later-store"),
     };
-    return purchase(conversation, ctx, deps, caller, order, price);
+    return confirmAndBuy(conversation, ctx, deps, caller, order, price);
   }
 });

@@ -5,7 +5,7 @@ import type { Found } from "../../core/products/telegram.js";
 import { recipientMyself, starsPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, type FlowDeps, parseWhole, refuse, startFlow } from "./kit.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
@@ -22,7 +22,7 @@ async function recipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, c
       prompt = `${ctx.t("bad-username")}\n${question}`;
       continue;
     }
-    const found = await attempt(conversation, () => deps.core.search(caller, product, username));
+    const found = await callCore(conversation, () => deps.core.search(caller, product, username));
     if (found.ok) return found.value;
     if (found.code !== "not_found") return refuse(conversation, ctx, deps, found);
     prompt = ctx.t("recipient-not-found", { username });
@@ -45,7 +45,7 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
     const stars = parseWhole(reply.kind === "button" ? String(starsPreset.parse(reply.data)?.stars ?? "") : reply.text, STARS_MIN, STARS_MAX);
     if (stars !== null) {
       const request = { username: who.username, stars };
-      return purchase(conversation, ctx, deps, caller, {
+      return confirmAndBuy(conversation, ctx, deps, caller, {
         price: () => core.stars.price(caller, request),
         describe: () => ctx.t("what-stars", { amount: stars, username: who.username }),
         buy: (options) => core.stars.buy(caller, request, options),
@@ -70,7 +70,7 @@ export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async
   }));
   const months = await choose(conversation, ctx, ctx.t("ask-months", { name: who.name, username: who.username }), options, 3);
   const request = { username: who.username, months };
-  return purchase(conversation, ctx, deps, caller, {
+  return confirmAndBuy(conversation, ctx, deps, caller, {
     price: () => core.premium.price(caller, request),
     describe: () => ctx.t("what-premium", { months, username: who.username }),
     buy: (options) => core.premium.buy(caller, request, options),

@@ -7,7 +7,7 @@ export interface UpdateLog {
 }
 
 /** The id an update's work is logged under, and sent to providers as X-Request-Id. */
-export const updateId = (update: { update_id: number }) => `tg-${update.update_id}`;
+export const updateRequestId = (update: { update_id: number }) => `tg-${update.update_id}`;
 
 /**
  * Runs each update (and everything it causes: conversation replays, provider calls, notifications) under
@@ -16,7 +16,7 @@ export const updateId = (update: { update_id: number }) => `tg-${update.update_i
  */
 export function logUpdates(log: UpdateLog): MiddlewareFn<Context> {
   return (ctx, next) =>
-    withRequestId(updateId(ctx.update), async () => {
+    withRequestId(updateRequestId(ctx.update), async () => {
       const started = performance.now();
       let failed = false;
       try {
