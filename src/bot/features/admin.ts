@@ -90,14 +90,11 @@ interface Pending {
 const PENDING_MS = 5 * 60 * 1000;
 
 /**
- * Admin commands, for the ids in ADMIN_TELEGRAM_IDS only: everyone else falls through as if they did not exist.
- * A target is a Telegram user id, an @username the bot has seen, or a key's display prefix (sj_xxxxxxxx).
- * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
- * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
+ * Money moves above `confirmAboveMicro` wait for the admin's Confirm: the move is kept in memory for a few
+ * minutes under a token its Confirm and Cancel buttons carry. Installs their handler on `only`, and returns the
+ * function that runs a move at once or asks first.
  */
-export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
-  const composer = new Composer<BotContext>();
-  const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
+function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro: number) {
   const pending = new Map<string, Pending>();
 
   /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
@@ -111,21 +108,6 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
         .text(ctx.t("btn-cancel"), adminConfirm.pack({ go: false, token })),
     });
     return null;
-  }
-
-  /** Runs one admin command: a bad argument answers the usage line, a refusal its reason, never an exception. */
-  function command(name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string | null>) {
-    only.command(name, async (ctx) => {
-      const args = ctx.match.trim().split(/\s+/).filter(Boolean);
-      try {
-        const reply = await run(args, `tg:${ctx.from!.id}`, ctx);
-        if (reply !== null) await ctx.reply(reply);
-      } catch (error) {
-        if (error instanceof Usage) await ctx.reply(`${ctx.t(error.key, error.vars)}\n${ctx.t("adm-usage", { usage: ADMIN_COMMANDS[name] })}`);
-        else if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
-        else throw error;
-      }
-    });
   }
 
   only.callbackQuery(adminConfirm.filter(), async (ctx) => {
@@ -144,6 +126,35 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
       else throw error;
     }
   });
+
+  return runOrConfirm;
+}
+
+/**
+ * Admin commands, for the ids in ADMIN_TELEGRAM_IDS only: everyone else falls through as if they did not exist.
+ * A target is a Telegram user id, an @username the bot has seen, or a key's display prefix (sj_xxxxxxxx).
+ * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
+ * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
+ */
+export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
+  const composer = new Composer<BotContext>();
+  const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
+  const runOrConfirm = confirmations(only, core, confirmAboveMicro);
+
+  /** Runs one admin command: a bad argument answers the usage line, a refusal its reason, never an exception. */
+  function command(name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string | null>) {
+    only.command(name, async (ctx) => {
+      const args = ctx.match.trim().split(/\s+/).filter(Boolean);
+      try {
+        const reply = await run(args, `tg:${ctx.from!.id}`, ctx);
+        if (reply !== null) await ctx.reply(reply);
+      } catch (error) {
+        if (error instanceof Usage) await ctx.reply(`${ctx.t(error.key, error.vars)}\n${ctx.t("adm-usage", { usage: ADMIN_COMMANDS[name] })}`);
+        else if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
+        else throw error;
+      }
+    });
+  }
 
   command("credit", async ([who, sum, ...note], actor, ctx) => {
     const account = await target(core, who);
