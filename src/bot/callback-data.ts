@@ -39,7 +39,7 @@ const word: Field<string> = { pattern: "[\\w-]+", read: (text) => text, write: (
 type Fields = Record<string, Field<string> | Field<number> | Field<boolean>>;
 type Payload<F> = { [K in keyof F]: F[K] extends Field<infer T> ? T : never };
 
-export interface CallbackData<P> {
+interface CallbackData<P> {
   /** The data of a button carrying `payload`. */
   pack(...payload: object extends P ? [] : [P]): string;
   /** The payload of `data` if it has this shape, else undefined. */

@@ -18,7 +18,7 @@ const USER_COMMANDS = [
   "cancel",
 ];
 
-export interface CommandListOptions {
+interface CommandListOptions {
   api: Api;
   i18n: I18n;
   admins: Iterable<number>;

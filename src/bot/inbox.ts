@@ -24,7 +24,7 @@ export type BotInbox = InboxPort & {
   replied(updateId: number): Promise<void>;
 };
 
-export interface InboxRunOptions {
+interface InboxRunOptions {
   inbox: BotInbox;
   inboxLeaseMs: number;
   pollOnOneInstance(role: PollingRole): Polling;
