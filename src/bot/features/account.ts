@@ -1,13 +1,13 @@
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
+import { lowBalanceToggle, menuEntry, orderDetail } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { failureReason, orderLine, usdt } from "../format.js";
-import { LANGUAGES, type Language } from "../../core/accounts.js";
 import { mainMenu } from "../keyboards.js";
 
 const RECENT_ORDERS = 10;
 
-/** Balance, orders, help, language and the main menu. */
+/** Balance (with the low-balance notice), orders, help and the main menu. */
 export function accountFeatures(core: Core, support: string | null) {
   const composer = new Composer<BotContext>();
 
@@ -20,23 +20,23 @@ export function accountFeatures(core: Core, support: string | null) {
     // The low-balance notice is a standard balance's (an owner key spends the service wallet).
     const { account } = ctx.caller!;
     if (account.kind === "standard")
-      keyboard.row().text(ctx.t(account.lowBalanceNotice ? "btn-low-balance-on" : "btn-low-balance-off"), "lowbal:toggle");
+      keyboard.row().text(ctx.t(account.lowBalanceNotice ? "btn-low-balance-on" : "btn-low-balance-off"), lowBalanceToggle.pack());
     return ctx.reply(ctx.t("balance", { usdt: usdt(available), uzs, ton }), { reply_markup: keyboard });
   }
 
   async function orders(ctx: BotContext) {
     const recent = await core.orders.list(ctx.caller!.account.id, RECENT_ORDERS);
     if (!recent.length) return ctx.reply(ctx.t("orders-none"), { reply_markup: mainMenu(ctx) });
-    const rows = recent.map((order) => [InlineKeyboard.text(orderLine(ctx.t.bind(ctx), order), `order:${order.id}`)]);
+    const rows = recent.map((order) => [InlineKeyboard.text(orderLine(ctx.t.bind(ctx), order), orderDetail.pack({ id: order.id }))]);
     return ctx.reply(ctx.t("orders-title"), { reply_markup: InlineKeyboard.from(rows) });
   }
 
   composer.command("balance", balance);
-  composer.callbackQuery("menu:balance", async (ctx) => {
+  composer.callbackQuery(menuEntry.filter({ entry: "balance" }), async (ctx) => {
     await ctx.answerCallbackQuery();
     await balance(ctx);
   });
-  composer.callbackQuery("lowbal:toggle", async (ctx) => {
+  composer.callbackQuery(lowBalanceToggle.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     const on = !ctx.caller!.account.lowBalanceNotice;
     await core.accounts.setLowBalanceNotice(ctx.caller!.account.id, on);
@@ -44,15 +44,16 @@ export function accountFeatures(core: Core, support: string | null) {
     await ctx.reply(ctx.t(on ? "low-balance-set-on" : "low-balance-set-off", { threshold }), { reply_markup: mainMenu(ctx) });
   });
   composer.command("orders", orders);
-  composer.callbackQuery("menu:orders", async (ctx) => {
+  composer.callbackQuery(menuEntry.filter({ entry: "orders" }), async (ctx) => {
     await ctx.answerCallbackQuery();
     await orders(ctx);
   });
 
   // An order's detail, refreshed from the provider while processing; a completed gift card order shows its codes.
-  composer.callbackQuery(/^order:(\d+)$/, async (ctx) => {
+  composer.callbackQuery(orderDetail.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    const order = await core.orders.current(ctx.caller!.account.id, Number(ctx.match[1])).catch(() => null);
+    const { id } = orderDetail.unpack(ctx.callbackQuery.data);
+    const order = await core.orders.current(ctx.caller!.account.id, id).catch(() => null);
     if (!order) return ctx.reply(ctx.t("order-unknown"), { reply_markup: mainMenu(ctx) });
     const t = ctx.t.bind(ctx);
     const lines = [orderLine(t, order), ctx.t("order-created", { at: order.createdAt.slice(0, 16).replace("T", " ") })];
@@ -66,23 +67,6 @@ export function accountFeatures(core: Core, support: string | null) {
   composer.command(["help", "menu"], (ctx) =>
     ctx.reply(`${ctx.t("help")}${support ? `\n${ctx.t("support", { contact: support })}` : ""}`, { reply_markup: mainMenu(ctx) }),
   );
-
-  const languages = () => {
-    const keyboard = new InlineKeyboard();
-    for (const language of LANGUAGES) keyboard.text(language === "en" ? "English" : "Русский", `lang:${language}`);
-    return keyboard;
-  };
-  composer.command("language", (ctx) => ctx.reply(ctx.t("language-ask"), { reply_markup: languages() }));
-  composer.callbackQuery("menu:language", async (ctx) => {
-    await ctx.answerCallbackQuery();
-    await ctx.reply(ctx.t("language-ask"), { reply_markup: languages() });
-  });
-  composer.callbackQuery(/^lang:(en|ru)$/, async (ctx) => {
-    await ctx.answerCallbackQuery();
-    await core.accounts.setLanguage(ctx.caller!.account.id, ctx.match[1] as Language);
-    ctx.i18n.useLocale(ctx.match[1]);
-    await ctx.reply(ctx.t("language-set"), { reply_markup: mainMenu(ctx) });
-  });
 
   return composer;
 }

@@ -6,6 +6,7 @@ import { targetLabel } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { adminConfirm, topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
@@ -25,6 +26,18 @@ export const ADMIN_COMMANDS = {
   stats: "/stats",
   reject: "/reject <top-up id> <reason>",
 } as const;
+
+/** The buttons only administrators are sent. */
+const ADMIN_BUTTONS = [adminConfirm, topupApprove, topupReject];
+const ADMIN_COMMAND = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
+
+/** An administrator's own command or button: administrators use them without being customers (no key needed). */
+export function isAdminUpdate(admins: Set<number>) {
+  return (ctx: BotContext) =>
+    ctx.from !== undefined &&
+    admins.has(ctx.from.id) &&
+    (ADMIN_COMMAND.test(ctx.message?.text ?? "") || ADMIN_BUTTONS.some((button) => button.parse(ctx.callbackQuery?.data) !== undefined));
+}
 
 /** A bad argument: the i18n key of why, and its values; answered with the command's usage line. */
 class Usage extends Error {
@@ -49,6 +62,25 @@ function adminRefusal(ctx: BotContext, error: DomainError): string {
   return refusalText(ctx.t.bind(ctx), error);
 }
 
+/** Exactly one account, or the refusal (none, or the candidates of an ambiguous target). */
+async function target(core: Core, text: string | undefined): Promise<Account & { telegramId: string }> {
+  if (!text) throw new Usage("adm-need-target");
+  try {
+    return await core.admin.resolveTarget(text);
+  } catch (error) {
+    if (error instanceof DomainError && error.details.rule === "no_account") throw new Usage("adm-no-user", { target: text });
+    throw error;
+  }
+}
+
+/** An amount in USDT above zero, as an administrator types it ("1 000", "12,5"). */
+function amount(text: string | undefined): Micro {
+  const plain = text === undefined ? null : plainNumber(text);
+  const micro = plain === null ? null : parseUsdt(plain);
+  if (micro === null || micro <= 0) throw new Usage("adm-bad-amount", { max: String(MAX_USDT) });
+  return micro;
+}
+
 /** A money move waiting for the admin's Confirm; kept in memory for a few minutes (a restart asks to send it again). */
 interface Pending {
   admin: number;
@@ -56,6 +88,47 @@ interface Pending {
   run(): Promise<string>;
 }
 const PENDING_MS = 5 * 60 * 1000;
+
+/**
+ * Money moves above `confirmAboveMicro` wait for the admin's Confirm: the move is kept in memory for a few
+ * minutes under a token its Confirm and Cancel buttons carry. Installs their handler on `only`, and returns the
+ * function that runs a move at once or asks first.
+ */
+function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro: number) {
+  const pending = new Map<string, Pending>();
+
+  /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
+  async function runOrConfirm(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
+    if (micro <= confirmAboveMicro) return run();
+    const token = randomUUID().slice(0, 12);
+    pending.set(token, { admin: ctx.from!.id, until: core.clock.now().getTime() + PENDING_MS, run });
+    await ctx.reply(question, {
+      reply_markup: new InlineKeyboard()
+        .text(ctx.t("btn-confirm"), adminConfirm.pack({ go: true, token }))
+        .text(ctx.t("btn-cancel"), adminConfirm.pack({ go: false, token })),
+    });
+    return null;
+  }
+
+  only.callbackQuery(adminConfirm.filter(), async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const { go, token } = adminConfirm.unpack(ctx.callbackQuery.data);
+    const waiting = pending.get(token);
+    pending.delete(token);
+    // The buttons go first: a second tap finds no pending move.
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    if (!waiting || waiting.admin !== ctx.from.id || waiting.until < core.clock.now().getTime()) return ctx.reply(ctx.t("adm-expired"));
+    if (!go) return ctx.reply(ctx.t("adm-dropped"));
+    try {
+      await ctx.reply(await waiting.run());
+    } catch (error) {
+      if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
+      else throw error;
+    }
+  });
+
+  return runOrConfirm;
+}
 
 /**
  * Admin commands, for the ids in ADMIN_TELEGRAM_IDS only: everyone else falls through as if they did not exist.
@@ -66,36 +139,7 @@ const PENDING_MS = 5 * 60 * 1000;
 export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   const composer = new Composer<BotContext>();
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
-  const pending = new Map<string, Pending>();
-
-  /** Exactly one account, or the refusal (none, or the candidates of an ambiguous target). */
-  async function target(text: string | undefined): Promise<Account & { telegramId: string }> {
-    if (!text) throw new Usage("adm-need-target");
-    try {
-      return await core.admin.resolveTarget(text);
-    } catch (error) {
-      if (error instanceof DomainError && error.details.rule === "no_account") throw new Usage("adm-no-user", { target: text });
-      throw error;
-    }
-  }
-
-  const amount = (text: string | undefined) => {
-    const plain = text === undefined ? null : plainNumber(text);
-    const micro = plain === null ? null : parseUsdt(plain);
-    if (micro === null || micro <= 0) throw new Usage("adm-bad-amount", { max: String(MAX_USDT) });
-    return micro;
-  };
-
-  /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
-  async function confirmed(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
-    if (micro <= confirmAboveMicro) return run();
-    const token = randomUUID().slice(0, 12);
-    pending.set(token, { admin: ctx.from!.id, until: core.clock.now().getTime() + PENDING_MS, run });
-    await ctx.reply(question, {
-      reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), `adm:ok:${token}`).text(ctx.t("btn-cancel"), `adm:no:${token}`),
-    });
-    return null;
-  }
+  const runOrConfirm = confirmations(only, core, confirmAboveMicro);
 
   /** Runs one admin command: a bad argument answers the usage line, a refusal its reason, never an exception. */
   function command(name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string | null>) {
@@ -112,38 +156,21 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     });
   }
 
-  only.callbackQuery(/^adm:(ok|no):([\w-]+)$/, async (ctx) => {
-    await ctx.answerCallbackQuery();
-    const [, verdict, token] = ctx.match;
-    const waiting = pending.get(token);
-    pending.delete(token);
-    // The buttons go first: a second tap finds no pending move.
-    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
-    if (!waiting || waiting.admin !== ctx.from.id || waiting.until < core.clock.now().getTime()) return ctx.reply(ctx.t("adm-expired"));
-    if (verdict === "no") return ctx.reply(ctx.t("adm-dropped"));
-    try {
-      await ctx.reply(await waiting.run());
-    } catch (error) {
-      if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
-      else throw error;
-    }
-  });
-
   command("credit", async ([who, sum, ...note], actor, ctx) => {
-    const account = await target(who);
+    const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.credit(account.telegramId, micro, actor, note.join(" ") || undefined);
       return ctx.t("adm-credited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
 
   command("debit", async ([who, sum, ...note], actor, ctx) => {
-    const account = await target(who);
+    const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
       const balance = await core.admin.debit(account.telegramId, micro, actor, note.join(" ") || undefined);
       return ctx.t("adm-debited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
@@ -151,7 +178,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
 
   for (const name of ["block", "unblock"] as const) {
     command(name, async ([who], actor, ctx) => {
-      const account = await target(who);
+      const account = await target(core, who);
       await core.admin.setBlocked(account.telegramId, name === "block", actor);
       return ctx.t(name === "block" ? "adm-blocked" : "adm-unblocked", { target: targetLabel(account) });
     });
@@ -161,7 +188,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     if (!MARKUP_PRODUCTS.includes(product as MarkupProduct)) throw new Usage("adm-bad-product", { products: MARKUP_PRODUCTS.join(", ") });
     const basisPoints = percent === "default" ? null : parseBasisPoints(percent ?? "");
     if (basisPoints === null && percent !== "default") throw new Usage("adm-bad-percent");
-    const account = await target(who);
+    const account = await target(core, who);
     await core.admin.setMarkup(account.telegramId, product as MarkupProduct, basisPoints, actor);
     return ctx.t("adm-markup", { target: targetLabel(account), product: product!, percent: basisPoints === null ? "default" : `${percent}%` });
   });
@@ -169,7 +196,7 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
   command("owner", async ([who, daily, perOrder], actor, ctx) => {
     // A limit left out (or "keep") stays as it is; "-" removes it.
     const limit = (text: string | undefined) => (text === undefined || text === "keep" ? undefined : text === "-" ? null : amount(text));
-    const account = await target(who);
+    const account = await target(core, who);
     const limits = await core.admin.makeOwner(account.telegramId, { dailyLimitMicro: limit(daily), orderLimitMicro: limit(perOrder) }, actor);
     const shown = (micro: number | null) => (micro === null ? ctx.t("adm-none") : usdt(micro));
     return ctx.t("adm-owner", { target: targetLabel(account), daily: shown(limits.dailyLimitMicro), perOrder: shown(limits.orderLimitMicro) });
@@ -177,74 +204,77 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
 
   command("wallet", async ([sum], actor, ctx) => {
     const micro = sum === "0" ? fromUsdt(0) : amount(sum);
-    return confirmed(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
       ctx.t("adm-wallet", { amount: usdt(await core.admin.setWallet(micro, actor)) }),
     );
   });
 
-  command("user", async ([who], _actor, ctx) => {
-    const account = await target(who);
-    const [funds, prefix, recent] = await Promise.all([
-      core.accounts.balance(account),
-      core.admin.keyPrefix(account.id),
-      core.orders.list(account.id, 5),
-    ]);
-    const rates = MARKUP_PRODUCTS.map(
-      (p) =>
-        `${ctx.t(`product-${MARKUP_PRODUCT_TYPE[p]}`)} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`,
-    ).join(", ");
-    return [
-      ctx.t("adm-user", {
-        id: account.telegramId,
-        username: account.username ? ` @${account.username}` : "",
-        kind: ctx.t(`kind-${account.kind}`),
-        blocked: account.blocked ? "yes" : "no",
-      }),
-      ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
-      ctx.t("adm-user-key", { prefix: prefix ?? ctx.t("adm-none") }),
-      ctx.t("adm-user-markups", { rates }),
-      ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
-    ].join("\n");
-  });
-
-  command("stats", async (_args, _actor, ctx) => {
-    const { today: rows, days } = await core.admin.volume(core.clock.now(), 30);
-    // The 30 days the Mini App charts, as one line: delivered volume by product.
-    const delivered = new Map<string, number>();
-    for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
-    const { ready } = await core.health.current();
-    const lines = rows.map((r) =>
-      ctx.t("adm-stats-line", {
-        product: ctx.t(`product-${r.product}`),
-        status: ctx.t(`status-${r.status}`),
-        orders: r.orders,
-        volume: usdt(r.volumeMicro),
-      }),
-    );
-    const refunds = rows.filter((r) => r.status === "failed");
-    return [
-      ctx.t("adm-stats-title"),
-      ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
-      ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
-      ctx.t("adm-stats-30d", {
-        list: [...delivered].map(([product, volume]) => `${ctx.t(`product-${product}`)} ${usdt(volume)} USDT`).join(", ") || ctx.t("adm-none"),
-      }),
-      ctx.t("adm-stats-topups", {
-        list:
-          (await core.topups.stats())
-            .map(
-              (r) =>
-                `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`,
-            )
-            .join(", ") || ctx.t("adm-none"),
-      }),
-      ctx.t("adm-stats-upstreams", {
-        list: Object.entries(ready)
-          .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
-          .join(", "),
-      }),
-    ].join("\n");
-  });
+  command("user", async ([who], _actor, ctx) => describeUser(core, ctx, await target(core, who)));
+  command("stats", async (_args, _actor, ctx) => describeStats(core, ctx));
 
   return composer;
+}
+
+/** /user: an account as the administrator sees it: kind, state, balance, key, markups and its latest orders. */
+async function describeUser(core: Core, ctx: BotContext, account: Account & { telegramId: string }): Promise<string> {
+  const [funds, prefix, recent] = await Promise.all([
+    core.accounts.balance(account),
+    core.admin.keyPrefix(account.id),
+    core.orders.list(account.id, 5),
+  ]);
+  const rates = MARKUP_PRODUCTS.map(
+    (p) => `${ctx.t(`product-${MARKUP_PRODUCT_TYPE[p]}`)} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`,
+  ).join(", ");
+  return [
+    ctx.t("adm-user", {
+      id: account.telegramId,
+      username: account.username ? ` @${account.username}` : "",
+      kind: ctx.t(`kind-${account.kind}`),
+      blocked: account.blocked ? "yes" : "no",
+    }),
+    ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
+    ctx.t("adm-user-key", { prefix: prefix ?? ctx.t("adm-none") }),
+    ctx.t("adm-user-markups", { rates }),
+    ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
+  ].join("\n");
+}
+
+/** /stats: today's orders by product and status, refunds, 30 days' delivered volume, top-ups and the upstreams. */
+async function describeStats(core: Core, ctx: BotContext): Promise<string> {
+  const { today: rows, days } = await core.admin.volume(core.clock.now(), 30);
+  // The 30 days the Mini App charts, as one line: delivered volume by product.
+  const delivered = new Map<string, number>();
+  for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
+  const { ready } = await core.health.current();
+  const lines = rows.map((r) =>
+    ctx.t("adm-stats-line", {
+      product: ctx.t(`product-${r.product}`),
+      status: ctx.t(`status-${r.status}`),
+      orders: r.orders,
+      volume: usdt(r.volumeMicro),
+    }),
+  );
+  const refunds = rows.filter((r) => r.status === "failed");
+  return [
+    ctx.t("adm-stats-title"),
+    ...(lines.length ? lines : [ctx.t("adm-stats-none")]),
+    ctx.t("adm-stats-refunds", { orders: refunds.reduce((n, r) => n + r.orders, 0), volume: usdt(refunds.reduce((n, r) => n + r.volumeMicro, 0)) }),
+    ctx.t("adm-stats-30d", {
+      list: [...delivered].map(([product, volume]) => `${ctx.t(`product-${product}`)} ${usdt(volume)} USDT`).join(", ") || ctx.t("adm-none"),
+    }),
+    ctx.t("adm-stats-topups", {
+      list:
+        (await core.topups.stats())
+          .map(
+            (r) =>
+              `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`,
+          )
+          .join(", ") || ctx.t("adm-none"),
+    }),
+    ctx.t("adm-stats-upstreams", {
+      list: Object.entries(ready)
+        .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
+        .join(", "),
+    }),
+  ].join("\n");
 }

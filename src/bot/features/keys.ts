@@ -1,6 +1,7 @@
 import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
+import { rotateKey, rotateKeyAnswer } from "../callback-data.js";
 import type { BotContext, FlowContext } from "../context.js";
 import { speak } from "../../core/accounts.js";
 import { mainMenu } from "../keyboards.js";
@@ -31,21 +32,23 @@ export function keyFeatures(core: Core) {
     await showKey(ctx, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
   });
 
-  composer.callbackQuery("key:rotate", async (ctx) => {
+  composer.callbackQuery(rotateKey.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.conversation.exitAll();
     await ctx.reply(ctx.t("key-rotate-ask"), {
-      reply_markup: new InlineKeyboard().text(ctx.t("btn-rotate"), "key:rotate:yes").text(ctx.t("btn-keep-key"), "key:rotate:no"),
+      reply_markup: new InlineKeyboard()
+        .text(ctx.t("btn-rotate"), rotateKeyAnswer.pack({ yes: true }))
+        .text(ctx.t("btn-keep-key"), rotateKeyAnswer.pack({ yes: false })),
     });
   });
 
-  composer.callbackQuery("key:rotate:no", async (ctx) => {
+  composer.callbackQuery(rotateKeyAnswer.filter({ yes: false }), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
     await ctx.reply(ctx.t("key-kept"), { reply_markup: mainMenu(ctx) });
   });
 
-  composer.callbackQuery("key:rotate:yes", async (ctx) => {
+  composer.callbackQuery(rotateKeyAnswer.filter({ yes: true }), async (ctx) => {
     await ctx.answerCallbackQuery();
     // The confirmation loses its buttons first; a second tap finds none to remove and issues nothing.
     const removed = await ctx.editMessageReplyMarkup({ reply_markup: undefined }).then(

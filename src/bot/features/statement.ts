@@ -2,6 +2,7 @@ import { Composer, InlineKeyboard, InputFile } from "grammy";
 import type { Core } from "../../core/index.js";
 import type { StatementEntry, StatementRange } from "../../core/statement.js";
 import { exportFileName, statementCsv } from "../../wire/statement-csv.js";
+import { menuEntry, statementExport, statementPage } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { type Translate, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";
@@ -46,12 +47,12 @@ export function statementFeatures(core: Core) {
     const t = ctx.t.bind(ctx);
     const statement = await core.statements.page(account, { limit: PAGE_SIZE, before, from: null, to: null });
     const keyboard = new InlineKeyboard();
-    if (statement.nextBefore !== null) keyboard.text(ctx.t("statement-older"), `stmt:${statement.nextBefore}`).row();
+    if (statement.nextBefore !== null) keyboard.text(ctx.t("statement-older"), statementPage.pack({ before: statement.nextBefore })).row();
     keyboard
-      .text(ctx.t("statement-export-month"), "stmtcsv:month")
-      .text(ctx.t("statement-export-last-month"), "stmtcsv:last-month")
+      .text(ctx.t("statement-export-month"), statementExport.pack({ range: "month" }))
+      .text(ctx.t("statement-export-last-month"), statementExport.pack({ range: "last-month" }))
       .row()
-      .text(ctx.t("statement-export-30d"), "stmtcsv:30d");
+      .text(ctx.t("statement-export-30d"), statementExport.pack({ range: "30d" }));
     const title =
       statement.basis === "owner_orders"
         ? ctx.t("statement-title-owner", { total: usdt(statement.closingMicro) })
@@ -77,17 +78,17 @@ export function statementFeatures(core: Core) {
   }
 
   composer.command("statement", (ctx) => page(ctx, null));
-  composer.callbackQuery("menu:statement", async (ctx) => {
+  composer.callbackQuery(menuEntry.filter({ entry: "statement" }), async (ctx) => {
     await ctx.answerCallbackQuery();
     await page(ctx, null);
   });
-  composer.callbackQuery(/^stmt:(\d{1,15})$/, async (ctx) => {
+  composer.callbackQuery(statementPage.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    await page(ctx, Number(ctx.match[1]));
+    await page(ctx, statementPage.unpack(ctx.callbackQuery.data).before);
   });
-  composer.callbackQuery(/^stmtcsv:(month|last-month|30d)$/, async (ctx) => {
+  composer.callbackQuery(statementExport.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    await exportRange(ctx, ctx.match[1] as ExportRange);
+    await exportRange(ctx, statementExport.unpack(ctx.callbackQuery.data).range);
   });
   return composer;
 }

@@ -2,58 +2,59 @@ import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, InlineKeyboard } from "grammy";
 import { DomainError } from "../../core/errors.js";
 import type { Core } from "../../core/index.js";
+import { webhookNewSecret, webhookPing, webhookRemove, webhookRemoveAnswer, webhookRevokePrevious } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { mainMenu } from "../keyboards.js";
+
+/** A stored time to the minute, as the status shows times (UTC). */
+const minuteOf = (at: string) => at.slice(0, 16).replace("T", " ");
+
+/** The endpoint as it stands: its URL, state, backlog, back-off and last attempt, with what can be done. */
+async function status(core: Core, ctx: BotContext) {
+  const { webhooks } = core;
+  const accountId = ctx.caller!.account.id;
+  const endpoint = await webhooks.get(accountId);
+  if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
+  const [last] = await webhooks.attempts(accountId, { limit: 1 });
+  const lines = [
+    ctx.t("webhook-status", { url: endpoint.url, enabled: endpoint.enabled ? "yes" : "no", pending: await webhooks.pending(accountId) }),
+  ];
+  if (!endpoint.enabled) lines.push(ctx.t("webhook-disabled-why", { reason: endpoint.disabledReason ?? "" }));
+  else if (endpoint.retryAt)
+    lines.push(ctx.t("webhook-backing-off", { since: minuteOf(endpoint.failingSince ?? ""), next: minuteOf(endpoint.retryAt) }));
+  if (endpoint.droppedEvents > 0) {
+    lines.push(ctx.t("webhook-dropped", { count: endpoint.droppedEvents, limit: webhooks.pendingLimit, at: minuteOf(endpoint.lastDroppedAt ?? "") }));
+  }
+  if (last) {
+    const result = last.succeeded ? String(last.statusCode) : (last.error ?? "");
+    lines.push(ctx.t("webhook-last", { at: minuteOf(last.attemptedAt), type: last.eventType, result }));
+  }
+  const keyboard = new InlineKeyboard()
+    .text(ctx.t("btn-webhook-ping"), webhookPing.pack())
+    .text(ctx.t("btn-webhook-secret"), webhookNewSecret.pack())
+    .row()
+    .text(ctx.t("btn-webhook-remove"), webhookRemove.pack());
+  // During a rotation's overlap the old secret still signs: it can be stopped at once (a leaked one).
+  if (endpoint.previousSecretUntil && endpoint.previousSecretUntil > core.clock.now().toISOString()) {
+    keyboard.row().text(ctx.t("btn-webhook-revoke"), webhookRevokePrevious.pack());
+  }
+  return ctx.reply(lines.join("\n"), { reply_markup: keyboard });
+}
+
+/** A secret is shown once, as a code entity (tap to copy). */
+async function showSecret(ctx: BotContext, intro: string, secret: string) {
+  const message = fmt`${intro}\n\n${FormattedString.code(secret)}\n\n${ctx.t("webhook-secret-once")}`;
+  await ctx.reply(message.text, { entities: message.entities, reply_markup: mainMenu(ctx) });
+}
 
 /** /webhook: the key's signed webhook endpoint, set by URL, with a test ping, a new secret and removal. */
 export function webhookFeatures(core: Core) {
   const composer = new Composer<BotContext>();
   const { webhooks } = core;
 
-  /** A stored time to the minute, as the status shows times (UTC). */
-  const minuteOf = (at: string) => at.slice(0, 16).replace("T", " ");
-
-  async function status(ctx: BotContext) {
-    const accountId = ctx.caller!.account.id;
-    const endpoint = await webhooks.get(accountId);
-    if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
-    const [last] = await webhooks.attempts(accountId, { limit: 1 });
-    const lines = [
-      ctx.t("webhook-status", { url: endpoint.url, enabled: endpoint.enabled ? "yes" : "no", pending: await webhooks.pending(accountId) }),
-    ];
-    if (!endpoint.enabled) lines.push(ctx.t("webhook-disabled-why", { reason: endpoint.disabledReason ?? "" }));
-    else if (endpoint.retryAt)
-      lines.push(ctx.t("webhook-backing-off", { since: minuteOf(endpoint.failingSince ?? ""), next: minuteOf(endpoint.retryAt) }));
-    if (endpoint.droppedEvents > 0) {
-      lines.push(
-        ctx.t("webhook-dropped", { count: endpoint.droppedEvents, limit: webhooks.pendingLimit, at: minuteOf(endpoint.lastDroppedAt ?? "") }),
-      );
-    }
-    if (last) {
-      const result = last.succeeded ? String(last.statusCode) : (last.error ?? "");
-      lines.push(ctx.t("webhook-last", { at: minuteOf(last.attemptedAt), type: last.eventType, result }));
-    }
-    const keyboard = new InlineKeyboard()
-      .text(ctx.t("btn-webhook-ping"), "wh:ping")
-      .text(ctx.t("btn-webhook-secret"), "wh:secret")
-      .row()
-      .text(ctx.t("btn-webhook-remove"), "wh:remove");
-    // During a rotation's overlap the old secret still signs: it can be stopped at once (a leaked one).
-    if (endpoint.previousSecretUntil && endpoint.previousSecretUntil > core.clock.now().toISOString()) {
-      keyboard.row().text(ctx.t("btn-webhook-revoke"), "wh:revoke");
-    }
-    return ctx.reply(lines.join("\n"), { reply_markup: keyboard });
-  }
-
-  /** A secret is shown once, as a code entity (tap to copy). */
-  async function showSecret(ctx: BotContext, intro: string, secret: string) {
-    const message = fmt`${intro}\n\n${FormattedString.code(secret)}\n\n${ctx.t("webhook-secret-once")}`;
-    await ctx.reply(message.text, { entities: message.entities, reply_markup: mainMenu(ctx) });
-  }
-
   composer.command("webhook", async (ctx) => {
     const url = ctx.match.trim();
-    if (!url) return status(ctx);
+    if (!url) return status(core, ctx);
     try {
       const { endpoint, secret } = await webhooks.set(ctx.caller!.account.id, url);
       if (secret) return showSecret(ctx, ctx.t("webhook-set", { url: endpoint.url }), secret);
@@ -64,7 +65,7 @@ export function webhookFeatures(core: Core) {
     }
   });
 
-  composer.callbackQuery("wh:ping", async (ctx) => {
+  composer.callbackQuery(webhookPing.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     const endpoint = await webhooks.get(ctx.caller!.account.id);
     if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
@@ -75,15 +76,15 @@ export function webhookFeatures(core: Core) {
     return ctx.reply(text, { reply_markup: mainMenu(ctx) });
   });
 
-  composer.callbackQuery("wh:secret", async (ctx) => {
+  composer.callbackQuery(webhookNewSecret.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     const endpoint = await webhooks.get(ctx.caller!.account.id);
     if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
     const rotated = await webhooks.rotateSecret(ctx.caller!.account.id);
-    await showSecret(ctx, ctx.t("webhook-secret-new", { until: rotated.previousSecretUntil.slice(0, 16).replace("T", " ") }), rotated.secret);
+    await showSecret(ctx, ctx.t("webhook-secret-new", { until: minuteOf(rotated.previousSecretUntil) }), rotated.secret);
   });
 
-  composer.callbackQuery("wh:revoke", async (ctx) => {
+  composer.callbackQuery(webhookRevokePrevious.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
     if (!(await webhooks.get(ctx.caller!.account.id))) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
@@ -91,16 +92,18 @@ export function webhookFeatures(core: Core) {
     return ctx.reply(ctx.t("webhook-revoked"), { reply_markup: mainMenu(ctx) });
   });
 
-  composer.callbackQuery("wh:remove", async (ctx) => {
+  composer.callbackQuery(webhookRemove.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.reply(ctx.t("webhook-remove-ask"), {
-      reply_markup: new InlineKeyboard().text(ctx.t("btn-webhook-remove-yes"), "wh:remove:yes").text(ctx.t("btn-webhook-keep"), "wh:remove:no"),
+      reply_markup: new InlineKeyboard()
+        .text(ctx.t("btn-webhook-remove-yes"), webhookRemoveAnswer.pack({ yes: true }))
+        .text(ctx.t("btn-webhook-keep"), webhookRemoveAnswer.pack({ yes: false })),
     });
   });
-  composer.callbackQuery(/^wh:remove:(yes|no)$/, async (ctx) => {
+  composer.callbackQuery(webhookRemoveAnswer.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
-    if (ctx.match[1] === "no") return ctx.reply(ctx.t("webhook-kept"), { reply_markup: mainMenu(ctx) });
+    if (!webhookRemoveAnswer.unpack(ctx.callbackQuery.data).yes) return ctx.reply(ctx.t("webhook-kept"), { reply_markup: mainMenu(ctx) });
     const removed = await webhooks.remove(ctx.caller!.account.id);
     return ctx.reply(ctx.t(removed ? "webhook-removed" : "webhook-none"), { reply_markup: mainMenu(ctx) });
   });

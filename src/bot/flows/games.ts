@@ -1,12 +1,35 @@
 import { PLAYER_ID_PATTERN } from "../../core/limits.js";
 import { needsServer, type PricedDenomination } from "../../core/products/games.js";
+import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, refuse, startFlow } from "./kit.js";
+
+/** A game as the live list gives it. */
+type Game = Parameters<typeof needsServer>[0];
+
+/** The server: buttons carrying the exact listed values (or a label or value typed), or digits where none are listed. */
+async function chooseServer(conversation: Flow, ctx: FlowContext, game: Game): Promise<{ id: string; label: string }> {
+  const listed = Object.entries(game.servers ?? {});
+  if (listed.length) {
+    return choose(
+      conversation,
+      ctx,
+      ctx.t("ask-server"),
+      listed.map(([label, id]) => ({ label, value: { id, label }, aliases: [id] })),
+    );
+  }
+  let prompt = ctx.t("ask-server-id");
+  for (;;) {
+    const reply = await ask(conversation, ctx, prompt);
+    if (reply.kind === "text" && /^\d{1,6}$/.test(reply.text)) return { id: reply.text, label: reply.text };
+    prompt = ctx.t("bad-server-id");
+  }
+}
 
 export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const list = await attempt(conversation, () => core.games.list(caller));
+  const list = await callCore(conversation, () => core.games.list(caller));
   if (!list.ok) return refuse(conversation, ctx, deps, list);
 
   // The game, from the live list: a button, or its name or code typed.
@@ -17,31 +40,12 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     list.value.games.map((g) => ({ label: g.name, value: g, aliases: [g.code] })),
   );
   const code = game.code;
-  const catalogue = await attempt(conversation, () => core.games.catalogue(caller, code));
+  const catalogue = await callCore(conversation, () => core.games.catalogue(caller, code));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
   if (game.notes) await ctx.reply(ctx.t("game-notes", { notes: game.notes }));
 
-  // The server: buttons carrying the exact listed values (or a label or value typed), or digits where none are listed.
-  let server: { id: string; label: string } | null = null;
-  if (needsServer(game)) {
-    const listed = Object.entries(game.servers ?? {});
-    if (listed.length) {
-      server = await choose(
-        conversation,
-        ctx,
-        ctx.t("ask-server"),
-        listed.map(([label, id]) => ({ label, value: { id, label }, aliases: [id] })),
-      );
-    } else {
-      let prompt = ctx.t("ask-server-id");
-      while (!server) {
-        const reply = await ask(conversation, ctx, prompt);
-        if (reply.kind === "text" && /^\d{1,6}$/.test(reply.text)) server = { id: reply.text, label: reply.text };
-        prompt = ctx.t("bad-server-id");
-      }
-    }
-  }
+  const server = needsServer(game) ? await chooseServer(conversation, ctx, game) : null;
   const serverId = server?.id ?? null;
 
   // The player, checked with the provider; the top-ups are offered under the account's name, so choosing one
@@ -53,7 +57,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
       prompt = ctx.t("bad-player-id-format");
       continue;
     }
-    const checked = await attempt(conversation, () => core.games.findPlayer(code, playerId, serverId));
+    const checked = await callCore(conversation, () => core.games.findPlayer(code, playerId, serverId));
     if (!checked.ok) return refuse(conversation, ctx, deps, checked);
     if (!checked.value.found) {
       prompt = `${ctx.t("bad-player-id")}\n${ctx.t("provider-note", { note: checked.value.note })}`;
@@ -61,7 +65,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     }
     const playerName = checked.value.playerName;
     // The catalogue read now, with the exact prices to be charged.
-    const fresh = await attempt(conversation, () => core.games.catalogue(caller, code));
+    const fresh = await callCore(conversation, () => core.games.catalogue(caller, code));
     if (!fresh.ok) return refuse(conversation, ctx, deps, fresh);
     // Only what the balance covers is offered: a top-up picked that it does not would end the flow.
     const affordable = fresh.value.denominations.filter((d) => d.priceMicro <= canSpendMicro);
@@ -76,7 +80,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     }
     const request = { code, denomination: chosen.name, playerId, serverId };
     const serverLabel = server?.label;
-    return purchase(conversation, ctx, deps, caller, {
+    return confirmAndBuy(conversation, ctx, deps, caller, {
       price: () => core.games.price(caller, request),
       describe: ({ details }) => {
         const what = { denomination: details.denomination, game: game.name, name: details.player_name, id: details.player_id };

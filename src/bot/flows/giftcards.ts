@@ -1,11 +1,12 @@
 import { InlineKeyboard } from "grammy";
+import { quantityPreset } from "../callback-data.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, finish, parseWhole, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, parseWhole, refuse, startFlow } from "./kit.js";
 
 export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const list = await attempt(conversation, () => core.giftcards.list(caller));
+  const list = await callCore(conversation, () => core.giftcards.list(caller));
   if (!list.ok) return refuse(conversation, ctx, deps, list);
   const brands = list.value.brands;
 
@@ -19,7 +20,7 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
   );
 
   const categoryId = brand.categoryId;
-  const catalogue = await attempt(conversation, () => core.giftcards.catalogue(caller, categoryId));
+  const catalogue = await callCore(conversation, () => core.giftcards.catalogue(caller, categoryId));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const cards = catalogue.value.cards.filter((c) => c.stock >= c.minQuantity);
   if (!cards.length) {
@@ -51,18 +52,18 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
   const most = Math.min(card.maxQuantity, card.stock);
   const quantityKeys = Array.from({ length: Math.min(most, card.minQuantity + 4) - card.minQuantity + 1 }, (_, i) => card.minQuantity + i);
   const keyboard = new InlineKeyboard();
-  for (const q of quantityKeys) keyboard.text(String(q), `q:${q}`);
+  for (const q of quantityKeys) keyboard.text(String(q), quantityPreset.pack({ quantity: q }));
   let prompt = ctx.t("ask-quantity", { min: card.minQuantity, max: most });
   let quantity: number | null = null;
   while (quantity === null) {
     const reply = await ask(conversation, ctx, prompt, keyboard);
-    quantity = parseWhole(reply.kind === "button" ? reply.data.replace(/^q:/, "") : reply.text, card.minQuantity, most);
+    quantity = parseWhole(reply.kind === "button" ? String(quantityPreset.parse(reply.data)?.quantity ?? "") : reply.text, card.minQuantity, most);
     prompt = ctx.t("bad-quantity", { min: card.minQuantity, max: most });
   }
 
   const request = { categoryId, cardId: card.cardId, quantity };
   const brandName = brand.name;
-  return purchase(conversation, ctx, deps, caller, {
+  return confirmAndBuy(conversation, ctx, deps, caller, {
     price: () => core.giftcards.price(caller, request),
     describe: ({ details }) => ctx.t("what-giftcard", { quantity: details.quantity, name: details.denomination, brand: brandName }),
     buy: (options) => core.giftcards.buy(caller, request, options),

@@ -1,15 +1,62 @@
 import { InlineKeyboard } from "grammy";
+import type { Caller } from "../../core/accounts.js";
 import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
+import { recipientMyself, skipMessage } from "../callback-data.js";
+import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, finish, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, type FlowDeps, refuse, startFlow } from "./kit.js";
 
 /** The Skip button's label in both languages, typed instead of tapped. */
 const SKIP_WORDS = new Set(["skip", "пропустить"]);
 
+/** The recipient, checked at once: unknown, or refusing gifts (their choice), is asked again with the reason. */
+async function giftRecipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller): Promise<Recipient> {
+  const { core } = deps;
+  const own = ctx.from?.username;
+  const meKeys = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), recipientMyself.pack()) : undefined;
+  const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
+  let prompt = question;
+  for (;;) {
+    const reply = await ask(conversation, ctx, prompt, meKeys);
+    const username = reply.kind === "button" ? (recipientMyself.parse(reply.data) && own ? own : null) : parseUsername(reply.text);
+    if (!username) {
+      prompt = `${ctx.t("bad-username")}\n${question}`;
+      continue;
+    }
+    const check = await callCore(conversation, () => core.gifts.checkRecipient(username));
+    if (!check.ok) return refuse(conversation, ctx, deps, check);
+    if (!check.value.exists) prompt = ctx.t("recipient-not-found", { username });
+    else if (!check.value.acceptsGifts) prompt = ctx.t("gift-refuses-choose-another", { username });
+    else {
+      // The name, as stars and premium show it, when the delivery gateway knows the user.
+      const found = await callCore(conversation, () => core.search(caller, "stars", username));
+      return { username, name: found.ok ? found.value.name : username };
+    }
+  }
+}
+
+/** The message sent with the gift, up to its limit; Skip (tapped or typed) sends none. */
+async function giftMessage(conversation: Flow, ctx: FlowContext, recipient: Recipient): Promise<string> {
+  let prompt = ctx.t("ask-gift-message", { max: MESSAGE_MAX, name: recipient.name, username: recipient.username });
+  for (;;) {
+    const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), skipMessage.pack()));
+    // Typing the button's label (in either language) skips too, as with every other button question.
+    const typedSkip = reply.kind === "text" && SKIP_WORDS.has(reply.text.trim().toLowerCase());
+    if ((reply.kind === "button" && skipMessage.parse(reply.data)) || typedSkip) return "";
+    if (reply.kind === "text" && reply.text.length <= MESSAGE_MAX) return reply.text;
+    prompt = ctx.t("bad-gift-message", { max: MESSAGE_MAX });
+  }
+}
+
+interface Recipient {
+  username: string;
+  name: string;
+}
+
 export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const catalogue = await attempt(conversation, () => core.gifts.catalogue());
+  const catalogue = await callCore(conversation, () => core.gifts.catalogue());
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
   const items = catalogue.value;
   if (!items.length) {
@@ -32,40 +79,8 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
     2,
   );
 
-  // The recipient, checked at once: unknown, or refusing gifts (their choice), is asked again with the reason.
-  const own = ctx.from?.username;
-  const meKeys = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), "me") : undefined;
-  const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
-  let prompt = question;
-  let recipient: { username: string; name: string } | null = null;
-  while (!recipient) {
-    const reply = await ask(conversation, ctx, prompt, meKeys);
-    const username = reply.kind === "button" ? (reply.data === "me" && own ? own : null) : parseUsername(reply.text);
-    if (!username) {
-      prompt = `${ctx.t("bad-username")}\n${question}`;
-      continue;
-    }
-    const check = await attempt(conversation, () => core.gifts.checkRecipient(username));
-    if (!check.ok) return refuse(conversation, ctx, deps, check);
-    if (!check.value.exists) prompt = ctx.t("recipient-not-found", { username });
-    else if (!check.value.acceptsGifts) prompt = ctx.t("gift-refuses-choose-another", { username });
-    else {
-      // The name, as stars and premium show it, when the delivery gateway knows the user.
-      const found = await attempt(conversation, () => core.search(caller, "stars", username));
-      recipient = { username, name: found.ok ? found.value.name : username };
-    }
-  }
-
-  prompt = ctx.t("ask-gift-message", { max: MESSAGE_MAX, name: recipient.name, username: recipient.username });
-  let message: string | null = null;
-  while (message === null) {
-    const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), "skip"));
-    // Typing the button's label (in either language) skips too, as with every other button question.
-    const typedSkip = reply.kind === "text" && SKIP_WORDS.has(reply.text.trim().toLowerCase());
-    if ((reply.kind === "button" && reply.data === "skip") || typedSkip) message = "";
-    else if (reply.kind === "text" && reply.text.length <= MESSAGE_MAX) message = reply.text;
-    prompt = ctx.t("bad-gift-message", { max: MESSAGE_MAX });
-  }
+  const recipient = await giftRecipient(conversation, ctx, deps, caller);
+  const message = await giftMessage(conversation, ctx, recipient);
 
   const hideName = await choose(
     conversation,
@@ -80,7 +95,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
 
   const request = { recipient: recipient.username, giftId: gift.giftId, hideName, message };
   const to = recipient;
-  return purchase(conversation, ctx, deps, caller, {
+  return confirmAndBuy(conversation, ctx, deps, caller, {
     price: () => core.gifts.price(caller, request),
     describe: ({ details }) =>
       ctx.t("what-gift", {

@@ -7,11 +7,10 @@ import type { Core } from "../../core/index.js";
 import type { Micro } from "../../core/money.js";
 import type { Order } from "../../core/products/index.js";
 import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
+import { cancelFlow, confirmPurchase, menuEntry, pickOption, rotateKey, rotateKeyAnswer } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
-
-export const CANCEL = "cancel";
 
 export interface FlowDeps {
   core: Core;
@@ -46,7 +45,7 @@ export function defineFlow(
         await ctx.conversation.enter(id);
       };
       composer.command(id, enter);
-      composer.callbackQuery(`menu:${id}`, async (ctx) => {
+      composer.callbackQuery(menuEntry.filter({ entry: id }), async (ctx) => {
         await ctx.answerCallbackQuery();
         await enter(ctx);
       });
@@ -63,8 +62,11 @@ export type Outcome<T> = { ok: true; value: T } | ({ ok: false } & Refusal);
 /** The keyboard with a Cancel row below it; the keyboard given is left as it was, so a re-ask adds no second Cancel. */
 export function withCancel(ctx: FlowContext, keyboard?: InlineKeyboard): InlineKeyboard {
   const rows = (keyboard?.inline_keyboard ?? []).filter((row) => row.length);
-  return InlineKeyboard.from([...rows, [InlineKeyboard.text(ctx.t("btn-cancel"), CANCEL)]]);
+  return InlineKeyboard.from([...rows, [InlineKeyboard.text(ctx.t("btn-cancel"), cancelFlow.pack())]]);
 }
+
+/** Buttons that leave a flow for what they do outside it: the main menu's entries and "New API key". */
+const LEAVING = [menuEntry, rotateKey, rotateKeyAnswer];
 
 /**
  * Waits for the user's next text or button. A command or a main-menu button leaves the flow and is handled
@@ -75,7 +77,7 @@ export async function answer(conversation: Flow, ctx: FlowContext): Promise<Answ
     const next = await conversation.wait();
     const data = next.callbackQuery?.data;
     if (data !== undefined) {
-      if (data.startsWith("menu:") || data.startsWith("key:")) await conversation.halt({ next: true });
+      if (LEAVING.some((button) => button.parse(data) !== undefined)) await conversation.halt({ next: true });
       await next.answerCallbackQuery();
       return { kind: "button", data, ctx: next };
     }
@@ -109,14 +111,15 @@ const fold = (text: string) => text.trim().toLowerCase().replace(/\s+/g, " ");
 export async function choose<T>(conversation: Flow, ctx: FlowContext, prompt: string, options: Option<T>[], perRow = 1): Promise<T> {
   const keyboard = new InlineKeyboard();
   options.forEach((option, i) => {
-    keyboard.text(option.label, `o:${i}`);
+    keyboard.text(option.label, pickOption.pack({ index: i }));
     if (i % perRow === perRow - 1) keyboard.row();
   });
   let question = prompt;
   for (;;) {
     const reply = await ask(conversation, ctx, question, keyboard);
-    if (reply.kind === "button" && reply.data.startsWith("o:")) {
-      const option = options[Number(reply.data.slice(2))];
+    const picked = reply.kind === "button" ? pickOption.parse(reply.data) : undefined;
+    if (picked) {
+      const option = options[picked.index];
       if (option) return option.value;
     }
     if (reply.kind === "text") {
@@ -129,7 +132,7 @@ export async function choose<T>(conversation: Flow, ctx: FlowContext, prompt: st
 }
 
 /** Runs a core call once (replays reuse its logged result); a DomainError comes back as data. */
-export function attempt<T>(conversation: Flow, task: () => Promise<T>): Promise<Outcome<T>> {
+export function callCore<T>(conversation: Flow, task: () => Promise<T>): Promise<Outcome<T>> {
   return conversation.external(async (): Promise<Outcome<T>> => {
     try {
       return { ok: true, value: await task() };
@@ -209,7 +212,7 @@ export interface Purchase<D> {
  * have moved meanwhile, nothing is charged and the new price is shown to confirm again. The idempotency key
  * is made (and kept in the conversation's state) before the question, so a double tap or a replayed update buys once.
  */
-export async function purchase<D>(
+export async function confirmAndBuy<D>(
   conversation: Flow,
   ctx: FlowContext,
   deps: FlowDeps,
@@ -218,7 +221,7 @@ export async function purchase<D>(
   /** A price the flow already read to check an answer. */
   first?: Outcome<Priced<D>>,
 ): Promise<void> {
-  let price = first ?? (await attempt(conversation, () => order.price()));
+  let price = first ?? (await callCore(conversation, () => order.price()));
   const key = await conversation.external(() => randomUUID());
   for (let round = 0; ; round++) {
     if (!price.ok) return refuse(conversation, ctx, deps, price);
@@ -228,20 +231,20 @@ export async function purchase<D>(
       return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
     }
     // The token names this round: a Confirm left over from an earlier price buys nothing.
-    const token = `ok:${key.slice(0, 8)}:${round}`;
+    const token = confirmPurchase.pack({ key: key.slice(0, 8), round });
     const summary = ctx.t("confirm", { what: order.describe(price.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
-    await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), CANCEL) });
+    await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), cancelFlow.pack()) });
     for (;;) {
       const reply = await answer(conversation, ctx);
       if (reply.kind === "button" && reply.data === token) break;
       await ctx.reply(ctx.t("flow-confirm-or-cancel"));
     }
-    const result = await attempt(conversation, () =>
+    const result = await callCore(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
     if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
     await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
-    price = await attempt(conversation, () => order.price());
+    price = await callCore(conversation, () => order.price());
   }
 }
 

@@ -4,9 +4,10 @@ import { storeQuote } from "../../core/markup.js";
 import { parseUsd } from "../../core/money.js";
 import type { StoreDetails } from "../../core/products/store.js";
 import type { Priced, PurchaseOptions } from "../../core/purchase.js";
+import { storeAmountPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";
-import { ask, attempt, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, confirmAndBuy, defineFlow, ensureAffordable, refuse, startFlow } from "./kit.js";
 
 const PRESETS_USD = [5, 10, 25, 50, 100];
 const LOGIN_REFUSALS = { email: "bad-login-email", numeric_link: "bad-login-numeric", pattern: "bad-login" } as const;
@@ -25,7 +26,7 @@ async function login(conversation: Flow, ctx: FlowContext): Promise<string> {
 export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const pricing = await attempt(conversation, () => core.store.pricing(caller));
+  const pricing = await callCore(conversation, () => core.store.pricing(caller));
   if (!pricing.ok) return refuse(conversation, ctx, deps, pricing);
   const { limits, markupBp } = pricing.value;
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
@@ -34,19 +35,20 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
   // The amount, checked by the core's price against the live limits; a refused amount is asked again with them.
   const presets = new InlineKeyboard();
   for (const dollars of PRESETS_USD.filter((d) => d * 1e6 >= limits.minMicro && d * 1e6 <= limits.maxMicro))
-    presets.text(usd(dollars * 1e6), `a:${dollars}`);
+    presets.text(usd(dollars * 1e6), storeAmountPreset.pack({ usd: dollars }));
   const range = { min: usd(limits.minMicro), max: usd(limits.maxMicro) };
   let prompt = ctx.t("ask-store-amount", { login: account, ...range });
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, presets);
-    const typed = reply.kind === "button" ? reply.data.replace(/^a:/, "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
+    const typed =
+      reply.kind === "button" ? String(storeAmountPreset.parse(reply.data)?.usd ?? "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
     const micro = typed === null ? null : parseUsd(typed);
     if (micro === null) {
       prompt = ctx.t("bad-store-amount", range);
       continue;
     }
     const request = { login: account, amountMicro: micro };
-    const price = await attempt(conversation, () => core.store.price(caller, request));
+    const price = await callCore(conversation, () => core.store.price(caller, request));
     if (!price.ok && price.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
       const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = price.details;
@@ -68,6 +70,6 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       buy: (options: PurchaseOptions) => core.store.buy(caller, request, options),
       later: ctx.t("later-store"),
     };
-    return purchase(conversation, ctx, deps, caller, order, price);
+    return confirmAndBuy(conversation, ctx, deps, caller, order, price);
   }
 });

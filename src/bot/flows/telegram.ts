@@ -2,26 +2,27 @@ import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
 import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
 import type { Found } from "../../core/products/telegram.js";
+import { recipientMyself, starsPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, attempt, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse, startFlow } from "./kit.js";
+import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, type FlowDeps, parseWhole, refuse, startFlow } from "./kit.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
 /** Asks for the recipient (the user themself when they have a username) and looks them up, until one is found. */
 async function recipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller, product: "stars" | "premium"): Promise<Found> {
   const own = ctx.from?.username;
-  const keyboard = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), "me") : undefined;
+  const keyboard = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), recipientMyself.pack()) : undefined;
   const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
   let prompt = question;
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, keyboard);
-    const username = reply.kind === "button" ? (reply.data === "me" && own ? own : null) : parseUsername(reply.text);
+    const username = reply.kind === "button" ? (recipientMyself.parse(reply.data) && own ? own : null) : parseUsername(reply.text);
     if (!username) {
       prompt = `${ctx.t("bad-username")}\n${question}`;
       continue;
     }
-    const found = await attempt(conversation, () => deps.core.search(caller, product, username));
+    const found = await callCore(conversation, () => deps.core.search(caller, product, username));
     if (found.ok) return found.value;
     if (found.code !== "not_found") return refuse(conversation, ctx, deps, found);
     prompt = ctx.t("recipient-not-found", { username });
@@ -35,16 +36,16 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
   const who = await recipient(conversation, ctx, deps, caller, "stars");
   const presets = new InlineKeyboard();
   STAR_PRESETS.forEach((n, i) => {
-    presets.text(String(n), `n:${n}`);
+    presets.text(String(n), starsPreset.pack({ stars: n }));
     if (i % 3 === 2) presets.row();
   });
   let prompt = ctx.t("ask-stars", { name: who.name, username: who.username, min: STARS_MIN, max: STARS_MAX });
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, presets);
-    const stars = parseWhole(reply.kind === "button" ? reply.data.replace(/^n:/, "") : reply.text, STARS_MIN, STARS_MAX);
+    const stars = parseWhole(reply.kind === "button" ? String(starsPreset.parse(reply.data)?.stars ?? "") : reply.text, STARS_MIN, STARS_MAX);
     if (stars !== null) {
       const request = { username: who.username, stars };
-      return purchase(conversation, ctx, deps, caller, {
+      return confirmAndBuy(conversation, ctx, deps, caller, {
         price: () => core.stars.price(caller, request),
         describe: () => ctx.t("what-stars", { amount: stars, username: who.username }),
         buy: (options) => core.stars.buy(caller, request, options),
@@ -69,7 +70,7 @@ export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async
   }));
   const months = await choose(conversation, ctx, ctx.t("ask-months", { name: who.name, username: who.username }), options, 3);
   const request = { username: who.username, months };
-  return purchase(conversation, ctx, deps, caller, {
+  return confirmAndBuy(conversation, ctx, deps, caller, {
     price: () => core.premium.price(caller, request),
     describe: () => ctx.t("what-premium", { months, username: who.username }),
     buy: (options) => core.premium.buy(caller, request, options),
