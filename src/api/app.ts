@@ -6,7 +6,7 @@ import { DomainError } from "../core/errors.js";
 import type { AnsweredRequest } from "../observability/metrics.js";
 import type { Core } from "../core/index.js";
 import { isMiniAppCaller, rateLimitKey, registerAuth } from "./auth.js";
-import { errorHandler } from "./errors.js";
+import { errorHandler, notFoundHandler } from "./errors.js";
 import { addDraftRateLimitHeaders } from "./rate-limit-headers.js";
 import { registerRequestId, requestIdOptions } from "./request-id.js";
 import { checkedSerializerCompiler, fastSerializerCompiler } from "./serializers.js";
@@ -85,9 +85,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         : null,
     ),
   );
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ success: false, error: `No such endpoint: ${request.method} ${request.url.split("?")[0]}` }),
-  );
+  app.setNotFoundHandler(notFoundHandler);
 
   await app.register(swagger, {
     openapi: {
