@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { keyedErrors } from "../../wire/common.js";
 import {
-  API_VERSION,
   balanceResponse,
   balanceView,
   healthResponse,
@@ -16,8 +15,6 @@ import {
   ratesResponse,
   ratesView,
 } from "../../wire/account.js";
-
-export { API_VERSION };
 
 export interface InfoOptions {
   core: Core;

@@ -30,7 +30,7 @@ import { quoteBody } from "../../wire/quotes.js";
 import { STORE_FIELD_CODES } from "../../wire/store.js";
 import { toTopupView, topupIdParams } from "../../wire/topups.js";
 import { quotable } from "./quotes.js";
-import { callerOf, isMiniAppCaller } from "../auth.js";
+import { callerOf, isMiniAppCaller } from "../caller.js";
 import type { MiniAppSessions } from "../miniapp/session.js";
 
 const MINIAPP_PREFIX = "/miniapp";

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import type { WebhookEndpoint } from "../../core/webhooks/endpoints.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   webhookAttemptsQuery,
