@@ -15,9 +15,11 @@ import { OneLinePerRequest } from "./request-log.js";
 import { gamesRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
+import type { MiniAppOptions } from "./routes/miniapp/callers.js";
+import { miniAppDeskRoutes } from "./routes/miniapp/desk.js";
+import { miniAppUserRoutes } from "./routes/miniapp/user.js";
 import { infoRoutes } from "./routes/info.js";
 import { ledgerRoutes } from "./routes/ledger.js";
-import { type MiniAppOptions, miniAppRoutes } from "./routes/miniapp.js";
 import { orderRoutes } from "./routes/orders.js";
 import { purchaseRoutes } from "./routes/purchases.js";
 import { quoteRoutes } from "./routes/quotes.js";
@@ -92,7 +94,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // Crypto Pay's servers call this: no API key, no per-key limit; the signature authenticates them.
   await app.register(cryptoPayWebhookRoute, { core });
   if (miniApp) {
-    await app.register(miniAppRoutes, { core, ...miniApp });
+    await app.register(miniAppUserRoutes, { core, ...miniApp });
+    await app.register(miniAppDeskRoutes, { core, ...miniApp });
     await app.register(miniAppPage);
   }
   if (options.telegramWebhook) {
