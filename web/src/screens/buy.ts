@@ -61,7 +61,9 @@ function Premium({ ctx }: { ctx: Ctx }) {
     pricing.kind === "ok"
       ? pricing.value.premium.months.map((m) => [String(m), `${ctx.t.monthsOf(m)} · ${usdt(pricing.value.premium.usdt[m] ?? 0)}`])
       : [];
-  const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: Number(months) } : null;
+  // One of the months the service lists (GET /v1/pricing), which are the ones its purchase takes.
+  const chosen = Number(months) as Extract<Purchase, { product_type: "premium" }>["months"];
+  const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: chosen } : null;
   return html`<${Recipient} ctx=${ctx} product="premium" value=${to} onInput=${setTo} />
     <${Choice} label=${ctx.t.months} name="months" value=${months} options=${options} onChange=${setMonths} />
     <${Checkout} ctx=${ctx} purchase=${purchase} />`;
