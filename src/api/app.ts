@@ -21,7 +21,8 @@ import { miniAppUserRoutes } from "./routes/miniapp/user.js";
 import { infoRoutes } from "./routes/info.js";
 import { ledgerRoutes } from "./routes/ledger.js";
 import { orderRoutes } from "./routes/orders.js";
-import { purchaseRoutes } from "./routes/purchases.js";
+import { probeRoutes } from "./routes/probes.js";
+import { purchaseRoutes, purchaseSandboxRoutes } from "./routes/purchases.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { storeRoutes } from "./routes/store.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
@@ -80,8 +81,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   if (miniApp) await app.register(publicMiniAppPage);
   await app.register(rateLimits, { perMinute: options.rateLimitPerMinute, counter: core.sharedCounter });
 
-  await app.register(infoRoutes, { core, deliveryProvider: options.deliveryProvider, stopping: options.stopping });
+  await app.register(probeRoutes, { core, deliveryProvider: options.deliveryProvider, stopping: options.stopping });
+  await app.register(infoRoutes, { core });
   await app.register(purchaseRoutes, { core });
+  await app.register(purchaseSandboxRoutes, { core });
   await app.register(orderRoutes, { core });
   await app.register(ledgerRoutes, { core });
   await app.register(storeRoutes, { core });

@@ -7,7 +7,7 @@ import { checkResponse, keyBody, keyResponse, meResponse, sessionBody, sessionRe
 import { quoteBody } from "../../../wire/quotes.js";
 import { STORE_FIELD_CODES } from "../../../wire/store.js";
 import { quotable } from "../quotes.js";
-import { adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppOptions, userOf } from "./callers.js";
+import { adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppCaller, type MiniAppOptions, userOf } from "./callers.js";
 
 /**
  * A new API key needs the user present just now, not only a session (up to an hour old, or signed in by init data
@@ -21,7 +21,7 @@ const KEY_INIT_DATA_MAX_AGE_SECONDS = 300;
  * there is no rule of their own here.
  */
 export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
-  const { core, sessions, support, refusal } = options;
+  const { core, sessions } = options;
   const admins = adminsOf(options);
   documentAs(app, "Mini App");
 
@@ -37,28 +37,7 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
         response: { 200: sessionResponse, 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody },
       },
     },
-    async (request) => {
-      const user = sessions.userOf(request.body.init_data);
-      if (!user) {
-        throw new DomainError(
-          "unauthorized",
-          "The Telegram sign-in data is not valid (forged, too old, or for another bot): open the Mini App from the bot again",
-        );
-      }
-      const account = await core.accounts.register(String(user.id), user.username ?? null, user.language_code);
-      if (account.blocked) {
-        // Why, in the user's language, and whom to ask.
-        const why = refusal(account.language, { code: "key_blocked", details: {} });
-        throw new DomainError("key_blocked", support ? `${why} ${support}` : why);
-      }
-      const session = sessions.issue(user.id, account.sessionGeneration);
-      return {
-        success: true as const,
-        token: session.token,
-        expires_at: session.expiresAt,
-        user: { telegram_id: String(user.id), username: account.username, language: account.language },
-      };
-    },
+    async (request) => signIn(core, options, request.body.init_data),
   );
 
   app.get(
@@ -126,24 +105,50 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
         response: { 200: keyResponse, 400: errorBody, ...keyedErrors },
       },
     },
-    async (request) => {
-      const { account } = userOf(request);
-      const present = sessions.userOf(request.body.init_data, KEY_INIT_DATA_MAX_AGE_SECONDS);
-      if (!present || String(present.id) !== account.telegramId) {
-        throw new DomainError(
-          "unauthorized",
-          `A new key needs Telegram's sign-in data of this user from the last ${KEY_INIT_DATA_MAX_AGE_SECONDS / 60} minutes: open the Mini App from the bot again`,
-        );
-      }
-      const issued = await core.accounts.issueKey(account.telegramId, account.username);
-      // The rotation ended every session, this one too; the user just proved presence, so this page goes on with a new one.
-      const session = sessions.issue(present.id, issued.account.sessionGeneration);
-      return {
-        success: true as const,
-        key: issued.key,
-        key_prefix: issued.displayPrefix,
-        session: { token: session.token, expires_at: session.expiresAt },
-      };
-    },
+    async (request) => newKey(core, sessions, userOf(request), request.body.init_data),
   );
 };
+
+/** Sign-in: fresh init data from this bot for a session of its user's account (registered at the first). */
+async function signIn(core: Core, { sessions, support, refusal }: MiniAppOptions, initData: string) {
+  const user = sessions.userOf(initData);
+  if (!user) {
+    throw new DomainError(
+      "unauthorized",
+      "The Telegram sign-in data is not valid (forged, too old, or for another bot): open the Mini App from the bot again",
+    );
+  }
+  const account = await core.accounts.register(String(user.id), user.username ?? null, user.language_code);
+  if (account.blocked) {
+    // Why, in the user's language, and whom to ask.
+    const why = refusal(account.language, { code: "key_blocked", details: {} });
+    throw new DomainError("key_blocked", support ? `${why} ${support}` : why);
+  }
+  const session = sessions.issue(user.id, account.sessionGeneration);
+  return {
+    success: true as const,
+    token: session.token,
+    expires_at: session.expiresAt,
+    user: { telegram_id: String(user.id), username: account.username, language: account.language },
+  };
+}
+
+/** A new API key for a user shown present just now by init data; the session that goes on with it. */
+async function newKey(core: Core, sessions: MiniAppOptions["sessions"], { account }: MiniAppCaller, initData: string) {
+  const present = sessions.userOf(initData, KEY_INIT_DATA_MAX_AGE_SECONDS);
+  if (!present || String(present.id) !== account.telegramId) {
+    throw new DomainError(
+      "unauthorized",
+      `A new key needs Telegram's sign-in data of this user from the last ${KEY_INIT_DATA_MAX_AGE_SECONDS / 60} minutes: open the Mini App from the bot again`,
+    );
+  }
+  const issued = await core.accounts.issueKey(account.telegramId, account.username);
+  // The rotation ended every session, this one too; the user just proved presence, so this page goes on with a new one.
+  const session = sessions.issue(present.id, issued.account.sessionGeneration);
+  return {
+    success: true as const,
+    key: issued.key,
+    key_prefix: issued.displayPrefix,
+    session: { token: session.token, expires_at: session.expiresAt },
+  };
+}
