@@ -15,7 +15,7 @@ export class ApiError extends Error {
 }
 
 /** What an operation (by its operationId) answers with a status, as the service's OpenAPI document has it. */
-type Answer<Id extends keyof operations, Status extends number = 200> = operations[Id]["responses"] extends {
+export type Answer<Id extends keyof operations, Status extends number = 200> = operations[Id]["responses"] extends {
   [S in Status]: { content: { "application/json": infer Body } };
 }
   ? Body
