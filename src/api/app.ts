@@ -12,11 +12,11 @@ import { rateLimits } from "./plugins/rate-limit.js";
 import { requestId, requestIdOptions } from "./plugins/request-id.js";
 import { schemas } from "./plugins/schemas.js";
 import { OneLinePerRequest } from "./request-log.js";
-import { gamesRoutes } from "./routes/games.js";
+import { gameOrderRoutes, gamesRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
 import type { MiniAppOptions } from "./routes/miniapp/callers.js";
-import { miniAppDeskRoutes } from "./routes/miniapp/desk.js";
+import { miniAppDeskActionRoutes, miniAppDeskRoutes } from "./routes/miniapp/desk.js";
 import { miniAppUserRoutes } from "./routes/miniapp/user.js";
 import { infoRoutes } from "./routes/info.js";
 import { ledgerRoutes } from "./routes/ledger.js";
@@ -26,7 +26,7 @@ import { purchaseRoutes, purchaseSandboxRoutes } from "./routes/purchases.js";
 import { quoteRoutes } from "./routes/quotes.js";
 import { storeRoutes } from "./routes/store.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
-import { webhookRoutes } from "./routes/webhooks.js";
+import { webhookDeliveryRoutes, webhookRoutes, webhookSecretRoutes } from "./routes/webhooks.js";
 
 export { RATE_LIMIT_WINDOW_SECONDS } from "./plugins/rate-limit.js";
 
@@ -89,9 +89,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(ledgerRoutes, { core });
   await app.register(storeRoutes, { core });
   await app.register(gamesRoutes, { core });
+  await app.register(gameOrderRoutes, { core });
   await app.register(giftcardRoutes, { core });
   await app.register(giftRoutes, { core });
   await app.register(webhookRoutes, { core });
+  await app.register(webhookSecretRoutes, { core });
+  await app.register(webhookDeliveryRoutes, { core });
   await app.register(quoteRoutes, { core });
   await app.register(topupRoutes, { core });
   // Crypto Pay's servers call this: no API key, no per-key limit; the signature authenticates them.
@@ -99,6 +102,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   if (miniApp) {
     await app.register(miniAppUserRoutes, { core, ...miniApp });
     await app.register(miniAppDeskRoutes, { core, ...miniApp });
+    await app.register(miniAppDeskActionRoutes, { core, ...miniApp });
     await app.register(miniAppPage);
   }
   if (options.telegramWebhook) {

@@ -23,10 +23,10 @@ import { adminOf, adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppOptions } fr
 
 const ADMIN_DAYS = 30;
 
-/**
- * The Mini App's admin desk, for the service's administrators only (ADMIN_TELEGRAM_IDS, signed in with a session):
- * what the bot's /stats, /user, /credit, /debit, /block and the top-up buttons do.
- */
+// The Mini App's admin desk, for the service's administrators only (ADMIN_TELEGRAM_IDS, signed in with a session):
+// what the bot's /stats, /user, /credit, /debit, /block and the top-up buttons do.
+
+/** What the admin desk shows: the overview (volume, providers, transfers waiting) and a user found. */
 export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
   const { core, confirmAboveMicro } = options;
   const admins = adminsOf(options);
@@ -81,6 +81,16 @@ export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
       return userView(account, funds.availableMicro, prefix, orders);
     },
   );
+};
+
+/**
+ * What the admin desk changes, each change in the ledger or the audit under the administrator's name (the user
+ * hears of it through the bot): a credit or debit, a block, a transfer's decision.
+ */
+export const miniAppDeskActionRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
+  const { core, confirmAboveMicro } = options;
+  const admins = adminsOf(options);
+  documentAs(app, "Mini App admin desk");
 
   app.post(
     `${MINIAPP_PREFIX}/admin/users/:telegram_id/balance`,

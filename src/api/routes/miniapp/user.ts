@@ -49,23 +49,7 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
         response: { 200: meResponse, ...keyedErrors },
       },
     },
-    async (request) => {
-      const { account } = userOf(request);
-      const [available, prefix] = await Promise.all([core.accounts.available(account), core.admin.keyPrefix(account.id)]);
-      const { uzs, tonMicro } = await core.pricing.equivalents(available);
-      return {
-        success: true as const,
-        telegram_id: account.telegramId,
-        username: account.username,
-        language: account.language === "ru" ? ("ru" as const) : ("en" as const),
-        admin: admins.has(account.telegramId),
-        key_prefix: prefix,
-        balance_usdt: toUsdt(available),
-        // The bot's equivalents: UZS at the configured rate, TON at the live one.
-        balance_uzs: uzs,
-        balance_ton: tonMicro === null ? null : toUsdt(tonMicro),
-      };
-    },
+    async (request) => me(core, admins, userOf(request)),
   );
 
   app.post(
@@ -108,6 +92,24 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
     async (request) => newKey(core, sessions, userOf(request), request.body.init_data),
   );
 };
+
+/** The signed-in user: who they are, whether the admin desk is theirs, their key's prefix and their balance. */
+async function me(core: Core, admins: ReadonlySet<string>, { account }: MiniAppCaller) {
+  const [available, prefix] = await Promise.all([core.accounts.available(account), core.admin.keyPrefix(account.id)]);
+  const { uzs, tonMicro } = await core.pricing.equivalents(available);
+  return {
+    success: true as const,
+    telegram_id: account.telegramId,
+    username: account.username,
+    language: account.language === "ru" ? ("ru" as const) : ("en" as const),
+    admin: admins.has(account.telegramId),
+    key_prefix: prefix,
+    balance_usdt: toUsdt(available),
+    // The bot's equivalents: UZS at the configured rate, TON at the live one.
+    balance_uzs: uzs,
+    balance_ton: tonMicro === null ? null : toUsdt(tonMicro),
+  };
+}
 
 /** Sign-in: fresh init data from this bot for a session of its user's account (registered at the first). */
 async function signIn(core: Core, { sessions, support, refusal }: MiniAppOptions, initData: string) {
