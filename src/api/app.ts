@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteHandle
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Core } from "../core/index.js";
 import type { AnsweredRequest } from "../observability/metrics.js";
+import type { MiniAppOptions } from "./miniapp/options.js";
 import { miniAppPage, publicMiniAppPage } from "./miniapp/static.js";
 import { auth } from "./plugins/auth.js";
 import { encoding } from "./plugins/encoding.js";
@@ -15,7 +16,6 @@ import { OneLinePerRequest } from "./request-log.js";
 import { gameOrderRoutes, gamesRoutes } from "./routes/games.js";
 import { giftcardRoutes } from "./routes/giftcards.js";
 import { giftRoutes } from "./routes/gifts.js";
-import type { MiniAppOptions } from "./routes/miniapp/callers.js";
 import { miniAppDeskActionRoutes, miniAppDeskRoutes } from "./routes/miniapp/desk.js";
 import { miniAppUserRoutes } from "./routes/miniapp/user.js";
 import { infoRoutes } from "./routes/info.js";

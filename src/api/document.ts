@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import type { Core } from "../core/index.js";
 import { buildApi } from "./app.js";
-import type { MiniAppOptions } from "./routes/miniapp/callers.js";
+import type { MiniAppOptions } from "./miniapp/options.js";
 
 /**
  * Stands in for whatever the routes are given when the service is built only to read its document: any member is

@@ -24,7 +24,7 @@ function readFirst(request: FastifyRequest): ReadWithKey | undefined {
   return parsed.success ? { orderId: parsed.data.order_id } : undefined;
 }
 
-export interface AuthOptions {
+interface AuthOptions {
   accounts: Accounts;
   /** With the Mini App: its sessions, which the Mini App presents to the API's own routes as its user. */
   sessions?: MiniAppSessions;

@@ -3,9 +3,9 @@ import fp from "fastify-plugin";
 import type { DomainError } from "../../core/errors.js";
 import { isMiniAppCaller } from "../caller.js";
 import { errorHandler, type Localize, notFoundHandler } from "../errors.js";
-import type { MiniAppOptions } from "../routes/miniapp/callers.js";
+import type { MiniAppOptions } from "../miniapp/options.js";
 
-export interface ErrorsOptions {
+interface ErrorsOptions {
   /** With the Mini App: a refusal in the bot's words, in the user's language. */
   refusal?: MiniAppOptions["refusal"];
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginCallback } from "fastify";
 import fp from "fastify-plugin";
 import type { AnsweredRequest } from "../../observability/metrics.js";
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Told of every answered request. */
   onAnswered: (answer: AnsweredRequest) => void;
 }

@@ -9,7 +9,7 @@ import { sharedRateLimit } from "../shared-rate-store.js";
 /** The per-key limit counts requests in windows of a minute (RATE_LIMIT_PER_MINUTE). */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   perMinute: number;
   /** The core's shared counter (every instance counts in the database), or none: each instance counts in memory. */
   counter: RequestCounter | null;

@@ -3,7 +3,7 @@ import fp from "fastify-plugin";
 import { validatorCompiler } from "fastify-type-provider-zod";
 import { checkedSerializerCompiler, fastSerializerCompiler } from "../serializers.js";
 
-export interface SchemasOptions {
+interface SchemasOptions {
   /** RESPONSE_CHECK: every answer checked by zod against its schema (tests); else written by fast-json-stringify. */
   checkAnswers?: boolean;
 }

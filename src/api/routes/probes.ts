@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { healthResponse, healthView, livenessResponse, readinessResponse, readinessView } from "../../wire/account.js";
 
-export interface ProbeOptions {
+interface ProbeOptions {
   core: Core;
   deliveryProvider: string;
   /** True from the moment the service begins to stop: readiness says so before the listener closes. */

@@ -1,21 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../../../core/accounts.js";
-import { DomainError, type ErrorCode, type ErrorDetails } from "../../../core/errors.js";
+import { DomainError } from "../../../core/errors.js";
 import { callerOf, isMiniAppCaller } from "../../caller.js";
-import type { MiniAppSessions } from "../../miniapp/session.js";
+import type { MiniAppOptions } from "../../miniapp/options.js";
 
 export const MINIAPP_PREFIX = "/miniapp";
-
-export interface MiniAppOptions {
-  sessions: MiniAppSessions;
-  support: string | null;
-  /** ADMIN_TELEGRAM_IDS: who sees the admin desk. */
-  admins: number[];
-  /** Credits and debits above this need a second, confirmed call (as the bot asks Confirm). */
-  confirmAboveMicro: number;
-  /** A refusal in the bot's words in a language (en/ru), for the user to read. */
-  refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
-}
 
 /** A Mini App user: a session's caller, whose account has a Telegram id. */
 export type MiniAppCaller = Caller & { account: { telegramId: string } };
@@ -27,7 +16,7 @@ export function userOf(request: FastifyRequest): MiniAppCaller {
   return caller as MiniAppCaller;
 }
 
-/** Whether a Telegram user is one of the service's administrators (ADMIN_TELEGRAM_IDS). */
+/** The administrators' Telegram ids (ADMIN_TELEGRAM_IDS), as the accounts hold them. */
 export const adminsOf = (options: Pick<MiniAppOptions, "admins">): ReadonlySet<string> => new Set(options.admins.map(String));
 
 /** An administrator signed in (ADMIN_TELEGRAM_IDS), and how the ledger and the audit name them. */

@@ -19,7 +19,8 @@ import {
   volumeView,
 } from "../../../wire/miniapp.js";
 import { toTopupView, topupIdParams } from "../../../wire/topups.js";
-import { adminOf, adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppOptions } from "./callers.js";
+import type { MiniAppOptions } from "../../miniapp/options.js";
+import { adminOf, adminsOf, documentAs, MINIAPP_PREFIX } from "./callers.js";
 
 const ADMIN_DAYS = 30;
 

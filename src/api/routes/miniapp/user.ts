@@ -7,7 +7,8 @@ import { checkResponse, keyBody, keyResponse, meResponse, sessionBody, sessionRe
 import { quoteBody } from "../../../wire/quotes.js";
 import { STORE_FIELD_CODES } from "../../../wire/store.js";
 import { quotable } from "../quotes.js";
-import { adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppCaller, type MiniAppOptions, userOf } from "./callers.js";
+import type { MiniAppOptions } from "../../miniapp/options.js";
+import { adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppCaller, userOf } from "./callers.js";
 
 /**
  * A new API key needs the user present just now, not only a session (up to an hour old, or signed in by init data
