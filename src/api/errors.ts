@@ -1,19 +1,58 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { DomainError, type ErrorCode } from "../core/errors.js";
+import type { z } from "zod";
+import { DomainError, type ErrorCode, type ErrorDetails } from "../core/errors.js";
 import { toUsdt } from "../core/money.js";
+import type { Reason } from "../core/reasons.js";
+import type { errorBody, insufficientFundsBody } from "../wire/common.js";
 
-/** The one place a core error becomes an HTTP status. */
-export const httpStatus: Record<ErrorCode, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  insufficient_funds: 402,
-  key_blocked: 403,
-  forbidden: 403,
-  not_found: 404,
-  rate_limited: 429,
-  upstream_failed: 502,
-  unavailable: 503,
+/** The contract's error bodies, as the wire's schemas have them. */
+type ErrorBody = z.output<typeof errorBody>;
+type InsufficientFundsBody = z.output<typeof insufficientFundsBody>;
+
+/** The contract's Error body: the message, and the machine-readable reason and the wait when there are. */
+function errorBodyOf(message: string, extra: { reason?: Reason | null; retryAfter?: number | null } = {}): ErrorBody {
+  const body: ErrorBody = { success: false, error: message };
+  // Every 429 says when to come back, in the body (and in Retry-After).
+  if (extra.retryAfter !== undefined) body.retry_after = extra.retryAfter;
+  if (extra.reason) body.error_code = extra.reason;
+  return body;
+}
+
+/** How one core error leaves over HTTP: its status, its body, and the headers it adds to the answer. */
+interface Refusal {
+  status: number;
+  body?: (message: string, details: ErrorDetails) => ErrorBody | InsufficientFundsBody;
+  headers?: (details: ErrorDetails) => Record<string, string>;
+}
+
+/**
+ * The one place a core error becomes an HTTP answer: one row per error code (a new code without a row does not
+ * compile). A row without a body answers the contract's Error body, with the error's reason as error_code.
+ */
+const REFUSALS: Record<ErrorCode, Refusal> = {
+  invalid_input: { status: 400 },
+  unauthorized: { status: 401 },
+  insufficient_funds: {
+    status: 402,
+    body: (message, details) => ({
+      success: false,
+      error: message,
+      required_usdt: toUsdt(details.requiredMicro ?? 0),
+      balance_usdt: toUsdt(details.balanceMicro ?? 0),
+    }),
+  },
+  key_blocked: { status: 403 },
+  forbidden: { status: 403 },
+  not_found: { status: 404 },
+  rate_limited: {
+    status: 429,
+    body: (message, details) => errorBodyOf(message, { retryAfter: details.retryAfterSeconds ?? null, reason: details.reason }),
+    headers: (details): Record<string, string> =>
+      details.retryAfterSeconds === undefined ? {} : { "retry-after": String(details.retryAfterSeconds) },
+  },
+  upstream_failed: { status: 502 },
+  unavailable: { status: 503 },
 };
 
 const contexts: Record<string, string> = { body: "body", querystring: "query", params: "path" };
@@ -32,24 +71,22 @@ function validationMessage(error: FastifyError): string {
 /** A refusal in the words of the caller's own language (the Mini App's user), or null for the API's English. */
 export type Localize = (request: FastifyRequest, error: DomainError) => string | null;
 
-export function sendDomainError(reply: FastifyReply, error: DomainError, message = error.message) {
-  const status = httpStatus[error.code];
-  if (error.code === "insufficient_funds") {
-    return reply.code(status).send({
-      success: false,
-      error: message,
-      required_usdt: toUsdt(error.details.requiredMicro ?? 0),
-      balance_usdt: toUsdt(error.details.balanceMicro ?? 0),
-    });
+/** A core error as its row of REFUSALS has it; headers already set on the answer (a Retry-After) are kept. */
+function sendDomainError(reply: FastifyReply, error: DomainError, message = error.message) {
+  const refusal = REFUSALS[error.code];
+  for (const [name, value] of Object.entries(refusal.headers?.(error.details) ?? {})) {
+    if (!reply.hasHeader(name)) reply.header(name, value);
   }
-  const body: Record<string, unknown> = { success: false, error: message };
-  if (error.code === "rate_limited") {
-    // Every 429 says when to come back, in the body and in Retry-After.
-    body.retry_after = error.details.retryAfterSeconds ?? null;
-    if (body.retry_after !== null && !reply.hasHeader("retry-after")) reply.header("retry-after", String(body.retry_after));
-  }
-  if (error.details.reason) body.error_code = error.details.reason;
-  return reply.code(status).send(body);
+  const body = refusal.body ? refusal.body(message, error.details) : errorBodyOf(message, { reason: error.details.reason });
+  return reply.code(refusal.status).send(body);
+}
+
+/** A request that failed validation: invalid input, with the reason the route names for the field, if it does. */
+function sendValidationError(request: FastifyRequest, reply: FastifyReply, error: FastifyError) {
+  // Routes whose contract has machine-readable reasons name them per field (store: login, amount_usd).
+  const codes = request.routeOptions.config?.fieldErrorCodes ?? {};
+  const field = error.validation?.map((issue) => issue.instancePath.split("/")[1]).find((name) => name && codes[name]);
+  return reply.code(REFUSALS.invalid_input.status).send(errorBodyOf(validationMessage(error), { reason: field ? codes[field] : null }));
 }
 
 /**
@@ -63,24 +100,20 @@ export const errorHandler = (localize: Localize | null) => (error: FastifyError,
     if (error.cause !== undefined) request.log.error({ err: error.cause, reason: error.details.reason }, error.message);
     return sendDomainError(reply, error, localize?.(request, error) ?? error.message);
   }
-  if (hasZodFastifySchemaValidationErrors(error)) {
-    const body: Record<string, unknown> = { success: false, error: validationMessage(error) };
-    // Routes whose contract has machine-readable reasons name them per field (store: login, amount_usd).
-    const codes = request.routeOptions.config?.fieldErrorCodes ?? {};
-    const field = error.validation?.map((issue) => issue.instancePath.split("/")[1]).find((name) => name && codes[name]);
-    if (field) body.error_code = codes[field];
-    return reply.code(400).send(body);
-  }
+  if (hasZodFastifySchemaValidationErrors(error)) return sendValidationError(request, reply, error);
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    const body: Record<string, unknown> = { success: false, error: clientErrorMessage(error) };
     // Every 429 says when to come back, whichever path refused it.
-    if (status === 429) body.retry_after = Number(reply.getHeader("retry-after")) || null;
-    return reply.code(status).send(body);
+    const retryAfter = status === 429 ? Number(reply.getHeader("retry-after")) || null : undefined;
+    return reply.code(status).send(errorBodyOf(clientErrorMessage(error), { retryAfter }));
   }
   request.log.error({ err: error }, "unhandled error");
-  return reply.code(500).send({ success: false, error: "Internal error: the request was not completed" });
+  return reply.code(500).send(errorBodyOf("Internal error: the request was not completed"));
 };
+
+/** Any path no route has. */
+export const notFoundHandler = (request: FastifyRequest, reply: FastifyReply) =>
+  reply.code(REFUSALS.not_found.status).send(errorBodyOf(`No such endpoint: ${request.method} ${request.url.split("?")[0]}`));
 
 function clientErrorMessage(error: FastifyError): string {
   switch (error.code) {

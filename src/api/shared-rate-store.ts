@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { RequestCounter, WindowCount } from "../core/request-counter.js";
-import { rateLimitKey } from "./auth.js";
+import { rateLimitKey } from "./caller.js";
 
 type Incremented = (error: Error | null, result?: { current: number; ttl: number }) => void;
 

@@ -1,5 +1,8 @@
 // The Mini App's calls: sign-in by init data, then the session as a bearer token on the Mini App's and the API's
-// own routes (the same bodies, views, limits and reasons as a partner's key; refusals in the user's language).
+// own routes (the same bodies, views, limits and reasons as a partner's key; refusals in the user's language). The
+// answers' types are generated from the service's OpenAPI document (api-types.ts, `npm run web:types`).
+
+import type { components, operations } from "./api-types.js";
 
 export class ApiError extends Error {
   constructor(
@@ -11,81 +14,35 @@ export class ApiError extends Error {
   }
 }
 
-export interface Session {
-  token: string;
-  expires_at: string;
-  user: { telegram_id: string; username: string | null; language: string | null };
+/** What an operation (by its operationId) answers with a status, as the service's OpenAPI document has it. */
+export type Answer<Id extends keyof operations, Status extends number = 200> = operations[Id]["responses"] extends {
+  [S in Status]: { content: { "application/json": infer Body } };
 }
+  ? Body
+  : never;
 
-export type Status = "processing" | "completed" | "failed";
+/** What an operation takes as its JSON body. */
+type BodyOf<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { "application/json": infer Body } } } ? Body : never;
 
-export interface Me {
-  telegram_id: string;
-  username: string | null;
-  language: "en" | "ru";
-  admin: boolean;
-  key_prefix: string | null;
-  balance_usdt: number;
-  balance_uzs: number;
-  balance_ton: number | null;
-}
+type KeysOfAny<U> = U extends unknown ? keyof U : never;
+type ValueIn<U, K extends PropertyKey> = U extends { [P in K]?: infer V } ? V : never;
+/** A union of answers read as one: the fields every member has, and the fields only some have, as optional. */
+type Merged<U> = { [K in keyof U]: U[K] } & { [K in Exclude<KeysOfAny<U>, keyof U>]?: ValueIn<U, K> };
 
-export interface OrderSummary {
-  order_id: number;
-  product_type: string;
-  username: string;
-  amount: number;
-  usdt_charged: number;
-  status: Status;
-  created_at: string;
-}
+export type Session = Answer<"miniAppSession">;
+export type Me = Answer<"miniAppMe">;
+export type Check = Answer<"miniAppCheck">;
+/** A new API key ends every session of the account; this one carries on the page's. */
+export type IssuedKey = Answer<"miniAppRotateKey">;
+export type Quote = Answer<"createQuote">;
+export type Topup = components["schemas"]["Topup"];
+export type OrderSummary = components["schemas"]["OrderSummary"];
 
-/** Any product's order as the API answers it (the fields the screens read). */
-export interface Order {
-  order_id: number;
-  product_type?: string;
-  status: Status;
-  usdt_charged: number;
-  error: string | null;
-  error_code?: string | null;
-  codes?: string[];
-  [field: string]: unknown;
-}
-
-export interface Check {
-  recipient: string;
-  charge_usdt: number;
-  balance_usdt: number;
-  balance_after_usdt: number;
-}
-
-export interface Quote {
-  quote_id: string;
-  charge_usdt: number;
-  recipient: string;
-  expires_at: string;
-}
-
-export interface Topup {
-  topup_id: number;
-  method: "invoice" | "transfer";
-  status: string;
-  amount_usdt: number;
-  credited_usdt: number | null;
-  pay_url: string | null;
-  reference: string | null;
-  reason: string | null;
-  created_at: string;
-}
+/** Any product's order as the API answers it (a gift card's with its codes once completed). */
+export type Order = Merged<Answer<"getOrder"> | Answer<"getGiftcardOrder">>;
 
 /** A purchase's body as a quote takes it (the API's quote body). */
-export type Purchase =
-  | { product_type: "stars"; username: string; stars: number }
-  | { product_type: "premium"; username: string; months: number }
-  | { product_type: "store"; login: string; amount_usd: number }
-  | { product_type: "game"; game_code: string; denomination: string; player_id: string; server_id: string | null }
-  | { product_type: "giftcard"; category_id: string; card_id: string; quantity: number }
-  | { product_type: "gift"; recipient: string; gift_id: string; hide_name: boolean; message: string };
+export type Purchase = BodyOf<"createQuote">;
 
 async function answer<T>(response: Response): Promise<T> {
   const body = (await response.json().catch(() => ({}))) as { error?: string; error_code?: string; order_id?: number };
@@ -104,13 +61,6 @@ export async function signIn(initData: string): Promise<Session> {
 }
 
 export type Api = ReturnType<typeof client>;
-
-export interface IssuedKey {
-  key: string;
-  key_prefix: string;
-  /** A new key ends every session of the account; this one carries on the page's. */
-  session: { token: string; expires_at: string };
-}
 
 export function client(session: Session) {
   let headers = { authorization: `Bearer ${session.token}` };

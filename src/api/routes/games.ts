@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { asyncOrderStatus, errorBody, insufficientFundsBody, keyedErrors, orderIdParams } from "../../wire/common.js";
 import {
@@ -19,10 +19,10 @@ import {
   gameView,
 } from "../../wire/games.js";
 
-/** In-game credit: the dynamic game list, catalogues, player checks, orders (202 then poll) and their status. */
-export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  const readErrors = { 400: errorBody, 503: errorBody, ...keyedErrors };
+const readErrors = { 400: errorBody, 503: errorBody, ...keyedErrors };
 
+/** In-game credit, before an order: the dynamic game list, catalogues and player checks. */
+export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   app.get(
     "/v1/games",
     {
@@ -68,7 +68,10 @@ export const gamesRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       return checkPlayerView({ code: req.params.code, playerId: req.body.player_id }, found);
     },
   );
+};
 
+/** In-game credit orders (202 then poll) and their status. */
+export const gameOrderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   app.post(
     "/v1/games/:code/order",
     {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { asyncOrderStatus, errorBody, insufficientFundsBody, keyedErrors, orderIdParams } from "../../wire/common.js";
 import {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
 import { notFound } from "../../core/errors.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { errorBody, insufficientFundsBody, keyedErrors } from "../../wire/common.js";
 import {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import { exportHeaders, ledgerExportQuery, ledgerQuery, ledgerResponse, ledgerView } from "../../wire/ledger.js";
 import { exportFileName, statementCsv } from "../../wire/statement-csv.js";

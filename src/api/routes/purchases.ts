@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { errorBody, keyedErrors, purchaseErrors } from "../../wire/common.js";
 import { premiumBody, premiumFailedBody, premiumRequestOf, premiumSandboxView, premiumView } from "../../wire/premium.js";
@@ -17,7 +17,7 @@ import {
 } from "../../wire/stars.js";
 import { answerSandbox } from "./sandbox.js";
 
-/** Search, stars, premium and their sandbox. */
+/** Search, stars and premium. */
 export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   app.post(
     "/v1/search",
@@ -71,8 +71,10 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       return reply.code(200).send(view);
     },
   );
+};
 
-  // The sandbox answers from the core's price: the same rules and price as a real order, nothing stored or sent.
+/** The sandbox of stars and premium, answered from the core's price: the same rules and price as a real order, nothing stored or sent. */
+export const purchaseSandboxRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const sandboxErrors = { 400: errorBody, ...keyedErrors };
   app.post(
     "/test/v1/stars",

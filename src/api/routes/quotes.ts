@@ -3,7 +3,7 @@ import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import type { PriceGuard, Priced } from "../../core/purchase.js";
 import type { BindingQuote } from "../../core/quotes.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import { gamesRequestOf } from "../../wire/games.js";

@@ -4,7 +4,7 @@ import type { Account } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { DomainError } from "../../core/errors.js";
 import { fromUsdt } from "../../core/money.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topupsResponse, topupsView } from "../../wire/topups.js";
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import type { WebhookEndpoint } from "../../core/webhooks/endpoints.js";
-import { callerOf } from "../auth.js";
+import { callerOf } from "../caller.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   webhookAttemptsQuery,
@@ -17,12 +17,16 @@ import {
   webhookSetResponse,
 } from "../../wire/webhooks.js";
 
-/** The key's webhook endpoint: set, show, rotate its secret, ping it, list delivery attempts, remove it. */
+const tags = ["Webhooks"];
+
+/** An endpoint as the routes show it, with the events waiting for it. */
+const endpointView = async (webhooks: Core["webhooks"], accountId: number, endpoint: WebhookEndpoint) =>
+  webhookEndpointView(endpoint, { count: await webhooks.pending(accountId), limit: webhooks.pendingLimit });
+
+/** The key's webhook endpoint: show it, set it, remove it. */
 export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
   const { webhooks } = core;
-  const view = async (accountId: number, endpoint: WebhookEndpoint) =>
-    webhookEndpointView(endpoint, { count: await webhooks.pending(accountId), limit: webhooks.pendingLimit });
-  const tags = ["Webhooks"];
+  const view = (accountId: number, endpoint: WebhookEndpoint) => endpointView(webhooks, accountId, endpoint);
 
   app.get(
     "/v1/webhook",
@@ -66,6 +70,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, 
     },
     async (request) => ({ success: true as const, removed: await webhooks.remove(callerOf(request).account.id) }),
   );
+};
+
+/** The endpoint's signing secret: rotate it (the previous one signs on during the overlap), or end the previous one now. */
+export const webhookSecretRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  const { webhooks } = core;
 
   app.post(
     "/v1/webhook/secret",
@@ -95,9 +104,14 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, 
     },
     async (request) => {
       const { account } = callerOf(request);
-      return { success: true as const, webhook: await view(account.id, await webhooks.revokePreviousSecret(account.id)) };
+      return { success: true as const, webhook: await endpointView(webhooks, account.id, await webhooks.revokePreviousSecret(account.id)) };
     },
   );
+};
+
+/** Deliveries to the endpoint: a ping sent now, and the attempts made, newest first. */
+export const webhookDeliveryRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
+  const { webhooks } = core;
 
   app.post(
     "/v1/webhook/ping",

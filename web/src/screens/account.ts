@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import type { OrderSummary, Topup } from "../api.js";
+import type { Answer, OrderSummary, Topup } from "../api.js";
+import type { components } from "../api-types.js";
 import { amount } from "../money.js";
 import { telegram } from "../telegram.js";
 import { type Ctx, failure, Field, html, MainAction, Outcome, useLoad, useWatch, usdt } from "../ui.js";
@@ -8,7 +9,7 @@ import { OrderLine } from "./orders.js";
 /** The first screen: the balance with its UZS and TON equivalents, the ways in, and the newest orders. */
 export function Home({ ctx }: { ctx: Ctx }) {
   const { t, me } = ctx;
-  const recent = useLoad(() => ctx.api.get<{ orders: OrderSummary[] }>("/v1/orders?limit=5"), [me.balance_usdt]);
+  const recent = useLoad(() => ctx.api.get<Answer<"listOrders">>("/v1/orders?limit=5"), [me.balance_usdt]);
   const equivalents = `≈ ${me.balance_uzs.toLocaleString(ctx.language)} UZS${me.balance_ton === null ? "" : ` · ≈ ${me.balance_ton.toFixed(2)} TON`}`;
   const tiles: Array<[string, () => void]> = [
     [t.shop, () => ctx.go({ name: "shop" })],
@@ -49,15 +50,7 @@ export function Shop({ ctx }: { ctx: Ctx }) {
   </section>`;
 }
 
-interface Entry {
-  entry_id: number;
-  kind: string;
-  amount_usdt: number;
-  balance_after_usdt: number | null;
-  order_id: number | null;
-  note: string | null;
-  created_at: string;
-}
+type Entry = components["schemas"]["LedgerEntry"];
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -70,7 +63,7 @@ export function Statement({ ctx }: { ctx: Ctx }) {
   const [from, setFrom] = useState(day(new Date(Date.now() - 29 * 86_400_000)));
   const [to, setTo] = useState(day(new Date()));
   const load = (before: string | null) =>
-    api.get<{ entries: Entry[]; next_before: string | null }>(`/v1/ledger?limit=20${before ? `&before=${before}` : ""}`).then(
+    api.get<Answer<"getLedger">>(`/v1/ledger?limit=20${before ? `&before=${before}` : ""}`).then(
       (page) => {
         setEntries((earlier) => (before ? [...earlier, ...page.entries] : page.entries));
         setNext(page.next_before);
@@ -131,7 +124,7 @@ export function TopUp({ ctx }: { ctx: Ctx }) {
   async function start(body: object) {
     setError(null);
     try {
-      setTopup((await api.post<{ topup: Topup }>("/v1/topups", body)).topup);
+      setTopup((await api.post<Answer<"createTopup">>("/v1/topups", body)).topup);
     } catch (e) {
       telegram.haptic("error");
       setError(failure(t, e));
@@ -162,7 +155,7 @@ function Watch({ ctx, topup }: { ctx: Ctx; topup: Topup }) {
   const { t, api } = ctx;
   const [now] = useWatch(
     topup,
-    () => api.get<{ topup: Topup }>(`/v1/topups/${topup.topup_id}`).then((r) => r.topup),
+    () => api.get<Answer<"getTopup">>(`/v1/topups/${topup.topup_id}`).then((r) => r.topup),
     (v) => !["creating", "active", "pending"].includes(v.status),
     (v) => {
       if (v.status === "credited") {

@@ -1,40 +1,14 @@
 import { useState } from "preact/hooks";
-import type { OrderSummary, Topup } from "../api.js";
+import type { Answer } from "../api.js";
 import { amount, sum } from "../money.js";
 import { telegram } from "../telegram.js";
 import { Choice, type Ctx, failure, Field, html, Outcome, useLoad, usdt } from "../ui.js";
 import { OrderLine } from "./orders.js";
 
-interface Row {
-  product: string;
-  status: string;
-  orders: number;
-  volume_usdt: number;
-}
+type Overview = Answer<"miniAppAdminOverview">;
+type Row = Overview["today"][number];
 
-interface Overview {
-  today: Row[];
-  days: Array<Row & { day: string }>;
-  upstreams: Record<string, boolean>;
-  pending_transfers: Array<{
-    topup: Topup;
-    telegram_id: string | null;
-    username: string | null;
-    reference_used_by: Array<{ topup_id: number; status: string; telegram_id: string | null; amount_usdt: number }>;
-    confirm: Array<"above_threshold" | "reference_reused">;
-  }>;
-  confirm_above_usdt: number;
-}
-
-interface User {
-  telegram_id: string;
-  username: string | null;
-  kind: string;
-  blocked: boolean;
-  balance_usdt: number;
-  key_prefix: string | null;
-  orders: OrderSummary[];
-}
+type User = Answer<"miniAppAdminFindUser">;
 
 const COLOURS: Record<string, string> = {
   stars: "#e5a50a",
@@ -121,7 +95,7 @@ function Transfer({ ctx, item, decided }: { ctx: Ctx; item: Overview["pending_tr
   const [error, setError] = useState<string | null>(null);
   const decide = async (body: object) => {
     try {
-      const answer = await api.post<{ decided: boolean; topup: Topup }>(`/miniapp/admin/topups/${item.topup.topup_id}/decision`, body);
+      const answer = await api.post<Answer<"miniAppAdminDecide">>(`/miniapp/admin/topups/${item.topup.topup_id}/decision`, body);
       telegram.haptic(answer.decided ? "success" : "warning");
       decided();
     } catch (e) {
@@ -176,7 +150,7 @@ function UserCard({ ctx, user, confirmAbove, changed }: { ctx: Ctx; user: User; 
     }
     setConfirming(false);
     try {
-      const answer = await api.post<{ balance_usdt: number }>(`/miniapp/admin/users/${user.telegram_id}/balance`, {
+      const answer = await api.post<Answer<"miniAppAdminMove">>(`/miniapp/admin/users/${user.telegram_id}/balance`, {
         direction,
         amount_usdt: value,
         ...(note.trim() ? { note: note.trim() } : {}),

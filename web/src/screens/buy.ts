@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Purchase } from "../api.js";
+import type { Answer, Purchase } from "../api.js";
 import { Checkout } from "../checkout.js";
 import { exact, toMicro } from "../money.js";
 import { Sticker } from "../sticker.js";
@@ -12,7 +12,7 @@ const username = (text: string) => USERNAME.exec(text.trim())?.[1] ?? null;
 function Recipient({ ctx, product, value, onInput }: { ctx: Ctx; product: "stars" | "premium"; value: string; onInput: (v: string) => void }) {
   const name = username(value);
   const found = useCheck(name, () =>
-    ctx.api.post<{ found: { name: string; photo: string; recipient: string; myself: boolean } }>("/v1/search", {
+    ctx.api.post<Answer<"searchRecipient">>("/v1/search", {
       product_type: product,
       query: name!,
     }),
@@ -34,7 +34,7 @@ function Recipient({ ctx, product, value, onInput }: { ctx: Ctx; product: "stars
 function Stars({ ctx }: { ctx: Ctx }) {
   const [to, setTo] = useState("");
   const [stars, setStars] = useState("50");
-  const pricing = useLoad(() => ctx.api.get<{ stars: { min: number; max: number } }>("/v1/pricing"));
+  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
   const bounds = pricing.kind === "ok" ? pricing.value.stars : { min: 50, max: 1_000_000 };
   const count = Number(stars);
   const ok = username(to) && Number.isInteger(count) && count >= bounds.min && count <= bounds.max;
@@ -56,34 +56,29 @@ function Stars({ ctx }: { ctx: Ctx }) {
 function Premium({ ctx }: { ctx: Ctx }) {
   const [to, setTo] = useState("");
   const [months, setMonths] = useState("3");
-  const pricing = useLoad(() => ctx.api.get<{ premium: { months: number[]; usdt: Record<string, number> } }>("/v1/pricing"));
+  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
   const options: Array<[string, string]> =
     pricing.kind === "ok"
       ? pricing.value.premium.months.map((m) => [String(m), `${ctx.t.monthsOf(m)} · ${usdt(pricing.value.premium.usdt[m] ?? 0)}`])
       : [];
-  const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: Number(months) } : null;
+  // One of the months the service lists (GET /v1/pricing), which are the ones its purchase takes.
+  const chosen = Number(months) as Extract<Purchase, { product_type: "premium" }>["months"];
+  const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: chosen } : null;
   return html`<${Recipient} ctx=${ctx} product="premium" value=${to} onInput=${setTo} />
     <${Choice} label=${ctx.t.months} name="months" value=${months} options=${options} onChange=${setMonths} />
     <${Checkout} ctx=${ctx} purchase=${purchase} />`;
-}
-
-interface StoreQuote {
-  amount_usd: number;
-  provider_fee_usd: number;
-  markup_usdt: number;
-  total_usdt: number;
 }
 
 function Store({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
   const [login, setLogin] = useState("");
   const [amount, setAmount] = useState("10");
-  const pricing = useLoad(() => api.get<{ min_usd: number; max_usd: number }>("/v1/store/pricing"));
+  const pricing = useLoad(() => api.get<Answer<"getStorePricing">>("/v1/store/pricing"));
   const usd = Number(amount);
   const valid = login.trim() !== "" && usd > 0 && Number.isFinite(usd);
   const purchase: Purchase | null = valid ? { product_type: "store", login: login.trim(), amount_usd: usd } : null;
   // The bot's breakdown (the nominal, the provider's fee and our markup), read as the amount settles.
-  const breakdown = useCheck(valid ? String(usd) : null, () => api.get<{ quote: StoreQuote | null }>(`/v1/store/pricing?amount_usd=${usd}`));
+  const breakdown = useCheck(valid ? String(usd) : null, () => api.get<Answer<"getStorePricing">>(`/v1/store/pricing?amount_usd=${usd}`));
   const parts = breakdown.kind === "ok" ? breakdown.value.quote : null;
   const hint = pricing.kind === "ok" ? t.storeAmount(pricing.value.min_usd, pricing.value.max_usd) : null;
   return html`<${Field} label=${t.storeLogin} name="login" value=${login} onInput=${setLogin} autocomplete="off" hint=${t.storeLoginHint} />
@@ -104,27 +99,16 @@ function Store({ ctx }: { ctx: Ctx }) {
     />`;
 }
 
-interface Game {
-  code: string;
-  name: string;
-  needs_server: boolean;
-  notes: string | null;
-  servers?: Record<string, string>;
-}
-
 function GameCredit({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
-  const games = useLoad(() => api.get<{ games: Game[] }>("/v1/games"));
+  const games = useLoad(() => api.get<Answer<"listGames">>("/v1/games"));
   const [code, setCode] = useState("");
   const [denomination, setDenomination] = useState("");
   const [player, setPlayer] = useState("");
   const [server, setServer] = useState("");
   const game = games.kind === "ok" ? games.value.games.find((g) => g.code === code) : undefined;
   const catalogue = useLoad(
-    () =>
-      code
-        ? api.get<{ denominations: Array<{ name: string; price_usdt: number }> }>(`/v1/games/${encodeURIComponent(code)}/catalogue`)
-        : Promise.resolve(null),
+    () => (code ? api.get<Answer<"getGameCatalogue">>(`/v1/games/${encodeURIComponent(code)}/catalogue`) : Promise.resolve(null)),
     [code],
   );
   useEffect(() => {
@@ -135,7 +119,7 @@ function GameCredit({ ctx }: { ctx: Ctx }) {
   const ready = game && player.trim() && (!game.needs_server || serverId);
   // The player's name as the game knows it, looked up as the id is typed.
   const found = useCheck(ready ? `${code}/${player}/${serverId}` : null, () =>
-    api.post<{ player_name: string }>(`/v1/games/${encodeURIComponent(code)}/check-player`, { player_id: player.trim(), server_id: serverId }),
+    api.post<Answer<"checkGamePlayer">>(`/v1/games/${encodeURIComponent(code)}/check-player`, { player_id: player.trim(), server_id: serverId }),
   );
   const purchase: Purchase | null =
     ready && denomination ? { product_type: "game", game_code: code, denomination, player_id: player.trim(), server_id: serverId } : null;
@@ -169,15 +153,6 @@ function GameCredit({ ctx }: { ctx: Ctx }) {
     <${Checkout} ctx=${ctx} purchase=${found.kind === "ok" ? purchase : null} />`;
 }
 
-interface Card {
-  card_id: string;
-  name: string;
-  price_usdt: number;
-  stock: number;
-  min_quantity: number;
-  max_quantity: number;
-}
-
 /** "2 × 10.30 USDT" when the charge splits into equal whole-micro parts; else no breakdown rather than a rounded unit. */
 function unitBreakdown(count: number, charge: number): string | null {
   const micro = toMicro(charge);
@@ -186,12 +161,12 @@ function unitBreakdown(count: number, charge: number): string | null {
 
 function GiftCards({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
-  const brands = useLoad(() => api.get<{ giftcards: Array<{ category_id: string; name: string }> }>("/v1/giftcards"));
+  const brands = useLoad(() => api.get<Answer<"listGiftcardBrands">>("/v1/giftcards"));
   const [brand, setBrand] = useState("");
   const [cardId, setCardId] = useState("");
   const [quantity, setQuantity] = useState("1");
   const catalogue = useLoad(
-    () => (brand ? api.get<{ denominations: Card[] }>(`/v1/giftcards/${encodeURIComponent(brand)}/catalogue`) : Promise.resolve(null)),
+    () => (brand ? api.get<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(brand)}/catalogue`) : Promise.resolve(null)),
     [brand],
   );
   useEffect(() => setCardId(""), [brand]);
@@ -228,17 +203,9 @@ function GiftCards({ ctx }: { ctx: Ctx }) {
     <${Checkout} ctx=${ctx} purchase=${purchase} breakdown=${(charge: number) => (card ? unitBreakdown(count, charge) : null)} />`;
 }
 
-interface Gift {
-  gift_id: string;
-  stars: number;
-  price_usdt: number;
-  emoji: string;
-  limited: boolean;
-}
-
 function Gifts({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
-  const gifts = useLoad(() => api.get<{ gifts: Gift[] }>("/v1/gifts"));
+  const gifts = useLoad(() => api.get<Answer<"listGifts">>("/v1/gifts"));
   const [giftId, setGiftId] = useState("");
   const [to, setTo] = useState("");
   const [hide, setHide] = useState(false);

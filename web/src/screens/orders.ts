@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { type Order, type OrderSummary, orderNow } from "../api.js";
+import { type Answer, type Order, type OrderSummary, orderNow } from "../api.js";
 import { Sticker } from "../sticker.js";
 import { Choice, CopyButton, type Ctx, failure, html, Outcome, useLoad, useWatch, usdt } from "../ui.js";
 
@@ -26,7 +26,7 @@ export function Orders({ ctx }: { ctx: Ctx }) {
   const query = (before?: number) =>
     `/v1/orders?limit=${PAGE}${product ? `&product_type=${product}` : ""}${status ? `&status=${status}` : ""}${before ? `&before=${before}` : ""}`;
   const load = (before?: number) =>
-    api.get<{ orders: OrderSummary[] }>(query(before)).then(
+    api.get<Answer<"listOrders">>(query(before)).then(
       (r) => {
         setError(null);
         setPages((earlier) => (before ? [...earlier, r.orders] : [r.orders]));
@@ -43,7 +43,7 @@ export function Orders({ ctx }: { ctx: Ctx }) {
   useEffect(() => {
     if (!processing) return;
     const timer = setInterval(async () => {
-      const fresh = await api.get<{ orders: OrderSummary[] }>(query()).catch(() => null);
+      const fresh = await api.get<Answer<"listOrders">>(query()).catch(() => null);
       if (fresh) setPages((earlier) => [fresh.orders, ...earlier.slice(1)]);
     }, 3000);
     return () => clearInterval(timer);

@@ -1,24 +1,7 @@
 import { useState } from "preact/hooks";
-import { ApiError } from "../api.js";
+import { type Answer, ApiError } from "../api.js";
 import { telegram } from "../telegram.js";
 import { CopyButton, type Ctx, failure, Field, html, Outcome, useLoad } from "../ui.js";
-
-interface Webhook {
-  url: string;
-  enabled: boolean;
-  disabled_reason: string | null;
-  pending_events: number;
-  failing_since: string | null;
-  retry_at: string | null;
-}
-
-interface Attempt {
-  event_type: string;
-  status_code: number | null;
-  succeeded: boolean;
-  error: string | null;
-  attempted_at: string;
-}
 
 /** A secret or key shown once, with a copy button. */
 function Once({ ctx, label, value }: { ctx: Ctx; label: string; value: string }) {
@@ -37,8 +20,8 @@ export function Partner({ ctx }: { ctx: Ctx }) {
   const [note, setNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
   const [keyNote, setKeyNote] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
-  const webhook = useLoad(() => api.get<{ webhook: Webhook | null }>("/v1/webhook"), [version]);
-  const attempts = useLoad(() => api.get<{ attempts: Attempt[] }>("/v1/webhook/attempts?limit=5"), [version]);
+  const webhook = useLoad(() => api.get<Answer<"getWebhook">>("/v1/webhook"), [version]);
+  const attempts = useLoad(() => api.get<Answer<"listWebhookAttempts">>("/v1/webhook/attempts?limit=5"), [version]);
   const [url, setUrl] = useState("");
 
   async function act(run: () => Promise<void>) {
@@ -67,15 +50,13 @@ export function Partner({ ctx }: { ctx: Ctx }) {
   }
   const setWebhook = () =>
     act(async () => {
-      const set = await api.post<{ secret?: string }>("/v1/webhook", { url: url.trim() });
+      const set = await api.post<Answer<"setWebhook">>("/v1/webhook", { url: url.trim() });
       if (set.secret) setShown({ label: t.signingSecret, value: set.secret });
       setNote({ kind: "ok", text: t.webhookSaved });
     });
   const ping = () =>
     act(async () => {
-      const answer = await api.post<{ delivered: boolean; status_code: number | null; error: string | null; duration_ms: number }>(
-        "/v1/webhook/ping",
-      );
+      const answer = await api.post<Answer<"pingWebhook">>("/v1/webhook/ping");
       setNote(
         answer.delivered
           ? { kind: "ok", text: t.pingOk(answer.status_code ?? 0, Math.round(answer.duration_ms)) }
@@ -84,7 +65,7 @@ export function Partner({ ctx }: { ctx: Ctx }) {
     });
   const rotateSecret = () =>
     act(async () => {
-      const rotated = await api.post<{ secret: string }>("/v1/webhook/secret");
+      const rotated = await api.post<Answer<"rotateWebhookSecret">>("/v1/webhook/secret");
       setShown({ label: t.signingSecret, value: rotated.secret });
     });
 

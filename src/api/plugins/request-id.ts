@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
-import type { FastifyInstance } from "fastify";
-import { newRequestId, saneRequestId, withRequestId } from "../observability/context.js";
-import { requestLogger } from "../observability/log.js";
+import type { FastifyPluginCallback } from "fastify";
+import fp from "fastify-plugin";
+import { newRequestId, saneRequestId, withRequestId } from "../../observability/context.js";
+import { requestLogger } from "../../observability/log.js";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
@@ -18,13 +19,17 @@ export const requestIdOptions = {
 /**
  * Runs every request under its id (src/observability/context.ts), so that the provider calls and the
  * warnings it causes carry it, and answers it in `X-Request-Id` on every answer (errors and 404s too).
- * Register first, before any other hook.
+ * Register first, before any other hook. The hooks every request runs take callbacks, not async functions:
+ * under AsyncLocalStorage (the request id) each promise costs, and these need none.
  */
-export function registerRequestId(app: FastifyInstance): void {
+const requestIdPlugin: FastifyPluginCallback = (app, _options, done) => {
   // Fastify reads the body under an AsyncResource of its own, made here: the context survives it.
-  app.addHook("onRequest", (request, _reply, done) => withRequestId(request.id, done));
-  app.addHook("onSend", (request, reply, payload, done) => {
+  app.addHook("onRequest", (request, _reply, next) => withRequestId(request.id, next));
+  app.addHook("onSend", (request, reply, payload, next) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    done(null, payload);
+    next(null, payload);
   });
-}
+  done();
+};
+
+export const requestId = fp(requestIdPlugin, { name: "request-id", fastify: "5.x" });
