@@ -56,7 +56,7 @@ export interface CoreService {
 
 /** The whole service: the core, its background jobs, the API and the bot. */
 export interface Service extends CoreService {
-  /** The background jobs (src/jobs): reconciler, webhook dispatch, monitor, purges; started. */
+  /** The background jobs (src/jobs), each named as its file: reconciler, webhook-dispatch, health-probe, monitor, purges, topup-poll; started. */
   jobs: Jobs;
   api: FastifyInstance;
   /** Null without BOT_TOKEN. */
@@ -186,8 +186,9 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
 }
 
 /**
- * The background jobs over the core (src/jobs), built but not started. Each reconciler pass, webhook attempt,
- * monitor round and purge is logged under an id of its own (recon-<n>, wh-<event id>, alerts-<n>, purge-…).
+ * The background jobs over the core (src/jobs), built but not started. A job has one name, its file's, in code,
+ * logs and the lifecycle; each run is logged under an id made of it (reconciler-<n>, webhook-dispatch-<event id>,
+ * monitor-<n>, purges-quotes-<n>, …).
  */
 function openJobs(
   config: Config,
@@ -206,7 +207,7 @@ function openJobs(
       log,
       scope,
     }),
-    dispatch: createWebhookDispatch({
+    webhookDispatch: createWebhookDispatch({
       db,
       clock,
       send: core.webhooks.send,
@@ -220,7 +221,7 @@ function openJobs(
       log,
       scope,
     }),
-    health: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
+    healthProbe: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
     monitor: createMonitor({
       db,
       clock,
@@ -252,7 +253,7 @@ function openJobs(
     }),
   };
   // An outbox commit wakes the dispatch at once.
-  core.webhooks.outbox.onCommitted(jobs.dispatch.wake);
+  core.webhooks.outbox.onCommitted(jobs.webhookDispatch.wake);
   // Open invoices are asked about on a schedule, so a payment whose webhook was missed is still credited.
   const topupPoll = on.cryptoPay
     ? createTopupPoll({
@@ -311,7 +312,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   if (bot) {
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
-    jobs.dispatch.onDisabled(bot.notifier.webhookDisabled);
+    jobs.webhookDispatch.onDisabled(bot.notifier.webhookDisabled);
     // Polling is given up at once (another instance takes it), then the updates under way finish; those not
     // started stay in the inbox for another instance. Cut ones keep their lease until it lapses (see the decision
     // record docs/decisions/bot-inbox.md: handing them back could run them twice).

@@ -50,7 +50,7 @@ export function createLoop<T>(options: LoopOptions<T>) {
   function runOnce(): Promise<T> {
     running ??= scope(`${options.name}-${++runs}`, () =>
       options.run().catch((error: unknown) => {
-        options.log.warn({ err: error }, options.failure);
+        options.log.warn({ job: options.name, err: error }, options.failure);
         return options.failed;
       }),
     ).finally(() => {

@@ -79,7 +79,7 @@ export function createReconciler(options: ReconcilerOptions) {
   }
 
   const loop = createLoop({
-    name: "recon",
+    name: "reconciler",
     intervalMs,
     run: pass,
     failed: 0,

@@ -42,7 +42,7 @@ export function createTopupPoll(options: TopupPollOptions) {
     const next = new Date(started + options.intervalMs / 2).toISOString();
     await topups
       .sweepCreating()
-      .catch((error: unknown) => log.warn({ err: error }, "the top-up poll could not settle invoices cut short; it will try again"));
+      .catch((error: unknown) => log.warn({ err: error }, "topup-poll could not settle invoices cut short; it will try again"));
     while (seen < PASS_MAX && !stopping) {
       const until = new Date(clock.now().getTime() + options.leaseMs).toISOString();
       const claimed = await claimDueInvoices(db, claims, { now: dueBy, until, limit: BATCH });
@@ -60,7 +60,7 @@ export function createTopupPoll(options: TopupPollOptions) {
         if (!handedBack) for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
       } catch (error) {
         // The leases lapse and the invoices are asked about again: nothing is missed.
-        log.warn({ err: error, invoices: claimed.length }, "the top-up poll could not ask about invoices; it will try again");
+        log.warn({ err: error, invoices: claimed.length }, "topup-poll could not ask about invoices; it will try again");
         break;
       } finally {
         for (const topup of claimed) claims.drop(topup.id);
@@ -70,17 +70,17 @@ export function createTopupPoll(options: TopupPollOptions) {
   }
 
   const loop = createLoop({
-    name: "topup",
+    name: "topup-poll",
     intervalMs: options.intervalMs,
     run: pass,
     failed: 0,
-    failure: "top-up poll failed; the next one will try again",
+    failure: "topup-poll pass failed; the next one will try again",
     log,
     scope: options.scope,
   });
 
   const job = {
-    name: "top-up poll",
+    name: "topup-poll",
     /** Runs one pass now (or joins the one under way); resolves to the number of invoices asked about. */
     runOnce: loop.runOnce,
     start() {

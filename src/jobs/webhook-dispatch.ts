@@ -127,7 +127,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
       return succeeded(sent.result);
     } catch (error) {
       // The claim lapses and the event comes due again: nothing is lost.
-      log.warn({ eventId: event.eventId, err: error }, "webhook delivery could not be recorded; it will be retried");
+      log.warn({ eventId: event.eventId, err: error }, "webhook-dispatch could not record an attempt; it will be retried");
       return false;
     } finally {
       claims.events.drop(event.id);
@@ -137,7 +137,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
 
   /** A turn: its attempts at once, then the endpoint's breaker closed (all delivered) or opened further. */
   async function take(turn: Turn): Promise<void> {
-    const outcomes = await Promise.all(turn.events.map((event) => scope(`wh-${event.eventId}`, () => attempt(event, turn))));
+    const outcomes = await Promise.all(turn.events.map((event) => scope(`webhook-dispatch-${event.eventId}`, () => attempt(event, turn))));
     try {
       if (handedBack) return;
       const failed = outcomes.includes(false);
@@ -146,7 +146,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
       await endTurn(db, turn.accountId, { lease: turn.lease, at: now.toISOString(), failed, retryAt });
     } catch (error) {
       // The endpoint's lease lapses and it is ready again then: nothing is lost.
-      log.warn({ accountId: turn.accountId, err: error }, "webhook turn could not be ended; the endpoint is ready again when its lease lapses");
+      log.warn({ accountId: turn.accountId, err: error }, "webhook-dispatch could not end a turn; the endpoint is ready again when its lease lapses");
     } finally {
       claims.endpoints.drop(turn.accountId);
     }
@@ -177,17 +177,17 @@ export function createWebhookDispatch(options: DispatchOptions) {
   }
 
   const loop = createLoop({
-    name: "wh-pass",
+    name: "webhook-dispatch",
     intervalMs: settings.pollMs,
     run: pass,
     failed: undefined,
-    failure: "webhook pass failed; the next one will try again",
+    failure: "webhook-dispatch pass failed; the next one will try again",
     log,
     scope: options.scope,
   });
 
   const job = {
-    name: "webhook dispatch",
+    name: "webhook-dispatch",
     /** Looks for ready endpoints now (after a commit that recorded events, or a turn that ended). */
     wake: loop.wake,
     /** Runs one pass and waits for the turns it started: tests and tools use it. */
