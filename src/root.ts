@@ -11,7 +11,7 @@ import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./db/codes-key.js";
-import { holdRole } from "./db/locks.js";
+import { holdRole } from "./jobs/role.js";
 import { botInbox } from "./db/bot-inbox.js";
 import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
 import { createFaultLog, type FaultLog } from "./db/faults.js";
