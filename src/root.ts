@@ -22,7 +22,7 @@ import { createReconciler } from "./jobs/reconciler.js";
 import { createHealthProbe } from "./jobs/health-probe.js";
 import { createTopupPoll } from "./jobs/topup-poll.js";
 import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
-import { createLifecycle, type StopReport } from "./lifecycle.js";
+import { createLifecycle, type Lifecycle, type Resource, StartFailed, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
@@ -33,7 +33,7 @@ import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 
-export type { StopReport };
+export { StartFailed, type StopReport };
 
 export interface RootOptions {
   clock?: Clock;
@@ -61,21 +61,44 @@ export interface Service extends CoreService {
   api: FastifyInstance;
   /** Null without BOT_TOKEN. */
   bot: PurchaseBot | null;
+  /**
+   * Starts the steps in order: the jobs, the API's listener (HOST, PORT), the metrics' listener (METRICS_PORT),
+   * the bot (long polling, or its webhook), then the steps added with `addStep`; a stop runs them in reverse. When
+   * a step throws, the steps begun are stopped in reverse and it rejects with StartFailed. `listen: false` leaves
+   * both listeners to the caller (tests inject requests).
+   */
+  start(options?: { listen?: boolean }): Promise<void>;
+  /** A step of the caller's, started after the service's own (and stopped before them); added before `start`. */
+  addStep(step: Resource): void;
+  /** The API's address once it listens, else null. */
+  readonly url: string | null;
   /** Serves the metrics on their own port (METRICS_PORT) unless it is off; resolves to their URL, or null. */
   startMetrics(): Promise<string | null>;
-  /** Starts the bot (long polling, or the webhook when BOT_WEBHOOK_URL is set); call once the API listens. */
-  startBot(): Promise<void>;
 }
 
 /**
  * The composition root. Builds the resources in order: log, metrics, database, providers, core (then, for the
- * service, jobs, bot, API, metrics listener); a stop runs them in reverse (src/lifecycle.ts). The service,
- * the admin CLI, the tests and the benchmark all open the service here.
+ * service, the jobs, the API, the metrics listener and the bot, started by `start` in that order); a stop runs
+ * them in reverse (src/lifecycle.ts). A build that throws closes what it had built. The service, the admin CLI,
+ * the tests and the benchmark all open the service here.
  */
 export async function openCore(config: Config, options: RootOptions = {}) {
   const log = createLog(config.LOG_LEVEL, options.logDestination);
   const lifecycle = createLifecycle(log);
+  return closedOnFailure(lifecycle, config, () => buildCore(config, options, log, lifecycle));
+}
 
+/** What `build` built is closed (the stack stopped) when it throws. */
+async function closedOnFailure<T>(lifecycle: Lifecycle, config: Config, build: () => Promise<T>): Promise<T> {
+  try {
+    return await build();
+  } catch (error) {
+    await lifecycle.stop(config.SHUTDOWN_GRACE_MS);
+    throw error;
+  }
+}
+
+async function buildCore(config: Config, options: RootOptions, log: pino.Logger, lifecycle: Lifecycle) {
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
   // Faults the database met (it hung, filled up, went away), for the monitor to tell the administrators.
@@ -272,9 +295,14 @@ function openJobs(
 
 export type Jobs = ReturnType<typeof openJobs>;
 
-/** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
+/** Opens the whole service: the core, then its jobs, the bot and the API, built but not started (see `start`). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
-  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = await openCore(config, options);
+  const opened = await openCore(config, options);
+  return closedOnFailure(opened.lifecycle, config, () => buildService(config, opened));
+}
+
+async function buildService(config: Config, opened: Awaited<ReturnType<typeof openCore>>): Promise<Service> {
+  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = opened;
   const { core, db, log, metrics } = service;
 
   // SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none).
@@ -284,10 +312,8 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
 
   const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults });
-  for (const job of Object.values(jobs)) {
-    lifecycle.add(job);
-    job.start();
-  }
+  // The jobs are the first steps: started before the API takes requests, stopped after it.
+  for (const job of Object.values(jobs)) lifecycle.add(job);
 
   const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
@@ -313,18 +339,6 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
     jobs.webhookDispatch.onDisabled(bot.notifier.webhookDisabled);
-    // Polling is given up at once (another instance takes it), then the updates under way finish; those not
-    // started stay in the inbox for another instance. Cut ones keep their lease until it lapses (see the decision
-    // record docs/decisions/bot-inbox.md: handing them back could run them twice).
-    lifecycle.add({
-      name: "bot",
-      stop: async () => {
-        await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
-        await bot.drain();
-      },
-      underWay: () => ({ botUpdates: bot.underWay() }),
-      close: async () => bot.close(),
-    });
   }
 
   let stopping = false;
@@ -358,9 +372,15 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   const requests = trackRequests(api.server);
+  /** False when the caller listens itself (`start({ listen: false })`). */
+  let listen = true;
+  let url: string | null = null;
   // The listener closes; a request arriving on a kept-alive connection is answered 503 with Connection: close.
   lifecycle.add({
     name: "api",
+    start: async () => {
+      if (listen) url = await api.listen({ host: config.HOST, port: config.PORT });
+    },
     stop: () => {
       stopping = true;
       requests.closing();
@@ -369,27 +389,61 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     underWay: () => ({ requests: requests.underWay() }),
   });
 
-  // Built last, stopped first among the closes: metrics stay scrapable until the pools go.
-  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> = null;
-  lifecycle.add({ name: "metrics listener", close: async () => metricsServer?.close() });
+  // Closed before the pools: metrics stay scrapable until the end of the stop.
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | null = null;
+  const startMetrics = async () => {
+    if (config.METRICS_PORT === null) return null;
+    const served = (metricsServer ??= await serveMetrics(metrics, {
+      host: config.METRICS_HOST,
+      port: config.METRICS_PORT,
+      token: config.METRICS_TOKEN,
+      log,
+    }));
+    return served.url;
+  };
+  lifecycle.add({
+    name: "metrics listener",
+    start: async () => {
+      if (listen) await startMetrics();
+    },
+    close: async () => metricsServer?.close(),
+  });
+
+  // Started once the API listens (Telegram posts to it in webhook mode). Polling is given up at once (another
+  // instance takes it), then the updates under way finish; those not started stay in the inbox for another
+  // instance. Cut ones keep their lease until it lapses (see the decision record docs/decisions/bot-inbox.md:
+  // handing them back could run them twice).
+  if (!bot) {
+    lifecycle.add({
+      name: "bot",
+      start: () => log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it"),
+    });
+  } else {
+    lifecycle.add({
+      name: "bot",
+      start: () => (webhook ? bot.startWebhook(webhook.url, webhook.secretToken) : bot.startPolling()),
+      stop: async () => {
+        await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
+        await bot.drain();
+      },
+      underWay: () => ({ botUpdates: bot.underWay() }),
+      close: async () => bot.close(),
+    });
+  }
 
   return {
     ...service,
     jobs,
     api,
     bot,
-    async startMetrics() {
-      if (config.METRICS_PORT === null) return null;
-      metricsServer = await serveMetrics(metrics, { host: config.METRICS_HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, log });
-      return metricsServer?.url ?? null;
+    async start(options = {}) {
+      listen = options.listen ?? true;
+      await lifecycle.start(config.SHUTDOWN_GRACE_MS);
     },
-    async startBot() {
-      if (!bot) {
-        log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it");
-        return;
-      }
-      if (webhook) await bot.startWebhook(webhook.url, webhook.secretToken);
-      else await bot.startPolling();
+    addStep: (step) => void lifecycle.add(step),
+    get url() {
+      return url;
     },
+    startMetrics,
   };
 }
