@@ -88,9 +88,11 @@ export function createHealthProbe(options: HealthProbeOptions) {
     runOnce: loop.runOnce,
     /** Checks the database now (the round's own schedule aside). */
     checkDatabase: databaseLoop.runOnce,
-    start() {
+    /** Resolves once the first round and the first database check are done: GET /v1/health answers from them. */
+    async start() {
       loop.start();
       databaseLoop.start();
+      await Promise.all([loop.runOnce(), databaseLoop.runOnce()]);
     },
     async stop() {
       await Promise.all([loop.stop(), databaseLoop.stop()]);

@@ -10,7 +10,8 @@ export interface JobLog {
  */
 export interface Job {
   name: string;
-  start(): void;
+  /** Starts its loop; a job whose first run the service should not start without resolves once it is done. */
+  start(): void | Promise<void>;
   stop(): Promise<void>;
   /** Work under way holding leases, by kind (e.g. `reconcilerChecks`); {} for a job that holds none. */
   underWay(): Record<string, number>;
