@@ -56,7 +56,7 @@ export interface CoreService {
 
 /** The whole service: the core, its background jobs, the API and the bot. */
 export interface Service extends CoreService {
-  /** The background jobs (src/jobs), each named as its file: reconciler, webhook-dispatch, health-probe, monitor, purges, topup-poll; started. */
+  /** The background jobs (src/jobs), each named as its file: reconciler, webhook-dispatch, health-probe, monitor, purges, topup-poll (started by `start`). */
   jobs: Jobs;
   api: FastifyInstance;
   /** Null without BOT_TOKEN. */
