@@ -1,9 +1,12 @@
 /**
- * The service's resources in the order they were built, stopped in reverse. Each says how it stops taking work,
- * what it has under way, what it hands back when its work was cut, and how it lets go of what it holds.
+ * The service's resources as steps, in the order they were added: started in that order, stopped in reverse. Each
+ * says how it starts, how it stops taking work, what it has under way, what it hands back when its work was cut,
+ * and how it lets go of what it holds.
  */
 export interface Resource {
   name: string;
+  /** Starts its work (a job's loop, a listener, the bot); a resource without one works from when it is built. */
+  start?(): unknown;
   /** Stops taking new work; resolves once the work under way has finished. */
   stop?(): Promise<unknown>;
   /** Work under way now, by kind (requests, bot updates, provider calls, …). */
@@ -33,6 +36,17 @@ export interface StopLog {
   error(obj: object, msg: string): void;
 }
 
+/** A step that threw while the service started; what had started was stopped (its report). */
+export class StartFailed extends Error {
+  constructor(
+    readonly step: string,
+    override readonly cause: unknown,
+    readonly report: StopReport,
+  ) {
+    super(`could not start ${step}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
 /** Resolves true once `work` settles, or false after `ms`, whichever comes first. */
 export async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -50,13 +64,36 @@ export async function within(ms: number, work: Promise<unknown>): Promise<boolea
   }
 }
 
-/** What a newly built stack of resources answers: add in build order, stop once (later calls share the first). */
+/**
+ * The service's steps: added in order, started once in that order, stopped once in reverse (later calls share the
+ * first). A step that throws while starting stops the steps begun so far (itself included), in reverse.
+ */
 export function createLifecycle(log: StopLog) {
   const resources: Resource[] = [];
+  /** Steps whose start was called (a step that threw half-way included): only these are stopped. */
+  const begun = new Set<Resource>();
+  let starting: Promise<void> | undefined;
   let stopping: Promise<StopReport> | undefined;
 
+  /** Whether the resource has work to stop: it was started, or it works from when it was built. */
+  const working = (resource: Resource) => !resource.start || begun.has(resource);
   const reversed = () => [...resources].reverse();
-  const underWay = () => Object.assign({}, ...resources.map((resource) => resource.underWay?.() ?? {})) as Record<string, number>;
+  const running = () => reversed().filter(working);
+  const underWay = () => Object.assign({}, ...resources.filter(working).map((resource) => resource.underWay?.() ?? {})) as Record<string, number>;
+
+  async function start(graceMs: number): Promise<void> {
+    for (const resource of resources) {
+      if (!resource.start || begun.has(resource)) continue;
+      if (stopping) return;
+      begun.add(resource);
+      try {
+        await resource.start();
+      } catch (error) {
+        log.error({ step: resource.name, err: error }, `could not start ${resource.name}: stopping the steps started, in reverse`);
+        throw new StartFailed(resource.name, error, await (stopping ??= stop(graceMs, undefined)));
+      }
+    }
+  }
 
   async function stop(graceMs: number, signal?: string): Promise<StopReport> {
     // A duration: the monotonic clock, which no step of the wall clock moves.
@@ -65,13 +102,13 @@ export function createLifecycle(log: StopLog) {
     log.info({ signal, graceMs, underWay: atStart }, "stopping: no new requests or updates; finishing those under way");
     // 1. Every resource stops taking work at once, the last built first (the listener before the loops); 2. what
     // is under way finishes within the bound.
-    const stops = reversed().map((resource) => resource.stop?.() ?? Promise.resolve());
+    const stops = running().map((resource) => resource.stop?.() ?? Promise.resolve());
     const finished = await within(graceMs, Promise.all(stops));
     const cut = finished ? null : underWay();
     // 3. Leases still held (work cut short) are handed back: due again now, for another instance. A webhook
     // attempt cut here may still land beside the next one: at least once, the receiver deduplicates on the id.
     const released: Record<string, number[]> = {};
-    for (const resource of reversed()) {
+    for (const resource of running()) {
       const handed: Record<string, number[]> = await (resource.handBack?.() ?? Promise.resolve({})).catch((error: unknown) => {
         log.error({ resource: resource.name, err: error }, "could not hand back leases; they lapse by themselves");
         return {};
@@ -81,7 +118,7 @@ export function createLifecycle(log: StopLog) {
     // 4. Past the bound, outgoing calls are aborted first (their requests then answer, the order as still
     // processing); then everything lets go, the database last.
     if (!finished) {
-      for (const resource of reversed()) await resource.abort?.().catch(() => undefined);
+      for (const resource of running()) await resource.abort?.().catch(() => undefined);
       await within(1_000, Promise.all(stops));
     }
     for (const resource of reversed()) {
@@ -100,6 +137,11 @@ export function createLifecycle(log: StopLog) {
       return resource;
     },
     underWay,
+    /**
+     * Starts the steps in order. When one throws, the steps begun are stopped in reverse (the graceful stop,
+     * within `graceMs`) and it rejects with StartFailed. A second call answers the first one's start.
+     */
+    start: (graceMs: number) => (starting ??= start(graceMs)),
     /** The graceful stop; a second call answers the first one's report. */
     stop: (graceMs: number, signal?: string) => (stopping ??= stop(graceMs, signal)),
   };

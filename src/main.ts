@@ -1,7 +1,7 @@
 import os from "node:os";
 import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "./api/routes/topups.js";
-import { openService } from "./root.js";
+import { openService, type Service, StartFailed } from "./root.js";
 
 loadDotEnv();
 let config: Config;
@@ -33,16 +33,29 @@ if (config.UPSTREAM === "simulator") {
   console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
 }
 
-const service = await openService(config);
-const listening = await service.api.listen({ host: config.HOST, port: config.PORT });
-if (simulatedCryptoPay) {
-  // The simulated Crypto Pay app posts its webhooks here, as the real one posts to the URL set in @CryptoBot.
-  const hook = `${listening.replace("0.0.0.0", "127.0.0.1").replace("[::]", "127.0.0.1")}${CRYPTO_PAY_WEBHOOK_PATH}`;
-  const { pointCryptoPayWebhook } = await import("./simulator/cryptopay.js");
-  await pointCryptoPayWebhook(simulatedCryptoPay, hook);
+// One ordered start (src/root.ts `start`): the jobs, the API's listener, the metrics' listener, the bot, and here
+// the simulated Crypto Pay's webhook. A step that throws stops the steps begun, in reverse, and the process exits 1.
+let service: Service;
+try {
+  service = await openService(config);
+  const simulated = simulatedCryptoPay;
+  if (simulated) {
+    service.addStep({
+      name: "simulated crypto pay webhook",
+      // The simulated Crypto Pay app posts its webhooks here, as the real one posts to the URL set in @CryptoBot.
+      start: async () => {
+        const hook = `${service.url!.replace("0.0.0.0", "127.0.0.1").replace("[::]", "127.0.0.1")}${CRYPTO_PAY_WEBHOOK_PATH}`;
+        const { pointCryptoPayWebhook } = await import("./simulator/cryptopay.js");
+        await pointCryptoPayWebhook(simulated, hook);
+      },
+    });
+  }
+  await service.start();
+} catch (error) {
+  // A failed step was logged and what had started stopped (root.ts); a failed build closed what it had built.
+  console.error(error instanceof StartFailed ? `not started: ${error.message}` : `not started: ${(error as Error).stack ?? String(error)}`);
+  process.exit(1);
 }
-await service.startMetrics();
-await service.startBot();
 
 // The first signal stops gracefully within SHUTDOWN_GRACE_MS (exit 0, or 1 when work had to be cut); a second
 // one exits at once (128 + the signal's number, as a shell reports a process killed by it).

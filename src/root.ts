@@ -11,7 +11,7 @@ import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./db/codes-key.js";
-import { holdRole } from "./db/locks.js";
+import { holdRole } from "./jobs/role.js";
 import { botInbox } from "./db/bot-inbox.js";
 import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
 import { createFaultLog, type FaultLog } from "./db/faults.js";
@@ -22,7 +22,7 @@ import { createReconciler } from "./jobs/reconciler.js";
 import { createHealthProbe } from "./jobs/health-probe.js";
 import { createTopupPoll } from "./jobs/topup-poll.js";
 import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
-import { createLifecycle, type StopReport } from "./lifecycle.js";
+import { createLifecycle, type Lifecycle, type Resource, StartFailed, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
@@ -33,7 +33,7 @@ import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 
-export type { StopReport };
+export { StartFailed, type StopReport };
 
 export interface RootOptions {
   clock?: Clock;
@@ -56,26 +56,49 @@ export interface CoreService {
 
 /** The whole service: the core, its background jobs, the API and the bot. */
 export interface Service extends CoreService {
-  /** The background jobs (src/jobs): reconciler, webhook dispatch, monitor, purges; started. */
+  /** The background jobs (src/jobs), each named as its file: reconciler, webhook-dispatch, health-probe, monitor, purges, topup-poll (started by `start`). */
   jobs: Jobs;
   api: FastifyInstance;
   /** Null without BOT_TOKEN. */
   bot: PurchaseBot | null;
+  /**
+   * Starts the steps in order: the jobs, the API's listener (HOST, PORT), the metrics' listener (METRICS_PORT),
+   * the bot (long polling, or its webhook), then the steps added with `addStep`; a stop runs them in reverse. When
+   * a step throws, the steps begun are stopped in reverse and it rejects with StartFailed. `listen: false` leaves
+   * both listeners to the caller (tests inject requests).
+   */
+  start(options?: { listen?: boolean }): Promise<void>;
+  /** A step of the caller's, started after the service's own (and stopped before them); added before `start`. */
+  addStep(step: Resource): void;
+  /** The API's address once it listens, else null. */
+  readonly url: string | null;
   /** Serves the metrics on their own port (METRICS_PORT) unless it is off; resolves to their URL, or null. */
   startMetrics(): Promise<string | null>;
-  /** Starts the bot (long polling, or the webhook when BOT_WEBHOOK_URL is set); call once the API listens. */
-  startBot(): Promise<void>;
 }
 
 /**
  * The composition root. Builds the resources in order: log, metrics, database, providers, core (then, for the
- * service, jobs, bot, API, metrics listener); a stop runs them in reverse (src/lifecycle.ts). The service,
- * the admin CLI, the tests and the benchmark all open the service here.
+ * service, the jobs, the API, the metrics listener and the bot, started by `start` in that order); a stop runs
+ * them in reverse (src/lifecycle.ts). A build that throws closes what it had built. The service, the admin CLI,
+ * the tests and the benchmark all open the service here.
  */
 export async function openCore(config: Config, options: RootOptions = {}) {
   const log = createLog(config.LOG_LEVEL, options.logDestination);
   const lifecycle = createLifecycle(log);
+  return closedOnFailure(lifecycle, config, () => buildCore(config, options, log, lifecycle));
+}
 
+/** What `build` built is closed (the stack stopped) when it throws. */
+async function closedOnFailure<T>(lifecycle: Lifecycle, config: Config, build: () => Promise<T>): Promise<T> {
+  try {
+    return await build();
+  } catch (error) {
+    await lifecycle.stop(config.SHUTDOWN_GRACE_MS);
+    throw error;
+  }
+}
+
+async function buildCore(config: Config, options: RootOptions, log: pino.Logger, lifecycle: Lifecycle) {
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(db, clock));
   // Faults the database met (it hung, filled up, went away), for the monitor to tell the administrators.
@@ -186,8 +209,9 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
 }
 
 /**
- * The background jobs over the core (src/jobs), built but not started. Each reconciler pass, webhook attempt,
- * monitor round and purge is logged under an id of its own (recon-<n>, wh-<event id>, alerts-<n>, purge-…).
+ * The background jobs over the core (src/jobs), built but not started. A job has one name, its file's, in code,
+ * logs and the lifecycle; each run is logged under an id made of it (reconciler-<n>, webhook-dispatch-<event id>,
+ * monitor-<n>, purges-quotes-<n>, …).
  */
 function openJobs(
   config: Config,
@@ -206,7 +230,7 @@ function openJobs(
       log,
       scope,
     }),
-    dispatch: createWebhookDispatch({
+    webhookDispatch: createWebhookDispatch({
       db,
       clock,
       send: core.webhooks.send,
@@ -220,7 +244,7 @@ function openJobs(
       log,
       scope,
     }),
-    health: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
+    healthProbe: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
     monitor: createMonitor({
       db,
       clock,
@@ -252,7 +276,7 @@ function openJobs(
     }),
   };
   // An outbox commit wakes the dispatch at once.
-  core.webhooks.outbox.onCommitted(jobs.dispatch.wake);
+  core.webhooks.outbox.onCommitted(jobs.webhookDispatch.wake);
   // Open invoices are asked about on a schedule, so a payment whose webhook was missed is still credited.
   const topupPoll = on.cryptoPay
     ? createTopupPoll({
@@ -271,9 +295,14 @@ function openJobs(
 
 export type Jobs = ReturnType<typeof openJobs>;
 
-/** Opens the whole service: the core, then its jobs (started), the bot and the API (not yet listening: main.ts listens). */
+/** Opens the whole service: the core, then its jobs, the bot and the API, built but not started (see `start`). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
-  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = await openCore(config, options);
+  const opened = await openCore(config, options);
+  return closedOnFailure(opened.lifecycle, config, () => buildService(config, opened));
+}
+
+async function buildService(config: Config, opened: Awaited<ReturnType<typeof openCore>>): Promise<Service> {
+  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = opened;
   const { core, db, log, metrics } = service;
 
   // SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none).
@@ -283,10 +312,8 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
 
   const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults });
-  for (const job of Object.values(jobs)) {
-    lifecycle.add(job);
-    job.start();
-  }
+  // The jobs are the first steps: started before the API takes requests, stopped after it.
+  for (const job of Object.values(jobs)) lifecycle.add(job);
 
   const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
   const bot = config.BOT_TOKEN
@@ -311,19 +338,7 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   if (bot) {
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
-    jobs.dispatch.onDisabled(bot.notifier.webhookDisabled);
-    // Polling is given up at once (another instance takes it), then the updates under way finish; those not
-    // started stay in the inbox for another instance. Cut ones keep their lease until it lapses (see the decision
-    // record docs/decisions/bot-inbox.md: handing them back could run them twice).
-    lifecycle.add({
-      name: "bot",
-      stop: async () => {
-        await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
-        await bot.drain();
-      },
-      underWay: () => ({ botUpdates: bot.underWay() }),
-      close: async () => bot.close(),
-    });
+    jobs.webhookDispatch.onDisabled(bot.notifier.webhookDisabled);
   }
 
   let stopping = false;
@@ -357,9 +372,15 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   const requests = trackRequests(api.server);
+  /** False when the caller listens itself (`start({ listen: false })`). */
+  let listen = true;
+  let url: string | null = null;
   // The listener closes; a request arriving on a kept-alive connection is answered 503 with Connection: close.
   lifecycle.add({
     name: "api",
+    start: async () => {
+      if (listen) url = await api.listen({ host: config.HOST, port: config.PORT });
+    },
     stop: () => {
       stopping = true;
       requests.closing();
@@ -368,27 +389,61 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
     underWay: () => ({ requests: requests.underWay() }),
   });
 
-  // Built last, stopped first among the closes: metrics stay scrapable until the pools go.
-  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> = null;
-  lifecycle.add({ name: "metrics listener", close: async () => metricsServer?.close() });
+  // Closed before the pools: metrics stay scrapable until the end of the stop.
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | null = null;
+  const startMetrics = async () => {
+    if (config.METRICS_PORT === null) return null;
+    const served = (metricsServer ??= await serveMetrics(metrics, {
+      host: config.METRICS_HOST,
+      port: config.METRICS_PORT,
+      token: config.METRICS_TOKEN,
+      log,
+    }));
+    return served.url;
+  };
+  lifecycle.add({
+    name: "metrics listener",
+    start: async () => {
+      if (listen) await startMetrics();
+    },
+    close: async () => metricsServer?.close(),
+  });
+
+  // Started once the API listens (Telegram posts to it in webhook mode). Polling is given up at once (another
+  // instance takes it), then the updates under way finish; those not started stay in the inbox for another
+  // instance. Cut ones keep their lease until it lapses (see the decision record docs/decisions/bot-inbox.md:
+  // handing them back could run them twice).
+  if (!bot) {
+    lifecycle.add({
+      name: "bot",
+      start: () => log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it"),
+    });
+  } else {
+    lifecycle.add({
+      name: "bot",
+      start: () => (webhook ? bot.startWebhook(webhook.url, webhook.secretToken) : bot.startPolling()),
+      stop: async () => {
+        await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
+        await bot.drain();
+      },
+      underWay: () => ({ botUpdates: bot.underWay() }),
+      close: async () => bot.close(),
+    });
+  }
 
   return {
     ...service,
     jobs,
     api,
     bot,
-    async startMetrics() {
-      if (config.METRICS_PORT === null) return null;
-      metricsServer = await serveMetrics(metrics, { host: config.METRICS_HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, log });
-      return metricsServer?.url ?? null;
+    async start(options = {}) {
+      listen = options.listen ?? true;
+      await lifecycle.start(config.SHUTDOWN_GRACE_MS);
     },
-    async startBot() {
-      if (!bot) {
-        log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it");
-        return;
-      }
-      if (webhook) await bot.startWebhook(webhook.url, webhook.secretToken);
-      else await bot.startPolling();
+    addStep: (step) => void lifecycle.add(step),
+    get url() {
+      return url;
     },
+    startMetrics,
   };
 }

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { type Db, directReader, type Executor } from "./database.js";
+import { claim } from "./leases.js";
 
 // The shared round of health probes (one row): who probes next, and what the last round found.
 
@@ -12,18 +13,26 @@ export async function lastProbe(exec: Executor): Promise<{ result: string | null
 }
 
 /**
- * Claims the next round when the last was probed before `staleBefore` and nobody holds a claim at `now`; one
- * conditional update, so of several instances exactly one probes. True when this caller claimed it.
+ * Claims the next round when the last was probed before `staleBefore` and nobody holds a claim at `now` (the
+ * one claim, db/leases.ts), so of several instances exactly one probes. True when this caller claimed it.
  */
-export async function claimProbe(exec: Executor, claim: { now: string; staleBefore: string; until: string }): Promise<boolean> {
-  const result = await exec
-    .updateTable("health_probes")
-    .set({ claimed_until: claim.until })
-    .where("key", "=", KEY)
-    .where("probed_at", "<", claim.staleBefore)
-    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", claim.now)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+export async function claimProbe(db: Db, round: { now: string; staleBefore: string; until: string }): Promise<boolean> {
+  const claimed = await claim(db, {
+    limit: 1,
+    due: (exec, limit) =>
+      exec
+        .selectFrom("health_probes")
+        .select("key")
+        .where("key", "=", KEY)
+        .where("probed_at", "<", round.staleBefore)
+        .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", round.now)]))
+        .limit(limit),
+    take: async (trx, rows) => {
+      await trx.updateTable("health_probes").set({ claimed_until: round.until }).where("key", "=", KEY).execute();
+      return rows;
+    },
+  });
+  return claimed.length > 0;
 }
 
 /** Stores a round and lets the claim go. */

@@ -46,38 +46,55 @@ interface DueQuery<R> {
   forUpdate(): { skipLocked(): { execute(): Promise<R[]> } };
 }
 
-export interface ClaimOptions<R extends { id: number }> {
-  db: Db;
-  claims: Claims;
-  /** The lease time written into the claimed rows' due column. */
-  until: string;
+export interface ClaimStatement<R, T> {
   limit: number;
   /**
    * Due rows, at most `limit`. The conditions sit on the rows themselves, so PostgreSQL re-checks them against a
    * claim that another instance committed meanwhile.
    */
   due: (exec: Executor, limit: number) => DueQuery<R>;
+  /** Leases the rows read (moves their due column to the lease's end), in the claim's transaction; what was claimed. */
+  take: (trx: Transaction<Database>, rows: R[]) => Promise<T[]>;
+}
+
+/**
+ * The one claim: due rows read and leased to this instance in one transaction; resolves to what `take` made of
+ * them. A plain "anything due?" read comes first, so an idle instance takes no write transaction (SQLite's write
+ * lock); on PostgreSQL the due rows are locked `FOR UPDATE SKIP LOCKED`, so two instances never claim the same row.
+ * Every lease is claimed here: orders, invoices, webhook turns, the health round.
+ */
+export async function claim<R, T>(db: Db, statement: ClaimStatement<R, T>): Promise<T[]> {
+  if (!(await statement.due(db, 1).execute()).length) return [];
+  return db.transaction().execute(async (trx) => {
+    const due = statement.due(trx, statement.limit);
+    const rows = await (isPostgres(trx) ? due.forUpdate().skipLocked() : due).execute();
+    return rows.length ? statement.take(trx, rows) : [];
+  });
+}
+
+export interface ClaimOptions<R extends { id: number }> {
+  db: Db;
+  claims: Claims;
+  /** The lease time written into the claimed rows' due column. */
+  until: string;
+  limit: number;
+  due: ClaimStatement<R, R>["due"];
   /** Moves the rows' due column to `until` (and counts whatever else a claim counts). */
   lease: (trx: Transaction<Database>, ids: number[]) => Promise<unknown>;
 }
 
-/**
- * Claims up to `limit` due rows for this instance and holds them in `claims`; returns them as they were read.
- * A plain "anything due?" read comes first, so an idle instance takes no write transaction (SQLite's write lock);
- * on PostgreSQL the due rows are locked `FOR UPDATE SKIP LOCKED`, so two instances never claim the same row.
- */
+/** Claims up to `limit` due rows (`claim`) and holds them in `claims`; returns them as they were read. */
 export async function claimDue<R extends { id: number }>(options: ClaimOptions<R>): Promise<R[]> {
-  const { db, limit } = options;
-  if (!(await options.due(db, 1).execute()).length) return [];
-  const claimed = await db.transaction().execute(async (trx) => {
-    const due = options.due(trx, limit);
-    const rows = await (isPostgres(trx) ? due.forUpdate().skipLocked() : due).execute();
-    if (rows.length)
+  const claimed = await claim(options.db, {
+    limit: options.limit,
+    due: options.due,
+    take: async (trx, rows) => {
       await options.lease(
         trx,
         rows.map((row) => row.id),
       );
-    return rows;
+      return rows;
+    },
   });
   for (const row of claimed) options.claims.hold(row.id, options.until);
   return claimed;

@@ -1,13 +1,5 @@
 import { sql } from "kysely";
-import { type Db, isPostgres, withoutStatementBound } from "./database.js";
-
-export interface Role {
-  /** Called once this instance holds the lock; the role runs until `resign`. */
-  take(): Promise<void>;
-  resign(): Promise<void>;
-  /** False once the role has stopped working by itself (a poller that died): it is resigned and contended for again. */
-  working(): boolean;
-}
+import { type Db, isPostgres } from "./database.js";
 
 /** How long a held lock's liveness check may take before the session counts as lost. */
 const HEARTBEAT_TIMEOUT_MS = 5_000;
@@ -15,115 +7,63 @@ const HEARTBEAT_TIMEOUT_MS = 5_000;
 const within = <T>(ms: number, work: Promise<T>) =>
   Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
-export interface LeaderLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
+/** A session lock held on one pinned connection (PostgreSQL). */
+export interface SessionLock {
+  /** Resolves while the session answers (in bounded time, so a silent network cannot keep a lost lock's holder working). */
+  alive(): Promise<void>;
+  /** Unlocks (in bounded time) and lets the connection go back to the pool. */
+  release(): Promise<void>;
 }
 
-/**
- * Runs `role` on one instance at a time among all that share the database. On PostgreSQL the holder keeps a
- * session advisory lock on one pinned connection: when the process dies the connection closes and the lock
- * goes with it, and another instance (retrying every `retryMs`) takes the role within seconds. A single
- * SQLite instance simply takes it. `started` settles after the first round (the role taken, or held
- * elsewhere; on SQLite it rejects when taking failed); `stop` resolves once the role is resigned and released.
- */
-export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retryMs = 2000) {
-  let stopped = false;
-  let stopNow: () => void = () => {};
-  const stopping = new Promise<void>((resolve) => {
-    stopNow = resolve;
-  });
-  /** Waits `ms`, or less when `stop` is called. */
-  const pause = (ms: number) => Promise.race([stopping, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
-
-  let firstRound: (error?: unknown) => void = () => {};
-  const started = new Promise<void>((resolve, reject) => {
-    firstRound = (error) => (error === undefined ? resolve() : reject(error));
-  });
-
-  async function contend(): Promise<void> {
-    if (!isPostgres(db)) {
-      try {
-        await role.take();
-        firstRound();
-      } catch (error) {
-        firstRound(error);
-        return;
-      }
-      await stopping;
-      await role.resign();
-      return;
-    }
-    while (!stopped) {
-      try {
-        await db.connection().execute(async (connection) => {
-          const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as held`.execute(connection);
-          if (!rows[0]?.held) return;
-          try {
-            if (stopped) return;
-            log.info({ role: name }, "this instance took the role");
-            await role.take();
-            firstRound();
-            // The lock lives as long as this session: check it now and then (in bounded time, so a silent
-            // network cannot keep a lost lock's holder working), and give the role up when either fails.
-            while (!stopped) {
-              await pause(retryMs);
-              if (!role.working()) throw new Error("the role stopped working");
-              await within(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(connection));
-            }
-          } finally {
-            try {
-              await role.resign();
-            } finally {
-              await within(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(connection)).catch(() => undefined);
-            }
-          }
-        });
-      } catch (error) {
-        log.warn({ role: name, err: error }, "lost the role or could not contend for it; retrying");
-      }
-      firstRound();
-      if (!stopped) await pause(retryMs);
-    }
-  }
-
-  const running = contend();
-  return {
-    started,
-    async stop() {
-      stopped = true;
-      stopNow();
-      await running;
-    },
-  };
-}
-
-/**
- * Runs `work` while holding the lock named `key` across every instance on the database, so two holders of
- * one key never run side by side (PostgreSQL: a transaction-scoped advisory lock on one pooled connection).
- * At most `slots` are held at once per process, so the rest of the pool stays free for the work itself.
- * A single SQLite instance needs no lock across processes: `work` runs as it is.
- */
-export function keyedLock(db: Db, slots: number) {
-  if (!isPostgres(db)) return <T>(_key: string, work: () => Promise<T>) => work();
-  let held = 0;
-  const queue: Array<() => void> = [];
-  const acquire = () => (held < slots ? (held++, Promise.resolve()) : new Promise<void>((resolve) => queue.push(resolve)));
-  const release = () => {
-    const next = queue.shift();
-    if (next) next();
-    else held--;
-  };
-  return async <T>(key: string, work: () => Promise<T>): Promise<T> => {
-    await acquire();
-    try {
-      return await db.transaction().execute(async (trx) => {
-        // Waits as long as the holder's work takes, by design: no statement bound (database.ts).
-        await withoutStatementBound(() => sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx));
-        return work();
+/** One pooled connection kept out of the pool until `release`: a session lock lives as long as its session. */
+function pinConnection(db: Db): Promise<{ connection: Db; release(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    let letGo: () => void = () => {};
+    const released = new Promise<void>((done) => {
+      letGo = done;
+    });
+    const session = db.connection().execute(async (connection) => {
+      resolve({
+        connection,
+        release: async () => {
+          letGo();
+          await session;
+        },
       });
-    } finally {
-      release();
-    }
+      await released;
+    });
+    session.catch(reject);
+  });
+}
+
+/**
+ * The lock named `name` across the instances sharing the database, taken when free (`tryTake` resolves null while
+ * another session holds it); null on SQLite, where one instance is the only one and there is nothing to share.
+ * On PostgreSQL it is a session advisory lock: when the process dies its connection closes and the lock goes with
+ * it, so another instance can take it.
+ */
+export function sharedLock(db: Db, name: string): { tryTake(): Promise<SessionLock | null> } | null {
+  return isPostgres(db) ? { tryTake: () => trySessionLock(db, name) } : null;
+}
+
+async function trySessionLock(db: Db, name: string): Promise<SessionLock | null> {
+  const pinned = await pinConnection(db);
+  let held = false;
+  try {
+    const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as held`.execute(pinned.connection);
+    held = rows[0]?.held === true;
+  } finally {
+    if (!held) await pinned.release();
+  }
+  if (!held) return null;
+  return {
+    alive: async () => void (await within(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(pinned.connection))),
+    release: async () => {
+      try {
+        await within(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(pinned.connection)).catch(() => undefined);
+      } finally {
+        await pinned.release();
+      }
+    },
   };
 }

@@ -1,6 +1,6 @@
 import type { QueryCreator, Selectable } from "kysely";
 import { type Db, type Executor, isPostgres } from "./database.js";
-import type { Claims } from "./leases.js";
+import { type Claims, claim } from "./leases.js";
 import type { Database, WebhookEventsTable } from "./schema.js";
 import { transaction } from "./transaction.js";
 
@@ -132,34 +132,35 @@ const waitingEvents = (exec: Executor, accountId: number, now: string, limit: nu
  */
 export async function claimTurns(db: Db, claims: { endpoints: Claims; events: Claims }, options: TurnOptions): Promise<Turn[]> {
   const { now, until } = options;
-  if (!(await readyEndpoints(db, now, 1).execute()).length) return [];
-  const turns = await db.transaction().execute(async (trx) => {
-    const ready = readyEndpoints(trx, now, options.limit);
-    const endpoints = await (isPostgres(trx) ? ready.forUpdate().skipLocked() : ready).execute();
-    const taken: Turn[] = [];
-    let left = options.limit;
-    for (const endpoint of endpoints) {
-      if (left <= 0) break;
-      const take = Math.min(left, endpoint.failures > 0 ? 1 : options.perEndpoint);
-      const rows = await waitingEvents(trx, endpoint.account_id, now, take).execute();
-      if (!rows.length) continue;
-      left -= rows.length;
-      const ids = rows.map((row) => row.id);
-      await trx
-        .updateTable("webhook_events")
-        .set((eb) => ({ next_attempt_at: until, attempts: eb("attempts", "+", 1) }))
-        .where("id", "in", ids)
-        .execute();
-      await trx.updateTable("webhook_endpoints").set({ ready_at: until }).where("account_id", "=", endpoint.account_id).execute();
-      taken.push({
-        accountId: endpoint.account_id,
-        lease: until,
-        failures: endpoint.failures,
-        failingSince: endpoint.failing_since,
-        events: rows.map((row) => ({ ...toEvent(row), attempts: row.attempts + 1, lease: until })),
-      });
-    }
-    return taken;
+  const turns = await claim(db, {
+    limit: options.limit,
+    due: (exec, limit) => readyEndpoints(exec, now, limit),
+    take: async (trx, endpoints) => {
+      const taken: Turn[] = [];
+      let left = options.limit;
+      for (const endpoint of endpoints) {
+        if (left <= 0) break;
+        const take = Math.min(left, endpoint.failures > 0 ? 1 : options.perEndpoint);
+        const rows = await waitingEvents(trx, endpoint.account_id, now, take).execute();
+        if (!rows.length) continue;
+        left -= rows.length;
+        const ids = rows.map((row) => row.id);
+        await trx
+          .updateTable("webhook_events")
+          .set((eb) => ({ next_attempt_at: until, attempts: eb("attempts", "+", 1) }))
+          .where("id", "in", ids)
+          .execute();
+        await trx.updateTable("webhook_endpoints").set({ ready_at: until }).where("account_id", "=", endpoint.account_id).execute();
+        taken.push({
+          accountId: endpoint.account_id,
+          lease: until,
+          failures: endpoint.failures,
+          failingSince: endpoint.failing_since,
+          events: rows.map((row) => ({ ...toEvent(row), attempts: row.attempts + 1, lease: until })),
+        });
+      }
+      return taken;
+    },
   });
   for (const turn of turns) {
     claims.endpoints.hold(turn.accountId, until);

@@ -26,6 +26,8 @@ const simulator = await startSimulator(port("SIMULATOR_PORT"), { timeScale: Numb
 const config = loadConfig({
   ...process.env,
   PORT: process.env.CHAT_API_PORT ?? "0",
+  // A terminal chat serves no metrics.
+  METRICS_PORT: "off",
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   UPSTREAM: "external",
   ...allProvidersAt(simulator.url),
@@ -40,8 +42,7 @@ const config = loadConfig({
   ADMIN_TELEGRAM_IDS: [process.env.ADMIN_TELEGRAM_IDS, String(USER_ID)].filter(Boolean).join(","),
 });
 const service = await openService(config);
-await service.api.listen({ host: config.HOST, port: config.PORT });
-await service.startBot();
+await service.start();
 const apiAddress = service.api.server.address();
 const apiUrl = typeof apiAddress === "object" && apiAddress ? `http://${config.HOST}:${apiAddress.port}` : "";
 // Paid invoices are posted here, as Crypto Pay posts to the URL an app sets in @CryptoBot.

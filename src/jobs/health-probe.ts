@@ -64,33 +64,35 @@ export function createHealthProbe(options: HealthProbeOptions) {
     health.databaseChecked(ready, clock.now());
   }
   const databaseLoop = createLoop({
-    name: "dbcheck",
+    name: "health-probe-database",
     intervalMs: checkMs,
     run: checkDatabase,
     failed: undefined,
-    failure: "database check failed; the next one will try again",
+    failure: "health-probe database check failed; the next one will try again",
     log: options.log,
     scope: options.scope,
   });
 
   const loop = createLoop({
-    name: "health",
+    name: "health-probe",
     intervalMs,
     run: pass,
     failed: undefined,
-    failure: "health probe round failed; the next one will try again",
+    failure: "health-probe round failed; the next one will try again",
     log: options.log,
     scope: options.scope,
   });
 
   const job = {
-    name: "health probe",
+    name: "health-probe",
     runOnce: loop.runOnce,
     /** Checks the database now (the round's own schedule aside). */
     checkDatabase: databaseLoop.runOnce,
-    start() {
+    /** Resolves once the first round and the first database check are done: GET /v1/health answers from them. */
+    async start() {
       loop.start();
       databaseLoop.start();
+      await Promise.all([loop.runOnce(), databaseLoop.runOnce()]);
     },
     async stop() {
       await Promise.all([loop.stop(), databaseLoop.stop()]);

@@ -10,7 +10,8 @@ export interface JobLog {
  */
 export interface Job {
   name: string;
-  start(): void;
+  /** Starts its loop; a job whose first run the service should not start without resolves once it is done. */
+  start(): void | Promise<void>;
   stop(): Promise<void>;
   /** Work under way holding leases, by kind (e.g. `reconcilerChecks`); {} for a job that holds none. */
   underWay(): Record<string, number>;
@@ -50,7 +51,7 @@ export function createLoop<T>(options: LoopOptions<T>) {
   function runOnce(): Promise<T> {
     running ??= scope(`${options.name}-${++runs}`, () =>
       options.run().catch((error: unknown) => {
-        options.log.warn({ err: error }, options.failure);
+        options.log.warn({ job: options.name, err: error }, options.failure);
         return options.failed;
       }),
     ).finally(() => {
@@ -94,3 +95,60 @@ export function createLoop<T>(options: LoopOptions<T>) {
 }
 
 export type Loop<T> = ReturnType<typeof createLoop<T>>;
+
+/** What a leased job's pass reads: set by `stop` (claim no more) and by `handBack` (record nothing more). */
+export interface LeaseState {
+  /** Set by `stop`: the pass under way claims no more. */
+  stopping: boolean;
+  /** Set by `handBack`: work cut short records nothing more (its rows are already due again). */
+  handedBack: boolean;
+}
+
+export interface LeasedJobOptions<T> extends Omit<LoopOptions<T>, "run"> {
+  /** One pass: claims rows (db/leases.ts `claim`) while `state.stopping` is false, and works on them. */
+  pass: (state: LeaseState) => Promise<T>;
+  /** The rows held now (claimed, being worked on), by kind. */
+  underWay: () => Record<string, number>;
+  /** Makes the rows still held due again now (guarded by the lease written); their ids by kind. */
+  release: () => Promise<Record<string, number[]>>;
+  /** Waited for by `stop` once the loop has stopped: work a pass left running on its own (webhook turns). */
+  settle?: () => Promise<unknown>;
+}
+
+/**
+ * The leased job, written once (the reconciler, the top-up poll, the webhook dispatch): a loop whose passes claim
+ * rows of a shared table, so of several instances each row is worked on by the one that claimed it. `stop` stops
+ * claiming and waits for the pass (and what it left running); `handBack`, after it, makes what is still held due
+ * again at once instead of when its lease lapses.
+ */
+export function createLeasedJob<T>(options: LeasedJobOptions<T>) {
+  const state: LeaseState = { stopping: false, handedBack: false };
+  const { pass, underWay, release, settle, ...loopOptions } = options;
+  const loop = createLoop({ ...loopOptions, run: () => pass(state) });
+
+  const job = {
+    name: options.name,
+    state,
+    /** Runs one pass now (or joins the one under way). */
+    runOnce: loop.runOnce,
+    /** Runs now, or right after the pass under way; nothing while stopped. */
+    wake: loop.wake,
+    start() {
+      state.stopping = false;
+      state.handedBack = false;
+      loop.start();
+    },
+    /** Stops claiming (the pass under way ends after the rows it holds) and waits for that work. */
+    async stop() {
+      state.stopping = true;
+      await loop.stop();
+      await settle?.();
+    },
+    underWay,
+    async handBack() {
+      state.handedBack = true;
+      return release();
+    },
+  };
+  return job satisfies Job;
+}

@@ -239,7 +239,7 @@ export function createMonitor(options: MonitorOptions) {
   }
 
   const loop = createLoop({
-    name: "alerts",
+    name: "monitor",
     intervalMs: settings.intervalMs,
     run: round,
     failed: undefined,

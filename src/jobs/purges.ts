@@ -30,7 +30,7 @@ const HOUR = 60 * 60 * 1000;
 const KEEP_HANDLED_UPDATES_MS = 48 * HOUR;
 
 interface Purge {
-  /** The purge's name: its runs are scoped `purge-<name>-<n>`. */
+  /** The purge's name: its runs are scoped `purges-<name>-<n>`. */
   name: string;
   everyMs: number;
   /** Deletes what is past keeping; resolves to how many rows (or events) went. */
@@ -93,7 +93,7 @@ export function createPurges(options: PurgesOptions) {
     purges.map((purge) => [
       purge.name,
       createLoop({
-        name: `purge-${purge.name}`,
+        name: `purges-${purge.name}`,
         intervalMs: purge.everyMs,
         run: purge.run,
         failed: 0,

@@ -3,7 +3,7 @@ import type { Settlement } from "../core/settlement.js";
 import type { BackgroundScope, Clock } from "../core/ports.js";
 import type { Db } from "../db/database.js";
 import { claimDueOrders, createClaims, releaseOrders, rescheduleOrder } from "../db/leases.js";
-import { createLoop, type Job, type JobLog } from "./loop.js";
+import { createLeasedJob, type JobLog, type LeaseState } from "./loop.js";
 
 export interface ReconcilerOptions {
   db: Db;
@@ -32,10 +32,6 @@ const MAX_RECHECK_MS = 5 * 60 * 1000;
 export function createReconciler(options: ReconcilerOptions) {
   const { db, clock, settlement, intervalMs, log } = options;
   const claims = createClaims();
-  /** Set by `stop`: the pass under way claims no more. */
-  let stopping = false;
-  /** Set by `handBack`: checks cut short record nothing more (their orders are already due again). */
-  let handedBack = false;
 
   const claim = () => {
     const now = clock.now();
@@ -53,12 +49,12 @@ export function createReconciler(options: ReconcilerOptions) {
   }
 
   /** Asks about one claimed order; true when it settled. */
-  async function check(order: Order): Promise<boolean> {
+  async function check(order: Order, state: LeaseState): Promise<boolean> {
     try {
       const after = await settlement.refresh(order);
       if (after.status !== "processing") return true;
       // Rescheduled from the claimed row: a check changes no `check_attempts`.
-      if (!handedBack) await reschedule(order);
+      if (!state.handedBack) await reschedule(order);
     } catch (error) {
       log.warn({ orderId: order.id, err: error }, "reconciler could not refresh an order");
     } finally {
@@ -67,50 +63,31 @@ export function createReconciler(options: ReconcilerOptions) {
     return false;
   }
 
-  async function pass(): Promise<number> {
+  async function pass(state: LeaseState): Promise<number> {
     let settled = 0;
-    for (let seen = 0; seen < PASS_MAX && !stopping;) {
+    for (let seen = 0; seen < PASS_MAX && !state.stopping;) {
       const claimed = await claim();
       if (!claimed.length) break;
       seen += claimed.length;
-      settled += (await Promise.all(claimed.map(check))).filter(Boolean).length;
+      settled += (await Promise.all(claimed.map((order) => check(order, state)))).filter(Boolean).length;
     }
     return settled;
   }
 
-  const loop = createLoop({
-    name: "recon",
+  // `runOnce` runs one pass now (or joins the one under way) and resolves to the number of orders it settled.
+  return createLeasedJob({
+    name: "reconciler",
     intervalMs,
-    run: pass,
+    pass,
     failed: 0,
     failure: "reconciler pass failed; the next one will try again",
     log,
     scope: options.scope,
-  });
-
-  const job = {
-    name: "reconciler",
-    /** Runs one pass now (or joins the one under way); resolves to the number of orders it settled. */
-    runOnce: loop.runOnce,
-    start() {
-      stopping = false;
-      handedBack = false;
-      loop.start();
-    },
-    /** Stops claiming (the pass under way ends after the orders it holds) and waits for those. */
-    async stop() {
-      stopping = true;
-      await loop.stop();
-    },
     /** Orders claimed and being asked about now. */
     underWay: () => ({ reconcilerChecks: claims.size }),
     /** After `stop`: the orders still claimed (checks cut short) are made due again now. */
-    async handBack(): Promise<{ orders: number[] }> {
-      handedBack = true;
-      return { orders: await releaseOrders(db, claims, clock.now().toISOString()) };
-    },
-  };
-  return job satisfies Job;
+    release: async () => ({ orders: await releaseOrders(db, claims, clock.now().toISOString()) }),
+  });
 }
 
 export type Reconciler = ReturnType<typeof createReconciler>;

@@ -3,7 +3,7 @@ import type { Topups } from "../core/topups.js";
 import type { Db } from "../db/database.js";
 import { createClaims } from "../db/leases.js";
 import { claimDueInvoices, releaseInvoices, rescheduleInvoice } from "../db/topups.js";
-import { createLoop, type Job, type JobLog } from "./loop.js";
+import { createLeasedJob, type JobLog, type LeaseState } from "./loop.js";
 
 export interface TopupPollOptions {
   db: Db;
@@ -30,10 +30,8 @@ const PASS_MAX = 2_000;
 export function createTopupPoll(options: TopupPollOptions) {
   const { db, clock, topups, cryptoPay, log } = options;
   const claims = createClaims();
-  let stopping = false;
-  let handedBack = false;
 
-  async function pass(): Promise<number> {
+  async function pass(state: LeaseState): Promise<number> {
     let seen = 0;
     // A pass takes what was due when it started, and each invoice it looks at is due again half an interval on:
     // in the next pass (a whole interval would miss that by the pass's own length), never again in this one.
@@ -42,8 +40,8 @@ export function createTopupPoll(options: TopupPollOptions) {
     const next = new Date(started + options.intervalMs / 2).toISOString();
     await topups
       .sweepCreating()
-      .catch((error: unknown) => log.warn({ err: error }, "the top-up poll could not settle invoices cut short; it will try again"));
-    while (seen < PASS_MAX && !stopping) {
+      .catch((error: unknown) => log.warn({ err: error }, "topup-poll could not settle invoices cut short; it will try again"));
+    while (seen < PASS_MAX && !state.stopping) {
       const until = new Date(clock.now().getTime() + options.leaseMs).toISOString();
       const claimed = await claimDueInvoices(db, claims, { now: dueBy, until, limit: BATCH });
       if (!claimed.length) break;
@@ -57,10 +55,10 @@ export function createTopupPoll(options: TopupPollOptions) {
         // An invoice listed but unreadable is still there: only one not listed at all is gone.
         const known = new Set([...found.map((invoice) => invoice.invoiceId), ...unreadable]);
         for (const topup of claimed) if (topup.invoiceId !== null && !known.has(topup.invoiceId)) await topups.invoiceGone(topup.id);
-        if (!handedBack) for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
+        if (!state.handedBack) for (const topup of claimed) await rescheduleInvoice(db, topup.id, until, next);
       } catch (error) {
         // The leases lapse and the invoices are asked about again: nothing is missed.
-        log.warn({ err: error, invoices: claimed.length }, "the top-up poll could not ask about invoices; it will try again");
+        log.warn({ err: error, invoices: claimed.length }, "topup-poll could not ask about invoices; it will try again");
         break;
       } finally {
         for (const topup of claimed) claims.drop(topup.id);
@@ -69,36 +67,18 @@ export function createTopupPoll(options: TopupPollOptions) {
     return seen;
   }
 
-  const loop = createLoop({
-    name: "topup",
+  // `runOnce` runs one pass now (or joins the one under way) and resolves to the number of invoices asked about.
+  return createLeasedJob({
+    name: "topup-poll",
     intervalMs: options.intervalMs,
-    run: pass,
+    pass,
     failed: 0,
-    failure: "top-up poll failed; the next one will try again",
+    failure: "topup-poll pass failed; the next one will try again",
     log,
     scope: options.scope,
-  });
-
-  const job = {
-    name: "top-up poll",
-    /** Runs one pass now (or joins the one under way); resolves to the number of invoices asked about. */
-    runOnce: loop.runOnce,
-    start() {
-      stopping = false;
-      handedBack = false;
-      loop.start();
-    },
-    async stop() {
-      stopping = true;
-      await loop.stop();
-    },
     underWay: () => ({ invoiceChecks: claims.size }),
-    async handBack(): Promise<{ invoices: number[] }> {
-      handedBack = true;
-      return { invoices: await releaseInvoices(db, claims, clock.now().toISOString()) };
-    },
-  };
-  return job satisfies Job;
+    release: async () => ({ invoices: await releaseInvoices(db, claims, clock.now().toISOString()) }),
+  });
 }
 
 export type TopupPoll = ReturnType<typeof createTopupPoll>;

@@ -14,7 +14,7 @@ import {
   type Turn,
   type WebhookEvent,
 } from "../db/webhook-events.js";
-import { createLoop, type Job, type JobLog } from "./loop.js";
+import { createLeasedJob, type Job, type JobLog, type LeaseState } from "./loop.js";
 
 export interface DispatchSettings {
   /** One attempt's bound: connecting, the answer's headers and its body. */
@@ -112,22 +112,19 @@ export function createWebhookDispatch(options: DispatchOptions) {
   const turns = new Set<Promise<void>>();
   /** Attempts under way in this process (the slots taken). */
   let busy = 0;
-  /** Set by `stop`: no more claims. */
-  let stopped = true;
-  /** Set by `handBack`: attempts cut short record nothing (their events and endpoints are already ready again). */
-  let handedBack = false;
 
   /** One attempt of a claimed event; false when it failed. */
-  async function attempt(event: WebhookEvent, turn: Turn): Promise<boolean> {
+  async function attempt(event: WebhookEvent, turn: Turn, state: LeaseState): Promise<boolean> {
     try {
       const sent = await options.send(event, event.attempts);
-      if (!sent || handedBack) return true;
+      // Handed back: attempts cut short record nothing (their events and endpoints are already ready again).
+      if (!sent || state.handedBack) return true;
       const disabled = await record(db, settings, event, { now: clock.now(), failingSince: turn.failingSince, ...sent });
       if (disabled) for (const listener of disabledListeners) listener(event.accountId, disabled.url, disabled.reason);
       return succeeded(sent.result);
     } catch (error) {
       // The claim lapses and the event comes due again: nothing is lost.
-      log.warn({ eventId: event.eventId, err: error }, "webhook delivery could not be recorded; it will be retried");
+      log.warn({ eventId: event.eventId, err: error }, "webhook-dispatch could not record an attempt; it will be retried");
       return false;
     } finally {
       claims.events.drop(event.id);
@@ -136,27 +133,27 @@ export function createWebhookDispatch(options: DispatchOptions) {
   }
 
   /** A turn: its attempts at once, then the endpoint's breaker closed (all delivered) or opened further. */
-  async function take(turn: Turn): Promise<void> {
-    const outcomes = await Promise.all(turn.events.map((event) => scope(`wh-${event.eventId}`, () => attempt(event, turn))));
+  async function take(turn: Turn, state: LeaseState): Promise<void> {
+    const outcomes = await Promise.all(turn.events.map((event) => scope(`webhook-dispatch-${event.eventId}`, () => attempt(event, turn, state))));
     try {
-      if (handedBack) return;
+      if (state.handedBack) return;
       const failed = outcomes.includes(false);
       const now = clock.now();
       const retryAt = new Date(now.getTime() + backoff(settings, turn.failures + 1)).toISOString();
       await endTurn(db, turn.accountId, { lease: turn.lease, at: now.toISOString(), failed, retryAt });
     } catch (error) {
       // The endpoint's lease lapses and it is ready again then: nothing is lost.
-      log.warn({ accountId: turn.accountId, err: error }, "webhook turn could not be ended; the endpoint is ready again when its lease lapses");
+      log.warn({ accountId: turn.accountId, err: error }, "webhook-dispatch could not end a turn; the endpoint is ready again when its lease lapses");
     } finally {
       claims.endpoints.drop(turn.accountId);
     }
   }
 
   /** Claims turns into the free slots until no endpoint is ready; each turn runs on its own. */
-  async function pass(): Promise<void> {
+  async function pass(state: LeaseState): Promise<void> {
     for (;;) {
       const free = SLOTS - busy;
-      if (free <= 0 || stopped) return;
+      if (free <= 0 || state.stopping) return;
       const now = clock.now();
       const claimed = await claimTurns(db, claims, {
         now: now.toISOString(),
@@ -167,68 +164,58 @@ export function createWebhookDispatch(options: DispatchOptions) {
       if (!claimed.length) return;
       for (const turn of claimed) {
         busy += turn.events.length;
-        const running: Promise<void> = take(turn).finally(() => {
+        const running: Promise<void> = take(turn, state).finally(() => {
           turns.delete(running);
-          loop.wake();
+          job.wake();
         });
         turns.add(running);
       }
     }
   }
 
-  const loop = createLoop({
-    name: "wh-pass",
+  const job = createLeasedJob({
+    name: "webhook-dispatch",
     intervalMs: settings.pollMs,
-    run: pass,
+    pass,
     failed: undefined,
-    failure: "webhook pass failed; the next one will try again",
+    failure: "webhook-dispatch pass failed; the next one will try again",
     log,
     scope: options.scope,
-  });
-
-  const job = {
-    name: "webhook dispatch",
-    /** Looks for ready endpoints now (after a commit that recorded events, or a turn that ended). */
-    wake: loop.wake,
-    /** Runs one pass and waits for the turns it started: tests and tools use it. */
-    async drain(): Promise<void> {
-      const wasStopped = stopped;
-      stopped = false;
-      try {
-        do {
-          await loop.runOnce();
-          await Promise.all([...turns]);
-        } while (turns.size);
-      } finally {
-        stopped = wasStopped;
-      }
-    },
-    start() {
-      stopped = false;
-      handedBack = false;
-      loop.start();
-    },
-    /** Stops claiming and waits for the turns under way (each attempt bounded by the timeout). */
-    async stop() {
-      stopped = true;
-      await loop.stop();
-      await Promise.all([...turns]);
-    },
     /** Events claimed and being sent now. */
     underWay: () => ({ webhookAttempts: claims.events.size }),
     /** After `stop`: events and endpoints still claimed (turns cut short) are made ready again now. */
-    async handBack(): Promise<{ webhookEvents: number[] }> {
-      handedBack = true;
+    async release() {
       const now = clock.now().toISOString();
       await releaseEndpoints(db, claims.endpoints, now);
       return { webhookEvents: await releaseEvents(db, claims.events, now) };
+    },
+    // Stopping waits for the turns under way too (each attempt bounded by the timeout).
+    settle: () => Promise.all([...turns]),
+  });
+
+  const dispatch = {
+    ...job,
+    /** Looks for ready endpoints now (after a commit that recorded events, or a turn that ended). */
+    wake: job.wake,
+    /** Runs one pass and waits for the turns it started: tests and tools use it. */
+    async drain(): Promise<void> {
+      const wasStopping = job.state.stopping;
+      job.state.stopping = false;
+      try {
+        do {
+          await job.runOnce();
+          await Promise.all([...turns]);
+        } while (turns.size);
+      } finally {
+        job.state.stopping = wasStopping;
+      }
     },
     /** Told when attempts gave up and the endpoint was disabled (the bot tells the owner). Must not throw. */
     onDisabled(listener: DisabledListener) {
       disabledListeners.push(listener);
     },
   };
-  return job satisfies Job;
+  return dispatch satisfies Job;
 }
 
 export type WebhookDispatch = ReturnType<typeof createWebhookDispatch>;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "../../src/db/database.js";
-import { holdRole, keyedLock, type Role } from "../../src/db/locks.js";
+import { holdRole, type Role } from "../../src/jobs/role.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { eventually } from "../support/harness.js";
 import { TEST_ENGINE, type TestDatabase, testDatabase } from "../support/databases.js";
 
-// The locks several instances coordinate by (today's src/db/coordination.ts), on both engines: two pools on one
-// database stand for two instances. On SQLite (one instance) a role is simply taken and a keyed lock runs its work.
+// The lock several instances coordinate the polling role by (src/db/locks.ts, src/jobs/role.ts), on both engines:
+// two pools on one database stand for two instances. On SQLite (one instance) a role is simply taken.
 
 let database: TestDatabase;
 const pools: Db[] = [];
@@ -52,27 +52,5 @@ describe(`locks on ${TEST_ENGINE}`, () => {
     await eventually(async () => (b.state.taken === 1 ? true : undefined));
     await second.stop();
     expect(b.state.resigned).toBe(1);
-  });
-
-  it("work under one key runs one at a time across holders, and other keys run beside it", async () => {
-    const locks = pools.map((db) => keyedLock(db, 2));
-    const running = new Map<string, number>();
-    const overlaps: string[] = [];
-    const work = (key: string) => async () => {
-      running.set(key, (running.get(key) ?? 0) + 1);
-      if (running.get(key)! > 1) overlaps.push(key);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      running.set(key, running.get(key)! - 1);
-      return key;
-    };
-    // Four works under "chat-a" (two through each holder), four under keys of their own.
-    const key = (i: number) => (i < 4 ? "chat-a" : `chat-${i}`);
-    const started = Date.now();
-    const done = await Promise.all(Array.from({ length: 8 }, (_, i) => locks[i % 2](key(i), work(key(i)))));
-    expect(done).toHaveLength(8);
-    // On SQLite (one instance) the work runs as it is: the overlap shows the check would see one.
-    if (TEST_ENGINE === "postgres") expect(overlaps).toEqual([]);
-    else expect(overlaps).toContain("chat-a");
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -166,7 +166,10 @@ describe("the log of a whole run", () => {
     const lookup = await eventually(async () =>
       lines().find(
         (l) =>
-          l.msg === "provider call" && l.method === "GET" && String(l.path).startsWith("/gateway/deliveries/") && /^recon-\d+$/.test(l.reqId ?? ""),
+          l.msg === "provider call" &&
+          l.method === "GET" &&
+          String(l.path).startsWith("/gateway/deliveries/") &&
+          /^reconciler-\d+$/.test(l.reqId ?? ""),
       ),
     );
     expect(proxy.seen).toContainEqual({ method: "GET", path: lookup.path, requestId: lookup.reqId });

@@ -111,7 +111,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
   });
   const clock = testClock();
   const service = await openService(config, { logDestination, clock });
-  await service.startBot();
+  await service.start({ listen: false });
 
   const harness: Harness = {
     service,
@@ -121,7 +121,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
       await harness.service.close();
       harness.service = await openService(config, { logDestination, clock });
       harness.api = harness.service.api;
-      await harness.service.startBot();
+      await harness.service.start({ listen: false });
     },
     simulatorUrl: simulator.url,
     databaseUrl: database.url,

@@ -1,0 +1,90 @@
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { START_ARGS } from "../../bench/processes.js";
+import { startEmulator } from "../../src/emulator/server.js";
+import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { TEST_BOT_TOKEN } from "../support/harness.js";
+import { freePort } from "../support/processes.js";
+
+// The ordered start of the real service process: the jobs, the API's listener, the metrics' listener, the bot. A
+// step that throws stops the steps begun, in reverse, and the process exits non-zero saying why.
+
+let emulator: Awaited<ReturnType<typeof startEmulator>>;
+let database: TestDatabase;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  database = await testDatabase();
+});
+afterAll(async () => {
+  await emulator?.app.close();
+  await database?.drop();
+});
+
+/** A listener on a free loopback port, standing for another program that holds it. */
+async function listener(port = 0): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  return server;
+}
+
+const closed = (server: Server) => new Promise((resolve) => server.close(resolve));
+
+describe("the service's start", () => {
+  it("with METRICS_PORT taken: says why, stops what had started in reverse, frees its port and exits 1, the bot never polling", async () => {
+    const taken = await listener();
+    const metricsPort = (taken.address() as { port: number }).port;
+    const port = await freePort();
+    const proc = spawn(process.execPath, START_ARGS, {
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        ...database.env,
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        SIMULATOR_PORT: "0",
+        BOT_TOKEN: TEST_BOT_TOKEN,
+        TELEGRAM_API_ROOT: emulator.url,
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output: string[] = [];
+    proc.stdout.on("data", (chunk) => output.push(String(chunk)));
+    proc.stderr.on("data", (chunk) => output.push(String(chunk)));
+    try {
+      const spawned = Date.now();
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const late = setTimeout(() => reject(new Error(`still running after 20 s: ${output.join("")}`)), 20_000);
+        proc.once("exit", (exitCode) => {
+          clearTimeout(late);
+          resolve(exitCode);
+        });
+      });
+      const text = output.join("");
+      expect(code, text).toBe(1);
+      const lines = text
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg: string; step?: string });
+      const messages = lines.map((line) => line.msg);
+      // The API listened before the metrics' step failed; the failure names the step and the reason.
+      const failed = lines.find((line) => line.step === "metrics listener");
+      expect(failed?.msg, text).toBe("could not start metrics listener: stopping the steps started, in reverse");
+      expect(text).toContain(`METRICS_PORT ${metricsPort} on 127.0.0.1 is not available (EADDRINUSE)`);
+      // The steps begun were stopped (the graceful stop, everything finished); the bot's step was never reached.
+      expect(messages.indexOf("stopped: everything under way finished")).toBeGreaterThan(messages.indexOf(failed!.msg));
+      expect(messages).not.toContain("bot polling");
+      expect(text).toContain("not started: could not start metrics listener");
+      console.log(`METRICS_PORT taken: exited ${code} ${Date.now() - spawned} ms after the spawn`);
+      // Its HTTP port is free again: another program can listen on it.
+      await closed(await listener(port));
+    } finally {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      await closed(taken);
+    }
+  }, 30_000);
+});
