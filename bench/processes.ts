@@ -74,7 +74,7 @@ export const serviceEnv = (databaseUrl: string, codesKey: string, simulatorUrl: 
   ...allProvidersAt(simulatorUrl),
   RATE_LIMIT_PER_MINUTE: "1000000",
   LOG_LEVEL: "info",
-  // Each process its metrics on a free port: a taken METRICS_PORT stops a start.
+  // Each process serves its metrics on a free port of its own.
   METRICS_PORT: "0",
 });
 

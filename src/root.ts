@@ -399,7 +399,7 @@ async function buildService(config: Config, opened: Awaited<ReturnType<typeof op
       token: config.METRICS_TOKEN,
       log,
     }));
-    return served.url;
+    return served?.url ?? null;
   };
   lifecycle.add({
     name: "metrics listener",

@@ -162,12 +162,13 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * Serves GET /metrics on a listener of its own (never the partners' port), with a bearer token when one is set.
- * A port already in use rejects: a start step, so the service does not run without the metrics it was told to serve.
+ * A port already in use is logged and the service runs on without metrics: scraping fails visibly, and the
+ * partners' API is not taken down for the operators' side channel.
  */
 export async function serveMetrics(
   metrics: Metrics,
   options: { host: string; port: number; token?: string; log: { info(o: object, m: string): void; warn(o: object, m: string): void } },
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; close(): Promise<void> } | null> {
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : null;
   const server = createServer((request, response) => {
     if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
@@ -193,11 +194,8 @@ export async function serveMetrics(
       server.listen(options.port, options.host, () => resolve());
     });
   } catch (error) {
-    // A start step: the service does not run without the metrics it was told to serve.
-    const code = (error as { code?: string }).code ?? String(error);
-    throw new Error(`METRICS_PORT ${options.port} on ${options.host} is not available (${code}): set METRICS_PORT to a free port, 0, or off`, {
-      cause: error,
-    });
+    options.log.warn({ err: error, port: options.port }, "metrics not served: the port is not available (set METRICS_PORT, or off)");
+    return null;
   }
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}/metrics`;

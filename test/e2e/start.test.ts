@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { START_ARGS } from "../../bench/processes.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
-import { TEST_BOT_TOKEN } from "../support/harness.js";
-import { freePort } from "../support/processes.js";
+import { TEST_BOT_TOKEN, eventually } from "../support/harness.js";
+import { freePort, http, kill, startServiceProcess } from "../support/processes.js";
 
 // The ordered start of the real service process: the jobs, the API's listener, the metrics' listener, the bot. A
 // step that throws stops the steps begun, in reverse, and the process exits non-zero saying why.
@@ -34,17 +34,16 @@ async function listener(port = 0): Promise<Server> {
 const closed = (server: Server) => new Promise((resolve) => server.close(resolve));
 
 describe("the service's start", () => {
-  it("with METRICS_PORT taken: says why, stops what had started in reverse, frees its port and exits 1, the bot never polling", async () => {
+  it("with its PORT taken: says why, stops the jobs it had started, and exits 1, the bot never polling", async () => {
     const taken = await listener();
-    const metricsPort = (taken.address() as { port: number }).port;
-    const port = await freePort();
+    const port = (taken.address() as { port: number }).port;
     const proc = spawn(process.execPath, START_ARGS, {
       env: {
         ...process.env,
         DATABASE_URL: database.url,
         ...database.env,
         PORT: String(port),
-        METRICS_PORT: String(metricsPort),
+        METRICS_PORT: "0",
         SIMULATOR_PORT: "0",
         BOT_TOKEN: TEST_BOT_TOKEN,
         TELEGRAM_API_ROOT: emulator.url,
@@ -71,19 +70,34 @@ describe("the service's start", () => {
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as { msg: string; step?: string });
       const messages = lines.map((line) => line.msg);
-      // The API listened before the metrics' step failed; the failure names the step and the reason.
-      const failed = lines.find((line) => line.step === "metrics listener");
-      expect(failed?.msg, text).toBe("could not start metrics listener: stopping the steps started, in reverse");
-      expect(text).toContain(`METRICS_PORT ${metricsPort} on 127.0.0.1 is not available (EADDRINUSE)`);
+      // The jobs started before the API's step failed; the failure names the step and the reason.
+      const failed = lines.find((line) => line.step === "api");
+      expect(failed?.msg, text).toBe("could not start api: stopping the steps started, in reverse");
+      expect(text).toContain("EADDRINUSE");
       // The steps begun were stopped (the graceful stop, everything finished); the bot's step was never reached.
       expect(messages.indexOf("stopped: everything under way finished")).toBeGreaterThan(messages.indexOf(failed!.msg));
       expect(messages).not.toContain("bot polling");
-      expect(text).toContain("not started: could not start metrics listener");
-      console.log(`METRICS_PORT taken: exited ${code} ${Date.now() - spawned} ms after the spawn`);
-      // Its HTTP port is free again: another program can listen on it.
-      await closed(await listener(port));
+      expect(text).toContain("not started: could not start api");
+      console.log(`PORT taken: exited ${code} ${Date.now() - spawned} ms after the spawn`);
     } finally {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      await closed(taken);
+    }
+  }, 30_000);
+
+  it("with METRICS_PORT taken: says so and serves the API without metrics", async () => {
+    const taken = await listener();
+    const metricsPort = (taken.address() as { port: number }).port;
+    const service = await startServiceProcess(
+      { DATABASE_URL: database.url, ...database.env, METRICS_PORT: String(metricsPort), SIMULATOR_PORT: "0" },
+      await freePort(),
+      true,
+    );
+    try {
+      expect((await http("GET", `${service.base}/livez`)).status).toBe(200);
+      await eventually(async () => (service.output.join("").includes("metrics not served: the port is not available") ? true : undefined));
+    } finally {
+      await kill(service.proc);
       await closed(taken);
     }
   }, 30_000);
