@@ -61,7 +61,14 @@ describe("a top-up paid while the service was down", () => {
 
     // The provider delivers the webhook now (a late retry): nothing more is credited.
     expect((await http("POST", `${simulator.url}/cryptopay/control/invoices/${topup.invoice_id}/webhook`, undefined, {})).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The control call returns once the service answered the delivery: answered 200, it was handled, and the
+    // provider sends it no more.
+    await eventually(async () => {
+      const { deliveries } = (await http("GET", `${simulator.url}/cryptopay/control/deliveries`)).body as {
+        deliveries: Array<{ invoiceId: number; status: number | null }>;
+      };
+      return deliveries.filter((d) => d.invoiceId === topup.invoice_id).at(-1)?.status === 200 ? true : undefined;
+    });
     expect((await http("GET", `${base}/v1/balance`, key)).body.balance_usdt).toBe(30);
     const entries = await db.selectFrom("ledger_entries").select(["kind", "amount_micro"]).where("kind", "=", "topup").execute();
     expect(entries).toEqual([{ kind: "topup", amount_micro: 30_000_000 }]);
