@@ -61,6 +61,7 @@ describe(`locks on ${TEST_ENGINE}`, () => {
     const work = (key: string) => async () => {
       running.set(key, (running.get(key) ?? 0) + 1);
       if (running.get(key)! > 1) overlaps.push(key);
+      // Kept on purpose: work that lasts 20 ms, so works under one key would overlap if the lock let them.
       await new Promise((resolve) => setTimeout(resolve, 20));
       running.set(key, running.get(key)! - 1);
       return key;

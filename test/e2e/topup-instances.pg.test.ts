@@ -67,7 +67,8 @@ describe("two instances and one paid invoice", () => {
     await eventually(async () =>
       (await http("GET", `${b.base}/v1/topups/${topup.topup_id}`, key)).body.topup.status === "credited" ? true : undefined,
     );
-    // Both polls have had their turns meanwhile; wait a few more.
+    // Both polls have had their turns meanwhile; a few more (100 ms each) change nothing. Kept on purpose: the
+    // polls run in other processes, and no sign marks a pass that found nothing to do.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await http("GET", `${a.base}/v1/balance`, key)).body.balance_usdt).toBe(18);
     const entries = await db.selectFrom("ledger_entries").select("amount_micro").where("kind", "=", "topup").execute();
