@@ -123,11 +123,18 @@ interface Target {
   key?: (i: number) => string;
 }
 
+/**
+ * How often autocannon samples its counts. A smoke run samples every 100 ms so that its short runs last the
+ * SECONDS it asks for: with 1 s samples any run lasts a whole second at least (two per row, half a minute a run).
+ */
+const SAMPLE_MS = smoke ? 100 : 1000;
+
 async function cannon(urls: string[], targets: Target[], seconds: number) {
   let n = 0;
   const runs = urls.map((url) =>
     autocannon({
       url,
+      sampleInt: SAMPLE_MS,
       connections: Math.max(1, Math.floor(CONNECTIONS / urls.length)),
       duration: seconds,
       requests: targets.map((t) => ({
@@ -147,7 +154,8 @@ async function cannon(urls: string[], targets: Target[], seconds: number) {
   );
   const results = await Promise.all(runs);
   return {
-    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    // Requests per sample, per second.
+    rps: (results.reduce((sum, r) => sum + r.requests.average, 0) * 1000) / SAMPLE_MS,
     p50: Math.max(...results.map((r) => r.latency.p50)),
     p99: Math.max(...results.map((r) => r.latency.p99)),
     max: Math.max(...results.map((r) => r.latency.max)),
@@ -190,7 +198,7 @@ async function measure(name: string, targets: Target[], urls = instances.map((s)
   const path = typeof first.path === "string" ? first.path : first.path(0);
   const sample = await call(first.method, path, first.key?.(0) ?? keys[1], first.body?.(0), urls[0]);
   const ceilingTarget: Target[] = [{ method: "GET", path: `/${Buffer.byteLength(sample.text)}` }];
-  // A smoke run only shows every row works: no warm-up (autocannon runs last a whole second at least).
+  // A smoke run only shows every row works: no warm-up.
   if (!smoke) await cannon(urls, targets, WARMUP_SECONDS);
   const peaks = instances.map((s) => peakRss(s.child.pid!));
   const ceilings: Array<Awaited<ReturnType<typeof cannon>>> = [];

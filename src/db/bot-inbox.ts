@@ -27,14 +27,16 @@ function dbNow(db: Executor, ms = 0): Expression<string> {
 type Inbox = ExpressionBuilder<Database & { i: Database["bot_inbox"] }, "i">;
 
 /** Free to take: not done, and nobody's lease in force. */
-const free = (db: Db) => (eb: ExpressionBuilder<Database, "bot_inbox">) =>
+const free = (db: Executor) => (eb: ExpressionBuilder<Database, "bot_inbox">) =>
   eb.and([eb("done_at", "is", null), eb.or([eb("lease_until", "is", null), eb("lease_until", "<", dbNow(db))])]);
 
 /**
- * The head of each chat that is free: the oldest open update of its chat (so a chat's updates run one at a time,
- * in order, across every instance), with nobody's lease in force on it.
+ * The head of each chat that is free: the oldest open update of its chat, with nobody's lease in force on it nor on
+ * any other update of its chat (so a chat's updates run one at a time, in order, across every instance). Another
+ * leased update counts too: posted at once to two instances, a chat's later update can be stored, and claimed,
+ * before its earlier one is stored.
  */
-function heads(db: Db, limit: number) {
+function heads(db: Executor, limit: number) {
   return db
     .selectFrom("bot_inbox as i")
     .select("i.update_id")
@@ -48,12 +50,28 @@ function heads(db: Db, limit: number) {
             .select(sql`1`.as("one"))
             .whereRef("e.chat", "=", "i.chat")
             .where("e.done_at", "is", null)
-            .whereRef("e.update_id", "<", "i.update_id"),
+            .where((e) =>
+              e.or([
+                e("e.update_id", "<", e.ref("i.update_id")),
+                e.and([e("e.update_id", "<>", e.ref("i.update_id")), e("e.lease_until", ">=", dbNow(db))]),
+              ]),
+            ),
         ),
       ),
     )
     .orderBy("i.update_id")
     .limit(limit);
+}
+
+/** Leases up to `limit` free chat heads to `owner` (see `claim`). */
+function claimHeads(db: Executor, owner: string, limit: number, leaseMs: number) {
+  return db
+    .updateTable("bot_inbox")
+    .set((eb) => ({ lease_until: dbNow(db, leaseMs), lease_owner: owner, attempts: eb("attempts", "+", 1) }))
+    .where("update_id", "in", heads(db, limit))
+    .where(free(db))
+    .returning(["update_id", "chat", "payload", "attempts", "replied_at"])
+    .execute();
 }
 
 /** The bot's durable inbox (migrations/0016_bot_inbox.ts): stored on arrival, leased while handled, done after. */
@@ -75,17 +93,18 @@ export function botInbox(db: Db) {
     },
 
     /**
-     * Leases up to `limit` free chat heads to `owner` for `leaseMs`, oldest first. The update re-checks each row,
-     * so of two instances claiming at once only one gets it (PostgreSQL re-reads a row another claim changed).
+     * Leases up to `limit` free chat heads to `owner` for `leaseMs`, oldest first. On PostgreSQL claims take turns
+     * (a transaction-scoped advisory lock), so each reads the leases of the claims before it: without turns, two
+     * claims reading at once could each take another update of one chat (the re-check of a changed row guards
+     * only the row itself). A SQLite database has one writer, which already makes claims take turns.
      */
     async claim(owner: string, limit: number, leaseMs: number): Promise<InboxUpdate[]> {
-      const rows = await db
-        .updateTable("bot_inbox")
-        .set((eb) => ({ lease_until: dbNow(db, leaseMs), lease_owner: owner, attempts: eb("attempts", "+", 1) }))
-        .where("update_id", "in", heads(db, limit))
-        .where(free(db))
-        .returning(["update_id", "chat", "payload", "attempts", "replied_at"])
-        .execute();
+      const rows = isPostgres(db)
+        ? await db.transaction().execute(async (trx) => {
+            await sql`select pg_advisory_xact_lock(hashtext('bot_inbox claim'))`.execute(trx);
+            return claimHeads(trx, owner, limit, leaseMs);
+          })
+        : await claimHeads(db, owner, limit, leaseMs);
       return rows
         .map((row) => ({
           updateId: Number(row.update_id),

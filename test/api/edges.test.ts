@@ -168,6 +168,7 @@ describe("the contract's edges", () => {
     try {
       const { key } = await cached.newKey();
       const first = await cached.call("GET", "/v1/rates", { key });
+      // Kept on purpose: real time passes (30 ms) between the two answers, so one dated by when it was made would differ.
       await new Promise((resolve) => setTimeout(resolve, 30));
       const second = await cached.call("GET", "/v1/rates", { key });
       expect(second.body.updated_at).toBe(first.body.updated_at);

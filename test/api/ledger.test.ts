@@ -131,6 +131,7 @@ describe("GET /v1/ledger", () => {
   it("a range [from, to) holds exactly its entries; opening is the balance before it, closing the balance at its end, equal to opening plus the entries on every page", async () => {
     const { key, telegramId } = await h.newKey(1);
     for (let i = 2; i <= 12; i++) {
+      // Kept on purpose: entries a few milliseconds apart, so each range boundary below falls between two of them.
       await sleep(3);
       await h.service.core.admin.credit(telegramId, fromUsdt(i + 0.01), "test", `n${i}`);
     }

@@ -3,6 +3,7 @@ import { fromUsdt } from "../../src/core/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { type Harness, startHarness } from "../support/harness.js";
+import { handled } from "../support/inbox.js";
 
 const ADMIN = 900_000_001;
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
@@ -63,12 +64,12 @@ describe("keys", () => {
     await chat.next((t) => t.includes("stops working immediately"));
     const confirmation = (await chat.messages()).filter((m) => m.from_bot).at(-1)!;
     const yes = confirmation.reply_markup!.inline_keyboard.flat().find((b) => b.text.includes("Yes"))! as { callback_data: string };
-    await chat.tapData(confirmation.message_id, yes.callback_data);
-    await chat.tapData(confirmation.message_id, yes.callback_data);
+    const taps = [await chat.tapData(confirmation.message_id, yes.callback_data), await chat.tapData(confirmation.message_id, yes.callback_data)];
     const rotated = await chat.next((t) => KEY.test(t));
     const newKey = KEY.exec(rotated.text)![0];
     expect(newKey).not.toBe(oldKey);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both taps handled: whatever the second would issue is out by now.
+    await handled(h.service.db, taps);
     expect((await chat.messages()).filter((m) => m.from_bot && KEY.test(m.text))).toHaveLength(2);
     expect((await h.call("GET", "/v1/balance", { key: oldKey })).status).toBe(401);
     expect(await h.balance(newKey)).toBe(12);
@@ -109,11 +110,11 @@ describe("stars and premium", () => {
     expect(confirm.text).toContain("Charge: 3.00 USDT");
     expect(confirm.text).toContain("Balance after: 7.00 USDT");
     const ok = confirm.reply_markup!.inline_keyboard.flat().find((b) => b.text.includes("Confirm")) as { callback_data: string };
-    await chat.tapData(confirm.message_id, ok.callback_data);
-    await chat.tapData(confirm.message_id, ok.callback_data);
+    const taps = [await chat.tapData(confirm.message_id, ok.callback_data), await chat.tapData(confirm.message_id, ok.callback_data)];
     const done = await chat.next((t) => t.includes("Done!"));
     expect(done.text).toContain("Balance: 7.00 USDT");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both taps handled: a second order would be placed by now.
+    await handled(h.service.db, taps);
     expect(await orders(chat.user.id)).toHaveLength(1);
     expect(await h.balance(key)).toBe(7);
   });

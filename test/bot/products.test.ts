@@ -162,14 +162,10 @@ describe("notifications", () => {
     const { chat, key } = await registered(20);
     await chat.setBlocked(true);
     const res = await h.call("POST", "/v1/giftcards/apple-us/order", { key, body: { card_id: "apple-us-5" } });
-    const done = await (async () => {
-      for (let i = 0; i < 200; i++) {
-        const order = await h.call("GET", `/v1/giftcards/orders/${res.body.order_id}`, { key });
-        if (order.body.status === "completed") return order.body;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error("not completed");
-    })();
+    const done = await eventually(async () => {
+      const order = await h.call("GET", `/v1/giftcards/orders/${res.body.order_id}`, { key });
+      return order.body.status === "completed" ? order.body : undefined;
+    });
     // The notice is tried in the background once the order completes: its outcome is awaited, not slept for.
     await eventually(async () => (h.logs.join("").includes("user blocked the bot") ? true : undefined));
     await chat.setBlocked(false);

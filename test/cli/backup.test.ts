@@ -127,7 +127,14 @@ describe("npm run admin -- backup while the service runs, then a restore", () =>
       .selectFrom("orders")
       .select(sql<number>`count(*)`.as("n"))
       .executeTakeFirstOrThrow();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The load goes on after the copy: orders placed after it, waited for.
+    await eventually(async () => {
+      const { n } = await live
+        .selectFrom("orders")
+        .select(sql<number>`count(*)`.as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(n) > Number(ordersDuringBackup.n) ? true : undefined;
+    });
     stop = true;
     await Promise.all(load);
 

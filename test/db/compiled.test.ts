@@ -40,14 +40,17 @@ describe("compiled hot reads", () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let inside: unknown;
+    let entered!: () => void;
+    const open = new Promise<void>((resolve) => (entered = resolve));
     const rotation = transaction(db, async (trx) => {
       await replaceKey(trx, account.id, { hash: "e".repeat(64), displayPrefix: "sj_eeee", at });
       inside = await keyHolder(trx, "e".repeat(64));
+      entered();
       await held;
     });
     // While the rotation is open, a read outside it still finds the old key, at once (SQLite: on the reader, which
     // neither waits for the transaction nor sees into it).
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await open;
     expect(await keyHolder(db, "d".repeat(64))).toMatchObject({ account: { id: account.id } });
     expect(await keyHolder(db, "e".repeat(64))).toBeUndefined();
     release();

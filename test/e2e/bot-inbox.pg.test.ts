@@ -66,7 +66,7 @@ describe("two instances, the one handling the bot's updates stopped mid-reply", 
     await kill(victim.proc);
     const killedAt = Date.now();
 
-    const { counts, completeAt } = await answeredOnce(chats, 3, 20_000, LEASE_MS + LATE_MS);
+    const { counts, completeAt } = await answeredOnce(chats, 3, 20_000, { databaseUrl: database!.url, emulatorUrl: emulator.url });
     expect(counts).toEqual(chats.map(() => 3));
     expect(polling(survivor)).toBe(true);
     expect((await http("GET", `${emulator.url}/emulator/conflicts`)).body.conflicts).toBe(0);
@@ -87,7 +87,7 @@ describe("two instances, the one handling the bot's updates stopped mid-reply", 
     expect(code).toBe(0);
     expect(at - signalled).toBeLessThan(4_000);
 
-    const { counts, completeAt } = await answeredOnce(chats, 5, 20_000, LATE_MS);
+    const { counts, completeAt } = await answeredOnce(chats, 5, 20_000, { databaseUrl: database!.url, emulatorUrl: emulator.url });
     expect(counts).toEqual(chats.map(() => 5));
     expect(polling(survivor)).toBe(true);
     console.log(`SIGTERM (PostgreSQL): exited after ${at - signalled} ms; every message answered ${completeAt - signalled} ms after the signal`);
@@ -134,7 +134,7 @@ describe("two instances, the one handling the bot's updates stopped mid-reply", 
     const killedAt = Date.now();
     await Promise.all(posts);
 
-    const { counts, completeAt } = await answeredOnce(chats, 3, 20_000, LEASE_MS + LATE_MS);
+    const { counts, completeAt } = await answeredOnce(chats, 3, 20_000, { databaseUrl: database!.url, emulatorUrl: emulator.url });
     expect(counts).toEqual(chats.map(() => 3));
     console.log(`webhook, kill -9 (PostgreSQL): every message answered ${completeAt - killedAt} ms after the kill`);
   }, 60_000);

@@ -58,7 +58,7 @@ describe("a bot instance stopped mid-reply", () => {
     const killedAt = Date.now();
 
     await start(port);
-    const { counts, completeAt } = await answeredOnce(chats, 3, 20_000, LEASE_MS + LATE_MS);
+    const { counts, completeAt } = await answeredOnce(chats, 3, 20_000, { databaseUrl: database!.url, emulatorUrl: emulator.url });
     expect(counts).toEqual(chats.map(() => 3));
     console.log(`kill -9 (SQLite): every message answered ${completeAt - killedAt} ms after the kill, restart included`);
   }, 60_000);
@@ -82,7 +82,7 @@ describe("a bot instance stopped mid-reply", () => {
     expect(at - signalled).toBeLessThan(4_000);
 
     await start(port);
-    const { counts } = await answeredOnce(chats, 5, 20_000, LATE_MS);
+    const { counts } = await answeredOnce(chats, 5, 20_000, { databaseUrl: database!.url, emulatorUrl: emulator.url });
     expect(counts).toEqual(chats.map(() => 5));
     expect((await http("GET", `${emulator.url}/emulator/conflicts`)).body.conflicts).toBe(0);
   }, 60_000);

@@ -44,6 +44,7 @@ async function slowNetwork(target: string) {
     incoming.on("end", async () => {
       const body = Buffer.concat(chunks);
       const delivery = incoming.method === "POST" && incoming.url === "/gateway/deliveries";
+      // Kept on purpose: the network's slowness is the subject.
       if (delivery) await new Promise((resolve) => setTimeout(resolve, TRANSIT_MS));
       try {
         const answer = await request(`${target}${incoming.url}`, {
@@ -214,6 +215,7 @@ describe("quotes and rate windows across clocks 30 s apart", () => {
     const lateOnB = await quote(a, key);
     const early = await quote(b, key);
     const earlyAt = Date.now();
+    // Kept on purpose: the quotes age on the instances' real (skewed) clocks, which a test clock cannot move.
     const until = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, earlyAt + ms - Date.now())));
     await until(3000);
     expect((await buy(a, key, early, "q2")).body).toMatchObject({ success: true });

@@ -95,11 +95,13 @@ describe("PostgreSQL that hangs (stopped behind a proxy)", () => {
           : http("GET", `${service.base}/v1/balance`, key);
         const answer = await call.catch(() => ({ status: "failed" as const, body: null }));
         answers.push({ sentAt, ms: Date.now() - sentAt, ...answer });
+        // A client's pace after a refusal (as a partner's retry would be), not a wait for anything.
         if (answer.status !== 200 && answer.status !== 202) await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
     const clients = keys.map((key, n) => client(key, n));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Under way: every key has had answers.
+    await eventually(async () => (answers.length >= 2 * keys.length ? true : undefined));
 
     // Readiness and health, watched from outside every 100 ms.
     const probes: Array<{ at: number; ready: number; reason: string | null; dbReady: boolean }> = [];
@@ -109,16 +111,25 @@ describe("PostgreSQL that hangs (stopped behind a proxy)", () => {
         const [ready, health] = await Promise.all([http("GET", `${service.base}/readyz`), http("GET", `${service.base}/v1/health`)]);
         expect(health.status).toBe(200);
         probes.push({ at: Date.now(), ready: ready.status, reason: ready.body.reason, dbReady: health.body.db_ready });
+        // The watch's interval (its 100 ms are in the margins below), not a wait for anything.
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
 
     const stoppedAt = Date.now();
     proxy.pause();
+    // Kept on purpose: how long the database hangs is the test's subject (requests keep being answered all along).
     await new Promise((resolve) => setTimeout(resolve, STOPPED_MS));
     const continuedAt = Date.now();
     proxy.resume();
-    await new Promise((resolve) => setTimeout(resolve, 8000));
+    // Recovered: a success and readiness again since the database came back (how soon is asserted below).
+    await eventually(
+      async () =>
+        answers.some((a) => a.sentAt + a.ms > continuedAt && a.status === 200) && probes.some((p) => p.at > continuedAt && p.ready === 200)
+          ? true
+          : undefined,
+      15_000,
+    );
     loading = false;
     watching = false;
     await Promise.all([...clients, watcher]);

@@ -142,8 +142,9 @@ describe("two instances on one PostgreSQL database", () => {
     const ownerOrders = Array.from({ length: 10 }, (_, i) =>
       send(instances[i % 2], instances[(i + 1) % 2], "POST", "/v1/stars", owner.key, { username: "dave", stars: 200, idempotency_key: `o-${i}` }),
     );
-    // Mid-run: the delivery gateway goes down for a moment, and the polling instance is killed.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Mid-run (once the first answers are back): the delivery gateway goes down for a moment, and the polling
+    // instance is killed.
+    await eventually(async () => (answers.length >= 8 ? true : undefined));
     await setFault("gateway", "down");
     await kill(victim.proc);
     await setFault("gateway", "ok");

@@ -19,10 +19,12 @@ describe("a service killed in the middle of a delivery", () => {
     await kill(first.proc);
     const pending = await eventOf(bought.body.order_id);
     expect(pending.status).toBe("pending");
-    // The killed attempt's lease (timeout + 5 s) lapses while the service is down: written as the time having
-    // passed, not waited for. The restarted service sends it again.
+    // The killed attempt's leases (timeout + 5 s), the event's and its endpoint's turn, lapse while the service is
+    // down: written as the time having passed, not waited for. The restarted service sends it again.
     expect(Date.parse(pending.next_attempt_at!)).toBeGreaterThan(Date.now());
-    await db.updateTable("webhook_events").set({ next_attempt_at: new Date().toISOString() }).where("id", "=", pending.id).execute();
+    const lapsed = new Date().toISOString();
+    await db.updateTable("webhook_events").set({ next_attempt_at: lapsed }).where("id", "=", pending.id).execute();
+    await db.updateTable("webhook_endpoints").set({ ready_at: lapsed }).where("ready_at", ">", lapsed).execute();
 
     await start();
     const deliveries = await eventually(async () => {

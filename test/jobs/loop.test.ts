@@ -5,6 +5,8 @@ const quiet = () => {
   const warned: string[] = [];
   return { warned, log: { warn: (_obj: object, msg: string) => void warned.push(msg) } };
 };
+// Real time on purpose: a run lasting 20 ms gives a wake or a second runOnce a run under way to meet, and the
+// windows after (80 ms, 30 ms) are how long "exactly two runs" and "none while stopped" are watched.
 const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("the one loop", () => {

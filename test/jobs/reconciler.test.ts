@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { request } from "undici";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 
 describe("in the running service", () => {
@@ -14,8 +15,18 @@ describe("in the running service", () => {
     const placed = await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_race", amount_usd: 10 } });
     expect(placed.status).toBe(202);
     const accountId = (await h.service.core.accounts.authenticate(key)).account.id;
-    // Let the provider decide the failure, then race every path that can see it.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The provider decides the failure (seen at the simulator, which nothing else asks meanwhile), then every path
+    // that can see it races.
+    const { upstream_ref } = await h.service.db
+      .selectFrom("orders")
+      .select("upstream_ref")
+      .where("id", "=", placed.body.order_id)
+      .executeTakeFirstOrThrow();
+    await eventually(async () => {
+      const decided = await request(`${h.simulatorUrl}/store/orders/${encodeURIComponent(String(upstream_ref))}`);
+      const body = (await decided.body.json()) as { status?: string };
+      return body.status === "failed" ? true : undefined;
+    });
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () => h.call("GET", `/v1/store/${placed.body.order_id}`, { key })),
       ...Array.from({ length: 8 }, () => h.service.core.orders.current(accountId, placed.body.order_id)),

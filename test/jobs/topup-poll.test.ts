@@ -30,6 +30,7 @@ function slowCryptoPay(delayMs: number) {
     ...real,
     async invoices(ids) {
       asked.push(...ids);
+      // Kept on purpose: the provider's slowness is what the test is about.
       await sleep(delayMs);
       return real.invoices(ids);
     },

@@ -186,11 +186,17 @@ describe("alerts to administrators", () => {
 describe("the low-balance notice", () => {
   it("tells once when a purchase takes the balance under the line, and not after the user turns it off", async () => {
     const { chat, key, telegramId } = await bots.registered(10);
+    // The core decides a notice before the purchase is answered; every notice decided is waited for below (so a
+    // second one would be seen), instead of sleeping for one that should not come.
+    let decided = 0;
+    h.service.core.lowBalance.onLow((account) => void (account.telegramId === telegramId && (decided += 1)));
+    const noticesDecidedArrived = () =>
+      eventually(async () => ((await chat.messages()).filter((m) => m.text.includes("under 5.00 USDT")).length >= decided ? true : undefined));
     expect((await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 400 } })).status).toBe(200); // 10 -> 4
     const notice = await chat.next((t) => t.includes("under 5.00 USDT"));
     expect(notice.text).toContain("Your balance is 4.00 USDT");
     expect((await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } })).status).toBe(200); // 4 -> 2.5: already under
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await noticesDecidedArrived();
     expect((await chat.messages()).filter((m) => m.text.includes("under 5.00 USDT"))).toHaveLength(1);
 
     await chat.reply("/balance", (t) => t.includes("USDT"));
@@ -198,7 +204,7 @@ describe("the low-balance notice", () => {
     await chat.next((t) => t.includes("notices are off"));
     await h.service.core.admin.credit(telegramId, fromUsdt(10), "test"); // 12.5
     expect((await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 600 } })).status).toBe(200); // 12.5 -> 3.5
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await noticesDecidedArrived();
     expect((await chat.messages()).filter((m) => m.text.includes("under 5.00 USDT"))).toHaveLength(1);
   });
 });

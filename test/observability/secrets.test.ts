@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/core/keys.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -55,8 +55,11 @@ describe("a failed Bot API call in the log", () => {
     );
     const before = h.logs.length;
     h.service.api.log.error({ err: failed }, "notification failed");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const lines = h.logs.slice(before).join("");
+    // The line is written through the logger's stream: waited for, not slept for.
+    const lines = await eventually(async () => {
+      const written = h.logs.slice(before).join("");
+      return written.includes("notification failed") ? written : undefined;
+    });
     expect(lines).toContain("chat not found");
     expect(lines).toContain("sendMessage");
     expect(lines).not.toContain(code);

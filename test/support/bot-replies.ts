@@ -1,3 +1,4 @@
+import { openDatabase } from "../../src/db/database.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { eventually } from "./harness.js";
 import { http } from "./processes.js";
@@ -38,16 +39,33 @@ export async function repliesOnTheirWay(emulatorUrl: string, count: number, late
 }
 
 /**
- * Waits until every chat has `messages` answers (or fails after `timeoutMs`: an update was lost), then a settle
- * time for a late duplicate to show; returns the counts and when the last chat got its last answer.
+ * Waits until every chat has `messages` answers (or fails after `timeoutMs`: an update was lost), then until no
+ * answer can still come: every update in the inbox done (a killed instance's, re-run after its lease, included)
+ * and no reply waiting at Telegram. A late duplicate shows by then; returns the counts and when the last chat got
+ * its last answer.
  */
-export async function answeredOnce(chats: EmulatedChat[], messages: number, timeoutMs: number, settleMs: number) {
+export async function answeredOnce(
+  chats: EmulatedChat[],
+  messages: number,
+  timeoutMs: number,
+  { databaseUrl, emulatorUrl }: { databaseUrl: string; emulatorUrl: string },
+) {
   const complete = await eventually(async () => {
     const counts = await answers(chats);
     return counts.every((n) => n >= messages) ? Date.now() : undefined;
   }, timeoutMs).catch(async () => {
     throw new Error(`not every message was answered within ${timeoutMs} ms: ${JSON.stringify(await answers(chats))} of ${messages}`);
   });
-  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const db = openDatabase(databaseUrl);
+  try {
+    await eventually(async () => {
+      const open = await db.selectFrom("bot_inbox").select("update_id").where("done_at", "is", null).execute();
+      if (open.length) return undefined;
+      const { waiting_ms } = (await http("GET", `${emulatorUrl}/emulator/late`)).body as { waiting_ms: number[] };
+      return waiting_ms.length ? undefined : true;
+    }, timeoutMs);
+  } finally {
+    await db.destroy();
+  }
   return { counts: await answers(chats), completeAt: complete };
 }

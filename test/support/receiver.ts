@@ -46,6 +46,7 @@ export async function startReceiver(port = 0) {
             hanging.add(() => res.destroy());
             return;
           }
+          // The receiver's behaviour (a slow partner) as the test sets it, not a wait.
           setTimeout(() => res.writeHead(answer.status, { "content-type": "text/plain" }).end("ok"), answer.delayMs ?? 0);
         });
       });
