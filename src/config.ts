@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { parseBasisPoints, parseUsdt } from "./core/money.js";
+import { parseBasisPoints, parseUsdt } from "./core/model/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./simulator/credentials.js";

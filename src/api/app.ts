@@ -2,7 +2,7 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteHandlerMethod } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { DomainError } from "../core/errors.js";
+import { DomainError } from "../core/model/errors.js";
 import type { AnsweredRequest } from "../observability/metrics.js";
 import type { Core } from "../core/index.js";
 import { isMiniAppCaller, rateLimitKey, registerAuth } from "./auth.js";

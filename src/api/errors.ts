@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { DomainError, type ErrorCode } from "../core/errors.js";
-import { toUsdt } from "../core/money.js";
+import { DomainError, type ErrorCode } from "../core/model/errors.js";
+import { toUsdt } from "../core/model/money.js";
 
 /** The one place a core error becomes an HTTP status. */
 export const httpStatus: Record<ErrorCode, number> = {

@@ -1,4 +1,4 @@
-import { invalid } from "./errors.js";
+import { invalid } from "./model/errors.js";
 
 /**
  * Every input limit of the service, once. The HTTP schemas, the bot's questions and the core's own checks

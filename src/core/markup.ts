@@ -1,8 +1,6 @@
-import { divideRounded, type Micro, percentOf, roundMicro, micro } from "./money.js";
+import { divideRounded, type Micro, percentOf, roundMicro, micro } from "./model/money.js";
+import type { MarkupProduct } from "./model/account.js";
 
-/** The product groups an administrator can give a personal markup. */
-export const MARKUP_PRODUCTS = ["store", "games", "giftcards"] as const;
-export type MarkupProduct = (typeof MARKUP_PRODUCTS)[number];
 export type MarkupDefaults = Record<MarkupProduct, number>;
 
 /** The caller's markup in basis points: a personal rate when an administrator set one, else the default. */

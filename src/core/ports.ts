@@ -1,5 +1,7 @@
-import type { Reason } from "./reasons.js";
-import type { Micro } from "./money.js";
+import type { Reason } from "./model/reasons.js";
+import type { Micro } from "./model/money.js";
+import { unavailable } from "./model/errors.js";
+import type { OrderProviderName } from "./model/order.js";
 
 /**
  * What the core needs from the outside world. src/upstream implements these over HTTP; the core never
@@ -154,8 +156,11 @@ export interface Providers {
   gifts: GiftsPort;
 }
 
-/** The providers that settle orders: each answers "what happened to the order with this reference?". */
-export type OrderProviderName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
+/** The providers whose port answers "what happened to the order with this reference?". */
+type StatusSourceName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
+/** The model's list of the providers that settle orders is exactly those: a provider added to one is added to the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+true satisfies Same<StatusSourceName, OrderProviderName>;
 
 /** A Crypto Pay invoice as the core sees it (amounts in micro-units of its asset). */
 export interface CryptoInvoice {
@@ -228,8 +233,18 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface Clock {
-  now(): Date;
+/**
+ * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with
+ * `down` when it cannot answer; never a 500.
+ */
+export function providerReader(provider: { configured: boolean }, messages: { missing: string; down: string }) {
+  return async <T>(read: () => Promise<T>): Promise<T> => {
+    if (!provider.configured) throw unavailable(messages.missing);
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof UpstreamError) throw unavailable(messages.down);
+      throw error;
+    }
+  };
 }
-
-export const systemClock: Clock = { now: () => new Date() };

@@ -6,15 +6,17 @@ import { placeAtOnce, placesAtOnce } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
 import { availableTo, type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
-import { DomainError, invalid, isDatabaseUnavailable } from "./errors.js";
+import { DomainError, invalid, isDatabaseUnavailable } from "./model/errors.js";
 import { checkAmount, post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./limits.js";
-import { type Micro, micro, toUsdt } from "./money.js";
-import type { OrderOf, ProductDefinition } from "./order.js";
-import type { Clock, UpstreamOutcome } from "./ports.js";
+import { type Micro, micro, toUsdt } from "./model/money.js";
+import type { OrderOf, ProductDefinition } from "./model/order.js";
+import type { UpstreamOutcome } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 import type { LowBalance } from "./low-balance.js";
-import type { Order } from "./products/index.js";
-import type { BindingQuote, QuoteBook, QuoteTarget } from "./quotes.js";
+import type { Order } from "./model/products.js";
+import type { QuoteBook, QuoteTarget } from "./quotes.js";
+import type { BindingQuote } from "./model/quote.js";
 
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
 export interface Prepared<D> {

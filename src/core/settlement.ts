@@ -4,10 +4,11 @@ import { finishAtOnce, placesAtOnce } from "../db/placement.js";
 import { type Finish, markFinished, markPending, orderById } from "../db/orders.js";
 import { transaction, type Trx } from "../db/transaction.js";
 import { post } from "./ledger.js";
-import type { Micro } from "./money.js";
-import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
+import type { Micro } from "./model/money.js";
+import type { UpstreamOutcome, UpstreamStatus } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 import type { SettledHow } from "./purchase.js";
-import type { Order } from "./products/index.js";
+import type { Order } from "./model/products.js";
 import type { Vault } from "./vault.js";
 import type { Outbox } from "./webhooks/outbox.js";
 

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
-import { MAX_MICRO, type Micro, micro } from "../core/money.js";
-import type { Order } from "../core/products/index.js";
+import { MAX_MICRO, type Micro, micro } from "../core/model/money.js";
+import type { Order } from "../core/model/products.js";
 import { toAccount } from "./accounts.js";
 import { type Db, type Executor, isPostgres, rowFromJson, runStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Order } from "../core/products/index.js";
+import type { Order } from "../core/model/products.js";
 import { type KeyHolder, toAccount } from "./accounts.js";
 import { type Db, type Executor, namedStatement } from "./database.js";
 import { orderFromJson } from "./orders.js";

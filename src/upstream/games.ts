@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromUsdt } from "../core/money.js";
+import { fromUsdt } from "../core/model/money.js";
 import type { GamesPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";

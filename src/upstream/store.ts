@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { fromUsdt } from "../core/money.js";
+import { fromUsdt } from "../core/model/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
-import { reasonOf } from "../core/reasons.js";
+import { reasonOf } from "../core/model/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, providerUsd, readAlways, submit } from "./provider.js";
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
 import { percentNumber, type StoreQuote } from "../core/markup.js";
-import { MAX_USDT, type Micro, micro, toUsdt } from "../core/money.js";
-import type { OrderOfType } from "../core/products/index.js";
-import type { StoreDetails, StoreRequest } from "../core/products/store.js";
+import { MAX_USDT, type Micro, micro, toUsdt } from "../core/model/money.js";
+import type { OrderOfType, StoreDetails } from "../core/model/products.js";
+import type { StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
-import type { Reason } from "../core/reasons.js";
+import type { Reason } from "../core/model/reasons.js";
 import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras, reason, sandboxOrder } from "./common.js";
 
 // Game-store wallet top-ups: pricing, the order body and answer (StoreOrderResponse), and the sandbox's.

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { WEBHOOK_URL_MAX, type WebhookEndpoint } from "../core/webhooks/endpoints.js";
+import { WEBHOOK_URL_MAX } from "../core/webhooks/endpoints.js";
+import type { WebhookEndpoint } from "../core/model/webhook.js";
 import type { WebhookAttempt } from "../core/webhooks/index.js";
 import { dateTime, limitField } from "./common.js";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { catalogPrice, storeQuote } from "../../src/core/markup.js";
-import { fromUsdt, micro } from "../../src/core/money.js";
+import { fromUsdt, micro } from "../../src/core/model/money.js";
 import { expectedTotal } from "../support/store-formula.js";
 
 // The store formula against the core directly: HTTP adds nothing to arithmetic (test/api/store.test.ts checks

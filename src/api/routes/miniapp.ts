@@ -2,8 +2,8 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
-import { DomainError, type ErrorDetails, type ErrorCode, invalid } from "../../core/errors.js";
-import { fromUsdt, toUsdt } from "../../core/money.js";
+import { DomainError, type ErrorDetails, type ErrorCode, invalid } from "../../core/model/errors.js";
+import { fromUsdt, toUsdt } from "../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   blockBody,

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Composer, InlineKeyboard } from "grammy";
-import type { Account } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
+import { type Account, MARKUP_PRODUCTS, type MarkupProduct } from "../../core/model/account.js";
+import { DomainError } from "../../core/model/errors.js";
 import { targetLabel } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
-import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
-import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/model/money.js";
 import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";

@@ -1,11 +1,12 @@
 import { createConversation } from "@grammyjs/conversations";
 import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { type Api, Composer, GrammyError, InlineKeyboard } from "grammy";
-import type { Account } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
+import type { Account } from "../../core/model/account.js";
+import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
-import { parseUsdt } from "../../core/money.js";
-import type { Topup, TransferReview } from "../../core/topups.js";
+import { parseUsdt } from "../../core/model/money.js";
+import type { TransferReview } from "../../core/topups.js";
+import type { Topup } from "../../core/model/topup.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { answer, attempt, withCancel } from "../flows/kit.js";
 import { plainNumber, type Translate, usdt } from "../format.js";

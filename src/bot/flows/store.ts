@@ -1,8 +1,8 @@
 import { InlineKeyboard } from "grammy";
 import { checkStoreLogin } from "../../core/limits.js";
 import { storeQuote } from "../../core/markup.js";
-import { parseUsd } from "../../core/money.js";
-import type { StoreDetails } from "../../core/products/store.js";
+import { parseUsd } from "../../core/model/money.js";
+import type { StoreDetails } from "../../core/model/products.js";
 import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import type { Flow, FlowContext } from "../context.js";
 import { plainNumber, usd, usdt } from "../format.js";

@@ -1,29 +1,11 @@
-import { z } from "zod";
 import type { Caller } from "../accounts.js";
-import { DomainError, invalid } from "../errors.js";
+import { DomainError, invalid } from "../model/errors.js";
 import { checkStoreLogin } from "../limits.js";
 import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt } from "../money.js";
-import { MINUTE, type ProductDefinition } from "../order.js";
+import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt } from "../model/money.js";
 import type { StoreLimits, StorePort } from "../ports.js";
+import { storeProduct, type StoreDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
-
-const storeDetails = z.object({
-  store_login: z.string(),
-  amount_micro: z.number().int(),
-  fee_micro: z.number().int(),
-  cost_micro: z.number().int(),
-  markup_bp: z.number().int(),
-  markup_micro: z.number().int(),
-});
-export type StoreDetails = z.infer<typeof storeDetails>;
-
-export const storeProduct: ProductDefinition<"store", StoreDetails> = {
-  type: "store",
-  provider: "store",
-  details: storeDetails,
-  settlesWithinMs: 30 * MINUTE,
-};
 
 export interface StoreRequest {
   login: string;

@@ -1,8 +1,9 @@
 import type { Db } from "../../db/database.js";
 import { finishPing, insertPing, listAttempts, pendingEvents, type WebhookAttempt } from "../../db/webhook-events.js";
 import type { Caller } from "../accounts.js";
-import { notFound } from "../errors.js";
-import type { Clock, WebhookSender } from "../ports.js";
+import { notFound } from "../model/errors.js";
+import type { WebhookSender } from "../ports.js";
+import type { Clock } from "../model/clock.js";
 import type { Vault } from "../vault.js";
 import { createEndpoints, type EndpointPolicy } from "./endpoints.js";
 import { createOutbox, type EventWriter } from "./outbox.js";

@@ -1,4 +1,3 @@
-import { UpstreamError } from "./ports.js";
 import type { Reason } from "./reasons.js";
 
 /**
@@ -64,19 +63,3 @@ export const notFound = (message: string, details: ErrorDetails = {}) => new Dom
 export const isDatabaseUnavailable = (error: unknown): boolean => error instanceof DomainError && error.details.reason === "database_unavailable";
 
 export const unavailable = (message: string, details: ErrorDetails = {}, cause?: unknown) => new DomainError("unavailable", message, details, cause);
-
-/**
- * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with
- * `down` when it cannot answer; never a 500.
- */
-export function providerReader(provider: { configured: boolean }, messages: { missing: string; down: string }) {
-  return async <T>(read: () => Promise<T>): Promise<T> => {
-    if (!provider.configured) throw unavailable(messages.missing);
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof UpstreamError) throw unavailable(messages.down);
-      throw error;
-    }
-  };
-}
