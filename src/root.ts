@@ -17,6 +17,7 @@ import { botInbox } from "./db/bot-inbox.js";
 import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
 import { createFaultLog, type FaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
+import { oneStatementWrites } from "./db/placement.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
 import { createReconciler } from "./jobs/reconciler.js";
@@ -144,6 +145,7 @@ export async function openCore(config: Config, options: RootOptions = {}) {
     },
     log,
     counterDb,
+    oneStatement: oneStatementWrites(db),
     rateLimitWindowMs: RATE_LIMIT_WINDOW_SECONDS * 1000,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
     webhooks: {
