@@ -5,7 +5,7 @@ import type { Micro } from "./model/money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
-import { createOrders } from "./orders.js";
+import { createOrders } from "./order-lookup.js";
 import type { CryptoPayPort, Providers } from "./ports.js";
 import type { Clock } from "./model/clock.js";
 import { createPricing, type Tariffs } from "./pricing.js";

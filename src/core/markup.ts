@@ -14,7 +14,8 @@ export const percentNumber = (basisPoints: number) => basisPoints / 100;
 /** A catalogue price: provider cost plus markup, to 4 decimals (games and gift cards). */
 export const catalogPrice = (costMicro: Micro, markupBp: number): Micro => roundMicro(micro(costMicro + percentOf(costMicro, markupBp)), 4);
 
-export interface StoreQuote {
+/** A store purchase's price breakdown: nominal, provider fee, cost, markup and total (not a binding quote). */
+export interface StorePrice {
   amountMicro: Micro;
   feeMicro: Micro;
   costMicro: Micro;
@@ -24,7 +25,7 @@ export interface StoreQuote {
 }
 
 /** The spec's store formula: fee on the nominal, markup on the cost, the total rounded to 2 decimals. */
-export function storeQuote(amountMicro: Micro, feePpm: number, markupBp: number): StoreQuote {
+export function storePrice(amountMicro: Micro, feePpm: number, markupBp: number): StorePrice {
   const feeMicro = micro(divideRounded(amountMicro * feePpm, 1_000_000));
   const costMicro = micro(amountMicro + feeMicro);
   const markupMicro = percentOf(costMicro, markupBp);

@@ -1,5 +1,5 @@
 import { invalid } from "./model/errors.js";
-import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./limits.js";
+import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./formats.js";
 import { divideRounded, MICRO_PER_USDT, micro, type Micro } from "./model/money.js";
 import type { RatesPort } from "./ports.js";
 import type { Clock } from "./model/clock.js";

@@ -8,7 +8,7 @@ import { availableTo, type Caller, getAccount, type Spendable, spendable } from 
 import { createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid, isDatabaseUnavailable } from "./model/errors.js";
 import { checkAmount, post } from "./ledger.js";
-import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./limits.js";
+import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./formats.js";
 import { type Micro, micro, toUsdt } from "./model/money.js";
 import type { OrderOf, ProductDefinition } from "./model/order.js";
 import type { UpstreamOutcome } from "./ports.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.js";
 import { insertQuote, openQuoteExpiries, quoteById, spendQuote } from "../db/quotes.js";
 import { DomainError, invalid } from "./model/errors.js";
-import { QUOTE_ID_PATTERN, QUOTE_ID_RULE } from "./limits.js";
+import { QUOTE_ID_PATTERN, QUOTE_ID_RULE } from "./formats.js";
 import type { Micro } from "./model/money.js";
 import type { Clock } from "./model/clock.js";
 import type { BindingQuote, StoredQuote } from "./model/quote.js";

@@ -12,7 +12,8 @@ export interface Role {
 /** How long a held lock's liveness check may take before the session counts as lost. */
 const HEARTBEAT_TIMEOUT_MS = 5_000;
 
-const within = <T>(ms: number, work: Promise<T>) =>
+/** `work`, or a rejection once `ms` pass first (lifecycle.ts's `within` instead tells whether it settled in time). */
+const failAfter = <T>(ms: number, work: Promise<T>) =>
   Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
 export interface LeaderLog {
@@ -69,13 +70,13 @@ export function holdRole(db: Db, name: string, role: Role, log: LeaderLog, retry
             while (!stopped) {
               await pause(retryMs);
               if (!role.working()) throw new Error("the role stopped working");
-              await within(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(connection));
+              await failAfter(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(connection));
             }
           } finally {
             try {
               await role.resign();
             } finally {
-              await within(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(connection)).catch(() => undefined);
+              await failAfter(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(connection)).catch(() => undefined);
             }
           }
         });

@@ -9,7 +9,7 @@ import {
   QUOTE_ID_RULE,
   USERNAME_PATTERN,
   USERNAME_RULE,
-} from "../core/limits.js";
+} from "../core/formats.js";
 import { MAX_USDT, type Micro } from "../core/model/money.js";
 import type { OrderBase } from "../core/model/order.js";
 import type { Order, OrderOfType, ProductType } from "../core/model/products.js";

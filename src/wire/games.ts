@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PLAYER_ID_PATTERN, PLAYER_ID_RULE, SERVER_ID_MAX } from "../core/limits.js";
+import { PLAYER_ID_PATTERN, PLAYER_ID_RULE, SERVER_ID_MAX } from "../core/formats.js";
 import { percentNumber } from "../core/markup.js";
 import { type Micro, toUsdt } from "../core/model/money.js";
 import type { OrderOfType } from "../core/model/products.js";

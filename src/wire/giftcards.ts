@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GIFTCARD_DEFAULT_QUANTITY, GIFTCARD_QUANTITY_MAX } from "../core/limits.js";
+import { GIFTCARD_DEFAULT_QUANTITY, GIFTCARD_QUANTITY_MAX } from "../core/formats.js";
 import { percentNumber } from "../core/markup.js";
 import { type Micro, toUsdt } from "../core/model/money.js";
 import type { GiftcardRequest, PricedCard } from "../core/products/giftcards.js";

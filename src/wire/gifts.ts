@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GIFT_MESSAGE_MAX } from "../core/limits.js";
+import { GIFT_MESSAGE_MAX } from "../core/formats.js";
 import { type Micro, toUsdt } from "../core/model/money.js";
 import type { GiftRequest } from "../core/products/gifts.js";
 import type { OrderOfType } from "../core/model/products.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
-import { PREMIUM_MONTHS } from "../core/limits.js";
+import { PREMIUM_MONTHS } from "../core/formats.js";
 import type { Micro } from "../core/model/money.js";
 import type { OrderOfType } from "../core/model/products.js";
 import { expect, purchaseExtras, sandboxOrder, usernameField } from "./common.js";

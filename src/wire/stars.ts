@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
-import { STARS_MAX, STARS_MIN, USERNAME_PATTERN, USERNAME_RULE } from "../core/limits.js";
+import { STARS_MAX, STARS_MIN, USERNAME_PATTERN, USERNAME_RULE } from "../core/formats.js";
 import { type Micro, toUsdt } from "../core/model/money.js";
 import type { OrderOfType } from "../core/model/products.js";
 import { expect, orderEnvelope, orderStatus, purchaseExtras, sandboxOrder, usernameField, envelopeHead, envelopeTail } from "./common.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
-import { percentNumber, type StoreQuote } from "../core/markup.js";
+import { percentNumber, type StorePrice } from "../core/markup.js";
 import { MAX_USDT, type Micro, micro, toUsdt } from "../core/model/money.js";
 import type { OrderOfType, StoreDetails } from "../core/model/products.js";
 import type { StoreRequest } from "../core/products/store.js";
@@ -90,7 +90,7 @@ export const storeRequestOf = (body: { login: string; amount_usd: number }): Sto
 export const storePricingAmountOf = (query: { amount_usd?: number }): Micro | undefined =>
   query.amount_usd === undefined ? undefined : sentNominal(query.amount_usd);
 
-export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSchema> {
+export function storeQuoteView(quote: StorePrice): z.infer<typeof storeQuoteSchema> {
   return {
     amount_usd: toUsdt(quote.amountMicro),
     provider_fee_usd: toUsdt(quote.feeMicro),
@@ -104,8 +104,8 @@ export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSche
 export function storePricingView(pricing: {
   limits: StoreLimits;
   markupBp: number;
-  examples: StoreQuote[];
-  quote: StoreQuote | null;
+  examples: StorePrice[];
+  quote: StorePrice | null;
 }): z.infer<typeof storePricingResponse> {
   const { limits, markupBp, examples, quote } = pricing;
   return {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { catalogPrice, storeQuote } from "../../src/core/markup.js";
+import { catalogPrice, storePrice } from "../../src/core/markup.js";
 import { fromUsdt, micro } from "../../src/core/model/money.js";
 import { expectedTotal } from "../support/store-formula.js";
 
@@ -10,7 +10,7 @@ describe("the store formula", () => {
   it("quotes by the spec's formula on every amount: fee on the nominal, markup on the cost, the total to the cent", () => {
     fc.assert(
       fc.property(fc.integer({ min: 100, max: 40_000 }), fc.integer({ min: 0, max: 10_000 }), (cents, markupBp) => {
-        const quote = storeQuote(fromUsdt(cents / 100), 30_000, markupBp);
+        const quote = storePrice(fromUsdt(cents / 100), 30_000, markupBp);
         expect(quote.amountMicro).toBe(cents * 10_000);
         expect(quote.costMicro).toBe(quote.amountMicro + quote.feeMicro);
         // Fee and markup are exact to the micro (half away from zero); the total to the cent.

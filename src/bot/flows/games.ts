@@ -1,4 +1,4 @@
-import { PLAYER_ID_PATTERN } from "../../core/limits.js";
+import { PLAYER_ID_PATTERN } from "../../core/formats.js";
 import { needsServer, type PricedDenomination } from "../../core/products/games.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";

@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
+import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/formats.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, finish, purchase, refuse, startFlow } from "./kit.js";
 

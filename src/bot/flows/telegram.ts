@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
+import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/formats.js";
 import type { Found } from "../../core/products/telegram.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";

@@ -1,7 +1,7 @@
 import type { Caller } from "../accounts.js";
 import { invalid } from "../model/errors.js";
 import { providerReader, type GameDenomination, type GameInfo, type GamesPort } from "../ports.js";
-import { PLAYER_ID_PATTERN, PLAYER_ID_RULE } from "../limits.js";
+import { PLAYER_ID_PATTERN, PLAYER_ID_RULE } from "../formats.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
 import type { Micro } from "../model/money.js";
 import { gamesProduct, type GamesDetails } from "../model/products.js";

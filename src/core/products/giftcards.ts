@@ -1,7 +1,7 @@
 import type { Caller } from "../accounts.js";
 import { invalid } from "../model/errors.js";
 import { providerReader, type GiftcardDenomination, type GiftcardsPort } from "../ports.js";
-import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
+import { GIFTCARD_QUANTITY_MAX } from "../formats.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
 import { type Micro, micro } from "../model/money.js";
 import { giftcardProduct, type GiftcardDetails } from "../model/products.js";

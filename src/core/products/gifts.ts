@@ -1,6 +1,6 @@
 import { DomainError, invalid, unavailable } from "../model/errors.js";
 import { providerReader, type GiftsPort } from "../ports.js";
-import { GIFT_MESSAGE_MAX, recipientOf } from "../limits.js";
+import { GIFT_MESSAGE_MAX, recipientOf } from "../formats.js";
 import { type Micro, micro } from "../model/money.js";
 import { giftProduct, type GiftDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";

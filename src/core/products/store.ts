@@ -1,7 +1,7 @@
 import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../model/errors.js";
-import { checkStoreLogin } from "../limits.js";
-import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
+import { checkStoreLogin } from "../formats.js";
+import { type MarkupDefaults, markupOf, storePrice } from "../markup.js";
 import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt } from "../model/money.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import { storeProduct, type StoreDetails } from "../model/products.js";
@@ -56,7 +56,8 @@ export function createStore({
     }
   }
 
-  function withinLimits(amountMicro: Micro, limits: StoreLimits) {
+  /** The amount within the store's live limits, or `invalid_amount` naming them. */
+  function checkLiveLimits(amountMicro: Micro, limits: StoreLimits) {
     if (amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
       throw invalid(`amount_usd must be from ${toUsdt(limits.minMicro)} to ${toUsdt(limits.maxMicro)}`, {
         reason: "invalid_amount",
@@ -73,18 +74,18 @@ export function createStore({
       const login = normaliseLogin(request.login);
       const amountMicro = checkNominal(request.amountMicro);
       const limits = await liveLimits();
-      withinLimits(amountMicro, limits);
-      const quote = storeQuote(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
+      checkLiveLimits(amountMicro, limits);
+      const price = storePrice(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
       return {
         recipient: login,
-        chargeMicro: quote.totalMicro,
+        chargeMicro: price.totalMicro,
         details: {
           store_login: login,
           amount_micro: amountMicro,
-          fee_micro: quote.feeMicro,
-          cost_micro: quote.costMicro,
-          markup_bp: quote.markupBp,
-          markup_micro: quote.markupMicro,
+          fee_micro: price.feeMicro,
+          cost_micro: price.costMicro,
+          markup_bp: price.markupBp,
+          markup_micro: price.markupMicro,
         },
         send: (reference) => store.order({ reference, login, amountMicro }),
       };
@@ -99,15 +100,15 @@ export function createStore({
     async pricing(caller: Caller, amountMicro?: Micro) {
       const limits = await liveLimits();
       const markupBp = markupOf(caller.account, "store", markups);
-      const quoteOf = (amountMicro: Micro) => storeQuote(amountMicro, limits.feePpm, markupBp);
+      const priceOf = (amountMicro: Micro) => storePrice(amountMicro, limits.feePpm, markupBp);
       let quote = null;
       if (amountMicro !== undefined) {
-        withinLimits(checkNominal(amountMicro), limits);
-        quote = quoteOf(amountMicro);
+        checkLiveLimits(checkNominal(amountMicro), limits);
+        quote = priceOf(amountMicro);
       }
       const examples = EXAMPLE_AMOUNTS_USD.map((usd) => micro(usd * 1_000_000))
         .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
-        .map(quoteOf);
+        .map(priceOf);
       return { limits, markupBp, examples, quote };
     },
   };

@@ -1,6 +1,6 @@
 import type { Caller } from "../accounts.js";
 import { DomainError, notFound, unavailable } from "../model/errors.js";
-import { parseUsername, recipientOf } from "../limits.js";
+import { parseUsername, recipientOf } from "../formats.js";
 import type { Micro } from "../model/money.js";
 import type { ProductDefinition } from "../model/order.js";
 import { type GatewayPort, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
