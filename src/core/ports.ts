@@ -1,5 +1,5 @@
 import type { Reason } from "./model/reasons.js";
-import type { Micro } from "./model/money.js";
+import type { MicroUsd } from "./model/money.js";
 import { unavailable } from "./model/errors.js";
 import type { OrderProviderName } from "./model/order.js";
 
@@ -65,9 +65,10 @@ export interface OrderStatusSource {
   status(reference: string): Promise<UpstreamStatus>;
 }
 
+/** The store's nominals are in USD. */
 export interface StoreLimits {
-  minMicro: Micro;
-  maxMicro: Micro;
+  minMicro: MicroUsd;
+  maxMicro: MicroUsd;
   /** Provider fee as parts per million of the nominal (0.03 = 30000). */
   feePpm: number;
 }
@@ -75,7 +76,7 @@ export interface StoreLimits {
 export interface StorePort extends Provider, OrderStatusSource {
   /** Live limits and fee. Throws UpstreamError when the provider cannot answer. */
   limits(): Promise<StoreLimits>;
-  order(order: { reference: string; login: string; amountMicro: Micro }): Promise<UpstreamOutcome>;
+  order(order: { reference: string; login: string; amountMicro: MicroUsd }): Promise<UpstreamOutcome>;
 }
 
 export interface GameInfo {
@@ -89,7 +90,8 @@ export interface GameInfo {
 
 export interface GameDenomination {
   name: string;
-  costMicro: Micro;
+  /** What the provider charges us, in USD. */
+  costMicro: MicroUsd;
   etaSeconds: number;
 }
 
@@ -112,7 +114,8 @@ export interface GiftcardBrand {
 export interface GiftcardDenomination {
   cardId: string;
   name: string;
-  costMicro: Micro;
+  /** What the provider charges us, in USD. */
+  costMicro: MicroUsd;
   stock: number;
   minQuantity: number;
   maxQuantity: number;

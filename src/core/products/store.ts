@@ -2,7 +2,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../model/errors.js";
 import { checkStoreLogin } from "../formats.js";
 import { type MarkupDefaults, markupOf, storePrice } from "../markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt } from "../model/money.js";
+import { MAX_MICRO, MAX_USDT, type MicroUsd, microUsd, toUsd, usdAsUsdt } from "../model/money.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import { storeProduct, type StoreDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -10,7 +10,7 @@ import type { Purchasable, PurchasePipeline } from "../purchase.js";
 export interface StoreRequest {
   login: string;
   /** The nominal in micro-USD, as sent: the rules below refuse anything but whole cents. */
-  amountMicro: Micro;
+  amountMicro: MicroUsd;
 }
 
 const EXAMPLE_AMOUNTS_USD = [5, 10, 25, 50, 100];
@@ -31,7 +31,7 @@ export function normaliseLogin(input: string): string {
 const badNominal = () => invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
 
 /** A nominal in micro-USD: whole cents, positive, at most MAX_USDT; the live limits are checked separately. */
-function checkNominal(amountMicro: Micro): Micro {
+function checkNominal(amountMicro: MicroUsd): MicroUsd {
   if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || amountMicro % 10_000 !== 0 || amountMicro > MAX_MICRO) throw badNominal();
   return amountMicro;
 }
@@ -57,9 +57,9 @@ export function createStore({
   }
 
   /** The amount within the store's live limits, or `invalid_amount` naming them. */
-  function checkLiveLimits(amountMicro: Micro, limits: StoreLimits) {
+  function checkLiveLimits(amountMicro: MicroUsd, limits: StoreLimits) {
     if (amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
-      throw invalid(`amount_usd must be from ${toUsdt(limits.minMicro)} to ${toUsdt(limits.maxMicro)}`, {
+      throw invalid(`amount_usd must be from ${toUsd(limits.minMicro)} to ${toUsd(limits.maxMicro)}`, {
         reason: "invalid_amount",
         minMicro: limits.minMicro,
         maxMicro: limits.maxMicro,
@@ -78,7 +78,7 @@ export function createStore({
       const price = storePrice(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
       return {
         recipient: login,
-        chargeMicro: price.totalMicro,
+        chargeMicro: usdAsUsdt(price.totalMicro),
         details: {
           store_login: login,
           amount_micro: amountMicro,
@@ -97,16 +97,16 @@ export function createStore({
     ...pipeline.offer(product),
 
     /** Live limits, the caller's markup, examples, and a quote for an amount when one is given. */
-    async pricing(caller: Caller, amountMicro?: Micro) {
+    async pricing(caller: Caller, amountMicro?: MicroUsd) {
       const limits = await liveLimits();
       const markupBp = markupOf(caller.account, "store", markups);
-      const priceOf = (amountMicro: Micro) => storePrice(amountMicro, limits.feePpm, markupBp);
+      const priceOf = (amountMicro: MicroUsd) => storePrice(amountMicro, limits.feePpm, markupBp);
       let quote = null;
       if (amountMicro !== undefined) {
         checkLiveLimits(checkNominal(amountMicro), limits);
         quote = priceOf(amountMicro);
       }
-      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => micro(usd * 1_000_000))
+      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => microUsd(usd * 1_000_000))
         .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
         .map(priceOf);
       return { limits, markupBp, examples, quote };
