@@ -15,7 +15,7 @@ const usdt = (fallback: string, max: number) =>
       const micro = parseUsdt(v);
       return micro !== null && micro > 0 && micro <= max * 1_000_000;
     }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
-    .transform((v) => parseUsdt(v) as number);
+    .transform((v) => parseUsdt(v)!);
 
 const percent = (fallback: string) =>
   z

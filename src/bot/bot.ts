@@ -23,6 +23,7 @@ import { createInboxWorker, type InboxPort } from "./inbox-worker.js";
 import { startPoller } from "./poller.js";
 import { asHandling, replyRecorder } from "./replies.js";
 import { webhookIntake } from "./webhook-intake.js";
+import type { Micro } from "../core/model/money.js";
 
 export interface BotOptions {
   core: Core;
@@ -36,7 +37,7 @@ export interface BotOptions {
   /** The Mini App's public HTTPS address (MINIAPP_URL): the menu's "Open the shop" and the chat's menu button. */
   miniAppUrl?: string | null;
   /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
-  adminConfirmAboveMicro: number;
+  adminConfirmAboveMicro: Micro;
   log: NotifyLog & { info(obj: object, msg: string): void };
   /** Told of every update handled: its kind and how long it took (metrics). */
   observeUpdate?: (kind: string, seconds: number) => void;

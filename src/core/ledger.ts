@@ -1,7 +1,7 @@
 import type { Executor } from "../db/database.js";
 import { balanceOf, postEntry } from "../db/ledger.js";
 import { DomainError, invalid } from "./model/errors.js";
-import { MAX_MICRO, MAX_USDT, type Micro } from "./model/money.js";
+import { MAX_MICRO, MAX_USDT, type Micro, micro } from "./model/money.js";
 import type { Posting } from "./model/ledger.js";
 
 /** An amount a ledger entry can carry: a whole number of micro-USDT, at most MAX_MICRO either way. */
@@ -25,5 +25,5 @@ export async function post(trx: Executor, posting: Posting): Promise<Micro> {
   if (posting.amountMicro > 0) {
     throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`, { rule: "balance_bound", maxMicro: MAX_MICRO });
   }
-  throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: -posting.amountMicro, balanceMicro: balance });
+  throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: micro(-posting.amountMicro), balanceMicro: balance });
 }

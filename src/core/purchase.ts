@@ -142,7 +142,7 @@ function affordable(funds: Spendable, requiredMicro: Micro) {
   if (funds.orderLimitMicro !== null && requiredMicro > funds.orderLimitMicro) {
     throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
       requiredMicro,
-      balanceMicro: Math.min(funds.availableMicro, funds.orderLimitMicro),
+      balanceMicro: micro(Math.min(funds.availableMicro, funds.orderLimitMicro)),
     });
   }
   if (requiredMicro > funds.availableMicro) throw short(requiredMicro, funds.availableMicro);

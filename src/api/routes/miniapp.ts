@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import { DomainError, type ErrorDetails, type ErrorCode, invalid } from "../../core/model/errors.js";
-import { fromUsdt, toUsdt } from "../../core/model/money.js";
+import { fromUsdt, type Micro, toUsdt } from "../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import {
   blockBody,
@@ -47,7 +47,7 @@ export interface MiniAppOptions {
   /** ADMIN_TELEGRAM_IDS: who sees the admin desk. */
   admins: number[];
   /** Credits and debits above this need a second, confirmed call (as the bot asks Confirm). */
-  confirmAboveMicro: number;
+  confirmAboveMicro: Micro;
   /** A refusal in the bot's words in a language (en/ru), for the user to read. */
   refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
 }

@@ -39,7 +39,7 @@ export interface AdminDeps {
   core: Core;
   admins: Set<number>;
   /** Money moves above this ask the admin to confirm first. */
-  confirmAboveMicro: number;
+  confirmAboveMicro: Micro;
 }
 
 /** A refused admin operation in the admin's language: a short balance names what the account holds. */

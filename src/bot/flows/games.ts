@@ -2,6 +2,7 @@ import { PLAYER_ID_PATTERN } from "../../core/formats.js";
 import { needsServer, type PricedDenomination } from "../../core/products/games.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, purchase, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conversation, ctx) => {
   const { core } = deps;
@@ -19,7 +20,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
   const code = game.code;
   const catalogue = await attempt(conversation, () => core.games.catalogue(caller, code));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
-  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...catalogue.value.denominations.map((d) => d.priceMicro))));
   if (game.notes) await ctx.reply(ctx.t("game-notes", { notes: game.notes }));
 
   // The server: buttons carrying the exact listed values (or a label or value typed), or digits where none are listed.
@@ -65,7 +66,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     if (!fresh.ok) return refuse(conversation, ctx, deps, fresh);
     // Only what the balance covers is offered: a top-up picked that it does not would end the flow.
     const affordable = fresh.value.denominations.filter((d) => d.priceMicro <= canSpendMicro);
-    await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...fresh.value.denominations.map((d) => d.priceMicro)));
+    await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...fresh.value.denominations.map((d) => d.priceMicro))));
     const chosen = await choose<PricedDenomination | null>(conversation, ctx, ctx.t("ask-denomination", { name: playerName, id: playerId }), [
       ...affordable.map((d) => ({ label: `${d.name} · ${usdt(d.priceMicro)} USDT`, value: d, aliases: [d.name] })),
       { label: ctx.t("btn-wrong-account"), value: null },

@@ -2,6 +2,7 @@ import { InlineKeyboard } from "grammy";
 import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/formats.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, finish, purchase, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 /** The Skip button's label in both languages, typed instead of tapped. */
 const SKIP_WORDS = new Set(["skip", "пропустить"]);
@@ -16,7 +17,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
     await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
-  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...items.map((g) => g.priceMicro)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...items.map((g) => g.priceMicro))));
 
   const gift = await choose(
     conversation,

@@ -5,6 +5,7 @@ import type { Found } from "../../core/products/telegram.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
 import { ask, attempt, choose, defineFlow, ensureAffordable, type FlowDeps, parseWhole, purchase, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
@@ -58,7 +59,7 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
 export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const cheapest = Math.min(...PREMIUM_MONTHS.map((months) => core.pricing.premiumPrice(months)));
+  const cheapest = micro(Math.min(...PREMIUM_MONTHS.map((months) => core.pricing.premiumPrice(months))));
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, cheapest);
   const who = await recipient(conversation, ctx, deps, caller, "premium");
   if (who.premium) await ctx.reply(ctx.t("premium-already", { username: who.username }));

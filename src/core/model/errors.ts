@@ -1,3 +1,4 @@
+import type { Micro, MicroUsd } from "./money.js";
 import type { Reason } from "./reasons.js";
 
 /**
@@ -32,11 +33,11 @@ export interface ErrorDetails {
   reason?: Reason;
   rule?: AdminRule;
   /** insufficient_funds: what the order needs; price_changed: the charge it would have now. */
-  requiredMicro?: number;
-  balanceMicro?: number;
-  /** invalid_amount: the live limits. */
-  minMicro?: number;
-  maxMicro?: number;
+  requiredMicro?: Micro;
+  balanceMicro?: Micro;
+  /** invalid_amount: the limits, in USDT (top-ups, ledger bounds) or in USD (the store's nominal). */
+  minMicro?: Micro | MicroUsd;
+  maxMicro?: Micro | MicroUsd;
   retryAfterSeconds?: number;
   /** confirm_needed: why approving a transfer needs a second, confirmed step. */
   confirm?: Array<"above_threshold" | "reference_reused">;

@@ -9,7 +9,7 @@
  * The one rounding rule: half away from zero, applied by `roundMicro` to a number of decimals.
  */
 declare const microBrand: unique symbol;
-/** A whole count of micro-USDT; made only by `micro` (checked), so a float or a USDT amount cannot pass for one. */
+/** A whole count of micro-USDT; made only by `micro` (checked), so a float, a USDT amount or a micro-USD one cannot pass for one. */
 export type Micro = number & { readonly [microBrand]: true };
 
 export const MICRO_PER_USDT = 1_000_000;
@@ -32,7 +32,7 @@ type Amount = Micro | MicroUsd;
 
 /** The most any amount or balance may be: 1,000,000,000 USDT. */
 export const MAX_USDT = 1_000_000_000;
-export const MAX_MICRO = MAX_USDT * MICRO_PER_USDT;
+export const MAX_MICRO = (MAX_USDT * MICRO_PER_USDT) as Micro;
 
 /** Whether a micro amount is a whole number within 0..MAX_MICRO. */
 export const withinBound = (micro: number) => Number.isSafeInteger(micro) && micro >= 0 && micro <= MAX_MICRO;
