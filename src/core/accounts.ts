@@ -15,7 +15,7 @@ import type { ReadWithKey } from "../db/request-counts.js";
 import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./model/errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
-import type { Account, MarkupProduct } from "./model/account.js";
+import type { Account } from "./model/account.js";
 import { micro, type Micro } from "./model/money.js";
 import type { Clock } from "./model/clock.js";
 import type { Order } from "./model/products.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
 import { percentNumber, type StorePrice } from "../core/markup.js";
-import { MAX_USDT, type Micro, type MicroUsd, micro, microUsd, toUsd, toUsdt, usdAsUsdt } from "../core/model/money.js";
+import { MAX_USDT, type Micro, type MicroUsd, microUsd, toUsd, toUsdt, usdAsUsdt } from "../core/model/money.js";
 import type { OrderOfType, StoreDetails } from "../core/model/products.js";
 import type { StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
