@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Caller, ReadWithKey } from "../core/accounts.js";
+import type { Caller } from "../core/accounts.js";
+import type { ReadWithKey } from "../core/model/account.js";
 import { DomainError } from "../core/model/errors.js";
 import type { Reason } from "../core/model/reasons.js";
 import { KEY_BUCKET_PREFIX, type WindowCount } from "../core/request-counter.js";

@@ -11,17 +11,14 @@ import {
   walletAccount,
 } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import type { ReadWithKey } from "../db/request-counts.js";
+import type { ReadWithKey, Account } from "./model/account.js";
 import { transaction } from "../db/transaction.js";
 import { DomainError, notFound } from "./model/errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
-import type { Account } from "./model/account.js";
 import { micro, type Micro } from "./model/money.js";
 import type { Clock } from "./model/clock.js";
 import type { Order } from "./model/products.js";
 import type { RequestCounter, WindowCount } from "./request-counter.js";
-
-export type { ReadWithKey };
 
 /** Who is buying: the account, and how the ledger names the hand that placed the order. */
 export interface Caller {

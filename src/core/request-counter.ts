@@ -1,5 +1,6 @@
 import type { Db } from "../db/database.js";
-import { countHit, keyHolderCounted, type ReadWithKey } from "../db/request-counts.js";
+import { countHit, keyHolderCounted } from "../db/request-counts.js";
+import type { ReadWithKey } from "./model/account.js";
 import { isDatabaseUnavailable, unavailable } from "./model/errors.js";
 import type { Clock } from "./model/clock.js";
 

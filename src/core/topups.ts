@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.js";
-import type { TopupMethod, TopupStatus, Topup } from "./model/topup.js";
+import type { Topup, TopupStatus } from "./model/topup.js";
 import { insertAudit } from "../db/accounts.js";
 import {
   insertTopupWithin,
@@ -26,8 +26,6 @@ import { formatUsdt, type Micro, micro } from "./model/money.js";
 import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "./ports.js";
 import type { Clock } from "./model/clock.js";
 import type { Outbox } from "./webhooks/outbox.js";
-
-export type { TopupMethod, TopupStatus };
 
 export interface TopupLimits {
   minMicro: Micro;

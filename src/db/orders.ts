@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { type Micro, micro } from "../core/model/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/model/order.js";
-import { type ListedOrder, type Order, PRODUCTS, type ProductType } from "../core/model/products.js";
+import { type ListedOrder, type Order, PRODUCTS, type OrderFilter } from "../core/model/products.js";
 import { type Reason, reasonOf } from "../core/model/reasons.js";
 import { compiledOnce, compiledWrite } from "./compiled.js";
 import { type Executor, rowFromJson } from "./database.js";
@@ -162,12 +162,6 @@ const ownOrderQuery = compiledOnce(2, (exec, accountId: number, id: number) =>
 export async function ownOrder(exec: Executor, accountId: number, id: number): Promise<Order | undefined> {
   const [row] = await ownOrderQuery(exec, accountId, id);
   return row && toOrder(row);
-}
-
-export interface OrderFilter {
-  before?: number | null;
-  productType?: ProductType | null;
-  status?: OrderStatus | null;
 }
 
 /**

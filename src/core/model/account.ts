@@ -25,3 +25,6 @@ export interface Account {
   /** The Mini App's sessions carry it; a key rotation, a block and an unblock bump it, ending every older session. */
   sessionGeneration: number;
 }
+
+/** What a request reads first besides its key, read with it: its order of an id (a status), or whether it has a webhook endpoint (a sandbox call). */
+export type ReadWithKey = { orderId: number } | { endpoint: true };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MINUTE, type OrderOf, type ProductDefinition } from "./order.js";
+import { MINUTE, type OrderOf, type OrderStatus, type ProductDefinition } from "./order.js";
 
 // Each product as the model knows it: its type, who settles it, the shape of its details and how long it may take.
 
@@ -109,3 +109,10 @@ type Listed<O> = O extends Order
   : never;
 /** An order as a list shows it (GET /v1/orders, the bot's and the Mini App's recent orders): what its page reads. */
 export type ListedOrder = Listed<Order>;
+
+/** Which of an account's orders a page lists: before an id, of a product, in a status. */
+export interface OrderFilter {
+  before?: number | null;
+  productType?: ProductType | null;
+  status?: OrderStatus | null;
+}

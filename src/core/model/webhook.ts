@@ -26,3 +26,18 @@ export interface SealedSecrets {
 
 /** An endpoint as stored: what its owner sees, and its sealed secrets. */
 export interface StoredEndpoint extends WebhookEndpoint, SealedSecrets {}
+
+/** One attempt as the account's attempt list shows it. */
+export interface WebhookAttempt {
+  id: number;
+  eventId: string;
+  eventType: string;
+  orderId: number | null;
+  test: boolean;
+  url: string;
+  attemptedAt: string;
+  statusCode: number | null;
+  succeeded: boolean;
+  error: string | null;
+  durationMs: number;
+}
