@@ -161,8 +161,8 @@ export interface Providers {
 
 /** The providers whose port answers "what happened to the order with this reference?". */
 type StatusSourceName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
-/** The model's list of the providers that settle orders is exactly those: a provider added to one is added to the other. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The model's list of the providers that settle orders is exactly those: a provider added to one is added to the other.
 true satisfies Same<StatusSourceName, OrderProviderName>;
 
 /** A Crypto Pay invoice as the core sees it (amounts in micro-units of its asset). */
