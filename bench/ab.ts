@@ -10,7 +10,7 @@ import autocannon from "autocannon";
 import { sql } from "kysely";
 import { request } from "undici";
 import { loadConfig } from "../src/config.js";
-import { fromUsdt } from "../src/core/money.js";
+import { fromUsdt } from "../src/core/model/money.js";
 import { engineOf } from "../src/db/database.js";
 import { openCore } from "../src/root.js";
 import { cpuMs, databaseCpuMs, freePort, ownPostgresDatabase, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { parseBasisPoints, parseUsdt } from "./core/money.js";
+import { parseBasisPoints, parseUsdt } from "./core/model/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./simulator/credentials.js";
@@ -15,7 +15,7 @@ const usdt = (fallback: string, max: number) =>
       const micro = parseUsdt(v);
       return micro !== null && micro > 0 && micro <= max * 1_000_000;
     }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
-    .transform((v) => parseUsdt(v) as number);
+    .transform((v) => parseUsdt(v)!);
 
 const percent = (fallback: string) =>
   z

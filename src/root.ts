@@ -5,17 +5,19 @@ import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
-import { type Clock, type CryptoPayPort, PROVIDER_NAMES } from "./core/ports.js";
-import { micro } from "./core/money.js";
+import { type CryptoPayPort, PROVIDER_NAMES } from "./core/ports.js";
+import type { Clock } from "./core/model/clock.js";
+import { micro } from "./core/model/money.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { databaseClock } from "./db/clock.js";
-import { codesKey } from "./db/codes-key.js";
+import { codesKey } from "./core/codes-key.js";
 import { holdRole } from "./jobs/role.js";
 import { botInbox } from "./db/bot-inbox.js";
 import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
 import { createFaultLog, type FaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
+import { oneStatementWrites } from "./db/placement.js";
 import { createMonitor, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
 import { createReconciler } from "./jobs/reconciler.js";
@@ -166,6 +168,7 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     },
     log,
     counterDb,
+    oneStatement: oneStatementWrites(db),
     rateLimitWindowMs: RATE_LIMIT_WINDOW_SECONDS * 1000,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
     webhooks: {

@@ -1,8 +1,8 @@
 import ipaddr from "ipaddr.js";
 import type { FastifyRequest } from "fastify";
 import type { Caller } from "../core/accounts.js";
-import { DomainError } from "../core/errors.js";
-import type { Reason } from "../core/reasons.js";
+import { DomainError } from "../core/model/errors.js";
+import type { Reason } from "../core/model/reasons.js";
 import { KEY_BUCKET_PREFIX, type WindowCount } from "../core/request-counter.js";
 
 declare module "fastify" {

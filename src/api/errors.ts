@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import type { z } from "zod";
-import { DomainError, type ErrorCode, type ErrorDetails } from "../core/errors.js";
-import { toUsdt } from "../core/money.js";
-import type { Reason } from "../core/reasons.js";
+import { DomainError, type ErrorCode, type ErrorDetails } from "../core/model/errors.js";
+import { toUsdt } from "../core/model/money.js";
+import type { Reason } from "../core/model/reasons.js";
 import type { errorBody, insufficientFundsBody } from "../wire/common.js";
 
 /** The contract's error bodies, as the wire's schemas have them. */

@@ -1,4 +1,4 @@
-import { fromUsdt } from "../core/money.js";
+import { fromUsdt } from "../core/model/money.js";
 import type { PurchaseOptions } from "../core/purchase.js";
 
 /** What every purchase body carries beside its product fields: the idempotency key, the optional max_usdt guard and quote. */

@@ -2,6 +2,7 @@ import { type ConversationData, conversations, type VersionedState } from "@gram
 import { Bot, type MiddlewareFn, type StorageAdapter } from "grammy";
 import type { Caller } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
+import type { Micro } from "../core/model/money.js";
 import { publishCommands } from "./commands.js";
 import type { BotContext, FlowContext } from "./context.js";
 import { accountFeatures } from "./features/account.js";
@@ -45,7 +46,7 @@ export interface BotOptions {
   /** The Mini App's public HTTPS address (MINIAPP_URL): the menu's "Open the shop" and the chat's menu button. */
   miniAppUrl?: string | null;
   /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
-  adminConfirmAboveMicro: number;
+  adminConfirmAboveMicro: Micro;
   log: NotifyLog & { info(obj: object, msg: string): void };
   /** Told of every update handled: its kind and how long it took (metrics). */
   observeUpdate?: (kind: string, seconds: number) => void;

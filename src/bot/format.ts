@@ -1,5 +1,5 @@
-import { formatUsdt, type Micro } from "../core/money.js";
-import type { ListedOrder, Order } from "../core/products/index.js";
+import { formatUsdt, type Micro } from "../core/model/money.js";
+import type { ListedOrder, Order } from "../core/model/products.js";
 
 /** A translation function: the context's `t`, or a locale's outside any update (notifications). */
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;

@@ -1,15 +1,5 @@
 import { randomUUID } from "node:crypto";
-
-/** An update as the inbox hands it to the instance that claimed it (see src/db/bot-inbox.ts). */
-export interface InboxUpdate {
-  updateId: number;
-  chat: string;
-  update: unknown;
-  /** Above 1: an instance that handled it before stopped (died, or was cut) before it was done. */
-  attempt: number;
-  /** Its reply went out in an earlier attempt. */
-  replied: boolean;
-}
+import type { InboxUpdate } from "../core/model/inbox.js";
 
 /** The bot's durable inbox, as the worker uses it (the composition root hands in the database's). */
 export interface InboxPort {

@@ -1,7 +1,7 @@
 import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
 import type { Core } from "../core/index.js";
-import type { Order } from "../core/products/index.js";
+import type { Order } from "../core/model/products.js";
 import { failureReason, orderLine, type Translate, usdt } from "./format.js";
 import { mainMenu } from "./keyboards.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";

@@ -1,5 +1,5 @@
-import type { ErrorCode, ErrorDetails } from "../core/errors.js";
-import type { Reason } from "../core/reasons.js";
+import type { ErrorCode, ErrorDetails } from "../core/model/errors.js";
+import type { Reason } from "../core/model/reasons.js";
 import { type Translate, usdt } from "./format.js";
 
 /** A refused core call as plain data: conversation replays keep JSON, not error classes. */

@@ -4,9 +4,9 @@ import { parseArgs } from "node:util";
 import type pino from "pino";
 import { type Admin, targetLabel } from "../core/admin.js";
 import type { Topups } from "../core/topups.js";
-import { DomainError } from "../core/errors.js";
-import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/markup.js";
-import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/money.js";
+import { DomainError } from "../core/model/errors.js";
+import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/model/account.js";
+import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/model/money.js";
 
 const USAGE = `usage: npm run admin -- <command>
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)

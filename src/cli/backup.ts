@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Config } from "../config.js";
 import { createVault } from "../core/vault.js";
 import { BackupRefused, contentsOf, copySqlite, refuseTarget } from "../db/backup.js";
-import { codesKeyFile } from "../db/codes-key.js";
+import { codesKeyFile } from "../core/codes-key.js";
 import { engineOf, openDatabase } from "../db/database.js";
 import { unbalancedAccounts } from "../db/ledger.js";
 

@@ -11,39 +11,14 @@ import {
   walletAccount,
 } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import type { ReadWithKey } from "../db/request-counts.js";
+import type { ReadWithKey, Account } from "./model/account.js";
 import { transaction } from "../db/transaction.js";
-import { DomainError, notFound } from "./errors.js";
+import { DomainError, notFound } from "./model/errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
-import type { MarkupProduct } from "./markup.js";
-import { micro, type Micro } from "./money.js";
-import type { Clock } from "./ports.js";
-import type { Order } from "./products/index.js";
+import { micro, type Micro } from "./model/money.js";
+import type { Clock } from "./model/clock.js";
+import type { Order } from "./model/products.js";
 import type { RequestCounter, WindowCount } from "./request-counter.js";
-
-export type { ReadWithKey };
-
-/** An account as the faces see it: plain data, money in micro-USDT, flags as booleans. */
-export interface Account {
-  id: number;
-  /** `standard` spends its own balance; `owner` spends the service wallet; `wallet` is that one wallet. */
-  kind: "standard" | "owner" | "wallet";
-  telegramId: string | null;
-  username: string | null;
-  balanceMicro: Micro;
-  blocked: boolean;
-  dailyLimitMicro: Micro | null;
-  orderLimitMicro: Micro | null;
-  /** Personal markups in basis points; null follows the default. */
-  markupBp: Record<MarkupProduct, number | null>;
-  /** Bot language chosen with /language; null follows the user's Telegram language. */
-  language: string | null;
-  /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
-  lowBalanceNotice: boolean;
-  createdAt: string;
-  /** The Mini App's sessions carry it; a key rotation, a block and an unblock bump it, ending every older session. */
-  sessionGeneration: number;
-}
 
 /** Who is buying: the account, and how the ledger names the hand that placed the order. */
 export interface Caller {

@@ -2,12 +2,12 @@ import { accountByUsername, accountIdsByKeyPrefix, endSessions, insertAudit, liv
 import type { Db, Executor } from "../db/database.js";
 import { orderVolumeByDay } from "../db/orders.js";
 import { transaction } from "../db/transaction.js";
-import { type Account, type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
-import { invalid, notFound } from "./errors.js";
+import { type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
+import type { Account, MarkupProduct } from "./model/account.js";
+import { invalid, notFound } from "./model/errors.js";
 import { post } from "./ledger.js";
-import type { MarkupProduct } from "./markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./money.js";
-import type { Clock } from "./ports.js";
+import { MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./model/money.js";
+import type { Clock } from "./model/clock.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
 /** An owner key's limits: a number sets one, null removes it, undefined keeps what the key has (none for a new owner key). */

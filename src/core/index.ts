@@ -1,17 +1,19 @@
 import type { Db } from "../db/database.js";
+import type { OneStatementWrites } from "../db/placement.js";
 import { createHealth, type Health, PROBE_ROUND_MS } from "./health.js";
-import type { Micro } from "./money.js";
+import type { Micro } from "./model/money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import type { MarkupDefaults } from "./markup.js";
-import { createOrders } from "./orders.js";
-import type { Clock, CryptoPayPort, Providers } from "./ports.js";
+import { createOrders } from "./order-lookup.js";
+import type { CryptoPayPort, Providers } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
 import { createGiftcards } from "./products/giftcards.js";
 import { createGifts } from "./products/gifts.js";
-import { PRODUCTS } from "./products/index.js";
+import { PRODUCTS } from "./model/products.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
 import { createQuoteBook } from "./quotes.js";
@@ -47,6 +49,11 @@ export interface CoreDeps {
   counterDb?: Db;
   /** The rate limit's window: a key's read counts the request in it (with counterDb). */
   rateLimitWindowMs: number;
+  /**
+   * The storage's one-statement writes (PostgreSQL: placing and finishing a purchase in one round trip each), as
+   * db/placement.ts offers them; absent where it has none (SQLite), and the core writes in steps in a transaction.
+   */
+  oneStatement?: OneStatementWrites;
   /** The signed webhooks: sender, one attempt's bound, the endpoint policy and what each event says (src/wire/events.ts). */
   webhooks: Omit<WebhooksOptions, "db" | "clock" | "vault">;
   /** A purchase that takes a standard balance below this tells its owner (who can turn that off). */
@@ -68,7 +75,8 @@ export function createCore(deps: CoreDeps) {
   const webhooks = createWebhooks({ db, clock, vault: deps.vault, ...deps.webhooks });
   // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).
   const timing = { recheckMs: deps.reconcileIntervalMs, inFlightMs: deps.reconcileAfterMs };
-  const settlement = createSettlement({ db, clock, timing, lookups, vault: deps.vault, outbox: webhooks.outbox });
+  const { oneStatement } = deps;
+  const settlement = createSettlement({ db, clock, timing, lookups, vault: deps.vault, outbox: webhooks.outbox, oneStatement });
   const quotes = createQuoteBook({ db, clock, ttlMs: deps.quoteTtlMs, openMax: deps.quotesOpenMax });
   const lowBalance = createLowBalance({ thresholdMicro: deps.lowBalanceMicro });
   const pipeline = createPurchasePipeline({
@@ -79,6 +87,7 @@ export function createCore(deps: CoreDeps) {
     log: deps.log,
     quotes,
     lowBalance,
+    oneStatement,
   });
   const sharedCounter = deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null;
   const accounts = createAccounts({ db, clock, counting: sharedCounter ? { counter: sharedCounter, windowMs: deps.rateLimitWindowMs } : undefined });

@@ -1,22 +1,8 @@
 import type { Executor } from "../db/database.js";
 import { balanceOf, postEntry } from "../db/ledger.js";
-import { DomainError, invalid } from "./errors.js";
-import { MAX_MICRO, MAX_USDT, type Micro } from "./money.js";
-
-export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup";
-
-export interface Posting {
-  accountId: number;
-  /** Signed: positive adds to the balance, negative takes from it. */
-  amountMicro: Micro;
-  kind: LedgerKind;
-  actor: string;
-  orderId?: number | null;
-  /** The top-up a `topup` entry credits. */
-  topupId?: number | null;
-  note?: string | null;
-  at: string;
-}
+import { DomainError, invalid } from "./model/errors.js";
+import { MAX_MICRO, MAX_USDT, type Micro, micro } from "./model/money.js";
+import type { Posting } from "./model/ledger.js";
 
 /** An amount a ledger entry can carry: a whole number of micro-USDT, at most MAX_MICRO either way. */
 export function checkAmount(amountMicro: number): void {
@@ -39,5 +25,5 @@ export async function post(trx: Executor, posting: Posting): Promise<Micro> {
   if (posting.amountMicro > 0) {
     throw invalid(`A balance is at most ${MAX_USDT} USDT: this would take it past that`, { rule: "balance_bound", maxMicro: MAX_MICRO });
   }
-  throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: -posting.amountMicro, balanceMicro: balance });
+  throw new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro: micro(-posting.amountMicro), balanceMicro: balance });
 }

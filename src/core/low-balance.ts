@@ -1,5 +1,5 @@
-import type { Account } from "./accounts.js";
-import type { Micro } from "./money.js";
+import type { Account } from "./model/account.js";
+import type { Micro } from "./model/money.js";
 
 /**
  * The customer's low-balance notice: told once when a purchase takes a balance from at or above the line to

@@ -1,8 +1,6 @@
-import { divideRounded, type Micro, percentOf, roundMicro, micro } from "./money.js";
+import { divideRounded, type Micro, type MicroUsd, microUsd, percentOf, roundMicro, usdAsUsdt } from "./model/money.js";
+import type { MarkupProduct } from "./model/account.js";
 
-/** The product groups an administrator can give a personal markup. */
-export const MARKUP_PRODUCTS = ["store", "games", "giftcards"] as const;
-export type MarkupProduct = (typeof MARKUP_PRODUCTS)[number];
 export type MarkupDefaults = Record<MarkupProduct, number>;
 
 /** The caller's markup in basis points: a personal rate when an administrator set one, else the default. */
@@ -14,21 +12,24 @@ export function markupOf(account: { markupBp: Record<MarkupProduct, number | nul
 export const percentNumber = (basisPoints: number) => basisPoints / 100;
 
 /** A catalogue price: provider cost plus markup, to 4 decimals (games and gift cards). */
-export const catalogPrice = (costMicro: Micro, markupBp: number): Micro => roundMicro(micro(costMicro + percentOf(costMicro, markupBp)), 4);
+export const catalogPrice = (costMicro: MicroUsd, markupBp: number): Micro =>
+  usdAsUsdt(roundMicro(microUsd(costMicro + percentOf(costMicro, markupBp)), 4));
 
-export interface StoreQuote {
-  amountMicro: Micro;
-  feeMicro: Micro;
-  costMicro: Micro;
+/** A store purchase's price breakdown: nominal, provider fee, cost, markup and total (not a binding quote). */
+export interface StorePrice {
+  amountMicro: MicroUsd;
+  feeMicro: MicroUsd;
+  costMicro: MicroUsd;
   markupBp: number;
-  markupMicro: Micro;
-  totalMicro: Micro;
+  markupMicro: MicroUsd;
+  /** In USD, rounded to cents; charged at par (`usdAsUsdt`). */
+  totalMicro: MicroUsd;
 }
 
 /** The spec's store formula: fee on the nominal, markup on the cost, the total rounded to 2 decimals. */
-export function storeQuote(amountMicro: Micro, feePpm: number, markupBp: number): StoreQuote {
-  const feeMicro = micro(divideRounded(amountMicro * feePpm, 1_000_000));
-  const costMicro = micro(amountMicro + feeMicro);
+export function storePrice(amountMicro: MicroUsd, feePpm: number, markupBp: number): StorePrice {
+  const feeMicro = microUsd(divideRounded(amountMicro * feePpm, 1_000_000));
+  const costMicro = microUsd(amountMicro + feeMicro);
   const markupMicro = percentOf(costMicro, markupBp);
-  return { amountMicro, feeMicro, costMicro, markupBp, markupMicro, totalMicro: roundMicro(micro(costMicro + markupMicro), 2) };
+  return { amountMicro, feeMicro, costMicro, markupBp, markupMicro, totalMicro: roundMicro(microUsd(costMicro + markupMicro), 2) };
 }

@@ -1,5 +1,7 @@
-import type { Reason } from "./reasons.js";
-import type { Micro } from "./money.js";
+import type { Reason } from "./model/reasons.js";
+import type { MicroUsd } from "./model/money.js";
+import { unavailable } from "./model/errors.js";
+import type { OrderProviderName } from "./model/order.js";
 
 /**
  * What the core needs from the outside world. src/upstream implements these over HTTP; the core never
@@ -63,9 +65,10 @@ export interface OrderStatusSource {
   status(reference: string): Promise<UpstreamStatus>;
 }
 
+/** The store's nominals are in USD. */
 export interface StoreLimits {
-  minMicro: Micro;
-  maxMicro: Micro;
+  minMicro: MicroUsd;
+  maxMicro: MicroUsd;
   /** Provider fee as parts per million of the nominal (0.03 = 30000). */
   feePpm: number;
 }
@@ -73,7 +76,7 @@ export interface StoreLimits {
 export interface StorePort extends Provider, OrderStatusSource {
   /** Live limits and fee. Throws UpstreamError when the provider cannot answer. */
   limits(): Promise<StoreLimits>;
-  order(order: { reference: string; login: string; amountMicro: Micro }): Promise<UpstreamOutcome>;
+  order(order: { reference: string; login: string; amountMicro: MicroUsd }): Promise<UpstreamOutcome>;
 }
 
 export interface GameInfo {
@@ -87,7 +90,8 @@ export interface GameInfo {
 
 export interface GameDenomination {
   name: string;
-  costMicro: Micro;
+  /** What the provider charges us, in USD. */
+  costMicro: MicroUsd;
   etaSeconds: number;
 }
 
@@ -110,7 +114,8 @@ export interface GiftcardBrand {
 export interface GiftcardDenomination {
   cardId: string;
   name: string;
-  costMicro: Micro;
+  /** What the provider charges us, in USD. */
+  costMicro: MicroUsd;
   stock: number;
   minQuantity: number;
   maxQuantity: number;
@@ -154,8 +159,11 @@ export interface Providers {
   gifts: GiftsPort;
 }
 
-/** The providers that settle orders: each answers "what happened to the order with this reference?". */
-export type OrderProviderName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
+/** The providers whose port answers "what happened to the order with this reference?". */
+type StatusSourceName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The model's list of the providers that settle orders is exactly those: a provider added to one is added to the other.
+true satisfies Same<StatusSourceName, OrderProviderName>;
 
 /** A Crypto Pay invoice as the core sees it (amounts in micro-units of its asset). */
 export interface CryptoInvoice {
@@ -228,8 +236,18 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface Clock {
-  now(): Date;
+/**
+ * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with
+ * `down` when it cannot answer; never a 500.
+ */
+export function providerReader(provider: { configured: boolean }, messages: { missing: string; down: string }) {
+  return async <T>(read: () => Promise<T>): Promise<T> => {
+    if (!provider.configured) throw unavailable(messages.missing);
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof UpstreamError) throw unavailable(messages.down);
+      throw error;
+    }
+  };
 }
-
-export const systemClock: Clock = { now: () => new Date() };

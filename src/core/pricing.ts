@@ -1,7 +1,8 @@
-import { invalid } from "./errors.js";
-import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./limits.js";
-import { divideRounded, MICRO_PER_USDT, micro, type Micro } from "./money.js";
-import type { Clock, RatesPort } from "./ports.js";
+import { invalid } from "./model/errors.js";
+import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./formats.js";
+import { divideRounded, MICRO_PER_USDT, micro, type Micro } from "./model/money.js";
+import type { RatesPort } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 
 export interface Tariffs {
   usdtPerStarMicro: Micro;

@@ -2,19 +2,21 @@ import { createHash, randomUUID } from "node:crypto";
 import { lockAccount } from "../db/accounts.js";
 import type { Db } from "../db/database.js";
 import { findReplay, insertOrder, type NewOrder } from "../db/orders.js";
-import { placeAtOnce, placesAtOnce } from "../db/placement.js";
+import type { OneStatementWrites } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
 import { availableTo, type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
 import { createClaims, releaseOrders } from "../db/leases.js";
-import { DomainError, invalid, isDatabaseUnavailable } from "./errors.js";
+import { DomainError, invalid, isDatabaseUnavailable } from "./model/errors.js";
 import { checkAmount, post } from "./ledger.js";
-import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./limits.js";
-import { type Micro, micro, toUsdt } from "./money.js";
-import type { OrderOf, ProductDefinition } from "./order.js";
-import type { Clock, UpstreamOutcome } from "./ports.js";
+import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./formats.js";
+import { type Micro, micro, toUsdt } from "./model/money.js";
+import type { OrderOf, ProductDefinition } from "./model/order.js";
+import type { UpstreamOutcome } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 import type { LowBalance } from "./low-balance.js";
-import type { Order } from "./products/index.js";
-import type { BindingQuote, QuoteBook, QuoteTarget } from "./quotes.js";
+import type { Order } from "./model/products.js";
+import type { QuoteBook, QuoteTarget } from "./quotes.js";
+import type { BindingQuote } from "./model/quote.js";
 
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
 export interface Prepared<D> {
@@ -80,6 +82,8 @@ export interface PurchasePipelineOptions {
   log: { warn(obj: object, msg: string): void };
   quotes: QuoteBook;
   lowBalance: LowBalance;
+  /** The storage's one-statement writes where it has them (PostgreSQL): the common purchase is then one round trip. */
+  oneStatement?: OneStatementWrites;
 }
 
 /** The order as the product's own type: the request hash holds the product type, so a replay is of the same product. */
@@ -138,7 +142,7 @@ function affordable(funds: Spendable, requiredMicro: Micro) {
   if (funds.orderLimitMicro !== null && requiredMicro > funds.orderLimitMicro) {
     throw new DomainError("insufficient_funds", "The order exceeds this key's per-order limit", {
       requiredMicro,
-      balanceMicro: Math.min(funds.availableMicro, funds.orderLimitMicro),
+      balanceMicro: micro(Math.min(funds.availableMicro, funds.orderLimitMicro)),
     });
   }
   if (requiredMicro > funds.availableMicro) throw short(requiredMicro, funds.availableMicro);
@@ -150,15 +154,15 @@ type Placing = { order: Order; balanceAfter: Micro; funds: Spendable; endpoint?:
 const short = (requiredMicro: Micro, balanceMicro: Micro) =>
   new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro, balanceMicro });
 
-/** Whether the purchase is placed in one statement: PostgreSQL, a standard account's own balance, no quote to spend. */
-const placedAtOnce = (db: Db, caller: Caller, quoteId: string | undefined) => placesAtOnce(db) && caller.account.kind !== "owner" && !quoteId;
+/** Whether a purchase can be placed in one statement: a standard account's own balance, no quote to spend. */
+const placeableAtOnce = (caller: Caller, quoteId: string | undefined) => caller.account.kind !== "owner" && !quoteId;
 
 /**
  * The one purchase pipeline every product runs through: replay check, prepare (rules, live reads, price),
  * place (idempotency, funds, debit and order row in one transaction), send, settle. The charge commits
  * before the provider is called, and no transaction is ever open across a provider call.
  */
-export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, log, quotes, lowBalance }: PurchasePipelineOptions) {
+export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, log, quotes, lowBalance, oneStatement }: PurchasePipelineOptions) {
   /** Orders whose provider call is under way here; until it answers, their `check_after` keeps the reconciler off. */
   const calling = createClaims();
 
@@ -194,12 +198,12 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       checkAfter: new Date(now.getTime() + reconcileAfterMs).toISOString(),
       at,
     });
-    if (placedAtOnce(db, caller, quoteId)) {
+    if (oneStatement && placeableAtOnce(caller, quoteId)) {
       // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.
       const funds = await spendable(db, caller.account, now, false);
       checkAmount(prepared.chargeMicro);
       affordable(funds, prepared.chargeMicro);
-      const placement = await placeAtOnce(db, newOrder(funds), caller.actor);
+      const placement = await oneStatement.place(db, newOrder(funds), caller.actor);
       if ("replay" in placement) return { replay: placement.replay, balanceAfterMicro: availableAfter(funds, placement.balanceMicro, micro(0)) };
       if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
       return { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds, endpoint: placement.endpoint };
@@ -275,7 +279,7 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       // A replay is looked up before anything that needs a provider, so it answers even while the provider is down.
       // Where the placement is one statement and prepare asks no provider, that statement finds it instead: one
       // round trip fewer for every keyed purchase on PostgreSQL.
-      if (key && !(product.preparesOffline && placedAtOnce(db, caller, options.quoteId))) {
+      if (key && !(product.preparesOffline && oneStatement && placeableAtOnce(caller, options.quoteId))) {
         const earlier = await findReplay(db, caller.account.id, key, hash);
         if (earlier) return replay(earlier, await availableNow(caller, true));
       }

@@ -1,34 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.js";
 import { insertQuote, openQuoteExpiries, quoteById, spendQuote } from "../db/quotes.js";
-import { DomainError, invalid } from "./errors.js";
-import { QUOTE_ID_PATTERN, QUOTE_ID_RULE } from "./limits.js";
-import type { Micro } from "./money.js";
-import type { Clock } from "./ports.js";
-
-/** A binding quote as the faces see it: the exact charge of one purchase, for one account, until it expires. */
-export interface BindingQuote<D = unknown> {
-  id: string;
-  productType: string;
-  recipient: string;
-  chargeMicro: Micro;
-  /** The product's details as quoted: the order that uses the quote carries them with its charge. */
-  details: D;
-  createdAt: string;
-  expiresAt: string;
-}
+import { DomainError, invalid } from "./model/errors.js";
+import { QUOTE_ID_PATTERN, QUOTE_ID_RULE } from "./formats.js";
+import type { Micro } from "./model/money.js";
+import type { Clock } from "./model/clock.js";
+import type { BindingQuote, StoredQuote } from "./model/quote.js";
 
 /** What the quote is for: the product and the hash of its identifying fields (the idempotency hash). */
 export interface QuoteTarget {
   productType: string;
   requestHash: string;
-}
-
-/** A quote as stored: whose it is, what it is for, and the order that spent it (null while unused). */
-export interface StoredQuote extends BindingQuote {
-  accountId: number;
-  requestHash: string;
-  orderId: number | null;
 }
 
 /** The quote as the faces see it. */

@@ -1,7 +1,8 @@
 import type { Db } from "../db/database.js";
-import { countHit, keyHolderCounted, type ReadWithKey } from "../db/request-counts.js";
-import { isDatabaseUnavailable, unavailable } from "./errors.js";
-import type { Clock } from "./ports.js";
+import { countHit, keyHolderCounted } from "../db/request-counts.js";
+import type { ReadWithKey } from "./model/account.js";
+import { isDatabaseUnavailable, unavailable } from "./model/errors.js";
+import type { Clock } from "./model/clock.js";
 
 /** The bucket an API key's requests count in: its account's (the Mini App's sessions have one of their own). */
 export const KEY_BUCKET_PREFIX = "account:";

@@ -1,13 +1,14 @@
 import type { Db } from "../db/database.js";
 import type { EventTarget } from "../db/outbox.js";
-import { finishAtOnce, placesAtOnce } from "../db/placement.js";
+import type { OneStatementWrites } from "../db/placement.js";
 import { type Finish, markFinished, markPending, orderById } from "../db/orders.js";
 import { transaction, type Trx } from "../db/transaction.js";
 import { post } from "./ledger.js";
-import type { Micro } from "./money.js";
-import type { Clock, UpstreamOutcome, UpstreamStatus } from "./ports.js";
+import type { Micro } from "./model/money.js";
+import type { UpstreamOutcome, UpstreamStatus } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 import type { SettledHow } from "./purchase.js";
-import type { Order } from "./products/index.js";
+import type { Order } from "./model/products.js";
 import type { Vault } from "./vault.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
@@ -30,9 +31,11 @@ export interface SettlementOptions {
   lookups: Record<string, StatusLookup>;
   vault: Vault;
   outbox: Outbox;
+  /** The storage's one-statement writes where it has them (PostgreSQL): a finish is then one round trip. */
+  oneStatement?: OneStatementWrites;
 }
 
-/** finishAtOnce's work where the engine has no one statement for it (SQLite): the final state, then a failure's refund. */
+/** A one-statement finish's work where the storage has no one statement for it (SQLite): the final state, then a failure's refund. */
 async function finishInSteps(trx: Trx, orderId: number, finish: Finish, at: string): Promise<Applied | undefined> {
   const order = await markFinished(trx, orderId, finish, at);
   if (!order) return undefined;
@@ -54,7 +57,7 @@ async function finishInSteps(trx: Trx, orderId: number, finish: Finish, at: stri
  * Whichever path sees an outcome first (the purchase itself, a client poll, the reconciler) applies it;
  * the others find the order final.
  */
-export function createSettlement({ db, clock, timing, lookups, vault, outbox }: SettlementOptions) {
+export function createSettlement({ db, clock, timing, lookups, vault, outbox, oneStatement }: SettlementOptions) {
   const { recheckMs } = timing;
   const listeners: Array<(order: Order, how: SettledHow) => void> = [];
   const byId = async (id: number): Promise<Order> => {
@@ -85,13 +88,13 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox }: 
           }
         : { status: "failed", ...provider, error: outcome.error, reason: outcome.reason ?? "provider_error" };
     // An account without a webhook endpoint has no event to write: one statement does it (on PostgreSQL).
-    const atOnce = how.endpoint ? undefined : await finishAtOnce(db, orderId, finish, at);
+    const atOnce = how.endpoint || !oneStatement ? undefined : await oneStatement.finish(db, orderId, finish, at);
     if (atOnce) return finished(atOnce, how);
     // The order as this call finished it, its event written in the same transaction (it commits with the final
     // state, or neither does); undefined when it was not this call (already final).
     const finishing = await transaction(db, async (trx) => {
-      const applied: (Applied & { eventTarget?: EventTarget | null }) | undefined = placesAtOnce(db)
-        ? await finishAtOnce(trx, orderId, finish, at, { pendingMax: outbox.pendingMax })
+      const applied: (Applied & { eventTarget?: EventTarget | null }) | undefined = oneStatement
+        ? await oneStatement.finish(trx, orderId, finish, at, { pendingMax: outbox.pendingMax })
         : await finishInSteps(trx, orderId, finish, at);
       return applied && { event: await outbox.orderFinished(trx, applied.order, applied.eventTarget), ...applied };
     });

@@ -1,9 +1,9 @@
 import type { Db } from "../db/database.js";
 import { entriesNewestFirst, entriesOldestFirst, entryTotals, type LedgerEntry } from "../db/ledger.js";
-import type { Account } from "./accounts.js";
-import { DomainError, invalid } from "./errors.js";
-import type { LedgerKind } from "./ledger.js";
-import { formatUsdt, type Micro, micro } from "./money.js";
+import type { Account } from "./model/account.js";
+import { DomainError, invalid } from "./model/errors.js";
+import type { LedgerKind } from "./model/ledger.js";
+import { formatUsdt, type Micro, micro } from "./model/money.js";
 
 /** The most entries one statement page holds (the same bound as the order list). */
 export const STATEMENT_PAGE_MAX = 100;

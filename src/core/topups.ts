@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.js";
-import type { TopupMethod, TopupStatus } from "../db/schema.js";
+import type { Topup, TopupStatus } from "./model/topup.js";
 import { insertAudit } from "../db/accounts.js";
 import {
   insertTopupWithin,
@@ -19,38 +19,13 @@ import {
   topupStats,
 } from "../db/topups.js";
 import { transaction } from "../db/transaction.js";
-import type { Account } from "./accounts.js";
-import { DomainError, invalid, notFound, unavailable } from "./errors.js";
+import type { Account } from "./model/account.js";
+import { DomainError, invalid, notFound, unavailable } from "./model/errors.js";
 import { post } from "./ledger.js";
-import { formatUsdt, type Micro, micro } from "./money.js";
-import { type Clock, type CryptoInvoice, type CryptoPayPort, UpstreamError } from "./ports.js";
+import { formatUsdt, type Micro, micro } from "./model/money.js";
+import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "./ports.js";
+import type { Clock } from "./model/clock.js";
 import type { Outbox } from "./webhooks/outbox.js";
-
-export type { TopupMethod, TopupStatus };
-
-/** A top-up as the faces see it. */
-export interface Topup {
-  id: number;
-  accountId: number;
-  method: TopupMethod;
-  status: TopupStatus;
-  /** What was asked for. */
-  amountMicro: Micro;
-  /** What was credited (an invoice: the amount received), once credited. */
-  creditedMicro: Micro | null;
-  invoiceId: number | null;
-  payUrl: string | null;
-  webAppUrl: string | null;
-  expiresAt: string | null;
-  /** A transfer's reference, as the user gave it. */
-  reference: string | null;
-  /** Who decided a transfer (the administrator's Telegram id), and a rejection's reason. */
-  decidedBy: string | null;
-  reason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  creditedAt: string | null;
-}
 
 export interface TopupLimits {
   minMicro: Micro;

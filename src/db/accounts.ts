@@ -1,7 +1,6 @@
 import { sql } from "kysely";
-import type { Account } from "../core/accounts.js";
-import type { MarkupProduct } from "../core/markup.js";
-import { type Micro, micro } from "../core/money.js";
+import type { Account, MarkupProduct } from "../core/model/account.js";
+import { type Micro, micro } from "../core/model/money.js";
 import { compiledOnce } from "./compiled.js";
 import { type Executor, isPostgres } from "./database.js";
 import type { AccountRow } from "./schema.js";

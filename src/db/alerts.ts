@@ -1,4 +1,4 @@
-import { micro, type Micro } from "../core/money.js";
+import { micro, type Micro } from "../core/model/money.js";
 import type { Executor } from "./database.js";
 
 /** A change of an alerted condition's shared state, as one instance's guarded update claimed it. */

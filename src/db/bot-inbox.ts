@@ -1,18 +1,7 @@
 import { type Expression, type ExpressionBuilder, sql } from "kysely";
 import { type Db, type Executor, isPostgres } from "./database.js";
 import type { Database } from "./schema.js";
-
-/** An update as the inbox hands it to the instance that claimed it. */
-export interface InboxUpdate {
-  updateId: number;
-  chat: string;
-  /** The update as Telegram sent it. */
-  update: unknown;
-  /** How many times it was claimed, this claim included: above 1, an instance handling it before stopped. */
-  attempt: number;
-  /** Its reply went out already (an earlier attempt's): it is not run again. */
-  replied: boolean;
-}
+import type { InboxUpdate } from "../core/model/inbox.js";
 
 /**
  * The database's clock, `ms` from now, as ISO text: every lease here is written and compared on one clock,

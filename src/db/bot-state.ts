@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "../core/ports.js";
+import { type Clock, systemClock } from "../core/model/clock.js";
 import type { Db } from "./database.js";
 
 /** A key-value store of JSON values, shaped like grammY's StorageAdapter, with a purge of entries left untouched. */

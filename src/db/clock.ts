@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Clock } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import { type Db, isPostgres } from "./database.js";
 
 /** How often the reading is taken again: the monotonic clock's drift from the database's stays a few ms. */

@@ -1,5 +1,5 @@
 import type { DatabaseConnection, Driver, QueryResult } from "kysely";
-import { DomainError, isDatabaseUnavailable, unavailable } from "../core/errors.js";
+import { DomainError, isDatabaseUnavailable, unavailable } from "../core/model/errors.js";
 
 /**
  * A database that cannot do its part now, as opposed to a statement that is wrong: it does not answer in time, cannot

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import { type Db, type Executor, isPostgres } from "./database.js";
-import type { Order } from "../core/products/index.js";
+import type { Order } from "../core/model/products.js";
 import { toOrder } from "./orders.js";
 import type { Database } from "./schema.js";
 

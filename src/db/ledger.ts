@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql } from "kysely";
-import type { Account } from "../core/accounts.js";
-import type { LedgerKind, Posting } from "../core/ledger.js";
-import { MAX_MICRO, type Micro, micro } from "../core/money.js";
+import type { Account } from "../core/model/account.js";
+import type { LedgerKind, Posting } from "../core/model/ledger.js";
+import { MAX_MICRO, type Micro, micro } from "../core/model/money.js";
 import { compiledWrite } from "./compiled.js";
 import type { Executor } from "./database.js";
 import type { Database } from "./schema.js";

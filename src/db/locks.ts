@@ -4,7 +4,8 @@ import { type Db, isPostgres } from "./database.js";
 /** How long a held lock's liveness check may take before the session counts as lost. */
 const HEARTBEAT_TIMEOUT_MS = 5_000;
 
-const within = <T>(ms: number, work: Promise<T>) =>
+/** `work`, or a rejection once `ms` pass first (lifecycle.ts's `within` instead tells whether it settled in time). */
+const failAfter = <T>(ms: number, work: Promise<T>) =>
   Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
 /** A session lock held on one pinned connection (PostgreSQL). */
@@ -57,10 +58,10 @@ async function trySessionLock(db: Db, name: string): Promise<SessionLock | null>
   }
   if (!held) return null;
   return {
-    alive: async () => void (await within(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(pinned.connection))),
+    alive: async () => void (await failAfter(HEARTBEAT_TIMEOUT_MS, sql`select 1`.execute(pinned.connection))),
     release: async () => {
       try {
-        await within(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(pinned.connection)).catch(() => undefined);
+        await failAfter(HEARTBEAT_TIMEOUT_MS, sql`select pg_advisory_unlock(hashtext(${name}))`.execute(pinned.connection)).catch(() => undefined);
       } finally {
         await pinned.release();
       }

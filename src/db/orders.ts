@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import { type Micro, micro } from "../core/money.js";
-import type { OrderOf, OrderStatus, ProductDefinition } from "../core/order.js";
-import { type ListedOrder, type Order, PRODUCTS, type ProductType } from "../core/products/index.js";
-import { type Reason, reasonOf } from "../core/reasons.js";
+import { type Micro, micro } from "../core/model/money.js";
+import type { OrderOf, OrderStatus, ProductDefinition } from "../core/model/order.js";
+import { type ListedOrder, type Order, PRODUCTS, type OrderFilter } from "../core/model/products.js";
+import { type Reason, reasonOf } from "../core/model/reasons.js";
 import { compiledOnce, compiledWrite } from "./compiled.js";
 import { type Executor, rowFromJson } from "./database.js";
 import type { OrderRow } from "./schema.js";
@@ -162,12 +162,6 @@ const ownOrderQuery = compiledOnce(2, (exec, accountId: number, id: number) =>
 export async function ownOrder(exec: Executor, accountId: number, id: number): Promise<Order | undefined> {
   const [row] = await ownOrderQuery(exec, accountId, id);
   return row && toOrder(row);
-}
-
-export interface OrderFilter {
-  before?: number | null;
-  productType?: ProductType | null;
-  status?: OrderStatus | null;
 }
 
 /**

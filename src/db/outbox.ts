@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import type { Account } from "../core/accounts.js";
+import type { Account } from "../core/model/account.js";
 import { toAccount } from "./accounts.js";
 import { compiledOnce } from "./compiled.js";
 import type { Executor } from "./database.js";

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
-import { MAX_MICRO, type Micro, micro } from "../core/money.js";
-import type { Order } from "../core/products/index.js";
+import { MAX_MICRO, type Micro, micro } from "../core/model/money.js";
+import type { Order } from "../core/model/products.js";
 import { toAccount } from "./accounts.js";
 import { type Db, type Executor, isPostgres, rowFromJson, runStatement } from "./database.js";
 import { balanceOf } from "./ledger.js";
@@ -19,9 +19,6 @@ const run = <R>(exec: Executor, statement: RawBuilder<R>) => runStatement(exec, 
 const hasEndpoint = (accountId: number | RawBuilder<unknown>) =>
   sql<boolean>`exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = ${accountId})`;
 
-/** Whether this database places an order in one statement (PostgreSQL). */
-export const placesAtOnce = (db: Db): boolean => isPostgres(db);
-
 /**
  * The order placed, the funding account's balance after its charge and whether the account has a webhook endpoint
  * (its order's finish then writes an event); or the earlier order of a replay (same account, idempotency key and
@@ -31,7 +28,7 @@ export type Placement =
   { order: Order; balanceAfterMicro: Micro; endpoint: boolean } | { replay: Order; balanceMicro: Micro } | { shortMicro: Micro };
 
 /**
- * PostgreSQL only (see placesAtOnce): places a standard account's order paid from its own balance
+ * PostgreSQL only (see oneStatementWrites): places a standard account's order paid from its own balance
  * (`fundingAccountId`): the guarded debit (the same guard as db/ledger.ts's), the order row and the charge's entry, or
  * nothing when the balance is short or the order is a replay, which the same statement finds (one round trip instead
  * of a lookup first). A duplicate that commits meanwhile fails the insert on the unique index, and nothing is written.
@@ -145,3 +142,16 @@ export async function finishAtOnce(
     eventTarget: { account: refunded ? { ...account, balanceMicro: refundBalanceMicro } : account, full: Boolean(row.event_full) },
   };
 }
+
+/** A purchase's two writes in one statement each, as the engine that has them (PostgreSQL) offers them. */
+export interface OneStatementWrites {
+  place: typeof placeAtOnce;
+  finish: typeof finishAtOnce;
+}
+
+/**
+ * The one-statement writes where this database has them (PostgreSQL), else undefined: the composition root asks
+ * once and hands the answer to the core, which never asks which engine it runs on.
+ */
+export const oneStatementWrites = (db: Db): OneStatementWrites | undefined =>
+  isPostgres(db) ? { place: placeAtOnce, finish: finishAtOnce } : undefined;

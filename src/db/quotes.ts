@@ -1,5 +1,5 @@
-import { micro } from "../core/money.js";
-import type { BindingQuote, StoredQuote } from "../core/quotes.js";
+import { micro } from "../core/model/money.js";
+import type { BindingQuote, StoredQuote } from "../core/model/quote.js";
 import type { Executor } from "./database.js";
 import type { QuoteRow } from "./schema.js";
 

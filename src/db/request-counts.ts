@@ -1,9 +1,10 @@
 import { sql } from "kysely";
-import type { Order } from "../core/products/index.js";
+import type { Order } from "../core/model/products.js";
 import { type KeyHolder, toAccount } from "./accounts.js";
 import { type Db, type Executor, namedStatement } from "./database.js";
 import { orderFromJson } from "./orders.js";
 import type { AccountRow } from "./schema.js";
+import type { ReadWithKey } from "../core/model/account.js";
 
 /** The upsert's update, in countHit and keyHolderCounted: only a newer window starts the count afresh (an instance whose clock lags counts into the current one). */
 const COUNT_ON_CONFLICT = `on conflict (key) do update set
@@ -46,9 +47,6 @@ const WITH_ORDER = `${KEY_HOLDER_COUNTED},
   (select row_to_json(orders)::text from orders where orders.id = $4 and orders.account_id = holder.id) as own_order from holder`;
 const WITH_ENDPOINT = `${KEY_HOLDER_COUNTED},
   exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = holder.id) as has_endpoint from holder`;
-
-/** What a request reads first besides its key, read with it: its order of an id (a status), or whether it has a webhook endpoint (a sandbox call). */
-export type ReadWithKey = { orderId: number } | { endpoint: true };
 
 /**
  * A key's holder as keyHolderCounted reads it, and what was read with it: the order asked for (undefined: the holder

@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
+import type { LedgerKind } from "../core/model/ledger.js";
+import type { TopupMethod, TopupStatus } from "../core/model/topup.js";
 
 /**
  * Money columns are BIGINT micro-USDT, read as exact numbers on both engines (see database.ts); flags are
@@ -38,9 +40,6 @@ export interface ApiKeysTable {
   created_at: string;
   revoked_at: string | null;
 }
-
-export type { LedgerKind } from "../core/ledger.js";
-import type { LedgerKind } from "../core/ledger.js";
 
 export interface LedgerEntriesTable {
   id: Generated<number>;
@@ -241,14 +240,6 @@ export interface HealthProbesTable {
   probed_at: string;
   claimed_until: string | null;
 }
-
-export type TopupMethod = "invoice" | "transfer";
-/**
- * `creating` (the invoice is being made), `active` (an invoice waiting to be paid), `pending` (a transfer
- * waiting for an administrator), then `credited`, `expired`, `cancelled`, `rejected`, or `failed` (the provider
- * refused to make the invoice).
- */
-export type TopupStatus = "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
 
 export interface TopupsTable {
   id: Generated<number>;

@@ -1,10 +1,10 @@
 import type { Selectable } from "kysely";
-import type { Topup } from "../core/topups.js";
-import { micro } from "../core/money.js";
+import type { Topup, TopupMethod, TopupStatus } from "../core/model/topup.js";
+import { micro } from "../core/model/money.js";
 import { lockAccount } from "./accounts.js";
 import type { Db, Executor } from "./database.js";
 import { type Claims, claimDue } from "./leases.js";
-import type { TopupMethod, TopupStatus, TopupsTable } from "./schema.js";
+import type { TopupsTable } from "./schema.js";
 
 // Top-ups: Crypto Pay invoices and transfers an administrator approves. Each status change is one guarded
 // update, so of two instances (or a webhook and a poll) only one makes it.

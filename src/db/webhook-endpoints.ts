@@ -1,4 +1,4 @@
-import type { SealedSecrets, StoredEndpoint } from "../core/webhooks/endpoints.js";
+import type { SealedSecrets, StoredEndpoint } from "../core/model/webhook.js";
 import type { Db, Executor } from "./database.js";
 import type { Claims } from "./leases.js";
 import type { Selectable } from "kysely";

@@ -3,6 +3,7 @@ import { type Db, type Executor, isPostgres } from "./database.js";
 import { type Claims, claim } from "./leases.js";
 import type { Database, WebhookEventsTable } from "./schema.js";
 import { transaction } from "./transaction.js";
+import type { WebhookAttempt } from "../core/model/webhook.js";
 
 /** An outbox event as the dispatch works on it. */
 export interface WebhookEvent {
@@ -21,21 +22,6 @@ export interface WebhookEvent {
   test: boolean;
   /** The lease this instance wrote when it claimed the event (its `next_attempt_at`): what its outcome is guarded by. */
   lease: string | null;
-}
-
-/** One attempt as the account's attempt list shows it. */
-export interface WebhookAttempt {
-  id: number;
-  eventId: string;
-  eventType: string;
-  orderId: number | null;
-  test: boolean;
-  url: string;
-  attemptedAt: string;
-  statusCode: number | null;
-  succeeded: boolean;
-  error: string | null;
-  durationMs: number;
 }
 
 /** What one attempt got: the receiver's status, or why there was none. */

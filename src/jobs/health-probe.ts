@@ -1,5 +1,6 @@
 import { type Health, type HealthBoard, PROBE_ROUND_MS } from "../core/health.js";
-import type { BackgroundScope, Clock } from "../core/ports.js";
+import type { BackgroundScope } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import type { Db } from "../db/database.js";
 import { claimProbe, databaseAnswers, lastProbe, storeProbe } from "../db/health.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";

@@ -1,7 +1,8 @@
 import { unbalancedAccounts } from "../db/ledger.js";
-import type { Micro } from "../core/money.js";
-import { PRODUCTS } from "../core/products/index.js";
-import type { BackgroundScope, Clock, ProviderName } from "../core/ports.js";
+import type { Micro } from "../core/model/money.js";
+import { PRODUCTS } from "../core/model/products.js";
+import type { BackgroundScope, ProviderName } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
 import type { FaultLog } from "../db/faults.js";

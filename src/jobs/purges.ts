@@ -1,4 +1,5 @@
-import type { BackgroundScope, Clock } from "../core/ports.js";
+import type { BackgroundScope } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import type { Db } from "../db/database.js";
 import { purgeQuotes } from "../db/quotes.js";
 import { purgeRequestCounts } from "../db/request-counts.js";

@@ -1,6 +1,7 @@
-import type { Order } from "../core/products/index.js";
+import type { Order } from "../core/model/products.js";
 import type { Settlement } from "../core/settlement.js";
-import type { BackgroundScope, Clock } from "../core/ports.js";
+import type { BackgroundScope } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import type { Db } from "../db/database.js";
 import { claimDueOrders, createClaims, releaseOrders, rescheduleOrder } from "../db/leases.js";
 import { createLeasedJob, type JobLog, type LeaseState } from "./loop.js";

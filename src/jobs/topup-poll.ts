@@ -1,4 +1,5 @@
-import type { BackgroundScope, Clock, CryptoPayPort } from "../core/ports.js";
+import type { BackgroundScope, CryptoPayPort } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import type { Topups } from "../core/topups.js";
 import type { Db } from "../db/database.js";
 import { createClaims } from "../db/leases.js";

@@ -1,4 +1,5 @@
-import { type BackgroundScope, type Clock, unnamed, type WebhookResult } from "../core/ports.js";
+import { type BackgroundScope, unnamed, type WebhookResult } from "../core/ports.js";
+import type { Clock } from "../core/model/clock.js";
 import { attemptRecord, errorOf, type Send, succeeded } from "../core/webhooks/send.js";
 import type { Db, Executor } from "../db/database.js";
 import { createClaims } from "../db/leases.js";

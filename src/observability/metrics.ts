@@ -2,8 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { timingSafeEqual } from "node:crypto";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { toUsdt } from "../core/money.js";
-import type { Order } from "../core/products/index.js";
+import { toUsdt } from "../core/model/money.js";
+import type { Order } from "../core/model/products.js";
 import type { DiskFlush } from "../db/wal-flush.js";
 
 /** What the metrics read from the database when scraped (the core's monitor answers it). */

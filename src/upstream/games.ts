@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromUsdt } from "../core/money.js";
+import { fromUsd } from "../core/model/money.js";
 import type { GamesPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";
@@ -60,7 +60,7 @@ export function createGamesAdapter(http: HttpClient | null): GamesPort {
     },
     async catalogue(code) {
       const catalogue = await read(http, `${path(code)}/catalogue`, catalogueSchema);
-      return catalogue && catalogue.denominations.map((d) => ({ name: d.name, costMicro: fromUsdt(d.cost_usd), etaSeconds: d.eta_seconds }));
+      return catalogue && catalogue.denominations.map((d) => ({ name: d.name, costMicro: fromUsd(d.cost_usd), etaSeconds: d.eta_seconds }));
     },
     async checkPlayer(code, playerId, serverId) {
       const answer = await readAlways(http, `${path(code)}/check-player`, checkSchema, { player_id: playerId, server_id: serverId });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromUsdt } from "../core/money.js";
+import { fromUsd } from "../core/model/money.js";
 import type { GiftcardsPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";
@@ -49,7 +49,7 @@ export function createGiftcardsAdapter(http: HttpClient | null): GiftcardsPort {
         catalogue.cards.map((c) => ({
           cardId: c.card_id,
           name: c.name,
-          costMicro: fromUsdt(c.cost_usd),
+          costMicro: fromUsd(c.cost_usd),
           stock: c.stock,
           minQuantity: c.min_quantity,
           maxQuantity: c.max_quantity,

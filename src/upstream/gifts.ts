@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { GiftsPort, UpstreamOutcome } from "../core/ports.js";
-import { reasonOf } from "../core/reasons.js";
+import { reasonOf } from "../core/model/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, read, readAlways, submit } from "./provider.js";
 

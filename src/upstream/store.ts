@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { fromUsdt } from "../core/money.js";
+import { fromUsd } from "../core/model/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
-import { reasonOf } from "../core/reasons.js";
+import { reasonOf } from "../core/model/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, providerUsd, readAlways, submit } from "./provider.js";
 
@@ -29,7 +29,7 @@ export function createStoreAdapter(http: HttpClient | null): StorePort {
     ready: () => http.ready("/store/health"),
     async limits() {
       const limits = await readAlways(http, "/store/limits", limitsSchema);
-      return { minMicro: fromUsdt(limits.min_usd), maxMicro: fromUsdt(limits.max_usd), feePpm: Math.round(limits.fee_ratio * 1_000_000) };
+      return { minMicro: fromUsd(limits.min_usd), maxMicro: fromUsd(limits.max_usd), feePpm: Math.round(limits.fee_ratio * 1_000_000) };
     },
     order: (order) =>
       submit(http, "/store/orders", { reference: order.reference, login: order.login, amount_usd: order.amountMicro / 1_000_000 }, map),

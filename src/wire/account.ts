@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../core/limits.js";
-import { divideRounded, type Micro, MICRO_PER_USDT, toUsdt } from "../core/money.js";
+import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../core/formats.js";
+import { divideRounded, type Micro, MICRO_PER_USDT, toUsdt } from "../core/model/money.js";
 import type { ProviderName } from "../core/ports.js";
 import type { Tariffs } from "../core/pricing.js";
 import { dateTime } from "./common.js";

@@ -1,4 +1,4 @@
-import type { Micro } from "../core/money.js";
+import type { Micro } from "../core/model/money.js";
 import type { ProviderName } from "../core/ports.js";
 import type { FaultKind } from "../db/faults.js";
 

@@ -9,12 +9,12 @@ import {
   QUOTE_ID_RULE,
   USERNAME_PATTERN,
   USERNAME_RULE,
-} from "../core/limits.js";
-import { MAX_USDT, type Micro } from "../core/money.js";
-import type { OrderBase } from "../core/order.js";
-import type { Order, OrderOfType, ProductType } from "../core/products/index.js";
+} from "../core/formats.js";
+import { MAX_USDT, type Micro } from "../core/model/money.js";
+import type { OrderBase } from "../core/model/order.js";
+import type { Order, OrderOfType, ProductType } from "../core/model/products.js";
 import type { Priced } from "../core/purchase.js";
-import { REASONS } from "../core/reasons.js";
+import { REASONS } from "../core/model/reasons.js";
 
 // The shared part of the contract (shared/spec/partner-purchase-api.md): fields every purchase takes, the
 // order envelope every product's answer sits in, the error bodies, and the sandbox order. The API validates

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type Micro, toUsdt } from "../core/money.js";
-import type { Order } from "../core/products/index.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
+import type { Order } from "../core/model/products.js";
 import type { BalanceChange, EventBody, EventEnvelope, EventWriter, WebhookEventType } from "../core/webhooks/outbox.js";
 import { gameOrderResponse } from "./games.js";
 import { giftcardOrderResponse } from "./giftcards.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { PLAYER_ID_PATTERN, PLAYER_ID_RULE, SERVER_ID_MAX } from "../core/limits.js";
+import { PLAYER_ID_PATTERN, PLAYER_ID_RULE, SERVER_ID_MAX } from "../core/formats.js";
 import { percentNumber } from "../core/markup.js";
-import { type Micro, toUsdt } from "../core/money.js";
-import type { OrderOfType } from "../core/products/index.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
+import type { OrderOfType } from "../core/model/products.js";
 import { type GamesRequest, needsServer, type PricedDenomination } from "../core/products/games.js";
 import type { GameInfo } from "../core/ports.js";
 import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras } from "./common.js";

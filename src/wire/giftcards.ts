@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { GIFTCARD_DEFAULT_QUANTITY, GIFTCARD_QUANTITY_MAX } from "../core/limits.js";
+import { GIFTCARD_DEFAULT_QUANTITY, GIFTCARD_QUANTITY_MAX } from "../core/formats.js";
 import { percentNumber } from "../core/markup.js";
-import { type Micro, toUsdt } from "../core/money.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
 import type { GiftcardRequest, PricedCard } from "../core/products/giftcards.js";
-import type { OrderOfType } from "../core/products/index.js";
+import type { OrderOfType } from "../core/model/products.js";
 import type { GiftcardBrand } from "../core/ports.js";
 import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras } from "./common.js";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { GIFT_MESSAGE_MAX } from "../core/limits.js";
-import { type Micro, toUsdt } from "../core/money.js";
+import { GIFT_MESSAGE_MAX } from "../core/formats.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
 import type { GiftRequest } from "../core/products/gifts.js";
-import type { OrderOfType } from "../core/products/index.js";
+import type { OrderOfType } from "../core/model/products.js";
 import { dateTime, expect, orderStatus, purchaseExtras, reason, usernameOf } from "./common.js";
 
 // Messaging-platform gifts: the live catalogue and the order (GiftOrder, the contract's own shape: no

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toUsdt } from "../core/money.js";
+import { toUsdt } from "../core/model/money.js";
 import type { Statement, StatementEntry, StatementPage } from "../core/statement.js";
 import { dateTime, limitField } from "./common.js";
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import type { Account } from "../core/accounts.js";
-import { toUsdt } from "../core/money.js";
-import type { ListedOrder } from "../core/products/index.js";
-import { REFERENCE_MAX, type Topup, type TransferReview } from "../core/topups.js";
+import type { Account } from "../core/model/account.js";
+import { toUsdt } from "../core/model/money.js";
+import type { ListedOrder } from "../core/model/products.js";
+import { REFERENCE_MAX, type TransferReview } from "../core/topups.js";
+import type { Topup } from "../core/model/topup.js";
 import { orderSummary, summaryView } from "./orders.js";
 import { topupBody, toTopupView, topupView } from "./topups.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { type Micro, toUsdt } from "../core/money.js";
-import { type ListedOrder, type Order, PRODUCT_TYPES } from "../core/products/index.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
+import { type ListedOrder, type Order, PRODUCT_TYPES } from "../core/model/products.js";
 import { dateTime, limitField, orderStatus } from "./common.js";
 import { gameOrderResponse, gameView } from "./games.js";
 import { giftcardOrderResponse, giftcardView } from "./giftcards.js";

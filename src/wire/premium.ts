@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
-import { PREMIUM_MONTHS } from "../core/limits.js";
-import type { Micro } from "../core/money.js";
-import type { OrderOfType } from "../core/products/index.js";
+import { PREMIUM_MONTHS } from "../core/formats.js";
+import type { Micro } from "../core/model/money.js";
+import type { OrderOfType } from "../core/model/products.js";
 import { expect, purchaseExtras, sandboxOrder, usernameField } from "./common.js";
 import { purchaseSandboxView, purchaseView } from "./stars.js";
 

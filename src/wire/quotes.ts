@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { toUsdt } from "../core/money.js";
-import { PRODUCT_TYPES, type ProductType } from "../core/products/index.js";
-import type { BindingQuote } from "../core/quotes.js";
+import { toUsdt } from "../core/model/money.js";
+import { PRODUCT_TYPES, type ProductType } from "../core/model/products.js";
+import type { BindingQuote } from "../core/model/quote.js";
 import { dateTime, expect } from "./common.js";
 import { gameOrderBody } from "./games.js";
 import { giftcardOrderBody } from "./giftcards.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
-import { STARS_MAX, STARS_MIN, USERNAME_PATTERN, USERNAME_RULE } from "../core/limits.js";
-import { type Micro, toUsdt } from "../core/money.js";
-import type { OrderOfType } from "../core/products/index.js";
+import { STARS_MAX, STARS_MIN, USERNAME_PATTERN, USERNAME_RULE } from "../core/formats.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
+import type { OrderOfType } from "../core/model/products.js";
 import { expect, orderEnvelope, orderStatus, purchaseExtras, sandboxOrder, usernameField, envelopeHead, envelopeTail } from "./common.js";
 
 // Stars, and the answer stars and premium share (the contract's PurchaseResponse), with its sandbox twin.

@@ -1,4 +1,4 @@
-import { formatUsdt } from "../core/money.js";
+import { formatUsdt } from "../core/model/money.js";
 import type { Statement, StatementRange } from "../core/statement.js";
 
 // The ledger statement as CSV: what GET /v1/ledger/export answers and the bot's statement sends as a file.

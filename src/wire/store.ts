@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
-import { percentNumber, type StoreQuote } from "../core/markup.js";
-import { MAX_USDT, type Micro, micro, toUsdt } from "../core/money.js";
-import type { OrderOfType } from "../core/products/index.js";
-import type { StoreDetails, StoreRequest } from "../core/products/store.js";
+import { percentNumber, type StorePrice } from "../core/markup.js";
+import { MAX_USDT, type Micro, type MicroUsd, microUsd, toUsd, toUsdt, usdAsUsdt } from "../core/model/money.js";
+import type { OrderOfType, StoreDetails } from "../core/model/products.js";
+import type { StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
-import type { Reason } from "../core/reasons.js";
+import type { Reason } from "../core/model/reasons.js";
 import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras, reason, sandboxOrder } from "./common.js";
 
 // Game-store wallet top-ups: pricing, the order body and answer (StoreOrderResponse), and the sandbox's.
@@ -75,10 +75,10 @@ export const storeOrderResponse = orderEnvelope(z.literal("store"), {
  * before any amount): a value that is no whole number of micro becomes -1, which the core refuses as
  * `invalid_amount` like any nominal that is not whole cents.
  */
-function sentNominal(amountUsd: number): Micro {
+function sentNominal(amountUsd: number): MicroUsd {
   const scaled = amountUsd * 1_000_000;
   const whole = Math.round(scaled);
-  return micro(Number.isSafeInteger(whole) && Math.abs(scaled - whole) < 1e-3 ? whole : -1);
+  return microUsd(Number.isSafeInteger(whole) && Math.abs(scaled - whole) < 1e-3 ? whole : -1);
 }
 
 export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({
@@ -87,32 +87,32 @@ export const storeRequestOf = (body: { login: string; amount_usd: number }): Sto
 });
 
 /** The nominal a pricing request asks a quote for, in micro; undefined without one. */
-export const storePricingAmountOf = (query: { amount_usd?: number }): Micro | undefined =>
+export const storePricingAmountOf = (query: { amount_usd?: number }): MicroUsd | undefined =>
   query.amount_usd === undefined ? undefined : sentNominal(query.amount_usd);
 
-export function storeQuoteView(quote: StoreQuote): z.infer<typeof storeQuoteSchema> {
+export function storeQuoteView(quote: StorePrice): z.infer<typeof storeQuoteSchema> {
   return {
-    amount_usd: toUsdt(quote.amountMicro),
-    provider_fee_usd: toUsdt(quote.feeMicro),
-    cost_usd: toUsdt(quote.costMicro),
+    amount_usd: toUsd(quote.amountMicro),
+    provider_fee_usd: toUsd(quote.feeMicro),
+    cost_usd: toUsd(quote.costMicro),
     markup_percent: percentNumber(quote.markupBp),
-    markup_usdt: toUsdt(quote.markupMicro),
-    total_usdt: toUsdt(quote.totalMicro),
+    markup_usdt: toUsdt(usdAsUsdt(quote.markupMicro)),
+    total_usdt: toUsdt(usdAsUsdt(quote.totalMicro)),
   };
 }
 
 export function storePricingView(pricing: {
   limits: StoreLimits;
   markupBp: number;
-  examples: StoreQuote[];
-  quote: StoreQuote | null;
+  examples: StorePrice[];
+  quote: StorePrice | null;
 }): z.infer<typeof storePricingResponse> {
   const { limits, markupBp, examples, quote } = pricing;
   return {
     success: true as const,
     currency: "USDT",
-    min_usd: toUsdt(limits.minMicro),
-    max_usd: toUsdt(limits.maxMicro),
+    min_usd: toUsd(limits.minMicro),
+    max_usd: toUsd(limits.maxMicro),
     markup_percent: percentNumber(markupBp),
     provider_fee_ratio: limits.feePpm / 1_000_000,
     examples: examples.map(storeQuoteView),

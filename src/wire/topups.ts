@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { REFERENCE_MAX, type Topup } from "../core/topups.js";
-import { MAX_USDT, toUsdt } from "../core/money.js";
+import { REFERENCE_MAX } from "../core/topups.js";
+import type { Topup } from "../core/model/topup.js";
+import { MAX_USDT, toUsdt } from "../core/model/money.js";
 import { dateTime, expect, limitField } from "./common.js";
 
 // Top-ups (an addition to the contract): a Crypto Pay invoice the key's owner pays, or a transfer they state for

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { WEBHOOK_URL_MAX, type WebhookEndpoint } from "../core/webhooks/endpoints.js";
-import type { WebhookAttempt } from "../core/webhooks/index.js";
+import { WEBHOOK_URL_MAX } from "../core/webhooks/endpoints.js";
+import type { WebhookEndpoint, WebhookAttempt } from "../core/model/webhook.js";
 import { dateTime, limitField } from "./common.js";
 
 // The key's webhook endpoint (an addition to the contract): one endpoint per key, its secret shown once, its

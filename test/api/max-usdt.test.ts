@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REASONS } from "../../src/core/reasons.js";
+import { REASONS } from "../../src/core/model/reasons.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fromUsdt } from "../../src/core/money.js";
-import { REASONS } from "../../src/core/reasons.js";
+import { fromUsdt } from "../../src/core/model/money.js";
+import { REASONS } from "../../src/core/model/reasons.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;

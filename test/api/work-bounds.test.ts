@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DomainError } from "../../src/core/errors.js";
+import { DomainError } from "../../src/core/model/errors.js";
 import { accountByTelegramId } from "../../src/db/accounts.js";
 import { ordersPage } from "../../src/db/orders.js";
 import { type Harness, startHarness } from "../support/harness.js";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { type Harness, startHarness } from "../support/harness.js";

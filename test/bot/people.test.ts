@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import type { ChatMessage } from "../../src/emulator/server.js";
 import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";

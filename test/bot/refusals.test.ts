@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorCode } from "../../src/core/errors.js";
-import { REASONS } from "../../src/core/reasons.js";
+import type { ErrorCode } from "../../src/core/model/errors.js";
+import { REASONS } from "../../src/core/model/reasons.js";
 import { refusalText } from "../../src/bot/refusals.js";
 import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
 

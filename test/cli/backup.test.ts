@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
 import { withAdmin } from "../support/admin-core.js";
-import { fromUsdt, toUsdt } from "../../src/core/money.js";
+import { fromUsdt, toUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";

@@ -12,7 +12,7 @@ import {
   percentOf,
   roundMicro,
   toUsdt,
-} from "../../src/core/money.js";
+} from "../../src/core/model/money.js";
 
 describe("money", () => {
   it("rounds half away from zero", () => {

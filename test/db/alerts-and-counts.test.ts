@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { micro } from "../../src/core/money.js";
+import { micro } from "../../src/core/model/money.js";
 import { insertStandardAccount, updateAccount } from "../../src/db/accounts.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../../src/db/alerts.js";
 import { botStateStore } from "../../src/db/bot-state.js";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { micro } from "../../src/core/money.js";
+import { micro } from "../../src/core/model/money.js";
 import { insertStandardAccount, replaceKey } from "../../src/db/accounts.js";
 import type { Db } from "../../src/db/database.js";
 import { insertOrder, ownOrder } from "../../src/db/orders.js";

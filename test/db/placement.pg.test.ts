@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { micro } from "../../src/core/money.js";
+import { micro } from "../../src/core/model/money.js";
 import { insertStandardAccount } from "../../src/db/accounts.js";
 import type { Db } from "../../src/db/database.js";
 import { balanceOf, postEntry } from "../../src/db/ledger.js";

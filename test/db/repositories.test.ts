@@ -14,7 +14,7 @@ import { balanceOf, postEntry, unbalancedAccounts } from "../../src/db/ledger.js
 import { findReplay, insertOrder, markFinished, markPending, orderById } from "../../src/db/orders.js";
 import { insertQuote, purgeQuotes, quoteById, spendQuote } from "../../src/db/quotes.js";
 import { transaction } from "../../src/db/transaction.js";
-import { micro } from "../../src/core/money.js";
+import { micro } from "../../src/core/model/money.js";
 import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // The repositories on either engine: domain objects out, each guarded write changing only what it may.

@@ -5,7 +5,7 @@ import pg from "pg";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { openAdmin } from "../support/admin-core.js";

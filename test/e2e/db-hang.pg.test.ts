@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { adminForTest } from "../support/admin-core.js";

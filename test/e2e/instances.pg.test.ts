@@ -3,7 +3,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
 import { adminForTest } from "../support/admin-core.js";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrations } from "../../migrations/index.js";
 import { EmulatedChat } from "../../src/emulator/client.js";

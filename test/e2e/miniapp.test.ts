@@ -4,7 +4,7 @@ import { sign } from "@telegram-apps/init-data-node";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { formatUsdt } from "../../src/core/money.js";
+import { formatUsdt } from "../../src/core/model/money.js";
 import { CHROMIUM } from "../support/global-setup.js";
 import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
 import { withAdmin } from "../support/admin-core.js";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { EmulatedChat } from "../../src/emulator/client.js";

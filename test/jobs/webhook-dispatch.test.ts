@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { micro } from "../../src/core/money.js";
+import { micro } from "../../src/core/model/money.js";
 import { verifySignature } from "../../src/core/webhooks/signature.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";

@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
 

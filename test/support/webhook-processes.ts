@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { allProvidersAt } from "../../src/config.js";
 import { openAdmin } from "./admin-core.js";
 import type { Admin } from "../../src/core/admin.js";
-import { fromUsdt } from "../../src/core/money.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { micro } from "../../src/core/money.js";
-import type { OrderOfType } from "../../src/core/products/index.js";
+import { micro } from "../../src/core/model/money.js";
+import type { OrderOfType } from "../../src/core/model/products.js";
 import { balanceChanged, eventEnvelope, newEventId, orderEvent, pingEvent } from "../../src/wire/events.js";
 
 // The webhook bodies are rendered by pure functions: their bytes are the contract, so the key order is checked too.

@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetails } from "../../core/errors.js";
+import type { ErrorCode, ErrorDetails } from "../../core/model/errors.js";
 import type { MiniAppSessions } from "./session.js";
 
 /** What the API is given to serve the Mini App (src/root.ts makes it when a bot is configured). */

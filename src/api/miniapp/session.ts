@@ -2,8 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { validate } from "@telegram-apps/init-data-node";
 import { z } from "zod";
 import type { Accounts, Caller } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
-import type { Clock } from "../../core/ports.js";
+import { DomainError } from "../../core/model/errors.js";
+import type { Clock } from "../../core/model/clock.js";
 
 // The Mini App's sign-in: Telegram's init data, checked as Telegram documents (HMAC-SHA256 keyed with
 // HMAC("WebAppData", bot token), by @telegram-apps/init-data-node), exchanged for a short-lived session bound to

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { Accounts, Caller, ReadWithKey } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
+import type { Accounts, Caller } from "../../core/accounts.js";
+import type { ReadWithKey } from "../../core/model/account.js";
+import { DomainError } from "../../core/model/errors.js";
 import type { WindowCount } from "../../core/request-counter.js";
 import { orderIdParams } from "../../wire/common.js";
 import { isSessionToken, type MiniAppSessions, sessionCaller } from "../miniapp/session.js";

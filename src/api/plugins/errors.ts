@@ -1,6 +1,6 @@
 import type { FastifyPluginCallback } from "fastify";
 import fp from "fastify-plugin";
-import type { DomainError } from "../../core/errors.js";
+import type { DomainError } from "../../core/model/errors.js";
 import { isMiniAppCaller } from "../caller.js";
 import { errorHandler, type Localize, notFoundHandler } from "../errors.js";
 import type { MiniAppOptions } from "../miniapp/options.js";

@@ -1,7 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { DomainError } from "../../core/errors.js";
+import { DomainError } from "../../core/model/errors.js";
 import type { RequestCounter } from "../../core/request-counter.js";
 import { rateLimitKey } from "../caller.js";
 import { sharedRateLimit } from "../shared-rate-store.js";

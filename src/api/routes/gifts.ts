@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Core } from "../../core/index.js";
-import { notFound } from "../../core/errors.js";
+import { notFound } from "../../core/model/errors.js";
 import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { errorBody, insufficientFundsBody, keyedErrors } from "../../wire/common.js";

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import type { PriceGuard, Priced } from "../../core/purchase.js";
-import type { BindingQuote } from "../../core/quotes.js";
+import type { BindingQuote } from "../../core/model/quote.js";
 import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";

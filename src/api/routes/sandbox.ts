@@ -1,6 +1,6 @@
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
-import type { Micro } from "../../core/money.js";
+import type { Micro } from "../../core/model/money.js";
 import type { PurchaseOptions } from "../../core/purchase.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { Account } from "../../core/accounts.js";
+import type { Account } from "../../core/model/account.js";
 import type { Core } from "../../core/index.js";
-import { DomainError } from "../../core/errors.js";
-import { fromUsdt } from "../../core/money.js";
+import { DomainError } from "../../core/model/errors.js";
+import { fromUsdt } from "../../core/model/money.js";
 import { callerOf } from "../caller.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topupsResponse, topupsView } from "../../wire/topups.js";

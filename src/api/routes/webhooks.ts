@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import type { WebhookEndpoint } from "../../core/webhooks/endpoints.js";
+import type { WebhookEndpoint } from "../../core/model/webhook.js";
 import { callerOf } from "../caller.js";
 import { errorBody, keyedErrors } from "../../wire/common.js";
 import {

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Composer, InlineKeyboard } from "grammy";
-import type { Account } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
+import { type Account, MARKUP_PRODUCTS, type MarkupProduct } from "../../core/model/account.js";
+import { DomainError } from "../../core/model/errors.js";
 import { targetLabel } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
-import { MARKUP_PRODUCTS, type MarkupProduct } from "../../core/markup.js";
-import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/money.js";
+import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/model/money.js";
 import { adminConfirm, topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, usdt } from "../format.js";
@@ -53,7 +52,7 @@ export interface AdminDeps {
   core: Core;
   admins: Set<number>;
   /** Money moves above this ask the admin to confirm first. */
-  confirmAboveMicro: number;
+  confirmAboveMicro: Micro;
 }
 
 /** A refused admin operation in the admin's language: a short balance names what the account holds. */

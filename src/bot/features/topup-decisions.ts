@@ -1,8 +1,9 @@
 import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, GrammyError, InlineKeyboard } from "grammy";
-import type { Account } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
-import type { Topup, TransferReview } from "../../core/topups.js";
+import type { Account } from "../../core/model/account.js";
+import { DomainError } from "../../core/model/errors.js";
+import type { TransferReview } from "../../core/topups.js";
+import type { Topup } from "../../core/model/topup.js";
 import { topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { type Translate, usdt } from "../format.js";

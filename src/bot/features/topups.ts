@@ -1,10 +1,10 @@
 import { createConversation } from "@grammyjs/conversations";
 import { type Api, Composer, InlineKeyboard } from "grammy";
-import type { Account } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
+import type { Account } from "../../core/model/account.js";
+import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
-import { parseUsdt } from "../../core/money.js";
-import type { Topup } from "../../core/topups.js";
+import { parseUsdt } from "../../core/model/money.js";
+import type { Topup } from "../../core/model/topup.js";
 import { menuEntry, topupAmount, topupByTransfer, topupCancel } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { answer, callCore, withCancel } from "../flows/kit.js";

@@ -1,6 +1,6 @@
 import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, InlineKeyboard } from "grammy";
-import { DomainError } from "../../core/errors.js";
+import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
 import { webhookNewSecret, webhookPing, webhookRemove, webhookRemoveAnswer, webhookRevokePrevious } from "../callback-data.js";
 import type { BotContext } from "../context.js";

@@ -1,8 +1,9 @@
-import { PLAYER_ID_PATTERN } from "../../core/limits.js";
+import { PLAYER_ID_PATTERN } from "../../core/formats.js";
 import { needsServer, type PricedDenomination } from "../../core/products/games.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
 import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 /** A game as the live list gives it. */
 type Game = Parameters<typeof needsServer>[0];
@@ -42,7 +43,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
   const code = game.code;
   const catalogue = await callCore(conversation, () => core.games.catalogue(caller, code));
   if (!catalogue.ok) return refuse(conversation, ctx, deps, catalogue);
-  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...catalogue.value.denominations.map((d) => d.priceMicro)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...catalogue.value.denominations.map((d) => d.priceMicro))));
   if (game.notes) await ctx.reply(ctx.t("game-notes", { notes: game.notes }));
 
   const server = needsServer(game) ? await chooseServer(conversation, ctx, game) : null;
@@ -69,7 +70,7 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     if (!fresh.ok) return refuse(conversation, ctx, deps, fresh);
     // Only what the balance covers is offered: a top-up picked that it does not would end the flow.
     const affordable = fresh.value.denominations.filter((d) => d.priceMicro <= canSpendMicro);
-    await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...fresh.value.denominations.map((d) => d.priceMicro)));
+    await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...fresh.value.denominations.map((d) => d.priceMicro))));
     const chosen = await choose<PricedDenomination | null>(conversation, ctx, ctx.t("ask-denomination", { name: playerName, id: playerId }), [
       ...affordable.map((d) => ({ label: `${d.name} · ${usdt(d.priceMicro)} USDT`, value: d, aliases: [d.name] })),
       { label: ctx.t("btn-wrong-account"), value: null },

@@ -2,6 +2,7 @@ import { InlineKeyboard } from "grammy";
 import { quantityPreset } from "../callback-data.js";
 import { usdt } from "../format.js";
 import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, parseWhole, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) => async (conversation, ctx) => {
   const { core } = deps;
@@ -27,7 +28,7 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
     await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
-  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...cards.map((c) => c.priceMicro * c.minQuantity)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...cards.map((c) => c.priceMicro * c.minQuantity))));
   // Cards of the same name (a promotion beside the regular one) are told apart by their quantity rule.
   const named = (name: string) => cards.filter((c) => c.name === name).length;
   const card = await choose(

@@ -1,10 +1,11 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/limits.js";
+import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/formats.js";
 import { recipientMyself, skipMessage } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
 import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, type FlowDeps, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 /** The Skip button's label in both languages, typed instead of tapped. */
 const SKIP_WORDS = new Set(["skip", "пропустить"]);
@@ -63,7 +64,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
     await finish(ctx, deps, ctx.t("no-stock"));
     return conversation.halt();
   }
-  await ensureAffordable(conversation, ctx, deps, canSpendMicro, Math.min(...items.map((g) => g.priceMicro)));
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, micro(Math.min(...items.map((g) => g.priceMicro))));
 
   const gift = await choose(
     conversation,

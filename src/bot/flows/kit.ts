@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { DomainError } from "../../core/errors.js";
+import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
-import type { Micro } from "../../core/money.js";
-import type { Order } from "../../core/products/index.js";
+import { type Micro, micro } from "../../core/model/money.js";
+import type { Order } from "../../core/model/products.js";
 import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
 import { cancelFlow, confirmPurchase, menuEntry, pickOption, rotateKey, rotateKeyAnswer } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
@@ -166,7 +166,7 @@ export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDep
  * and what they can spend, said at once: the balance, or for an owner key the wallet within its limits (never
  * a balance the user does not have). `canSpendMicro` is the most one order may charge.
  */
-export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: number }> {
+export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: Micro }> {
   const caller = await conversation.external(() => deps.core.accounts.botCaller(String(ctx.from!.id)));
   if (!caller) {
     await ctx.reply(ctx.t("start-first"));
@@ -180,7 +180,7 @@ export async function startFlow(conversation: Flow, ctx: FlowContext, deps: Flow
     ? ctx.t("flow-owner-limits", { today: usdt(funds.availableMicro), perOrder: funds.orderLimitMicro === null ? "-" : usdt(funds.orderLimitMicro) })
     : ctx.t("flow-balance", { balance: usdt(funds.availableMicro) });
   await ctx.reply(text);
-  const canSpendMicro = funds.orderLimitMicro === null ? funds.availableMicro : Math.min(funds.availableMicro, funds.orderLimitMicro);
+  const canSpendMicro = funds.orderLimitMicro === null ? funds.availableMicro : micro(Math.min(funds.availableMicro, funds.orderLimitMicro));
   return { caller, canSpendMicro };
 }
 
@@ -189,8 +189,8 @@ export async function ensureAffordable(
   conversation: Flow,
   ctx: FlowContext,
   deps: FlowDeps,
-  canSpendMicro: number,
-  cheapestMicro: number,
+  canSpendMicro: Micro,
+  cheapestMicro: Micro,
 ): Promise<void> {
   if (canSpendMicro >= cheapestMicro) return;
   await finish(ctx, deps, `${ctx.t("nothing-affordable", { cheapest: usdt(cheapestMicro), balance: usdt(canSpendMicro) })}${supportLine(ctx, deps)}`);

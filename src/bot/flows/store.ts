@@ -1,8 +1,8 @@
 import { InlineKeyboard } from "grammy";
-import { checkStoreLogin } from "../../core/limits.js";
-import { storeQuote } from "../../core/markup.js";
-import { parseUsd } from "../../core/money.js";
-import type { StoreDetails } from "../../core/products/store.js";
+import { checkStoreLogin } from "../../core/formats.js";
+import { storePrice } from "../../core/markup.js";
+import { parseUsd, usdAsUsdt } from "../../core/model/money.js";
+import type { StoreDetails } from "../../core/model/products.js";
 import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import { storeAmountPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
@@ -29,7 +29,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
   const pricing = await callCore(conversation, () => core.store.pricing(caller));
   if (!pricing.ok) return refuse(conversation, ctx, deps, pricing);
   const { limits, markupBp } = pricing.value;
-  await ensureAffordable(conversation, ctx, deps, canSpendMicro, storeQuote(limits.minMicro, limits.feePpm, markupBp).totalMicro);
+  await ensureAffordable(conversation, ctx, deps, canSpendMicro, usdAsUsdt(storePrice(limits.minMicro, limits.feePpm, markupBp).totalMicro));
   const account = await login(conversation, ctx);
 
   // The amount, checked by the core's price against the live limits; a refused amount is asked again with them.

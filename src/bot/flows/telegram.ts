@@ -1,11 +1,12 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/limits.js";
+import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/formats.js";
 import type { Found } from "../../core/products/telegram.js";
 import { recipientMyself, starsPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
 import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, type FlowDeps, parseWhole, refuse, startFlow } from "./kit.js";
+import { micro } from "../../core/model/money.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
@@ -59,7 +60,7 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
 export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async (conversation, ctx) => {
   const { core } = deps;
   const { caller, canSpendMicro } = await startFlow(conversation, ctx, deps);
-  const cheapest = Math.min(...PREMIUM_MONTHS.map((months) => core.pricing.premiumPrice(months)));
+  const cheapest = micro(Math.min(...PREMIUM_MONTHS.map((months) => core.pricing.premiumPrice(months))));
   await ensureAffordable(conversation, ctx, deps, canSpendMicro, cheapest);
   const who = await recipient(conversation, ctx, deps, caller, "premium");
   if (who.premium) await ctx.reply(ctx.t("premium-already", { username: who.username }));

@@ -1,30 +1,11 @@
-import { z } from "zod";
 import type { Caller } from "../accounts.js";
-import { invalid, providerReader } from "../errors.js";
-import { PLAYER_ID_PATTERN, PLAYER_ID_RULE } from "../limits.js";
+import { invalid } from "../model/errors.js";
+import { providerReader, type GameDenomination, type GameInfo, type GamesPort } from "../ports.js";
+import { PLAYER_ID_PATTERN, PLAYER_ID_RULE } from "../formats.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
-import type { Micro } from "../money.js";
-import { MINUTE, type ProductDefinition } from "../order.js";
-import type { GameDenomination, GameInfo, GamesPort } from "../ports.js";
+import type { Micro } from "../model/money.js";
+import { gamesProduct, type GamesDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
-
-const gamesDetails = z.object({
-  game_code: z.string(),
-  denomination: z.string(),
-  player_id: z.string(),
-  server_id: z.string().nullable(),
-  player_name: z.string(),
-  cost_micro: z.number().int(),
-  markup_bp: z.number().int(),
-});
-export type GamesDetails = z.infer<typeof gamesDetails>;
-
-export const gamesProduct: ProductDefinition<"game", GamesDetails> = {
-  type: "game",
-  provider: "games",
-  details: gamesDetails,
-  settlesWithinMs: 15 * MINUTE,
-};
 
 export interface GamesRequest {
   code: string;

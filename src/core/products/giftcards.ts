@@ -1,30 +1,11 @@
-import { z } from "zod";
 import type { Caller } from "../accounts.js";
-import { invalid, providerReader } from "../errors.js";
-import { GIFTCARD_QUANTITY_MAX } from "../limits.js";
+import { invalid } from "../model/errors.js";
+import { providerReader, type GiftcardDenomination, type GiftcardsPort } from "../ports.js";
+import { GIFTCARD_QUANTITY_MAX } from "../formats.js";
 import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
-import { type Micro, micro } from "../money.js";
-import { MINUTE, type ProductDefinition } from "../order.js";
-import type { GiftcardDenomination, GiftcardsPort } from "../ports.js";
+import { type Micro, micro } from "../model/money.js";
+import { giftcardProduct, type GiftcardDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
-
-const giftcardDetails = z.object({
-  category_id: z.string(),
-  card_id: z.string(),
-  denomination: z.string(),
-  quantity: z.number().int(),
-  unit_price_micro: z.number().int(),
-  cost_micro: z.number().int(),
-  markup_bp: z.number().int(),
-});
-export type GiftcardDetails = z.infer<typeof giftcardDetails>;
-
-export const giftcardProduct: ProductDefinition<"giftcard", GiftcardDetails> = {
-  type: "giftcard",
-  provider: "giftcards",
-  details: giftcardDetails,
-  settlesWithinMs: 15 * MINUTE,
-};
 
 export interface GiftcardRequest {
   categoryId: string;

@@ -1,27 +1,9 @@
-import { z } from "zod";
-import { DomainError, invalid, providerReader, unavailable } from "../errors.js";
-import { GIFT_MESSAGE_MAX, recipientOf } from "../limits.js";
-import { type Micro, micro } from "../money.js";
-import { MINUTE, type ProductDefinition } from "../order.js";
-import type { GiftsPort } from "../ports.js";
+import { DomainError, invalid, unavailable } from "../model/errors.js";
+import { providerReader, type GiftsPort } from "../ports.js";
+import { GIFT_MESSAGE_MAX, recipientOf } from "../formats.js";
+import { type Micro, micro } from "../model/money.js";
+import { giftProduct, type GiftDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
-
-const giftDetails = z.object({
-  gift_id: z.string(),
-  stars: z.number().int(),
-  emoji: z.string(),
-  hide_name: z.boolean(),
-  message: z.string(),
-  usdt_per_star_micro: z.number().int(),
-});
-export type GiftDetails = z.infer<typeof giftDetails>;
-
-export const giftProduct: ProductDefinition<"gift", GiftDetails> = {
-  type: "gift",
-  provider: "gifts",
-  details: giftDetails,
-  settlesWithinMs: 10 * MINUTE,
-};
 
 export interface GiftRequest {
   recipient: string;

@@ -1,34 +1,16 @@
-import { z } from "zod";
 import type { Caller } from "../accounts.js";
-import { DomainError, invalid } from "../errors.js";
-import { checkStoreLogin } from "../limits.js";
-import { type MarkupDefaults, markupOf, storeQuote } from "../markup.js";
-import { MAX_MICRO, MAX_USDT, type Micro, micro, toUsdt } from "../money.js";
-import { MINUTE, type ProductDefinition } from "../order.js";
+import { DomainError, invalid } from "../model/errors.js";
+import { checkStoreLogin } from "../formats.js";
+import { type MarkupDefaults, markupOf, storePrice } from "../markup.js";
+import { MAX_MICRO, MAX_USDT, type MicroUsd, microUsd, toUsd, usdAsUsdt } from "../model/money.js";
 import type { StoreLimits, StorePort } from "../ports.js";
+import { storeProduct, type StoreDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
-
-const storeDetails = z.object({
-  store_login: z.string(),
-  amount_micro: z.number().int(),
-  fee_micro: z.number().int(),
-  cost_micro: z.number().int(),
-  markup_bp: z.number().int(),
-  markup_micro: z.number().int(),
-});
-export type StoreDetails = z.infer<typeof storeDetails>;
-
-export const storeProduct: ProductDefinition<"store", StoreDetails> = {
-  type: "store",
-  provider: "store",
-  details: storeDetails,
-  settlesWithinMs: 30 * MINUTE,
-};
 
 export interface StoreRequest {
   login: string;
   /** The nominal in micro-USD, as sent: the rules below refuse anything but whole cents. */
-  amountMicro: Micro;
+  amountMicro: MicroUsd;
 }
 
 const EXAMPLE_AMOUNTS_USD = [5, 10, 25, 50, 100];
@@ -49,7 +31,7 @@ export function normaliseLogin(input: string): string {
 const badNominal = () => invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
 
 /** A nominal in micro-USD: whole cents, positive, at most MAX_USDT; the live limits are checked separately. */
-function checkNominal(amountMicro: Micro): Micro {
+function checkNominal(amountMicro: MicroUsd): MicroUsd {
   if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || amountMicro % 10_000 !== 0 || amountMicro > MAX_MICRO) throw badNominal();
   return amountMicro;
 }
@@ -74,9 +56,10 @@ export function createStore({
     }
   }
 
-  function withinLimits(amountMicro: Micro, limits: StoreLimits) {
+  /** The amount within the store's live limits, or `invalid_amount` naming them. */
+  function checkLiveLimits(amountMicro: MicroUsd, limits: StoreLimits) {
     if (amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
-      throw invalid(`amount_usd must be from ${toUsdt(limits.minMicro)} to ${toUsdt(limits.maxMicro)}`, {
+      throw invalid(`amount_usd must be from ${toUsd(limits.minMicro)} to ${toUsd(limits.maxMicro)}`, {
         reason: "invalid_amount",
         minMicro: limits.minMicro,
         maxMicro: limits.maxMicro,
@@ -91,18 +74,18 @@ export function createStore({
       const login = normaliseLogin(request.login);
       const amountMicro = checkNominal(request.amountMicro);
       const limits = await liveLimits();
-      withinLimits(amountMicro, limits);
-      const quote = storeQuote(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
+      checkLiveLimits(amountMicro, limits);
+      const price = storePrice(amountMicro, limits.feePpm, markupOf(caller.account, "store", markups));
       return {
         recipient: login,
-        chargeMicro: quote.totalMicro,
+        chargeMicro: usdAsUsdt(price.totalMicro),
         details: {
           store_login: login,
           amount_micro: amountMicro,
-          fee_micro: quote.feeMicro,
-          cost_micro: quote.costMicro,
-          markup_bp: quote.markupBp,
-          markup_micro: quote.markupMicro,
+          fee_micro: price.feeMicro,
+          cost_micro: price.costMicro,
+          markup_bp: price.markupBp,
+          markup_micro: price.markupMicro,
         },
         send: (reference) => store.order({ reference, login, amountMicro }),
       };
@@ -114,18 +97,18 @@ export function createStore({
     ...pipeline.offer(product),
 
     /** Live limits, the caller's markup, examples, and a quote for an amount when one is given. */
-    async pricing(caller: Caller, amountMicro?: Micro) {
+    async pricing(caller: Caller, amountMicro?: MicroUsd) {
       const limits = await liveLimits();
       const markupBp = markupOf(caller.account, "store", markups);
-      const quoteOf = (amountMicro: Micro) => storeQuote(amountMicro, limits.feePpm, markupBp);
+      const priceOf = (amountMicro: MicroUsd) => storePrice(amountMicro, limits.feePpm, markupBp);
       let quote = null;
       if (amountMicro !== undefined) {
-        withinLimits(checkNominal(amountMicro), limits);
-        quote = quoteOf(amountMicro);
+        checkLiveLimits(checkNominal(amountMicro), limits);
+        quote = priceOf(amountMicro);
       }
-      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => micro(usd * 1_000_000))
+      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => microUsd(usd * 1_000_000))
         .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
-        .map(quoteOf);
+        .map(priceOf);
       return { limits, markupBp, examples, quote };
     },
   };

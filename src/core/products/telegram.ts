@@ -1,32 +1,14 @@
-import { z } from "zod";
 import type { Caller } from "../accounts.js";
-import { DomainError, notFound, unavailable } from "../errors.js";
-import { parseUsername, recipientOf } from "../limits.js";
-import type { Micro } from "../money.js";
-import { MINUTE, type ProductDefinition } from "../order.js";
+import { DomainError, notFound, unavailable } from "../model/errors.js";
+import { parseUsername, recipientOf } from "../formats.js";
+import type { Micro } from "../model/money.js";
+import type { ProductDefinition } from "../model/order.js";
 import { type GatewayPort, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
 import type { Pricing } from "../pricing.js";
+import { starsProduct, premiumProduct } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
 // Stars and premium: two products delivered by one gateway, to a Telegram username.
-
-const starsDetails = z.object({ stars: z.number().int(), usdt_per_star_micro: z.number().int() });
-const premiumDetails = z.object({ months: z.number().int(), price_micro: z.number().int() });
-export type StarsDetails = z.infer<typeof starsDetails>;
-export type PremiumDetails = z.infer<typeof premiumDetails>;
-
-export const starsProduct: ProductDefinition<"stars", StarsDetails> = {
-  type: "stars",
-  provider: "gateway",
-  details: starsDetails,
-  settlesWithinMs: 10 * MINUTE,
-};
-export const premiumProduct: ProductDefinition<"premium", PremiumDetails> = {
-  type: "premium",
-  provider: "gateway",
-  details: premiumDetails,
-  settlesWithinMs: 10 * MINUTE,
-};
 
 export interface StarsRequest {
   username: string;

@@ -10,11 +10,12 @@ import {
   rotateEndpointSecret,
 } from "../../db/webhook-endpoints.js";
 import { giveUpPending } from "../../db/webhook-events.js";
-import { invalid, notFound } from "../errors.js";
-import type { Clock } from "../ports.js";
+import { invalid, notFound } from "../model/errors.js";
+import type { Clock } from "../model/clock.js";
 import type { Vault } from "../vault.js";
 import { addressAllowed, isLoopbackName } from "./addresses.js";
 import { newSecret } from "./signature.js";
+import type { SealedSecrets, StoredEndpoint, WebhookEndpoint } from "../model/webhook.js";
 
 export const WEBHOOK_URL_MAX = 2048;
 
@@ -24,35 +25,6 @@ export interface EndpointPolicy {
   /** How long the secret before a rotation keeps signing beside the new one. */
   secretOverlapMs: number;
 }
-
-export interface WebhookEndpoint {
-  url: string;
-  enabled: boolean;
-  disabledAt: string | null;
-  disabledReason: string | null;
-  /** Until when the previous secret still signs (after a rotation), or null. */
-  previousSecretUntil: string | null;
-  /** Since when every attempt has failed (the breaker is open), or null. */
-  failingSince: string | null;
-  /** While the breaker is open: when the endpoint is probed next. */
-  retryAt: string | null;
-  /** Events not queued because the account already had the most it may have waiting, and when the last was. */
-  droppedEvents: number;
-  lastDroppedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The secrets of an endpoint as stored: sealed by the vault. */
-export interface SealedSecrets {
-  secretSealed: string;
-  previousSecretSealed: string | null;
-  /** Until when the previous secret still signs (after a rotation), or null. */
-  previousSecretUntil: string | null;
-}
-
-/** An endpoint as stored: what its owner sees, and its sealed secrets. */
-export interface StoredEndpoint extends WebhookEndpoint, SealedSecrets {}
 
 /**
  * An endpoint's URL as the service will call it: HTTPS to a public host; plain HTTP, like any address of this

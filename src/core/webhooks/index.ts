@@ -1,14 +1,14 @@
 import type { Db } from "../../db/database.js";
-import { finishPing, insertPing, listAttempts, pendingEvents, type WebhookAttempt } from "../../db/webhook-events.js";
+import { finishPing, insertPing, listAttempts, pendingEvents } from "../../db/webhook-events.js";
+import type { WebhookAttempt } from "../model/webhook.js";
 import type { Caller } from "../accounts.js";
-import { notFound } from "../errors.js";
-import type { Clock, WebhookSender } from "../ports.js";
+import { notFound } from "../model/errors.js";
+import type { WebhookSender } from "../ports.js";
+import type { Clock } from "../model/clock.js";
 import type { Vault } from "../vault.js";
 import { createEndpoints, type EndpointPolicy } from "./endpoints.js";
 import { createOutbox, type EventWriter } from "./outbox.js";
 import { attemptRecord, createSending } from "./send.js";
-
-export type { WebhookAttempt };
 
 export interface WebhooksOptions {
   db: Db;

@@ -1,10 +1,11 @@
 import type { Executor } from "../../db/database.js";
 import { type EventTarget, eventTarget, insertEvent } from "../../db/outbox.js";
 import { countDropped } from "../../db/webhook-endpoints.js";
-import { type Account, spendable } from "../accounts.js";
-import type { Micro } from "../money.js";
-import type { Clock } from "../ports.js";
-import type { Order } from "../products/index.js";
+import { spendable } from "../accounts.js";
+import type { Account } from "../model/account.js";
+import type { Micro } from "../model/money.js";
+import type { Clock } from "../model/clock.js";
+import type { Order } from "../model/products.js";
 
 export type WebhookEventType = "order.completed" | "order.failed" | "balance.changed" | "ping";
 

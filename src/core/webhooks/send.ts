@@ -1,8 +1,9 @@
 import type { Executor } from "../../db/database.js";
 import { sendingEndpoint } from "../../db/webhook-endpoints.js";
 import type { AttemptRecord } from "../../db/webhook-events.js";
-import type { Clock, WebhookResult, WebhookSender } from "../ports.js";
-import type { SealedSecrets } from "./endpoints.js";
+import type { WebhookResult, WebhookSender } from "../ports.js";
+import type { Clock } from "../model/clock.js";
+import type { SealedSecrets } from "../model/webhook.js";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 
 export const succeeded = (result: WebhookResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;

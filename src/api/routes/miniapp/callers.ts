@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../../../core/accounts.js";
-import { DomainError } from "../../../core/errors.js";
+import { DomainError } from "../../../core/model/errors.js";
 import { callerOf, isMiniAppCaller } from "../../caller.js";
 import type { MiniAppOptions } from "../../miniapp/options.js";
 

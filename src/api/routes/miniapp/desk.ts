@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../../core/index.js";
-import { invalid } from "../../../core/errors.js";
-import { fromUsdt, toUsdt } from "../../../core/money.js";
+import { invalid } from "../../../core/model/errors.js";
+import { fromUsdt, toUsdt } from "../../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../../wire/common.js";
 import {
   blockBody,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../../core/index.js";
-import { DomainError } from "../../../core/errors.js";
-import { toUsdt } from "../../../core/money.js";
+import { DomainError } from "../../../core/model/errors.js";
+import { toUsdt } from "../../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../../wire/common.js";
 import { checkResponse, keyBody, keyResponse, meResponse, sessionBody, sessionResponse } from "../../../wire/miniapp.js";
 import { quoteBody } from "../../../wire/quotes.js";

@@ -1,14 +1,12 @@
 import type { Db } from "../db/database.js";
-import { listOrders, type OrderFilter, ownOrder, sealedCodes } from "../db/orders.js";
+import { listOrders, ownOrder, sealedCodes } from "../db/orders.js";
+import type { OrderFilter, ListedOrder, Order, OrderOfType, ProductType } from "./model/products.js";
 import { availableTo, type Caller } from "./accounts.js";
-import { notFound } from "./errors.js";
-import type { Micro } from "./money.js";
-import type { Clock } from "./ports.js";
-import type { ListedOrder, Order, OrderOfType, ProductType } from "./products/index.js";
+import { notFound } from "./model/errors.js";
+import type { Micro } from "./model/money.js";
+import type { Clock } from "./model/clock.js";
 import type { Settlement } from "./settlement.js";
 import type { Vault } from "./vault.js";
-
-export type { OrderFilter };
 
 export interface OrdersOptions {
   db: Db;

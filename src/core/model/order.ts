@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { Micro } from "./money.js";
-import type { OrderProviderName } from "./ports.js";
 import type { Reason } from "./reasons.js";
 
 export type OrderStatus = "processing" | "completed" | "failed";
@@ -36,6 +35,12 @@ export interface OrderBase {
 export type OrderOf<T extends string, D> = OrderBase & { productType: T; details: D };
 
 export const MINUTE = 60_000;
+
+/**
+ * The providers that settle orders: each answers "what happened to the order with this reference?"
+ * (src/core/ports.ts checks that this is exactly the providers whose port is an order status source).
+ */
+export type OrderProviderName = "gateway" | "store" | "games" | "giftcards" | "gifts";
 
 /** What the core knows of a product without running it: its type, who settles it, and the shape of its details. */
 export interface ProductDefinition<T extends string = string, D = unknown> {

@@ -1,4 +1,4 @@
-import { UpstreamError } from "./ports.js";
+import type { Micro, MicroUsd } from "./money.js";
 import type { Reason } from "./reasons.js";
 
 /**
@@ -33,11 +33,11 @@ export interface ErrorDetails {
   reason?: Reason;
   rule?: AdminRule;
   /** insufficient_funds: what the order needs; price_changed: the charge it would have now. */
-  requiredMicro?: number;
-  balanceMicro?: number;
-  /** invalid_amount: the live limits. */
-  minMicro?: number;
-  maxMicro?: number;
+  requiredMicro?: Micro;
+  balanceMicro?: Micro;
+  /** invalid_amount: the limits, in USDT (top-ups, ledger bounds) or in USD (the store's nominal). */
+  minMicro?: Micro | MicroUsd;
+  maxMicro?: Micro | MicroUsd;
   retryAfterSeconds?: number;
   /** confirm_needed: why approving a transfer needs a second, confirmed step. */
   confirm?: Array<"above_threshold" | "reference_reused">;
@@ -64,19 +64,3 @@ export const notFound = (message: string, details: ErrorDetails = {}) => new Dom
 export const isDatabaseUnavailable = (error: unknown): boolean => error instanceof DomainError && error.details.reason === "database_unavailable";
 
 export const unavailable = (message: string, details: ErrorDetails = {}, cause?: unknown) => new DomainError("unavailable", message, details, cause);
-
-/**
- * Reads from one provider: `unavailable` (503) with `missing` when the deployment has no such provider, with
- * `down` when it cannot answer; never a 500.
- */
-export function providerReader(provider: { configured: boolean }, messages: { missing: string; down: string }) {
-  return async <T>(read: () => Promise<T>): Promise<T> => {
-    if (!provider.configured) throw unavailable(messages.missing);
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof UpstreamError) throw unavailable(messages.down);
-      throw error;
-    }
-  };
-}

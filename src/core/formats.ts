@@ -1,8 +1,9 @@
-import { invalid } from "./errors.js";
+import { invalid } from "./model/errors.js";
 
 /**
- * Every input limit of the service, once. The HTTP schemas, the bot's questions and the core's own checks
- * all read them from here, so the faces cannot disagree.
+ * Every input format of the service, once: lengths, patterns and ranges of what callers type (money bounds are
+ * elsewhere). The HTTP schemas, the bot's questions and the core's own checks all read them from here, so the
+ * faces cannot disagree.
  */
 
 export const STARS_MIN = 50;

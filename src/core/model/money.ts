@@ -1,5 +1,7 @@
 /**
  * Money inside the service is an integer count of micro-USDT (10^-6 USDT), held in a JS number branded `Micro`.
+ * Providers price in USD (the store's nominal and fee, game and gift card costs): those amounts are micro-USD,
+ * branded `MicroUsd`, and become a charge in USDT only through `usdAsUsdt`, at par.
  * Every amount that enters and every balance is bounded by MAX_MICRO (10^9 USDT), far below 2^53 micro
  * (about 9 * 10^9 USDT), so sums of two stay exact; the schema's CHECK says the same of balances.
  * Conversion to a JSON number happens only at the edges, through `toUsdt`.
@@ -7,14 +9,30 @@
  * The one rounding rule: half away from zero, applied by `roundMicro` to a number of decimals.
  */
 declare const microBrand: unique symbol;
-/** A whole count of micro-USDT; made only by `micro` (checked), so a float or a USDT amount cannot pass for one. */
+/** A whole count of micro-USDT; made only by `micro` (checked), so a float, a USDT amount or a micro-USD one cannot pass for one. */
 export type Micro = number & { readonly [microBrand]: true };
 
 export const MICRO_PER_USDT = 1_000_000;
 
+declare const microUsdBrand: unique symbol;
+/** A whole count of micro-USD (10^-6 USD): a provider's price or a store nominal, not yet a charge. */
+export type MicroUsd = number & { readonly [microUsdBrand]: true };
+
+/** The one way a number becomes `MicroUsd`: checked like `micro`. */
+export function microUsd(value: number): MicroUsd {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not a whole micro-USD amount: ${value}`);
+  return value as MicroUsd;
+}
+
+/** A USD price charged in USDT: at par, one USDT for one dollar (the store's total, a catalogue price). */
+export const usdAsUsdt = (amount: MicroUsd): Micro => micro(amount);
+
+/** An amount in either currency: the arithmetic below keeps the one it was given. */
+type Amount = Micro | MicroUsd;
+
 /** The most any amount or balance may be: 1,000,000,000 USDT. */
 export const MAX_USDT = 1_000_000_000;
-export const MAX_MICRO = MAX_USDT * MICRO_PER_USDT;
+export const MAX_MICRO = (MAX_USDT * MICRO_PER_USDT) as Micro;
 
 /** Whether a micro amount is a whole number within 0..MAX_MICRO. */
 export const withinBound = (micro: number) => Number.isSafeInteger(micro) && micro >= 0 && micro <= MAX_MICRO;
@@ -34,10 +52,10 @@ export function divideRounded(numerator: number, denominator: number): number {
   return numerator < 0 ? -rounded : rounded;
 }
 
-/** Rounds a micro amount to `decimals` USDT decimals (0..6). */
-export function roundMicro(amount: Micro, decimals: number): Micro {
+/** Rounds a micro amount to `decimals` decimals of its currency (0..6). */
+export function roundMicro<A extends Amount>(amount: A, decimals: number): A {
   const unit = 10 ** (6 - decimals);
-  return micro(divideRounded(amount, unit) * unit);
+  return micro(divideRounded(amount, unit) * unit) as number as A;
 }
 
 /** A plain decimal ("12.5") with at most `decimals` decimals, scaled to an integer of 10^-decimals units; null when it is not one. */
@@ -54,10 +72,10 @@ export function parseUsdt(text: string): Micro | null {
   return parsed !== null && parsed <= MAX_MICRO ? micro(parsed) : null;
 }
 
-/** A USD amount with at most 2 decimals ("10", "12.5") to micro; null when it is not one. */
-export function parseUsd(text: string): Micro | null {
+/** A USD amount with at most 2 decimals ("10", "12.5") to micro-USD; null when it is not one. */
+export function parseUsd(text: string): MicroUsd | null {
   const cents = parseScaled(text, 2, 9);
-  return cents === null ? null : micro(cents * 10_000);
+  return cents === null ? null : microUsd(cents * 10_000);
 }
 
 /** A percentage from 0 to 100 with at most 2 decimals ("4", "2.5") to basis points; null when it is not one. */
@@ -67,11 +85,16 @@ export function parseBasisPoints(text: string): number | null {
 }
 
 /**
- * A JSON number of USDT (or USD) to micro. Only for values already validated to carry at most 6 decimals;
+ * A JSON number of USDT to micro. Only for values already validated to carry at most 6 decimals;
  * Math.round absorbs the binary representation error (0.1 * 1e6 = 100000.00000000001).
  */
 export function fromUsdt(value: number): Micro {
   return micro(Math.round(value * MICRO_PER_USDT));
+}
+
+/** A JSON number of USD to micro-USD, as `fromUsdt` (a provider's price, a store nominal). */
+export function fromUsd(value: number): MicroUsd {
+  return microUsd(Math.round(value * MICRO_PER_USDT));
 }
 
 /** Micro (or a whole micro count from stored details) to a JSON number of USDT, exact to the micro. */
@@ -79,9 +102,12 @@ export function toUsdt(amount: number): number {
   return micro(amount) / MICRO_PER_USDT;
 }
 
-/** A percentage of a micro amount, the percentage in basis points (1% = 100 bp), rounded to the micro. */
-export function percentOf(amount: Micro, basisPoints: number): Micro {
-  return micro(divideRounded(amount * basisPoints, 10_000));
+/** Micro-USD to a JSON number of USD, exact to the micro. */
+export const toUsd = (amount: MicroUsd): number => microUsd(amount) / MICRO_PER_USDT;
+
+/** A percentage of a micro amount, the percentage in basis points (1% = 100 bp), rounded to the micro of its currency. */
+export function percentOf<A extends Amount>(amount: A, basisPoints: number): A {
+  return micro(divideRounded(amount * basisPoints, 10_000)) as number as A;
 }
 
 /** Formats micro as a plain USDT string with 2 to 6 decimals, for humans (CLI, bot). */

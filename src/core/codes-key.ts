@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { newVaultKey } from "../core/vault.js";
+import { newVaultKey } from "./vault.js";
 
 /** Where the codes key is kept when CODES_KEY is not set: `codes.key` beside the SQLite database. */
 export const codesKeyFile = (databaseUrl: string) => join(dirname(databaseUrl), "codes.key");
