@@ -48,7 +48,7 @@ export class StartFailed extends Error {
 }
 
 /** Resolves true once `work` settles, or false after `ms`, whichever comes first. */
-export async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), Math.max(0, ms));

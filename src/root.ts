@@ -35,7 +35,7 @@ import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 
-export { StartFailed, type StopReport };
+export { StartFailed };
 
 export interface RootOptions {
   clock?: Clock;
@@ -44,7 +44,7 @@ export interface RootOptions {
 }
 
 /** The core and what it stands on: what the admin CLI opens. Starts nothing in the background. */
-export interface CoreService {
+interface CoreService {
   config: Config;
   log: pino.Logger;
   /** The database itself, for tests and tools that inspect the books; the faces never see it. */
@@ -296,7 +296,7 @@ function openJobs(
   return { ...jobs, ...(topupPoll ? { topupPoll } : {}) };
 }
 
-export type Jobs = ReturnType<typeof openJobs>;
+type Jobs = ReturnType<typeof openJobs>;
 
 /** Opens the whole service: the core, then its jobs, the bot and the API, built but not started (see `start`). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {

@@ -53,7 +53,7 @@ export interface ApiOptions {
 /** Fastify's trustProxy: the proxies named, or the first `hops` hops (as Fastify does with a number). */
 const trusted = (setting: string | number) => (typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting);
 
-export const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
+const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 
 /**
  * The partner HTTP API over the core: what every request goes through, as named plugins (src/api/plugins, in the

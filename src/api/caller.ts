@@ -46,7 +46,7 @@ export function rateLimitKey(request: FastifyRequest): string {
   return `${isMiniAppCaller(caller) ? "miniapp:" : KEY_BUCKET_PREFIX}${caller.account.id}`;
 }
 
-export function clientNetwork(address: string): string {
+function clientNetwork(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address);
   if (ip.kind() === "ipv4") return ip.toString();

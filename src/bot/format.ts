@@ -1,4 +1,4 @@
-import { formatUsdt, type Micro } from "../core/model/money.js";
+import { formatUsdt } from "../core/model/money.js";
 import type { ListedOrder, Order } from "../core/model/products.js";
 
 /** A translation function: the context's `t`, or a locale's outside any update (notifications). */

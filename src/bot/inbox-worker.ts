@@ -117,5 +117,3 @@ export function createInboxWorker(options: InboxWorkerOptions) {
     },
   };
 }
-
-export type InboxWorker = ReturnType<typeof createInboxWorker>;

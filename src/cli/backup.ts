@@ -19,7 +19,7 @@ export function refusePostgres(databaseUrl: string | undefined): void {
 }
 
 /** Where a backup's copy of the codes key goes: beside it, `<backup>.codes.key`. */
-export const keyCopyOf = (target: string) => `${resolve(target)}.codes.key`;
+const keyCopyOf = (target: string) => `${resolve(target)}.codes.key`;
 
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 2 : 1)} MB`;
 

@@ -62,9 +62,9 @@ export const GIFTCARD_DEFAULT_QUANTITY = 1;
 export const GIFTCARD_QUANTITY_MAX = 1000;
 
 /** Store logins: a plain login, or the login inside a custom-id profile link. */
-export const STORE_LOGIN_PATTERN = /^[A-Za-z0-9_.-]{3,64}$/;
-export const STORE_LOGIN_LINK = /^(?:https?:\/\/)?[A-Za-z0-9.-]+\/id\/([A-Za-z0-9_.-]{3,64})\/?$/;
-export const STORE_NUMERIC_LINK = /\/profiles\/\d+\/?$/;
+const STORE_LOGIN_PATTERN = /^[A-Za-z0-9_.-]{3,64}$/;
+const STORE_LOGIN_LINK = /^(?:https?:\/\/)?[A-Za-z0-9.-]+\/id\/([A-Za-z0-9_.-]{3,64})\/?$/;
+const STORE_NUMERIC_LINK = /\/profiles\/\d+\/?$/;
 
 export type LoginCheck = { ok: true; login: string } | { ok: false; why: "email" | "numeric_link" | "pattern" };
 

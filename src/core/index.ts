@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.js";
 import type { OneStatementWrites } from "../db/placement.js";
-import { createHealth, type Health, PROBE_ROUND_MS } from "./health.js";
+import { createHealth, PROBE_ROUND_MS } from "./health.js";
 import type { Micro } from "./model/money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
@@ -62,8 +62,6 @@ export interface CoreDeps {
   cryptoPay: CryptoPayPort | null;
   topupLimits: TopupLimits;
 }
-
-export type { Health };
 
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {

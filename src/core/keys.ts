@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
-export const KEY_PREFIX = "sj_";
+const KEY_PREFIX = "sj_";
 const KEY_BYTES = 32;
 /** Characters of the key (after sj_) kept for display: 48 of 256 random bits, enough to tell keys apart. */
 const DISPLAY_CHARS = 8;

@@ -18,7 +18,7 @@ export type BackgroundScope = <T>(name: string, work: () => Promise<T>) => Promi
 /** No naming: the work just runs. */
 export const unnamed: BackgroundScope = (_name, work) => work();
 
-export interface ProviderFields {
+interface ProviderFields {
   providerOrderId?: string;
   providerStatus?: string;
 }
@@ -43,7 +43,7 @@ export interface RecipientProfile {
 
 export type SearchProduct = "stars" | "premium" | "ads";
 
-export interface Provider {
+interface Provider {
   /** False when the deployment has no address for this provider: its products answer 503. */
   readonly configured: boolean;
   ready(): Promise<boolean>;
@@ -61,7 +61,7 @@ export interface RatesPort extends Provider {
 }
 
 /** Every asynchronous provider answers "what happened to the order with this reference?" the same way. */
-export interface OrderStatusSource {
+interface OrderStatusSource {
   status(reference: string): Promise<UpstreamStatus>;
 }
 
@@ -95,7 +95,7 @@ export interface GameDenomination {
   etaSeconds: number;
 }
 
-export type PlayerCheck = { valid: true; playerName: string } | { valid: false; reason: string };
+type PlayerCheck = { valid: true; playerName: string } | { valid: false; reason: string };
 
 export interface GamesPort extends Provider, OrderStatusSource {
   list(): Promise<GameInfo[]>;
@@ -128,7 +128,7 @@ export interface GiftcardsPort extends Provider, OrderStatusSource {
   order(order: { reference: string; categoryId: string; cardId: string; quantity: number }): Promise<UpstreamOutcome>;
 }
 
-export interface GiftItem {
+interface GiftItem {
   /** A 64-bit number, always a string. */
   giftId: string;
   stars: number;

@@ -71,7 +71,7 @@ export interface SettledHow {
 }
 
 /** Applies an outcome: the order as it is now, and the balance its refund left when this call refunded it. */
-export type Settle = (orderId: number, outcome: UpstreamOutcome, how: SettledHow) => Promise<{ order: Order; refundBalanceMicro: Micro | null }>;
+type Settle = (orderId: number, outcome: UpstreamOutcome, how: SettledHow) => Promise<{ order: Order; refundBalanceMicro: Micro | null }>;
 
 export interface PurchasePipelineOptions {
   db: Db;

@@ -3,14 +3,14 @@ import { entriesNewestFirst, entriesOldestFirst, entryTotals, type LedgerEntry }
 import type { Account } from "./model/account.js";
 import { DomainError, invalid } from "./model/errors.js";
 import type { LedgerKind } from "./model/ledger.js";
-import { formatUsdt, type Micro, micro } from "./model/money.js";
+import { type Micro, micro } from "./model/money.js";
 
 /** The most entries one statement page holds (the same bound as the order list). */
-export const STATEMENT_PAGE_MAX = 100;
+const STATEMENT_PAGE_MAX = 100;
 /** The longest range one CSV export covers. */
-export const EXPORT_MAX_DAYS = 366;
+const EXPORT_MAX_DAYS = 366;
 /** The most entries one CSV export holds; a busier range is refused with a request to split it. */
-export const EXPORT_MAX_ENTRIES = 100_000;
+const EXPORT_MAX_ENTRIES = 100_000;
 const EXPORT_CHUNK = 1_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -141,5 +141,3 @@ export function createStatements({ db }: { db: Db }) {
     return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
   }
 }
-
-export type Statements = ReturnType<typeof createStatements>;

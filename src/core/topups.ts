@@ -53,14 +53,14 @@ const DAY_MS = 86_400_000;
 const PAYLOAD_SCAN = 1_000;
 
 /** A reference reduced to its letters and digits: "Bank TX-7781" and "bank tx 7781" are the same transfer. */
-export const referenceKey = (reference: string) =>
+const referenceKey = (reference: string) =>
   reference
     .normalize("NFKC")
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]/gu, "");
 
 /** Why approving a transfer needs a second, confirmed step. */
-export type ConfirmReason = "above_threshold" | "reference_reused";
+type ConfirmReason = "above_threshold" | "reference_reused";
 
 /** What the deciding administrator is shown of a transfer: other transfers with its reference, and why to confirm. */
 export interface TransferReview {

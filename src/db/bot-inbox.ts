@@ -143,5 +143,3 @@ export function botInbox(db: Db) {
     },
   };
 }
-
-export type BotInbox = ReturnType<typeof botInbox>;

@@ -3,7 +3,7 @@ import type { Clock } from "../core/model/clock.js";
 import { type Db, isPostgres } from "./database.js";
 
 /** How often the reading is taken again: the monotonic clock's drift from the database's stays a few ms. */
-export const CALIBRATE_EVERY_MS = 60_000;
+const CALIBRATE_EVERY_MS = 60_000;
 /** Readings per calibration; the one with the shortest round trip is kept (its error bound is the smallest). */
 const SAMPLES = 3;
 /**

@@ -138,7 +138,7 @@ function guardedRead(read: DirectRead, onFault?: (fault: DatabaseFault) => void)
  * from better-sqlite3. They become numbers here, exactly or not at all: a value JavaScript cannot hold
  * exactly is an error, never a rounding.
  */
-export function exactInteger(text: string): number {
+function exactInteger(text: string): number {
   const value = Number(text);
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value)) {
     throw new RangeError(`database value ${text} is not an integer JavaScript holds exactly`);

@@ -47,7 +47,7 @@ const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"
 const PG_LOST = /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
 
 /** The fault an engine's error stands for, or null for an error of the statement itself (a constraint, a syntax error). */
-export function faultOf(error: unknown): Omit<DatabaseFault, "at"> | null {
+function faultOf(error: unknown): Omit<DatabaseFault, "at"> | null {
   if (!(error instanceof Error)) return null;
   const code = String((error as { code?: unknown }).code ?? "");
   const fault = (kind: FaultKind) => ({ kind, code: code || error.message, message: error.message });
@@ -65,7 +65,7 @@ export function faultOf(error: unknown): Omit<DatabaseFault, "at"> | null {
 }
 
 /** The core's `unavailable` (503) for a fault, carrying the engine's error as its cause; null for any other error. */
-export function asUnavailable(error: unknown): DomainError | null {
+function asUnavailable(error: unknown): DomainError | null {
   if (error instanceof DomainError) return null;
   const fault = faultOf(error);
   return fault ? unavailable(MESSAGES[fault.kind], { reason: "database_unavailable" }, error) : null;

@@ -7,9 +7,9 @@ import type { TopupMethod, TopupStatus } from "../core/model/topup.js";
  * booleans (0/1 integers in SQLite, converted at the driver); times are ISO 8601 UTC text with milliseconds
  * (`2026-11-22T21:55:09.123Z`), one fixed width, so they compare as text on both engines.
  */
-export type Flag = boolean;
+type Flag = boolean;
 
-export interface AccountsTable {
+interface AccountsTable {
   id: Generated<number>;
   /** `standard` spends its own balance; `owner` spends the service wallet; `wallet` is that one wallet. */
   kind: "standard" | "owner" | "wallet";
@@ -31,7 +31,7 @@ export interface AccountsTable {
   session_generation: ColumnType<number, number | undefined, number>;
 }
 
-export interface ApiKeysTable {
+interface ApiKeysTable {
   id: Generated<number>;
   account_id: number;
   /** SHA-256 of the whole key, hex. The key itself is never stored. */
@@ -41,7 +41,7 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
-export interface LedgerEntriesTable {
+interface LedgerEntriesTable {
   id: Generated<number>;
   account_id: number;
   order_id: number | null;
@@ -56,9 +56,9 @@ export interface LedgerEntriesTable {
   topup_id: number | null;
 }
 
-export type OrderStatus = "processing" | "completed" | "failed";
+type OrderStatus = "processing" | "completed" | "failed";
 
-export interface OrdersTable {
+interface OrdersTable {
   id: Generated<number>;
   /** The account whose key placed the order. */
   account_id: number;
@@ -91,7 +91,7 @@ export interface OrdersTable {
   completed_at: string | null;
 }
 
-export interface AuditLogTable {
+interface AuditLogTable {
   id: Generated<number>;
   actor: string;
   action: string;
@@ -100,13 +100,13 @@ export interface AuditLogTable {
   created_at: string;
 }
 
-export interface BotStateTable {
+interface BotStateTable {
   key: string;
   value: string;
   updated_at: string;
 }
 
-export interface RateLimitsTable {
+interface RateLimitsTable {
   /** `account:<id>` or `ip:<address>`. */
   key: string;
   /** Start of the fixed window, in ms since the epoch. */
@@ -137,7 +137,7 @@ export interface WebhookEndpointsTable {
   updated_at: string;
 }
 
-export type WebhookEventStatus = "pending" | "delivered" | "failed";
+type WebhookEventStatus = "pending" | "delivered" | "failed";
 
 export interface WebhookEventsTable {
   id: Generated<number>;
@@ -158,7 +158,7 @@ export interface WebhookEventsTable {
   delivered_at: string | null;
 }
 
-export interface WebhookAttemptsTable {
+interface WebhookAttemptsTable {
   id: Generated<number>;
   event_id: number;
   account_id: number;
@@ -170,7 +170,7 @@ export interface WebhookAttemptsTable {
   succeeded: Flag;
 }
 
-export interface QuotesTable {
+interface QuotesTable {
   /** `q_` and 24 random base64url characters: unguessable, so only the account it was given to knows it. */
   id: string;
   account_id: number;
@@ -187,7 +187,7 @@ export interface QuotesTable {
   order_id: number | null;
 }
 
-export interface AlertStatesTable {
+interface AlertStatesTable {
   /** What is alerted on: `provider:<name>`, `refunds`, `wallet`, `stuck`, `ledger`. */
   key: string;
   firing: Flag;
@@ -218,7 +218,7 @@ export interface Database {
 }
 
 /** One update Telegram gave the bot, from its arrival until it was handled (src/db/bot-inbox.ts). */
-export interface BotInboxTable {
+interface BotInboxTable {
   update_id: number;
   /** What orders it: the chat's id (or the sender's, or `u:<update_id>` for an update with neither). */
   chat: string;
@@ -234,7 +234,7 @@ export interface BotInboxTable {
   done_at: string | null;
 }
 
-export interface HealthProbesTable {
+interface HealthProbesTable {
   key: string;
   result: string | null;
   probed_at: string;
@@ -264,14 +264,14 @@ export interface TopupsTable {
 }
 
 /** A message an administrator got about a transfer, edited by whichever instance sees it decided or cancelled. */
-export interface TopupNoticesTable {
+interface TopupNoticesTable {
   topup_id: number;
   chat_id: string;
   message_id: number;
 }
 
 /** What Crypto Pay told us that matches no top-up as it should: logged, alerted, never credited. */
-export interface PaymentAnomaliesTable {
+interface PaymentAnomaliesTable {
   invoice_id: number;
   topup_id: number | null;
   kind: string;

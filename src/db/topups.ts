@@ -202,7 +202,7 @@ export async function pendingTransfers(
 }
 
 /** The account's top-ups in these states, oldest first, at most `limit`. */
-export async function openTopups(exec: Executor, accountId: number, statuses: TopupStatus[], limit: number): Promise<Topup[]> {
+async function openTopups(exec: Executor, accountId: number, statuses: TopupStatus[], limit: number): Promise<Topup[]> {
   const rows = await exec
     .selectFrom("topups")
     .selectAll()

@@ -16,7 +16,7 @@ export interface EmulatedUser {
 }
 
 /** A file the bot sent (sendDocument), kept whole so a test can read it. */
-export interface SentDocument {
+interface SentDocument {
   file_id: string;
   file_name: string;
   file_size: number;
@@ -54,7 +54,7 @@ type Part = { name: string; filename?: string; data: Buffer };
  * Multipart/form-data as grammY sends it with a file (fields, then `attach://<id>` parts; the filename may be
  * unquoted). Enough for the Bot API's uploads, not a general parser.
  */
-export function parseMultipart(body: Buffer, contentType: string): Part[] {
+function parseMultipart(body: Buffer, contentType: string): Part[] {
   const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   if (!boundary) throw new Error("multipart body without a boundary");
   const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
@@ -83,7 +83,7 @@ const FILES = Symbol("files");
 /** A field that Telegram takes as JSON arrives as text in a multipart request. */
 const jsonField = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
 
-export function buildEmulator(): FastifyInstance {
+function buildEmulator(): FastifyInstance {
   // Long polls are held open: closing must not wait for their keep-alive to time out.
   const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true });
   // Uploads (sendDocument with a file) come as multipart: fields become the payload, files ride along under

@@ -94,8 +94,6 @@ export function createLoop<T>(options: LoopOptions<T>) {
   };
 }
 
-export type Loop<T> = ReturnType<typeof createLoop<T>>;
-
 /** What a leased job's pass reads: set by `stop` (claim no more) and by `handBack` (record nothing more). */
 export interface LeaseState {
   /** Set by `stop`: the pass under way claims no more. */

@@ -268,8 +268,6 @@ export function createMonitor(options: MonitorOptions) {
   return job satisfies Job;
 }
 
-export type Monitor = ReturnType<typeof createMonitor>;
-
 /** What the metrics show of the backlog: processing orders (and the oldest one's age), webhook events waiting. */
 export async function readBacklog(db: Db, clock: Clock) {
   const read = await backlog(db);

@@ -126,5 +126,3 @@ export function createPurges(options: PurgesOptions) {
   };
   return job satisfies Job;
 }
-
-export type Purges = ReturnType<typeof createPurges>;

@@ -90,5 +90,3 @@ export function createReconciler(options: ReconcilerOptions) {
     release: async () => ({ orders: await releaseOrders(db, claims, clock.now().toISOString()) }),
   });
 }
-
-export type Reconciler = ReturnType<typeof createReconciler>;

@@ -81,5 +81,3 @@ export function createTopupPoll(options: TopupPollOptions) {
     release: async () => ({ invoices: await releaseInvoices(db, claims, clock.now().toISOString()) }),
   });
 }
-
-export type TopupPoll = ReturnType<typeof createTopupPoll>;

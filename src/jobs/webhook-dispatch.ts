@@ -17,7 +17,7 @@ import {
 } from "../db/webhook-events.js";
 import { createLeasedJob, type Job, type JobLog, type LeaseState } from "./loop.js";
 
-export interface DispatchSettings {
+interface DispatchSettings {
   /** One attempt's bound: connecting, the answer's headers and its body. */
   timeoutMs: number;
   /** A failing endpoint's first wait (the breaker); each later one doubles, up to `retryMaxMs`, with a little jitter. */
@@ -47,7 +47,7 @@ const SLOTS = 16;
 const PER_ENDPOINT = 4;
 
 /** The breaker's wait after `failures` failed turns in a row: doubling from the base up to the most, with a little jitter. */
-export function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryMaxMs">, failures: number): number {
+function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryMaxMs">, failures: number): number {
   const step = Math.min(settings.retryBaseMs * 2 ** Math.min(failures - 1, 30), settings.retryMaxMs);
   return Math.round(step * (0.9 + Math.random() * 0.2));
 }
@@ -58,7 +58,7 @@ export function backoff(settings: Pick<DispatchSettings, "retryBaseMs" | "retryM
  * next turn. The attempt is recorded even when the claim no longer holds the event: it was made. Returns the
  * endpoint disabled by this record, to be told of, or null.
  */
-export async function record(
+async function record(
   db: Db,
   settings: DispatchSettings,
   event: WebhookEvent,
@@ -218,5 +218,3 @@ export function createWebhookDispatch(options: DispatchOptions) {
   };
   return dispatch satisfies Job;
 }
-
-export type WebhookDispatch = ReturnType<typeof createWebhookDispatch>;

@@ -32,7 +32,7 @@ function maskDeep(value: unknown, depth = 0): unknown {
 }
 
 /** pino's error serializer (message, stack, causes, nested errors), with secret-shaped text masked throughout. */
-export function errSerializer(error: Error): unknown {
+function errSerializer(error: Error): unknown {
   return maskDeep(pino.stdSerializers.err(error));
 }
 
@@ -50,7 +50,7 @@ export function requestLogger(logger: FastifyBaseLogger, bindings: pino.Bindings
  * pino's `mixin`: every line logged while a request, bot update or background pass is under way carries
  * its id as `reqId` (a request's own logger has it bound already: not twice).
  */
-export function requestIdMixin(_object: object, _level: number, logger: object): object {
+function requestIdMixin(_object: object, _level: number, logger: object): object {
   const id = currentRequestId();
   return id && !perRequest.has(logger) ? { reqId: id } : {};
 }
@@ -71,13 +71,13 @@ export function maskErrorInPlace<E>(error: E, depth = 0): E {
 }
 
 /** Paths of request data that must never reach a log line. */
-export const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
+const REDACTED_PATHS = ['req.headers["x-api-key"]', "req.headers.authorization", "key", "apiKey"];
 
 /**
  * A key (or a webhook secret, or a bot token) pasted into a URL by mistake must not reach the log either,
  * percent-encoded or not: the URL is decoded first (when it decodes), then every secret-shaped token is masked.
  */
-export function maskKeys(text: string): string {
+function maskKeys(text: string): string {
   let decoded = text;
   try {
     decoded = decodeURIComponent(text);
@@ -88,7 +88,7 @@ export function maskKeys(text: string): string {
 }
 
 /** Request log serializer: what Fastify logs by default, with key-shaped tokens masked in the URL. */
-export function requestSerializer(request: { method: string; url: string; host?: string; ip?: string }) {
+function requestSerializer(request: { method: string; url: string; host?: string; ip?: string }) {
   return { method: request.method, url: maskKeys(request.url), host: request.host, remoteAddress: request.ip };
 }
 

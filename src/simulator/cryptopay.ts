@@ -57,7 +57,7 @@ export async function pointCryptoPayWebhook(simulatorUrl: string, url: string): 
 }
 
 /** Crypto Pay's webhook signature: hex HMAC-SHA256 of the raw body, keyed with SHA-256 of the token. */
-export const cryptoPaySignatureOf = (token: string, body: string) =>
+const cryptoPaySignatureOf = (token: string, body: string) =>
   createHmac("sha256", createHash("sha256").update(token).digest()).update(body).digest("hex");
 
 export function cryptoPayRoutes(app: FastifyInstance, sim: SimContext, options: { webhookUrl?: string } = {}) {

@@ -17,7 +17,7 @@ interface GameData {
   denominations: Array<{ name: string; cost_usd: number; eta_seconds: number }>;
 }
 
-export const GAMES: GameData[] = [
+const GAMES: GameData[] = [
   {
     code: "pubgm",
     name: "PUBG Mobile",

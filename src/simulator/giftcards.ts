@@ -7,7 +7,7 @@ import type { SimContext } from "./context.js";
  * Gift card codes. Stock is uneven and one denomination is out of stock; card `apple-us-fail` always fails
  * at the provider. Codes are ready about 23 seconds after the order, times the scale.
  */
-export const BRANDS = [
+const BRANDS = [
   { category_id: "psn-us", name: "PlayStation Store (US)", notes: "Redeemable on US PlayStation accounts only" },
   { category_id: "apple-us", name: "App Store & iTunes (US)", notes: "US Apple accounts only" },
   { category_id: "google-play-tr", name: "Google Play (TR)", notes: "Turkish Google accounts only" },
@@ -24,7 +24,7 @@ interface Card {
 }
 
 /** The starting catalogue; each simulator instance keeps its own copy, whose stock orders consume. */
-export const CARDS: Card[] = [
+const CARDS: Card[] = [
   { card_id: "psn-us-10", category_id: "psn-us", name: "$10", cost_usd: 10, stock: 40, min_quantity: 1, max_quantity: 10 },
   { card_id: "psn-us-25", category_id: "psn-us", name: "$25", cost_usd: 25, stock: 3, min_quantity: 1, max_quantity: 5 },
   { card_id: "psn-us-50", category_id: "psn-us", name: "$50", cost_usd: 50, stock: 0, min_quantity: 1, max_quantity: 5 },

@@ -7,7 +7,7 @@ import type { SimContext } from "./context.js";
  * Messaging-platform gifts. Ids are 64-bit numbers carried as strings. Recipients starting with refuse_
  * do not accept gifts; fail_ makes the send fail; missing_ does not exist. Limited gifts sell out.
  */
-export const GIFTS = [
+const GIFTS = [
   { id: "5170145012310081615", stars: 15, emoji: "💝", limited: false, remaining: null as number | null },
   { id: "5170233102089322756", stars: 15, emoji: "🧸", limited: false, remaining: null },
   { id: "5168103777563050263", stars: 25, emoji: "🌹", limited: false, remaining: null },

@@ -27,7 +27,7 @@ export interface SimulatorOptions {
 
 const faultSchema = z.object({ provider: z.enum(PROVIDERS), mode: z.enum(FAULTS) });
 
-export function buildSimulator(options: SimulatorOptions = {}): FastifyInstance {
+function buildSimulator(options: SimulatorOptions = {}): FastifyInstance {
   const app = Fastify({ logger: options.logger ?? false });
   const { context: sim, setFault, faults, close } = createContext(options.timeScale ?? 1);
   app.addHook("preClose", async () => close());

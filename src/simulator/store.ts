@@ -7,7 +7,7 @@ import type { SimContext } from "./context.js";
  * Game-store wallet top-ups by account login. Test logins: fail_ (rejected), nofunds_ (the provider's own
  * balance is short), pending_ (202, completes later), pendingfail_ (202, fails later), expire_ (202, expires).
  */
-export const STORE_LIMITS = { min_usd: 1, max_usd: 400, fee_ratio: 0.03 };
+const STORE_LIMITS = { min_usd: 1, max_usd: 400, fee_ratio: 0.03 };
 const PENDING_MS = 20_000;
 
 const orderSchema = z.object({

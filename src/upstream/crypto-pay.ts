@@ -7,7 +7,7 @@ import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "../core/p
 // providers', rather than a client library: four methods, one header, one signature, all checked with zod here.
 
 /** An amount as Crypto Pay writes it ("10", "2.5") into micro-units, exactly (no float). */
-export function microOf(amount: string): number | null {
+function microOf(amount: string): number | null {
   const match = /^(\d{1,12})(?:\.(\d{1,8}))?$/.exec(amount);
   if (!match) return null;
   const fraction = (match[2] ?? "").padEnd(8, "0");
@@ -16,7 +16,7 @@ export function microOf(amount: string): number | null {
 }
 
 /** Micro-units as Crypto Pay takes an amount: "12.5", never an exponent. */
-export function amountOf(micro: number): string {
+function amountOf(micro: number): string {
   const whole = Math.floor(micro / 1_000_000);
   const fraction = String(micro % 1_000_000)
     .padStart(6, "0")
@@ -66,7 +66,7 @@ export const cryptoPaySignature = (token: string, rawBody: string) =>
   createHmac("sha256", createHash("sha256").update(token).digest()).update(rawBody).digest("hex");
 
 /** Whether `header` is the body's signature under the token; constant time, false on anything malformed. */
-export function verifyCryptoPaySignature(token: string, rawBody: string, header: string | undefined): boolean {
+function verifyCryptoPaySignature(token: string, rawBody: string, header: string | undefined): boolean {
   if (!header || !/^[0-9a-f]{64}$/i.test(header)) return false;
   return timingSafeEqual(Buffer.from(header.toLowerCase(), "hex"), Buffer.from(cryptoPaySignature(token, rawBody), "hex"));
 }

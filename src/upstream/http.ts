@@ -11,7 +11,7 @@ export interface UpstreamResponse {
 /** The request never reached the provider (refused, unresolvable): safe to treat as "not done". */
 export class NotSentError extends Error {}
 /** The request may have reached the provider but no answer came in time: the outcome is unknown. */
-export class NoAnswerError extends Error {}
+class NoAnswerError extends Error {}
 
 /** Health probes answer fast or count as not ready; /v1/health must not hang on a stuck provider. */
 const READY_TIMEOUT_MS = 2_000;

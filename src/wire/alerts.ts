@@ -18,8 +18,6 @@ export type AlertDetails =
   /** This instance's statements met database faults since the last check (the last one's kind and the engine's words). */
   | { kind: "database"; fault: FaultKind | null; count: number; cause: string | null };
 
-export type AlertKind = AlertDetails["kind"];
-
 /** One change to tell administrators: a condition started firing, is still firing (a reminder), or stopped. */
 export interface Alert {
   key: string;

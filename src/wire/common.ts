@@ -10,7 +10,7 @@ import {
   USERNAME_PATTERN,
   USERNAME_RULE,
 } from "../core/formats.js";
-import { MAX_USDT, type Micro } from "../core/model/money.js";
+import { MAX_USDT } from "../core/model/money.js";
 import type { OrderBase } from "../core/model/order.js";
 import type { Order, OrderOfType, ProductType } from "../core/model/products.js";
 import type { Priced } from "../core/purchase.js";
@@ -31,7 +31,7 @@ export const expect = (name: string, what: string) => ({
 export const usernameOf = (name: string) => z.string(expect(name, "a string")).regex(USERNAME_PATTERN, `${name} must be ${USERNAME_RULE}`);
 export const usernameField = usernameOf("username");
 
-export const idempotencyKeyField = z
+const idempotencyKeyField = z
   .string(expect("idempotency_key", "a string"))
   .min(1, "idempotency_key must not be empty")
   .max(IDEMPOTENCY_KEY_MAX, `idempotency_key must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
@@ -41,7 +41,7 @@ export const idempotencyKeyField = z
   .describe("Strongly recommended: a repeat with the same key and the same identifying fields returns the earlier order without a second charge");
 
 /** The confirmed-price guard: an addition to the contract that a client may ignore. */
-export const maxUsdtField = z
+const maxUsdtField = z
   .number(expect("max_usdt", "a number"))
   .positive("max_usdt must be more than 0")
   .max(MAX_USDT, `max_usdt must be at most ${MAX_USDT}`)
@@ -52,7 +52,7 @@ export const maxUsdtField = z
   );
 
 /** A binding quote to buy at: an addition to the contract that a client may ignore. */
-export const quoteIdField = z
+const quoteIdField = z
   .string(expect("quote_id", "a string"))
   .regex(QUOTE_ID_PATTERN, `quote_id must be ${QUOTE_ID_RULE}`)
   .nullish()

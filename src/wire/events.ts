@@ -27,7 +27,7 @@ export const eventEnvelope = (event: EventBody, at: string, test = false): Event
 });
 
 /** The order as events carry it: the body of its status endpoint, with the balance right after, never any gift card code. */
-export function eventOrder(order: Order, balanceMicro: Micro): object {
+function eventOrder(order: Order, balanceMicro: Micro): object {
   // Should a view ever throw, a minimal body: the settlement the event rides on must still commit.
   try {
     return orderView(order, balanceMicro);
@@ -48,7 +48,7 @@ export function orderEvent(order: Order, balanceMicro: Micro): EventBody<"order.
 }
 
 /** A sandbox call's answer as a (test) order.completed: the answer itself is the order. */
-export const sandboxEvent = (answer: object): EventBody<"order.completed"> => ({ type: "order.completed", data: { order: answer } });
+const sandboxEvent = (answer: object): EventBody<"order.completed"> => ({ type: "order.completed", data: { order: answer } });
 
 /** An administrator's credit or debit of the balance. */
 export function balanceChanged(change: BalanceChange): EventBody<"balance.changed"> {

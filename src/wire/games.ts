@@ -11,7 +11,7 @@ import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderSta
 
 export const gameCodeParams = z.object({ code: z.string().min(1).max(64) });
 
-export const gameSchema = z
+const gameSchema = z
   .object({
     code: z.string(),
     name: z.string(),
@@ -88,7 +88,7 @@ export const gameOrderResponse = orderEnvelope(z.literal("game"), {
 }).meta({ id: "GameOrderResponse" });
 
 /** The catalogue's delivery estimate (eta=1): a label `fast` (≤ 60 s), `normal` (≤ 3 min) or `slow`, and a text. */
-export function etaView(seconds: number) {
+function etaView(seconds: number) {
   const label = seconds <= 60 ? "fast" : seconds <= 180 ? "normal" : "slow";
   const display = seconds < 60 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`;
   return { label, display, median_seconds: seconds };

@@ -11,7 +11,7 @@ const DATE_OR_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\
  * An ISO 8601 date (UTC midnight) or a time with a zone (Z or ±hh:mm), normalized to the stored form (UTC, ms).
  * A time without a zone is refused: it would mean a different instant on every client.
  */
-export function isoTime(name: string) {
+function isoTime(name: string) {
   const rule = `${name} must be an ISO 8601 date or time with a zone, such as 2026-11-01 or 2026-11-01T00:00:00Z`;
   return z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : rule) }).transform((text, ctx) => {
     const match = DATE_OR_TIME.exec(text);
@@ -39,7 +39,7 @@ export function isoTime(name: string) {
 }
 
 /** The statement's cursor: opaque to clients; inside, the id of the last entry of the page they have. */
-export const encodeCursor = (entryId: number) => Buffer.from(`e${entryId}`).toString("base64url");
+const encodeCursor = (entryId: number) => Buffer.from(`e${entryId}`).toString("base64url");
 
 const cursorField = z
   .string()
@@ -99,7 +99,7 @@ export const ledgerResponse = z
   })
   .meta({ id: "LedgerStatement" });
 
-export const entryView = (entry: StatementEntry): z.infer<typeof ledgerEntrySchema> => ({
+const entryView = (entry: StatementEntry): z.infer<typeof ledgerEntrySchema> => ({
   entry_id: entry.id,
   kind: entry.kind,
   amount_usdt: toUsdt(entry.amountMicro),

@@ -3,7 +3,7 @@ import type { Statement, StatementRange } from "../core/statement.js";
 
 // The ledger statement as CSV: what GET /v1/ledger/export answers and the bot's statement sends as a file.
 
-export const CSV_COLUMNS = ["entry_id", "created_at", "kind", "amount_usdt", "balance_after_usdt", "order_id", "note"] as const;
+const CSV_COLUMNS = ["entry_id", "created_at", "kind", "amount_usdt", "balance_after_usdt", "order_id", "note"] as const;
 
 /** Where a spreadsheet may start a cell: the cell's start, or after a separator of any locale (, ; tab) or a line break. */
 const FORMULA_START = /(^|[,;\t\r\n])(\s*[=+\-@])/g;
@@ -14,7 +14,7 @@ const FORMULA_START = /(^|[,;\t\r\n])(\s*[=+\-@])/g;
  * return gets one too; a cell with a quote, a separator of any locale or a line break is quoted, quotes doubled.
  * Amounts are generated and may rightly start with "-": only free text goes through this.
  */
-export function csvText(value: string): string {
+function csvText(value: string): string {
   let guarded = value.replace(FORMULA_START, "$1'$2");
   if (/^[\t\r]/.test(guarded)) guarded = `'${guarded}`;
   return /[",;\t\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;

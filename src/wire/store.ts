@@ -13,7 +13,7 @@ import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchas
 /** The store's machine-readable reasons for a bad field, on every route that takes a store body. */
 export const STORE_FIELD_CODES: Record<string, Reason> = { login: "login_not_supported", amount_usd: "invalid_amount" };
 
-export const storeQuoteSchema = z
+const storeQuoteSchema = z
   .object({
     amount_usd: z.number(),
     provider_fee_usd: z.number(),
@@ -90,7 +90,7 @@ export const storeRequestOf = (body: { login: string; amount_usd: number }): Sto
 export const storePricingAmountOf = (query: { amount_usd?: number }): MicroUsd | undefined =>
   query.amount_usd === undefined ? undefined : sentNominal(query.amount_usd);
 
-export function storeQuoteView(quote: StorePrice): z.infer<typeof storeQuoteSchema> {
+function storeQuoteView(quote: StorePrice): z.infer<typeof storeQuoteSchema> {
   return {
     amount_usd: toUsd(quote.amountMicro),
     provider_fee_usd: toUsd(quote.feeMicro),

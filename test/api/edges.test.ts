@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MAX_MICRO, MAX_USDT, micro, parseUsdt } from "../../src/core/model/money.js";
+import { MAX_MICRO, MAX_USDT, micro } from "../../src/core/model/money.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;

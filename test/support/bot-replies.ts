@@ -22,7 +22,7 @@ export async function writeAll(chats: EmulatedChat[], messages: number) {
 }
 
 /** The bot's messages in each chat. */
-export async function answers(chats: EmulatedChat[]): Promise<number[]> {
+async function answers(chats: EmulatedChat[]): Promise<number[]> {
   return Promise.all(chats.map(async (chat) => (await chat.messages()).filter((m) => m.from_bot).length));
 }
 

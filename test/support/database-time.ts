@@ -4,7 +4,7 @@ import type { DatabaseClock } from "../../src/db/clock.js";
 import { type Db, isPostgres } from "../../src/db/database.js";
 
 /** The database's own clock now (SQLite's is this machine's), in ms. */
-export async function databaseMs(db: Db): Promise<number> {
+async function databaseMs(db: Db): Promise<number> {
   if (!isPostgres(db)) return Date.now();
   const { rows } = await sql<{ ms: number }>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`.execute(db);
   return rows[0]!.ms;

@@ -8,7 +8,7 @@ import pg from "pg";
 export const TEST_ENGINE: "sqlite" | "postgres" = process.env.TEST_ENGINE === "postgres" ? "postgres" : "sqlite";
 
 /** The server the PostgreSQL half uses; each test database is made on it and dropped after. */
-export const POSTGRES_SERVER_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const POSTGRES_SERVER_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /** Databases of one run share a prefix, so the run's teardown can drop any a crashed file left behind. */
 export const runPrefix = (runId: string) => `ptest_${runId}_`;

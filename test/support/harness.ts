@@ -14,13 +14,13 @@ import { assertBooks } from "./books.js";
 import { TEST_ENGINE, testDatabase } from "./databases.js";
 
 /** The service's clock in a test: real time, moved on by `advance` (nothing sleeps to let time pass). */
-export interface TestClock extends Clock {
+interface TestClock extends Clock {
   advance(ms: number): void;
   /** Back to real time. */
   reset(): void;
 }
 
-export function testClock(): TestClock {
+function testClock(): TestClock {
   let offsetMs = 0;
   return {
     now: () => new Date(Date.now() + offsetMs),

@@ -12,7 +12,7 @@ import { type Receiver, startReceiver } from "./receiver.js";
 
 // Webhook tests on real service processes: a simulator, a receiver, and a database of each test's own.
 
-export let simulator: Awaited<ReturnType<typeof startSimulator>>;
+let simulator: Awaited<ReturnType<typeof startSimulator>>;
 export let receiver: Receiver;
 let database: TestDatabase;
 export let db: Db;

@@ -4,13 +4,13 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 
-export const MINIAPP_PAGE = "/app/";
+const MINIAPP_PAGE = "/app/";
 
 /**
  * The page's policy: its own scripts and styles only (no inline script, no eval), calls to this service only,
  * images from anywhere over HTTPS (avatars, gift previews); framed by Telegram's web client.
  */
-export const MINIAPP_CSP = [
+const MINIAPP_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 import { newRequestId, saneRequestId, withRequestId } from "../../observability/context.js";
 import { requestLogger } from "../../observability/log.js";
 
-export const REQUEST_ID_HEADER = "x-request-id";
+const REQUEST_ID_HEADER = "x-request-id";
 
 /**
  * Fastify options: the request id is the client's `X-Request-Id` when it is sane (1 to 64 of

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { Account } from "../../core/model/account.js";
 import type { Core } from "../../core/index.js";
 import { DomainError } from "../../core/model/errors.js";
 import { fromUsdt } from "../../core/model/money.js";
@@ -10,7 +9,7 @@ import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topu
 
 export const CRYPTO_PAY_WEBHOOK_PATH = "/cryptopay/webhook";
 /** Calls with a wrong signature one address may make a minute; past it the webhook answers 429 without checking. */
-export const FAILED_CALLS_PER_MINUTE = 10;
+const FAILED_CALLS_PER_MINUTE = 10;
 /** Addresses remembered at most: a flood from many addresses cannot grow the map without bound. */
 const ADDRESSES_MAX = 10_000;
 
@@ -42,15 +41,6 @@ function createFailureBound(max: number, windowMs: number) {
       windows.set(address, { count: 1, endsAt: now + windowMs });
     },
   };
-}
-
-/** A top-up as its body asks: an invoice (the default where Crypto Pay is offered) or a transfer to approve. */
-function startTopup(core: Core, account: Account, body: z.infer<typeof topupBody>) {
-  const amountMicro = fromUsdt(body.amount_usdt);
-  const method = body.method ?? (core.topups.methods().invoice ? "invoice" : "transfer");
-  return method === "invoice"
-    ? core.topups.startInvoice(account, amountMicro)
-    : core.topups.requestTransfer(account, amountMicro, body.reference ?? "");
 }
 
 /** The key's top-ups: start one (an invoice, or a transfer to approve), list them, read one, cancel one. */

@@ -13,7 +13,7 @@ const NOTE_SHOWN = 80;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The export ranges the bot offers, in UTC: [from, to) as the API takes them. */
-export const EXPORT_RANGES = {
+const EXPORT_RANGES = {
   month: (now: Date) => ({ from: monthStart(now, 0), to: monthStart(now, 1) }),
   "last-month": (now: Date) => ({ from: monthStart(now, -1), to: monthStart(now, 0) }),
   "30d": (now: Date) => {

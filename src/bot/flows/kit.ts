@@ -153,7 +153,7 @@ export async function finish(ctx: FlowContext, deps: FlowDeps, text: string): Pr
 }
 
 /** The line that tells how to reach a person, when SUPPORT_CONTACT is set. */
-export const supportLine = (ctx: FlowContext, deps: FlowDeps) => (deps.support ? `\n${ctx.t("support", { contact: deps.support })}` : "");
+const supportLine = (ctx: FlowContext, deps: FlowDeps) => (deps.support ? `\n${ctx.t("support", { contact: deps.support })}` : "");
 
 /** Explains a refused core call in the user's language, by its reason, with the way on; the flow ends. */
 export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDeps, refusal: Refusal): Promise<never> {

@@ -18,7 +18,7 @@ export type ErrorCode =
   | "unavailable";
 
 /** Which administrator rule refused an admin operation (no API client ever meets these), for faces to word it. */
-export type AdminRule =
+type AdminRule =
   | "no_account"
   | "ambiguous_target"
   | "owner_key"

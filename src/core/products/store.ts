@@ -22,7 +22,7 @@ const LOGIN_REFUSALS = {
 };
 
 /** The login of a store request; an e-mail or a numeric-id link is `login_not_supported`. */
-export function normaliseLogin(input: string): string {
+function normaliseLogin(input: string): string {
   const checked = checkStoreLogin(input);
   if (!checked.ok) throw invalid(LOGIN_REFUSALS[checked.why], { reason: "login_not_supported" });
   return checked.login;

@@ -14,10 +14,6 @@ function parsed(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return ipaddr.isValid(address) ? ipaddr.process(address) : null;
 }
 
-export function isLoopbackAddress(address: string): boolean {
-  return parsed(address)?.range() === "loopback";
-}
-
 /** True when a resolved address may receive webhooks. */
 export function addressAllowed(address: string, allowLoopback: boolean): boolean {
   const ip = parsed(address);

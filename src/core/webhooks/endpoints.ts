@@ -132,5 +132,3 @@ export function createEndpoints({ db, clock, vault, policy }: { db: Db; clock: C
     },
   };
 }
-
-export type Endpoints = ReturnType<typeof createEndpoints>;

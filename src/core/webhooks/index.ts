@@ -79,5 +79,3 @@ export function createWebhooks(options: WebhooksOptions) {
     attempts: (accountId: number, page: { limit: number; before?: number }): Promise<WebhookAttempt[]> => listAttempts(db, accountId, page),
   };
 }
-
-export type Webhooks = ReturnType<typeof createWebhooks>;

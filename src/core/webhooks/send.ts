@@ -9,14 +9,14 @@ import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 export const succeeded = (result: WebhookResult) => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
 export const errorOf = (result: WebhookResult) => result.error ?? `HTTP ${result.statusCode}`;
 
-export interface SignedSend {
+interface SignedSend {
   sender: WebhookSender;
   clock: Clock;
   timeoutMs: number;
 }
 
 /** One signed POST of an event's stored body to `url`, signed by every live secret of the endpoint. */
-export function sendSigned(
+function sendSigned(
   how: SignedSend,
   to: { url: string; secrets: string[] },
   event: { eventId: string; type: string; payload: string },

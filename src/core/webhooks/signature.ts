@@ -6,11 +6,11 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
  * the raw bytes it got, and refuses a `t` outside its tolerance, so a captured delivery cannot be replayed later.
  */
 export const SIGNATURE_HEADER = "x-webhook-signature";
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+const DEFAULT_TOLERANCE_SECONDS = 300;
 
 export const newSecret = () => `whsec_${randomBytes(32).toString("base64url")}`;
 
-export const sign = (secret: string, timestamp: number, body: string) => createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+const sign = (secret: string, timestamp: number, body: string) => createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
 
 export function signatureHeader(secrets: string[], timestamp: number, body: string): string {
   return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${sign(secret, timestamp, body)}`)].join(",");

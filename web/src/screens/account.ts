@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Answer, OrderSummary, Topup } from "../api.js";
+import type { Answer, Topup } from "../api.js";
 import type { components } from "../api-types.js";
 import { amount } from "../money.js";
 import { telegram } from "../telegram.js";
