@@ -5,7 +5,7 @@ import type { Clock } from "./model/clock.js";
 import { notFound } from "./model/errors.js";
 import type { Topup } from "./model/topup.js";
 import type { CryptoInvoice, CryptoPayPort } from "./ports.js";
-import type { Admin, TopupContext, TopupEvent, TopupLimits, TopupListener, TopupListeners } from "./topups/context.js";
+import type { DecidingAdmin, TopupContext, TopupEvent, TopupLimits, TopupListener, TopupListeners } from "./topups/context.js";
 import { invoiceSeen } from "./topups/invoice-record.js";
 import { cancelInvoice, invoiceGone, invoiceWebhook, startInvoice, sweepCreating } from "./topups/invoices.js";
 import { cancelTransfer, decideTransfer, pendingWithReviews, requestTransfer, reviewTransfer, type TransferDecision } from "./topups/transfers.js";
@@ -32,19 +32,22 @@ export function createTopups(options: {
   const ctx: TopupContext = { ...options, cryptoPay: options.cryptoPay?.configured ? options.cryptoPay : null, listeners };
 
   return {
-    invoiceSeen: (record: CryptoInvoice) => invoiceSeen(ctx, record),
-    webhook: (rawBody: string, signature: string | undefined) => invoiceWebhook(ctx, rawBody, signature),
-    invoiceGone: (id: number) => invoiceGone(ctx, id),
-    sweepCreating: () => sweepCreating(ctx),
-
     /** Which ways of paying this deployment offers. */
     methods: () => ({ invoice: ctx.cryptoPay !== null, transfer: limits.transfers }),
     limits,
 
+    // Crypto Pay invoices (topups/invoices.ts): Crypto Pay's own record decides; a webhook only says where to look.
     startInvoice: (account: Account, amountMicro: number) => startInvoice(ctx, account, amountMicro),
+    webhook: (rawBody: string, signature: string | undefined) => invoiceWebhook(ctx, rawBody, signature),
+    invoiceSeen: (record: CryptoInvoice) => invoiceSeen(ctx, record),
+    invoiceGone: (id: number) => invoiceGone(ctx, id),
+    sweepCreating: () => sweepCreating(ctx),
+
+    // Transfers (topups/transfers.ts): stated by a user, decided by an administrator.
     requestTransfer: (account: Account, amountMicro: number, reference: string) => requestTransfer(ctx, account, amountMicro, reference),
     review: (id: number) => reviewTransfer(ctx, id),
-    decide: (id: number, admin: Admin, decision: TransferDecision) => decideTransfer(ctx, id, admin, decision),
+    decide: (id: number, admin: DecidingAdmin, decision: TransferDecision) => decideTransfer(ctx, id, admin, decision),
+    pendingTransfers: (limit: number) => pendingWithReviews(ctx, limit),
 
     /** Cancels an unpaid invoice (looked up at Crypto Pay first: a paid one is credited) or a pending transfer. */
     async cancel(account: Account, id: number): Promise<Topup> {
@@ -60,7 +63,6 @@ export function createTopups(options: {
     },
 
     list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
-    pendingTransfers: (limit: number) => pendingWithReviews(ctx, limit),
 
     /** The messages the administrators got about a transfer: stored, so any instance can edit them. */
     saveNotices: (topupId: number, sent: Array<{ chat: number; message: number }>) => saveNotices(db, topupId, sent),
@@ -73,7 +75,7 @@ export function createTopups(options: {
     /** Told of each top-up event on this instance (metrics). Must not throw. */
     onEvent: (listener: (event: TopupEvent, topup: Topup) => void) => void listeners.events.push(listener),
     /** Told after an administrator's decision took effect (from the bot or the Mini App). Must not throw. */
-    onDecided: (listener: (topup: Topup, admin: Admin) => void) => void listeners.decided.push(listener),
+    onDecided: (listener: (topup: Topup, admin: DecidingAdmin) => void) => void listeners.decided.push(listener),
     /** Told after a user states a transfer. Must not throw. */
     onRequested: (listener: TopupListener) => void listeners.requested.push(listener),
     /** Told after a user cancels a pending transfer (its administrators' messages lose their buttons). Must not throw. */

@@ -32,14 +32,14 @@ export interface TopupLimits {
 export type TopupListener = (topup: Topup, balanceMicro: Micro | null) => void;
 /** What happened to a top-up on this instance (the metrics count it). */
 export type TopupEvent = "created" | "paid" | "expired" | "credited";
-export type Admin = { telegramId: string; name: string };
+export type DecidingAdmin = { telegramId: string; name: string };
 
 /** Who is told what; the lists are filled through `createTopups`' `on…` methods. */
 export interface TopupListeners {
   credited: TopupListener[];
   requested: TopupListener[];
   cancelled: Array<(topup: Topup) => void>;
-  decided: Array<(topup: Topup, admin: Admin) => void>;
+  decided: Array<(topup: Topup, admin: DecidingAdmin) => void>;
   events: Array<(event: TopupEvent, topup: Topup) => void>;
 }
 

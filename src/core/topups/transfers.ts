@@ -5,7 +5,7 @@ import type { Account } from "../model/account.js";
 import { invalid, notFound, unavailable } from "../model/errors.js";
 import { formatUsdt } from "../model/money.js";
 import type { Topup } from "../model/topup.js";
-import { type Admin, checkAccount, checkAmount, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
+import { type DecidingAdmin, checkAccount, checkAmount, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
 import { credit } from "./credit.js";
 
 export const REFERENCE_MAX = 200;
@@ -84,7 +84,7 @@ export async function pendingWithReviews(ctx: TopupContext, limit: number) {
  * amount asked, once, and needs `confirmed` when the amount is above ADMIN_CONFIRM_ABOVE_USDT or the reference
  * is another transfer's too; reject records the reason. `decided` is false when another decision came first.
  */
-export async function decideTransfer(ctx: TopupContext, id: number, admin: Admin, decision: TransferDecision) {
+export async function decideTransfer(ctx: TopupContext, id: number, admin: DecidingAdmin, decision: TransferDecision) {
   const topup = await transferById(ctx, id);
   const decided = decision.approve ? await approve(ctx, topup, admin, decision.confirmed) : await reject(ctx, topup, admin, decision.reason);
   const now = (await topupById(ctx.db, id))!;
@@ -93,7 +93,7 @@ export async function decideTransfer(ctx: TopupContext, id: number, admin: Admin
 }
 
 /** Credits the transfer, once its confirm rules are met; false when another decision came first. */
-async function approve(ctx: TopupContext, topup: Topup, admin: Admin, confirmed: boolean | undefined): Promise<boolean> {
+async function approve(ctx: TopupContext, topup: Topup, admin: DecidingAdmin, confirmed: boolean | undefined): Promise<boolean> {
   const { confirm, reused } = topup.status === "pending" ? await reviewOf(ctx, topup) : { confirm: [], reused: [] };
   if (confirm.length && !confirmed) {
     const why = [
@@ -111,7 +111,7 @@ async function approve(ctx: TopupContext, topup: Topup, admin: Admin, confirmed:
 }
 
 /** Rejects the transfer with the reason its user is told, audited; false when another decision came first. */
-async function reject(ctx: TopupContext, topup: Topup, admin: Admin, text: string): Promise<boolean> {
+async function reject(ctx: TopupContext, topup: Topup, admin: DecidingAdmin, text: string): Promise<boolean> {
   const reason = text.trim().slice(0, REFERENCE_MAX);
   if (!reason) throw invalid("A rejection needs a reason the user is told");
   const when = nowIso(ctx);
