@@ -63,34 +63,64 @@ export const findByTelegramId = accountByTelegramId;
 /** A caller of the API by key, and (when counted with the key's read) this request's count in the key's bucket. */
 export type KeyCaller = Caller & { counted: WindowCount | null };
 
+/** Where every instance counts requests (PostgreSQL), and the window. */
+type Counting = { counter: RequestCounter; windowMs: number };
+
 /**
- * `counting`: where every instance counts requests (PostgreSQL), and the window; a key's read then counts the
- * request in its bucket in the same round trip.
+ * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
+ * the same transaction, so it answers 401 from the next request on, and every Mini App session of the account
+ * ends with it (whichever face rotated the key: a session could otherwise outlive the key it stood beside).
  */
-export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; counting?: { counter: RequestCounter; windowMs: number } }) {
+async function issueKey(db: Db, clock: Clock, telegramId: string, username?: string | null): Promise<IssuedKey> {
+  const at = clock.now().toISOString();
+  const fresh = generateKey();
+  return transaction(db, async (trx) => {
+    let account = await findByTelegramId(trx, telegramId);
+    const created = !account;
+    if (!account) {
+      account = await insertStandardAccount(trx, { telegramId, username: username ?? null, at });
+    } else if (username && username !== account.username) {
+      await updateAccount(trx, account.id, { username });
+      account = { ...account, username };
+    }
+    await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at });
+    account = { ...account, sessionGeneration: await endSessions(trx, account.id) };
+    return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created };
+  });
+}
+
+/**
+ * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked.
+ * `also`: what the request reads first (its order, or whether it has a webhook endpoint); where the key's read
+ * is a statement of its own (PostgreSQL, counting), it reads that too, in the same round trip (Caller.ownOrder,
+ * hasEndpoint).
+ */
+async function authenticate(db: Db, counting: Counting | undefined, presented: string | undefined, also?: ReadWithKey): Promise<KeyCaller> {
+  if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
+  const wrong = () => new DomainError("unauthorized", "API key is not valid");
+  if (!looksLikeKey(presented)) throw wrong();
+  const hash = hashKey(presented);
+  // The key and its account in one indexed read (and the request's count with it): this runs on every request.
+  const holder: (KeyHolder & Pick<Caller, "ownOrder" | "hasEndpoint"> & { counted?: WindowCount | null }) | undefined = counting
+    ? await counting.counter.keyHolder(hash, counting.windowMs, also)
+    : await keyHolder(db, hash);
+  if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
+  const { account } = holder;
+  if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
+  const caller: KeyCaller = { account, actor: `key:${holder.keyId}`, fresh: true, counted: holder.counted ?? null };
+  if (holder.ownOrder) caller.ownOrder = holder.ownOrder;
+  if (holder.hasEndpoint !== undefined) caller.hasEndpoint = holder.hasEndpoint;
+  return caller;
+}
+
+/**
+ * Accounts and their keys: a key issued (issueKey) and presented (authenticate), a Telegram user registered,
+ * their profile and settings noted, and what they can spend. `counting`: a key's read then counts the request
+ * in its bucket in the same round trip.
+ */
+export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; counting?: Counting }) {
   return {
-    /**
-     * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
-     * the same transaction, so it answers 401 from the next request on, and every Mini App session of the account
-     * ends with it (whichever face rotated the key: a session could otherwise outlive the key it stood beside).
-     */
-    async issueKey(telegramId: string, username?: string | null): Promise<IssuedKey> {
-      const at = clock.now().toISOString();
-      const fresh = generateKey();
-      return transaction(db, async (trx) => {
-        let account = await findByTelegramId(trx, telegramId);
-        const created = !account;
-        if (!account) {
-          account = await insertStandardAccount(trx, { telegramId, username: username ?? null, at });
-        } else if (username && username !== account.username) {
-          await updateAccount(trx, account.id, { username });
-          account = { ...account, username };
-        }
-        await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at });
-        account = { ...account, sessionGeneration: await endSessions(trx, account.id) };
-        return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created };
-      });
-    },
+    issueKey: (telegramId: string, username?: string | null) => issueKey(db, clock, telegramId, username),
 
     /**
      * The Telegram user's account, registered now if new (as /start registers, without a key: the Mini App
@@ -107,29 +137,7 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
       });
     },
 
-    /**
-     * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked.
-     * `also`: what the request reads first (its order, or whether it has a webhook endpoint); where the key's read
-     * is a statement of its own (PostgreSQL, counting), it reads that too, in the same round trip (Caller.ownOrder,
-     * hasEndpoint).
-     */
-    async authenticate(presented: string | undefined, also?: ReadWithKey): Promise<KeyCaller> {
-      if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
-      const wrong = () => new DomainError("unauthorized", "API key is not valid");
-      if (!looksLikeKey(presented)) throw wrong();
-      const hash = hashKey(presented);
-      // The key and its account in one indexed read (and the request's count with it): this runs on every request.
-      const holder: (KeyHolder & Pick<Caller, "ownOrder" | "hasEndpoint"> & { counted?: WindowCount | null }) | undefined = counting
-        ? await counting.counter.keyHolder(hash, counting.windowMs, also)
-        : await keyHolder(db, hash);
-      if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
-      const { account } = holder;
-      if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
-      const caller: KeyCaller = { account, actor: `key:${holder.keyId}`, fresh: true, counted: holder.counted ?? null };
-      if (holder.ownOrder) caller.ownOrder = holder.ownOrder;
-      if (holder.hasEndpoint !== undefined) caller.hasEndpoint = holder.hasEndpoint;
-      return caller;
-    },
+    authenticate: (presented: string | undefined, also?: ReadWithKey) => authenticate(db, counting, presented, also),
 
     get: (id: number) => getAccount(db, id),
     byTelegramId: (telegramId: string) => findByTelegramId(db, telegramId),

@@ -11,7 +11,7 @@ import type { Clock } from "./model/clock.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
 /** An owner key's limits: a number sets one, null removes it, undefined keeps what the key has (none for a new owner key). */
-export interface OwnerLimits {
+interface OwnerLimits {
   dailyLimitMicro?: Micro | null;
   orderLimitMicro?: Micro | null;
 }
@@ -35,78 +35,106 @@ export type AdminNotice =
 export const targetLabel = (account: Pick<Account, "telegramId" | "username">) =>
   `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
 
-export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
-  const listeners: Array<(notice: AdminNotice) => void> = [];
-  const notify = (notice: AdminNotice) => {
-    for (const listener of listeners) listener(notice);
-  };
-  const audit = (trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
-    insertAudit(trx, { actor, action, accountId, details, at: clock.now().toISOString() });
+/** What the administrators' operations share: the options, and telling the listeners what a user hears of. */
+interface AdminContext extends AdminOptions {
+  notify(notice: AdminNotice): void;
+}
 
-  async function target(trx: Executor, telegramId: string): Promise<Account> {
-    const account = await findByTelegramId(trx, telegramId);
-    if (!account) throw notFound(`No account for Telegram user ${telegramId}: issue a key first`, { rule: "no_account" });
-    return account;
+const audit = (ctx: AdminContext, trx: Executor, actor: string, action: string, accountId: number | null, details: object) =>
+  insertAudit(trx, { actor, action, accountId, details, at: ctx.clock.now().toISOString() });
+
+async function targetAccount(trx: Executor, telegramId: string): Promise<Account> {
+  const account = await findByTelegramId(trx, telegramId);
+  if (!account) throw notFound(`No account for Telegram user ${telegramId}: issue a key first`, { rule: "no_account" });
+  return account;
+}
+
+function positive(amountMicro: number) {
+  if (!withinBound(amountMicro) || amountMicro === 0) {
+    throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
   }
+}
 
-  /**
-   * A credit or debit of a standard account. An owner key spends the service wallet: money put on its own
-   * balance could never be spent, so it is refused with a pointer to the wallet.
-   */
-  async function adjust(telegramId: string, amountMicro: Micro, kind: "credit" | "debit", actor: string, note?: string): Promise<Micro> {
-    positive(Math.abs(amountMicro));
-    const { balance, event } = await transaction(db, async (trx) => {
-      const account = await target(trx, telegramId);
-      if (account.kind === "owner") {
-        throw invalid(
-          `${telegramId} is an owner key: it spends the service wallet, not a balance of its own; change the wallet instead (wallet <usdt>)`,
-          { rule: "owner_key" },
-        );
-      }
-      const after = await post(trx, { accountId: account.id, amountMicro, kind, actor, note, at: clock.now().toISOString() });
-      // The partner's webhook hears of it in the same transaction (the outbox).
-      const change = { kind, amountMicro, balanceAfterMicro: after, note: note ?? null };
-      return { balance: after, event: await outbox.balanceChanged(trx, account.id, change) };
-    });
-    if (event) outbox.committed();
-    notify({ telegramId, kind, amountMicro: micro(Math.abs(amountMicro)), balanceMicro: balance });
-    return balance;
-  }
-
-  function positive(amountMicro: number) {
-    if (!withinBound(amountMicro) || amountMicro === 0) {
-      throw invalid(`The amount must be more than 0 and at most ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
+/**
+ * A credit or debit of a standard account. An owner key spends the service wallet: money put on its own
+ * balance could never be spent, so it is refused with a pointer to the wallet.
+ */
+async function adjust(
+  ctx: AdminContext,
+  telegramId: string,
+  amountMicro: Micro,
+  kind: "credit" | "debit",
+  actor: string,
+  note?: string,
+): Promise<Micro> {
+  const { outbox } = ctx;
+  positive(Math.abs(amountMicro));
+  const { balance, event } = await transaction(ctx.db, async (trx) => {
+    const account = await targetAccount(trx, telegramId);
+    if (account.kind === "owner") {
+      throw invalid(
+        `${telegramId} is an owner key: it spends the service wallet, not a balance of its own; change the wallet instead (wallet <usdt>)`,
+        { rule: "owner_key" },
+      );
     }
-  }
+    const after = await post(trx, { accountId: account.id, amountMicro, kind, actor, note, at: ctx.clock.now().toISOString() });
+    // The partner's webhook hears of it in the same transaction (the outbox).
+    const change = { kind, amountMicro, balanceAfterMicro: after, note: note ?? null };
+    return { balance: after, event: await outbox.balanceChanged(trx, account.id, change) };
+  });
+  if (event) outbox.committed();
+  ctx.notify({ telegramId, kind, amountMicro: micro(Math.abs(amountMicro)), balanceMicro: balance });
+  return balance;
+}
 
+/** The money moves: a standard account's credit and debit, and the service wallet's amount; each a ledger entry. */
+function moneyMoves(ctx: AdminContext) {
   return {
-    issueKey: (telegramId: string, username?: string | null) => accounts.issueKey(telegramId, username),
-
     /** Adds to a standard account's balance; returns the new balance. */
-    credit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(telegramId, amountMicro, "credit", actor, note),
+    credit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(ctx, telegramId, amountMicro, "credit", actor, note),
 
     /** Takes from a balance; refuses to go below zero. */
     debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => {
       positive(amountMicro);
-      return adjust(telegramId, micro(-amountMicro), "debit", actor, note);
+      return adjust(ctx, telegramId, micro(-amountMicro), "debit", actor, note);
     },
 
+    /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
+    setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
+      if (!withinBound(amountMicro))
+        throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
+      return transaction(ctx.db, async (trx) => {
+        const wallet = await walletAccount(trx);
+        const difference = amountMicro - wallet.balanceMicro;
+        if (difference === 0) return amountMicro;
+        return post(trx, {
+          accountId: wallet.id,
+          amountMicro: micro(difference),
+          kind: "adjustment",
+          actor,
+          note: "wallet set",
+          at: ctx.clock.now().toISOString(),
+        });
+      });
+    },
+  };
+}
+
+/** What an account may do and pay: blocked or not, its personal markup, an owner key's limits; each audited. */
+function accountStanding(ctx: AdminContext) {
+  const { db } = ctx;
+  return {
     /** Blocks or unblocks; either way every Mini App session of the account ends (an unblocked user signs in afresh). */
     async setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
       const account = await transaction(db, async (trx) => {
-        const found = await target(trx, telegramId);
+        const found = await targetAccount(trx, telegramId);
         await updateAccount(trx, found.id, { blocked });
         const sessionGeneration = await endSessions(trx, found.id);
-        await audit(trx, actor, blocked ? "block" : "unblock", found.id, {});
+        await audit(ctx, trx, actor, blocked ? "block" : "unblock", found.id, {});
         return { ...found, blocked, sessionGeneration };
       });
-      notify({ telegramId, kind: blocked ? "block" : "unblock" });
+      ctx.notify({ telegramId, kind: blocked ? "block" : "unblock" });
       return account;
-    },
-
-    /** Told after a credit, debit, block or unblock took effect on this instance. Must not throw. */
-    onNotice(listener: (notice: AdminNotice) => void) {
-      listeners.push(listener);
     },
 
     /** A personal markup in basis points, or null to return to the default. */
@@ -115,9 +143,9 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
         throw invalid("The markup must be a percentage from 0 to 100", { rule: "markup_range" });
       }
       return transaction(db, async (trx) => {
-        const account = await target(trx, telegramId);
+        const account = await targetAccount(trx, telegramId);
         await updateAccount(trx, account.id, { markup: { product, basisPoints } });
-        await audit(trx, actor, "markup", account.id, { product, basis_points: basisPoints });
+        await audit(ctx, trx, actor, "markup", account.id, { product, basis_points: basisPoints });
       });
     },
 
@@ -128,7 +156,7 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
     makeOwner(telegramId: string, limits: OwnerLimits, actor: string): Promise<Required<OwnerLimits>> {
       for (const limit of [limits.dailyLimitMicro, limits.orderLimitMicro]) if (limit !== undefined && limit !== null) positive(limit);
       return transaction(db, async (trx) => {
-        const account = await target(trx, telegramId);
+        const account = await targetAccount(trx, telegramId);
         if (account.kind !== "owner" && account.balanceMicro > 0) {
           throw invalid(`Account ${telegramId} still holds a balance: debit it before making it an owner key`, { rule: "holds_balance" });
         }
@@ -138,11 +166,16 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
           orderLimitMicro: limits.orderLimitMicro !== undefined ? limits.orderLimitMicro : owner ? account.orderLimitMicro : null,
         };
         await updateAccount(trx, account.id, { owner: applied });
-        await audit(trx, actor, "owner", account.id, { daily_limit_micro: applied.dailyLimitMicro, order_limit_micro: applied.orderLimitMicro });
+        await audit(ctx, trx, actor, "owner", account.id, { daily_limit_micro: applied.dailyLimitMicro, order_limit_micro: applied.orderLimitMicro });
         return applied;
       });
     },
+  };
+}
 
+/** The desk's reads: one account by what an administrator typed, a key's display prefix, the order volume. */
+function deskReads(db: Db) {
+  return {
     /**
      * Exactly one account, by Telegram user id, by the @username the bot has seen (held by one account at a
      * time), or by its live key's display prefix; else refused: `no_account`, or `ambiguous_target` naming the
@@ -173,24 +206,24 @@ export function createAdmin({ db, clock, accounts, outbox }: AdminOptions) {
       const today = startOfUtcDay(now).slice(0, 10);
       return { days: rows, today: rows.filter((row) => row.day === today) };
     },
+  };
+}
 
-    /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
-    setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
-      if (!withinBound(amountMicro))
-        throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
-      return transaction(db, async (trx) => {
-        const wallet = await walletAccount(trx);
-        const difference = amountMicro - wallet.balanceMicro;
-        if (difference === 0) return amountMicro;
-        return post(trx, {
-          accountId: wallet.id,
-          amountMicro: micro(difference),
-          kind: "adjustment",
-          actor,
-          note: "wallet set",
-          at: clock.now().toISOString(),
-        });
-      });
+export function createAdmin(options: AdminOptions) {
+  const listeners: Array<(notice: AdminNotice) => void> = [];
+  const notify = (notice: AdminNotice) => {
+    for (const listener of listeners) listener(notice);
+  };
+  const ctx: AdminContext = { ...options, notify };
+  return {
+    issueKey: (telegramId: string, username?: string | null) => options.accounts.issueKey(telegramId, username),
+    ...moneyMoves(ctx),
+    ...accountStanding(ctx),
+    ...deskReads(options.db),
+
+    /** Told after a credit, debit, block or unblock took effect on this instance. Must not throw. */
+    onNotice(listener: (notice: AdminNotice) => void) {
+      listeners.push(listener);
     },
   };
 }

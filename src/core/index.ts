@@ -21,7 +21,8 @@ import { createLowBalance } from "./low-balance.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
 import { createStatements } from "./statement.js";
-import { createTopups, type TopupLimits } from "./topups.js";
+import { createTopups } from "./topups.js";
+import type { TopupLimits } from "./topups/context.js";
 import type { Vault } from "./vault.js";
 import { createWebhooks, type WebhooksOptions } from "./webhooks/index.js";
 

@@ -5,7 +5,7 @@ import { findReplay, insertOrder, type NewOrder } from "../db/orders.js";
 import type { OneStatementWrites } from "../db/placement.js";
 import { transaction } from "../db/transaction.js";
 import { availableTo, type Caller, getAccount, type Spendable, spendable } from "./accounts.js";
-import { createClaims, releaseOrders } from "../db/leases.js";
+import { type Claims, createClaims, releaseOrders } from "../db/leases.js";
 import { DomainError, invalid, isDatabaseUnavailable } from "./model/errors.js";
 import { checkAmount, post } from "./ledger.js";
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from "./formats.js";
@@ -19,7 +19,7 @@ import type { QuoteBook, QuoteTarget } from "./quotes.js";
 import type { BindingQuote } from "./model/quote.js";
 
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
-export interface Prepared<D> {
+interface Prepared<D> {
   recipient: string;
   chargeMicro: Micro;
   details: D;
@@ -148,8 +148,10 @@ function affordable(funds: Spendable, requiredMicro: Micro) {
   if (requiredMicro > funds.availableMicro) throw short(requiredMicro, funds.availableMicro);
 }
 
-/** A placed order with the funding account's balance after its charge, or the earlier order of a replay. */
-type Placing = { order: Order; balanceAfter: Micro; funds: Spendable; endpoint?: boolean } | { replay: Order; balanceAfterMicro: Micro };
+/** A placed order with the funding account's balance after its charge. */
+type NewlyPlaced = { order: Order; balanceAfter: Micro; funds: Spendable; endpoint?: boolean };
+/** A placed order, or the earlier order of a replay. */
+type Placing = NewlyPlaced | { replay: Order; balanceAfterMicro: Micro };
 
 const short = (requiredMicro: Micro, balanceMicro: Micro) =>
   new DomainError("insufficient_funds", "Insufficient balance", { requiredMicro, balanceMicro });
@@ -157,104 +159,197 @@ const short = (requiredMicro: Micro, balanceMicro: Micro) =>
 /** Whether a purchase can be placed in one statement: a standard account's own balance, no quote to spend. */
 const placeableAtOnce = (caller: Caller, quoteId: string | undefined) => caller.account.kind !== "owner" && !quoteId;
 
+/** What the pipeline's stages share: its options, and the orders whose provider call is under way here. */
+interface PipelineContext extends PurchasePipelineOptions {
+  /** Until the call answers, their `check_after` keeps the reconciler off. */
+  calling: Claims;
+}
+
+/** What the caller can spend now, for an answer that placed nothing (a replay); see availableTo. */
+const availableNow = (p: PipelineContext, caller: Caller, unmoved = false) => availableTo(p.db, caller, p.clock.now(), unmoved);
+
+/**
+ * The caller with its account as it is now: a personal markup set a moment ago prices this purchase. An API
+ * caller's account was read for this very request, when its key was checked.
+ */
+const current = async (db: Db, caller: Caller): Promise<Caller> =>
+  caller.fresh ? caller : { ...caller, account: await getAccount(db, caller.account.id) };
+
+/**
+ * The debit and the order row in one transaction: the order row is the saved result, and the unique index
+ * on (account, key, request) decides a race with a concurrent duplicate, whose order the caller then answers.
+ * `caller.account` is as read just before (`current`): a standard account's funds are checked on it, and the
+ * ledger's guarded update decides a race; an owner key's daily limit is read afresh under the account's lock.
+ */
+async function place(
+  p: PipelineContext,
+  caller: Caller,
+  type: string,
+  prepared: Priced<unknown>,
+  key: string | null,
+  hash: string,
+  quoteId?: string,
+): Promise<Placing> {
+  const { db, oneStatement } = p;
+  const now = p.clock.now();
+  const at = now.toISOString();
+  const newOrder = (funds: Spendable): NewOrder => ({
+    accountId: caller.account.id,
+    fundingAccountId: funds.fundingAccountId,
+    productType: type,
+    idempotencyKey: key,
+    requestHash: hash,
+    recipient: prepared.recipient,
+    details: prepared.details,
+    chargeMicro: prepared.chargeMicro,
+    upstreamRef: randomUUID(),
+    checkAfter: new Date(now.getTime() + p.reconcileAfterMs).toISOString(),
+    at,
+  });
+  if (oneStatement && placeableAtOnce(caller, quoteId)) {
+    // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.
+    const funds = await spendable(db, caller.account, now, false);
+    checkAmount(prepared.chargeMicro);
+    affordable(funds, prepared.chargeMicro);
+    const placement = await oneStatement.place(db, newOrder(funds), caller.actor);
+    if ("replay" in placement) return { replay: placement.replay, balanceAfterMicro: availableAfter(funds, placement.balanceMicro, micro(0)) };
+    if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
+    return { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds, endpoint: placement.endpoint };
+  }
+  return transaction(db, async (trx) => {
+    const owner = caller.account.kind === "owner";
+    // An owner key's daily limit is read, then spent: no other instance may do the same in between.
+    if (owner) await lockAccount(trx, caller.account.id);
+    const funds = await spendable(trx, caller.account, now, owner);
+    affordable(funds, prepared.chargeMicro);
+    const order = await insertOrder(trx, newOrder(funds));
+    const balanceAfter = await post(trx, {
+      accountId: funds.fundingAccountId,
+      amountMicro: micro(-prepared.chargeMicro),
+      kind: "charge",
+      orderId: order.id,
+      actor: caller.actor,
+      at,
+    });
+    // Spent with the charge or not at all: a second purchase naming it rolls back here.
+    if (quoteId) await p.quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
+    return { order, balanceAfter, funds };
+  });
+}
+
+/**
+ * What the purchase would charge now, with every rule and live read applied (and the price guard, when
+ * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
+ */
+async function price<T extends string, R, D>(
+  p: PipelineContext,
+  product: Purchasable<T, R, D>,
+  caller: Caller,
+  request: R,
+  guard?: PriceGuard,
+  quoteId?: string,
+): Promise<Priced<D>> {
+  // A named quote is checked (never spent): the sandbox answers what the purchase would charge with it.
+  const bound = quoteId ? await p.quotes.usable(caller.account.id, quoteId, target(product, request)) : null;
+  const live = await product.prepare(await current(p.db, caller), request);
+  const quoted = bound ? withQuote(live, bound) : live;
+  checkGuard(quoted.chargeMicro, guard);
+  return { recipient: quoted.recipient, chargeMicro: quoted.chargeMicro, details: quoted.details };
+}
+
+/** The purchase: a replay answered as its earlier order, or prepared, placed, sent and settled. */
+async function buy<T extends string, R, D>(
+  p: PipelineContext,
+  product: Purchasable<T, R, D>,
+  caller: Caller,
+  request: R,
+  options: PurchaseOptions,
+): Promise<Placed<OrderOf<T, D>>> {
+  const { db } = p;
+  const key = checkKey(options.idempotencyKey);
+  const hash = requestHash(product.type, product.identify(request));
+  const replay = (order: Order, balanceAfterMicro: Micro) => ({ order: asProduct(order, product), replay: true, balanceAfterMicro });
+  // A replay is looked up before anything that needs a provider, so it answers even while the provider is down.
+  // Where the placement is one statement and prepare asks no provider, that statement finds it instead: one
+  // round trip fewer for every keyed purchase on PostgreSQL.
+  if (key && !(product.preparesOffline && p.oneStatement && placeableAtOnce(caller, options.quoteId))) {
+    const earlier = await findReplay(db, caller.account.id, key, hash);
+    if (earlier) return replay(earlier, await availableNow(p, caller, true));
+  }
+  const buyer = await current(db, caller);
+  let prepared: Prepared<D>;
+  let placing: Placing;
+  try {
+    // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
+    const bound = options.quoteId
+      ? await p.quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
+      : null;
+    const live = await product.prepare(buyer, request);
+    prepared = bound ? withQuote(live, bound) : live;
+    checkGuard(prepared.chargeMicro, options.guard);
+    placing = await place(p, buyer, product.type, prepared, key, hash, options.quoteId);
+  } catch (error) {
+    // A database that cannot answer now cannot be asked again either: the caller hears so at once.
+    if (isDatabaseUnavailable(error)) throw error;
+    // Refused now, or a concurrent identical request committed first: the earlier order is the answer.
+    const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
+    if (earlier) return replay(earlier, await availableNow(p, caller));
+    throw error;
+  }
+  if ("replay" in placing) return replay(placing.replay, placing.balanceAfterMicro);
+  const sent = await sendAndSettle(p, buyer, prepared, placing);
+  return { order: asProduct(sent.order, product), replay: false, balanceAfterMicro: sent.balanceAfterMicro };
+}
+
+/**
+ * A placed order's provider call and its outcome, settled inline: the order as it is then, and what the caller
+ * can spend after. Runs after the commit, outside buy's catch: nothing here may pass for a lost race.
+ */
+async function sendAndSettle(
+  p: PipelineContext,
+  buyer: Caller,
+  prepared: Prepared<unknown>,
+  placing: NewlyPlaced,
+): Promise<{ order: Order; balanceAfterMicro: Micro }> {
+  const { order, funds } = placing;
+  p.lowBalance.charged(buyer.account, prepared.chargeMicro, placing.balanceAfter);
+  const balanceAfterMicro = availableAfter(funds, placing.balanceAfter, prepared.chargeMicro);
+  p.calling.hold(order.id, order.checkAfter!);
+  try {
+    const outcome = await prepared.send(order.upstreamRef);
+    try {
+      const settled = await p.settle(order.id, outcome, { inline: true, endpoint: placing.endpoint });
+      // Refunded by this call: the balance its refund left; failed by another path meanwhile: read once.
+      const settledBalance =
+        settled.refundBalanceMicro !== null
+          ? availableAfter(funds, settled.refundBalanceMicro, micro(0))
+          : settled.order.status === "failed"
+            ? await availableNow(p, buyer)
+            : balanceAfterMicro;
+      return { order: settled.order, balanceAfterMicro: settledBalance };
+    } catch (error) {
+      // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
+      // as still processing, and the reconciler applies the outcome from the provider later.
+      p.log.warn({ orderId: order.id, err: error }, "could not record a provider's answer; the reconciler will");
+      return { order, balanceAfterMicro };
+    }
+  } finally {
+    p.calling.drop(order.id);
+  }
+}
+
 /**
  * The one purchase pipeline every product runs through: replay check, prepare (rules, live reads, price),
  * place (idempotency, funds, debit and order row in one transaction), send, settle. The charge commits
  * before the provider is called, and no transaction is ever open across a provider call.
  */
-export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, log, quotes, lowBalance, oneStatement }: PurchasePipelineOptions) {
-  /** Orders whose provider call is under way here; until it answers, their `check_after` keeps the reconciler off. */
-  const calling = createClaims();
-
-  /** What the caller can spend now, for an answer that placed nothing (a replay); see availableTo. */
-  const availableNow = (caller: Caller, unmoved = false) => availableTo(db, caller, clock.now(), unmoved);
-
-  /**
-   * The debit and the order row in one transaction: the order row is the saved result, and the unique index
-   * on (account, key, request) decides a race with a concurrent duplicate, whose order the caller then answers.
-   * `caller.account` is as read just before (`current`): a standard account's funds are checked on it, and the
-   * ledger's guarded update decides a race; an owner key's daily limit is read afresh under the account's lock.
-   */
-  async function place(
-    caller: Caller,
-    type: string,
-    prepared: Priced<unknown>,
-    key: string | null,
-    hash: string,
-    quoteId?: string,
-  ): Promise<Placing> {
-    const now = clock.now();
-    const at = now.toISOString();
-    const newOrder = (funds: Spendable): NewOrder => ({
-      accountId: caller.account.id,
-      fundingAccountId: funds.fundingAccountId,
-      productType: type,
-      idempotencyKey: key,
-      requestHash: hash,
-      recipient: prepared.recipient,
-      details: prepared.details,
-      chargeMicro: prepared.chargeMicro,
-      upstreamRef: randomUUID(),
-      checkAfter: new Date(now.getTime() + reconcileAfterMs).toISOString(),
-      at,
-    });
-    if (oneStatement && placeableAtOnce(caller, quoteId)) {
-      // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.
-      const funds = await spendable(db, caller.account, now, false);
-      checkAmount(prepared.chargeMicro);
-      affordable(funds, prepared.chargeMicro);
-      const placement = await oneStatement.place(db, newOrder(funds), caller.actor);
-      if ("replay" in placement) return { replay: placement.replay, balanceAfterMicro: availableAfter(funds, placement.balanceMicro, micro(0)) };
-      if ("shortMicro" in placement) throw short(prepared.chargeMicro, placement.shortMicro);
-      return { order: placement.order, balanceAfter: placement.balanceAfterMicro, funds, endpoint: placement.endpoint };
-    }
-    return transaction(db, async (trx) => {
-      const owner = caller.account.kind === "owner";
-      // An owner key's daily limit is read, then spent: no other instance may do the same in between.
-      if (owner) await lockAccount(trx, caller.account.id);
-      const funds = await spendable(trx, caller.account, now, owner);
-      affordable(funds, prepared.chargeMicro);
-      const order = await insertOrder(trx, newOrder(funds));
-      const balanceAfter = await post(trx, {
-        accountId: funds.fundingAccountId,
-        amountMicro: micro(-prepared.chargeMicro),
-        kind: "charge",
-        orderId: order.id,
-        actor: caller.actor,
-        at,
-      });
-      // Spent with the charge or not at all: a second purchase naming it rolls back here.
-      if (quoteId) await quotes.consume(trx, caller.account.id, quoteId, { productType: type, requestHash: hash }, order.id, at);
-      return { order, balanceAfter, funds };
-    });
-  }
-
-  /**
-   * The caller with its account as it is now: a personal markup set a moment ago prices this purchase. An API
-   * caller's account was read for this very request, when its key was checked.
-   */
-  const current = async (caller: Caller): Promise<Caller> =>
-    caller.fresh ? caller : { ...caller, account: await getAccount(db, caller.account.id) };
+export function createPurchasePipeline(options: PurchasePipelineOptions) {
+  const p: PipelineContext = { ...options, calling: createClaims() };
 
   const pipeline = {
-    /**
-     * What the purchase would charge now, with every rule and live read applied (and the price guard, when
-     * given); nothing is stored, charged or sent. The sandbox and the bot's confirmations show this.
-     */
-    async price<T extends string, R, D>(
-      product: Purchasable<T, R, D>,
-      caller: Caller,
-      request: R,
-      guard?: PriceGuard,
-      quoteId?: string,
-    ): Promise<Priced<D>> {
-      // A named quote is checked (never spent): the sandbox answers what the purchase would charge with it.
-      const bound = quoteId ? await quotes.usable(caller.account.id, quoteId, target(product, request)) : null;
-      const live = await product.prepare(await current(caller), request);
-      const quoted = bound ? withQuote(live, bound) : live;
-      checkGuard(quoted.chargeMicro, guard);
-      return { recipient: quoted.recipient, chargeMicro: quoted.chargeMicro, details: quoted.details };
-    },
+    /** What the purchase would charge now (see price); nothing is stored, charged or sent. */
+    price: <T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) =>
+      price(p, product, caller, request, guard, quoteId),
 
     /** A binding quote: what the purchase would charge now (every rule and live read applied), stored for the caller. */
     async issueQuote<T extends string, R, D>(
@@ -263,77 +358,15 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
       request: R,
       guard?: PriceGuard,
     ): Promise<BindingQuote<D>> {
-      const quoted = await pipeline.price(product, caller, request, guard);
-      return quotes.issue(caller.account.id, target(product, request), quoted);
+      const quoted = await price(p, product, caller, request, guard);
+      return p.quotes.issue(caller.account.id, target(product, request), quoted);
     },
 
-    async buy<T extends string, R, D>(
-      product: Purchasable<T, R, D>,
-      caller: Caller,
-      request: R,
-      options: PurchaseOptions,
-    ): Promise<Placed<OrderOf<T, D>>> {
-      const key = checkKey(options.idempotencyKey);
-      const hash = requestHash(product.type, product.identify(request));
-      const replay = (order: Order, balanceAfterMicro: Micro) => ({ order: asProduct(order, product), replay: true, balanceAfterMicro });
-      // A replay is looked up before anything that needs a provider, so it answers even while the provider is down.
-      // Where the placement is one statement and prepare asks no provider, that statement finds it instead: one
-      // round trip fewer for every keyed purchase on PostgreSQL.
-      if (key && !(product.preparesOffline && oneStatement && placeableAtOnce(caller, options.quoteId))) {
-        const earlier = await findReplay(db, caller.account.id, key, hash);
-        if (earlier) return replay(earlier, await availableNow(caller, true));
-      }
-      const buyer = await current(caller);
-      let prepared: Prepared<D>;
-      let placing: Placing;
-      try {
-        // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
-        const bound = options.quoteId
-          ? await quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
-          : null;
-        const live = await product.prepare(buyer, request);
-        prepared = bound ? withQuote(live, bound) : live;
-        checkGuard(prepared.chargeMicro, options.guard);
-        placing = await place(buyer, product.type, prepared, key, hash, options.quoteId);
-      } catch (error) {
-        // A database that cannot answer now cannot be asked again either: the caller hears so at once.
-        if (isDatabaseUnavailable(error)) throw error;
-        // Refused now, or a concurrent identical request committed first: the earlier order is the answer.
-        const earlier = key ? await findReplay(db, caller.account.id, key, hash) : undefined;
-        if (earlier) return replay(earlier, await availableNow(caller));
-        throw error;
-      }
-      if ("replay" in placing) return replay(placing.replay, placing.balanceAfterMicro);
-      const { order, funds } = placing;
-      // After the commit, outside the catch above: nothing here may pass for a lost race.
-      lowBalance.charged(buyer.account, prepared.chargeMicro, placing.balanceAfter);
-      const balanceAfterMicro = availableAfter(funds, placing.balanceAfter, prepared.chargeMicro);
-      calling.hold(order.id, order.checkAfter!);
-      try {
-        const outcome = await prepared.send(order.upstreamRef);
-        try {
-          const settled = await settle(order.id, outcome, { inline: true, endpoint: placing.endpoint });
-          // Refunded by this call: the balance its refund left; failed by another path meanwhile: read once.
-          const settledBalance =
-            settled.refundBalanceMicro !== null
-              ? availableAfter(funds, settled.refundBalanceMicro, micro(0))
-              : settled.order.status === "failed"
-                ? await availableNow(buyer)
-                : balanceAfterMicro;
-          return { order: asProduct(settled.order, product), replay: false, balanceAfterMicro: settledBalance };
-        } catch (error) {
-          // The charge is committed and the provider may have delivered: never a 500 now. The order is answered
-          // as still processing, and the reconciler applies the outcome from the provider later.
-          log.warn({ orderId: order.id, err: error }, "could not record a provider's answer; the reconciler will");
-          return { order: asProduct(order, product), replay: false, balanceAfterMicro };
-        }
-      } finally {
-        calling.drop(order.id);
-      }
-    },
+    buy: <T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, options: PurchaseOptions) =>
+      buy(p, product, caller, request, options),
 
     /** Orders whose provider call is under way in this process. */
-    calling: () => calling.size,
+    calling: () => p.calling.size,
     /**
      * At a stop that cut calls short: their orders are made due now (guarded, see releaseOrders), so the next
      * instance's reconciler asks the provider at once; returns their ids. Safe for money: a provider that has not
@@ -341,15 +374,15 @@ export function createPurchasePipeline({ db, clock, reconcileAfterMs, settle, lo
      * RECONCILE_AFTER_MS (settlement's refresh), when no call sent before could still land.
      */
     release(): Promise<number[]> {
-      return releaseOrders(db, calling, clock.now().toISOString());
+      return releaseOrders(p.db, p.calling, p.clock.now().toISOString());
     },
 
     /** A product's price, binding quote and buy, what every product module offers the faces. */
     offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
       return {
-        price: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => pipeline.price(product, caller, request, guard, quoteId),
+        price: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => price(p, product, caller, request, guard, quoteId),
         issueQuote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.issueQuote(product, caller, request, guard),
-        buy: (caller: Caller, request: R, options: PurchaseOptions) => pipeline.buy(product, caller, request, options),
+        buy: (caller: Caller, request: R, options: PurchaseOptions) => buy(p, product, caller, request, options),
       };
     },
   };

@@ -16,6 +16,23 @@ export interface QuoteTarget {
 /** The quote as the faces see it. */
 const binding = ({ accountId: _account, requestHash: _hash, orderId: _order, ...quote }: StoredQuote): BindingQuote => quote;
 
+/** Why a quote cannot pay for this purchase at `at`, or null when it can. */
+function refusal(row: StoredQuote | undefined, id: string, accountId: number, target: QuoteTarget, at: string) {
+  if (!row || row.accountId !== accountId) {
+    return invalid(`Quote ${id} does not exist for this key: get one from POST /v1/quotes`, { reason: "quote_not_found" });
+  }
+  if (row.productType !== target.productType || row.requestHash !== target.requestHash) {
+    return invalid(`Quote ${id} is for another purchase (a ${row.productType} order to ${row.recipient}): send the fields it was given for`, {
+      reason: "quote_mismatch",
+    });
+  }
+  if (row.orderId !== null) {
+    return invalid(`Quote ${id} was already used by order ${row.orderId}: get a new one`, { reason: "quote_used" });
+  }
+  if (row.expiresAt <= at) return invalid(`Quote ${id} expired at ${row.expiresAt}: get a new one`, { reason: "quote_expired" });
+  return null;
+}
+
 /**
  * Binding quotes: issued with the exact charge a purchase would have now, then spent by at most one order of
  * the same account, product and identifying fields before they expire. Refusals are 400 with a `quote_*`
@@ -23,23 +40,6 @@ const binding = ({ accountId: _account, requestHash: _hash, orderId: _order, ...
  * Expired quotes are purged by a job (jobs/purges.ts).
  */
 export function createQuoteBook({ db, clock, ttlMs, openMax }: { db: Db; clock: Clock; ttlMs: number; openMax: number }) {
-  /** Why a quote cannot pay for this purchase at `at`, or null when it can. */
-  function refusal(row: StoredQuote | undefined, id: string, accountId: number, target: QuoteTarget, at: string) {
-    if (!row || row.accountId !== accountId) {
-      return invalid(`Quote ${id} does not exist for this key: get one from POST /v1/quotes`, { reason: "quote_not_found" });
-    }
-    if (row.productType !== target.productType || row.requestHash !== target.requestHash) {
-      return invalid(`Quote ${id} is for another purchase (a ${row.productType} order to ${row.recipient}): send the fields it was given for`, {
-        reason: "quote_mismatch",
-      });
-    }
-    if (row.orderId !== null) {
-      return invalid(`Quote ${id} was already used by order ${row.orderId}: get a new one`, { reason: "quote_used" });
-    }
-    if (row.expiresAt <= at) return invalid(`Quote ${id} expired at ${row.expiresAt}: get a new one`, { reason: "quote_expired" });
-    return null;
-  }
-
   return {
     ttlMs,
 

@@ -52,12 +52,55 @@ async function finishInSteps(trx: Trx, orderId: number, finish: Finish, at: stri
   return { order, refundBalanceMicro };
 }
 
+/** The final state a provider's completion or failure makes of an order (a gift card's codes sealed). */
+function finishOf(
+  outcome: Extract<UpstreamOutcome, { kind: "completed" | "failed" }>,
+  provider: Pick<Finish, "providerOrderId" | "providerStatus">,
+  vault: Vault,
+): Finish {
+  return outcome.kind === "completed"
+    ? {
+        status: "completed",
+        ...provider,
+        transactionId: outcome.transactionId ?? null,
+        sealedCodes: outcome.codes ? vault.seal(outcome.codes) : null,
+      }
+    : { status: "failed", ...provider, error: outcome.error, reason: outcome.reason ?? "provider_error" };
+}
+
+/**
+ * Writes the final state (and a failure's refund) with the order's event; undefined when it was not this call
+ * that finished the order (already final). `endpoint`: the account's webhook endpoint, when the placement read it.
+ */
+async function writeFinish(
+  { db, outbox, oneStatement }: SettlementOptions,
+  orderId: number,
+  finish: Finish,
+  at: string,
+  endpoint: boolean | undefined,
+): Promise<Applied | undefined> {
+  // An account without a webhook endpoint has no event to write: one statement does it (on PostgreSQL).
+  const atOnce = endpoint || !oneStatement ? undefined : await oneStatement.finish(db, orderId, finish, at);
+  if (atOnce) return atOnce;
+  // The order's event is written in the same transaction: it commits with the final state, or neither does.
+  const finishing = await transaction(db, async (trx) => {
+    const applied: (Applied & { eventTarget?: EventTarget | null }) | undefined = oneStatement
+      ? await oneStatement.finish(trx, orderId, finish, at, { pendingMax: outbox.pendingMax })
+      : await finishInSteps(trx, orderId, finish, at);
+    return applied && { event: await outbox.orderFinished(trx, applied.order, applied.eventTarget), ...applied };
+  });
+  if (!finishing) return undefined;
+  if (finishing.event) outbox.committed();
+  return finishing;
+}
+
 /**
  * Applies provider outcomes to orders: completion, failure with its one refund, and "ask again later".
  * Whichever path sees an outcome first (the purchase itself, a client poll, the reconciler) applies it;
  * the others find the order final.
  */
-export function createSettlement({ db, clock, timing, lookups, vault, outbox, oneStatement }: SettlementOptions) {
+export function createSettlement(options: SettlementOptions) {
+  const { db, clock, timing, lookups, vault } = options;
   const { recheckMs } = timing;
   const listeners: Array<(order: Order, how: SettledHow) => void> = [];
   const byId = async (id: number): Promise<Order> => {
@@ -78,29 +121,8 @@ export function createSettlement({ db, clock, timing, lookups, vault, outbox, on
       const order = await markPending(db, orderId, { provider, soon, at });
       return order ? { order, refundBalanceMicro: null } : unchanged();
     }
-    const finish: Finish =
-      outcome.kind === "completed"
-        ? {
-            status: "completed",
-            ...provider,
-            transactionId: outcome.transactionId ?? null,
-            sealedCodes: outcome.codes ? vault.seal(outcome.codes) : null,
-          }
-        : { status: "failed", ...provider, error: outcome.error, reason: outcome.reason ?? "provider_error" };
-    // An account without a webhook endpoint has no event to write: one statement does it (on PostgreSQL).
-    const atOnce = how.endpoint || !oneStatement ? undefined : await oneStatement.finish(db, orderId, finish, at);
-    if (atOnce) return finished(atOnce, how);
-    // The order as this call finished it, its event written in the same transaction (it commits with the final
-    // state, or neither does); undefined when it was not this call (already final).
-    const finishing = await transaction(db, async (trx) => {
-      const applied: (Applied & { eventTarget?: EventTarget | null }) | undefined = oneStatement
-        ? await oneStatement.finish(trx, orderId, finish, at, { pendingMax: outbox.pendingMax })
-        : await finishInSteps(trx, orderId, finish, at);
-      return applied && { event: await outbox.orderFinished(trx, applied.order, applied.eventTarget), ...applied };
-    });
-    if (!finishing) return unchanged();
-    if (finishing.event) outbox.committed();
-    return finished(finishing, how);
+    const applied = await writeFinish(options, orderId, finishOf(outcome, provider, vault), at, how.endpoint);
+    return applied ? finished(applied, how) : unchanged();
   }
 
   /** Tells the listeners of an order this call finished. */

@@ -60,20 +60,36 @@ function checkRange({ from, to }: StatementRange): void {
 
 const NOTED: ReadonlySet<LedgerKind> = new Set(["credit", "debit", "adjustment", "topup"]);
 
+/** An entry as the caller's statement shows it: an owner key sees no balance (the wallet is shared), and only administrators' notes. */
+const toEntry =
+  (account: Account) =>
+  (entry: LedgerEntry): StatementEntry => ({
+    ...entry,
+    balanceAfterMicro: account.kind === "owner" ? null : entry.balanceAfterMicro,
+    note: NOTED.has(entry.kind) ? entry.note : null,
+  });
+
+const basisOf = (account: Account): StatementBasis => (account.kind === "owner" ? "owner_orders" : "balance");
+
+/** The export's reads: entries in chunks, refused past EXPORT_MAX_ENTRIES. */
+async function exportRange(db: Db, account: Account, range: { from: string; to: string }): Promise<Statement> {
+  const entries: StatementEntry[] = [];
+  for (let after = 0; ;) {
+    const rows = await entriesOldestFirst(db, account, range, { after, limit: EXPORT_CHUNK });
+    entries.push(...rows.map(toEntry(account)));
+    if (entries.length > EXPORT_MAX_ENTRIES) {
+      throw invalid(`The range holds more than ${EXPORT_MAX_ENTRIES} entries: export a shorter range`);
+    }
+    if (rows.length < EXPORT_CHUNK) break;
+    after = entries[entries.length - 1].id;
+  }
+  // The opening total: every entry before `from`.
+  const { openingMicro } = await entryTotals(db, account, { from: range.from, to: range.from });
+  const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
+  return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
+}
+
 export function createStatements({ db }: { db: Db }) {
-  /** An entry as the caller's statement shows it: an owner key sees no balance (the wallet is shared), and only administrators' notes. */
-  const toEntry =
-    (account: Account) =>
-    (entry: LedgerEntry): StatementEntry => ({
-      ...entry,
-      balanceAfterMicro: account.kind === "owner" ? null : entry.balanceAfterMicro,
-      note: NOTED.has(entry.kind) ? entry.note : null,
-    });
-
-  /** The opening total (before `from`) and the range's sum, from one snapshot. */
-  const totals = (account: Account, range: StatementRange) => entryTotals(db, account, range);
-
-  const basisOf = (account: Account): StatementBasis => (account.kind === "owner" ? "owner_orders" : "balance");
   /** Accounts whose export is being made here now. */
   const exporting = new Set<number>();
 
@@ -88,7 +104,8 @@ export function createStatements({ db }: { db: Db }) {
       const rows = await entriesNewestFirst(db, account, range, { limit: options.limit + 1, before: options.before });
       const more = rows.length > options.limit;
       const entries = rows.slice(0, options.limit).map(toEntry(account));
-      const { openingMicro, withinMicro } = await totals(account, range);
+      // The opening total (before `from`) and the range's sum, from one snapshot.
+      const { openingMicro, withinMicro } = await entryTotals(db, account, range);
       return {
         basis: basisOf(account),
         ...range,
@@ -117,27 +134,10 @@ export function createStatements({ db }: { db: Db }) {
       }
       exporting.add(account.id);
       try {
-        return await exportRange(account, { from: range.from, to: range.to });
+        return await exportRange(db, account, { from: range.from, to: range.to });
       } finally {
         exporting.delete(account.id);
       }
     },
   };
-
-  /** The export's reads: entries in chunks, refused past EXPORT_MAX_ENTRIES. */
-  async function exportRange(account: Account, range: { from: string; to: string }): Promise<Statement> {
-    const entries: StatementEntry[] = [];
-    for (let after = 0; ;) {
-      const rows = await entriesOldestFirst(db, account, range, { after, limit: EXPORT_CHUNK });
-      entries.push(...rows.map(toEntry(account)));
-      if (entries.length > EXPORT_MAX_ENTRIES) {
-        throw invalid(`The range holds more than ${EXPORT_MAX_ENTRIES} entries: export a shorter range`);
-      }
-      if (rows.length < EXPORT_CHUNK) break;
-      after = entries[entries.length - 1].id;
-    }
-    const { openingMicro } = await totals(account, { from: range.from, to: range.from });
-    const sum = entries.reduce((total, entry) => total + entry.amountMicro, 0);
-    return { basis: basisOf(account), ...range, openingMicro, closingMicro: micro(openingMicro + sum), entries };
-  }
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Account } from "../core/model/account.js";
 import { toUsdt } from "../core/model/money.js";
 import type { ListedOrder } from "../core/model/products.js";
-import { REFERENCE_MAX, type TransferReview } from "../core/topups.js";
+import { REFERENCE_MAX, type TransferReview } from "../core/topups/transfers.js";
 import type { Topup } from "../core/model/topup.js";
 import { orderSummary, summaryView } from "./orders.js";
 import { topupBody, toTopupView, topupView } from "./topups.js";

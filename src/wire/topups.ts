@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { REFERENCE_MAX } from "../core/topups.js";
+import { REFERENCE_MAX } from "../core/topups/transfers.js";
 import type { Topup } from "../core/model/topup.js";
 import { MAX_USDT, toUsdt } from "../core/model/money.js";
 import { dateTime, expect, limitField } from "./common.js";

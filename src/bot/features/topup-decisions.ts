@@ -2,7 +2,7 @@ import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, GrammyError, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/model/account.js";
 import { DomainError } from "../../core/model/errors.js";
-import type { TransferReview } from "../../core/topups.js";
+import type { TransferReview } from "../../core/topups/transfers.js";
 import type { Topup } from "../../core/model/topup.js";
 import { topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";

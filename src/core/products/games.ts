@@ -25,27 +25,28 @@ export const needsServer = (game: GameInfo) => game.requiredFields.includes("ser
 /** An empty server_id counts as none. */
 const givenServer = (serverId: string | null) => (serverId === null || serverId === "" ? null : serverId);
 
-export function createGames({ games, pipeline, markups }: { games: GamesPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
+/** The server rules, before anything is charged: credit sent to a wrong account cannot be reversed. */
+function server(info: GameInfo, serverId: string | null): string | null {
+  const given = givenServer(serverId);
+  if (!needsServer(info)) {
+    if (given !== null) throw invalid(`${info.name} takes no server_id`);
+    return null;
+  }
+  if (given === null) throw invalid(`server_id is required for ${info.name}`);
+  if (info.servers && !Object.values(info.servers).includes(given)) {
+    throw invalid(`server_id must be exactly one of: ${Object.values(info.servers).join(", ")} (case-sensitive)`);
+  }
+  return given;
+}
+
+/** What the games provider tells live: a game, its catalogue at the caller's price, and whether a player exists. */
+function gameReads(games: GamesPort, markups: MarkupDefaults) {
   const live = providerReader(games, { missing: "Game top-ups are not configured", down: "The game top-up provider is unavailable: retry later" });
 
   async function game(code: string): Promise<GameInfo> {
     const found = (await live(() => games.list())).find((g) => g.code === code);
     if (!found) throw invalid(`Game ${code} is not supported: read GET /v1/games`);
     return found;
-  }
-
-  /** The server rules, before anything is charged: credit sent to a wrong account cannot be reversed. */
-  function server(info: GameInfo, serverId: string | null): string | null {
-    const given = givenServer(serverId);
-    if (!needsServer(info)) {
-      if (given !== null) throw invalid(`${info.name} takes no server_id`);
-      return null;
-    }
-    if (given === null) throw invalid(`server_id is required for ${info.name}`);
-    if (info.servers && !Object.values(info.servers).includes(given)) {
-      throw invalid(`server_id must be exactly one of: ${Object.values(info.servers).join(", ")} (case-sensitive)`);
-    }
-    return given;
   }
 
   async function priced(caller: Caller, info: GameInfo): Promise<{ markupBp: number; denominations: PricedDenomination[] }> {
@@ -70,6 +71,12 @@ export function createGames({ games, pipeline, markups }: { games: GamesPort; pi
     }
     return result.playerName;
   }
+
+  return { live, game, priced, lookPlayer, checkPlayer };
+}
+
+export function createGames({ games, pipeline, markups }: { games: GamesPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
+  const { live, game, priced, lookPlayer, checkPlayer } = gameReads(games, markups);
 
   const product: Purchasable<"game", GamesRequest, GamesDetails> = {
     ...gamesProduct,

@@ -36,6 +36,17 @@ function checkNominal(amountMicro: MicroUsd): MicroUsd {
   return amountMicro;
 }
 
+/** The amount within the store's live limits, or `invalid_amount` naming them. */
+function checkLiveLimits(amountMicro: MicroUsd, limits: StoreLimits) {
+  if (amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
+    throw invalid(`amount_usd must be from ${toUsd(limits.minMicro)} to ${toUsd(limits.maxMicro)}`, {
+      reason: "invalid_amount",
+      minMicro: limits.minMicro,
+      maxMicro: limits.maxMicro,
+    });
+  }
+}
+
 export function createStore({
   store,
   pipeline,
@@ -53,17 +64,6 @@ export function createStore({
       return await store.limits();
     } catch {
       throw new DomainError("unavailable", "The store provider is unavailable: retry later", { reason: "provider_unavailable" });
-    }
-  }
-
-  /** The amount within the store's live limits, or `invalid_amount` naming them. */
-  function checkLiveLimits(amountMicro: MicroUsd, limits: StoreLimits) {
-    if (amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
-      throw invalid(`amount_usd must be from ${toUsd(limits.minMicro)} to ${toUsd(limits.maxMicro)}`, {
-        reason: "invalid_amount",
-        minMicro: limits.minMicro,
-        maxMicro: limits.maxMicro,
-      });
     }
   }
 
