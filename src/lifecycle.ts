@@ -64,6 +64,27 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** Each resource's leases handed back in turn, their ids by kind; one that fails is logged, its leases left to lapse. */
+async function handBack(resources: Resource[], log: StopLog): Promise<Record<string, number[]>> {
+  const released: Record<string, number[]> = {};
+  for (const resource of resources) {
+    const handed: Record<string, number[]> = await (resource.handBack?.() ?? Promise.resolve({})).catch((error: unknown) => {
+      log.error({ resource: resource.name, err: error }, "could not hand back leases; they lapse by themselves");
+      return {};
+    });
+    for (const [kind, ids] of Object.entries(handed)) released[kind] = [...(released[kind] ?? []), ...ids].sort((a, b) => a - b);
+  }
+  return released;
+}
+
+/** Each resource closed in turn, given 2 s; one that takes longer is logged and left behind. */
+async function closeAll(resources: Resource[], log: StopLog): Promise<void> {
+  for (const resource of resources) {
+    const closed = await within(2_000, resource.close?.() ?? Promise.resolve());
+    if (!closed) log.error({ resource: resource.name }, "did not close within 2 s; left behind");
+  }
+}
+
 /**
  * The service's steps: added in order, started once in that order, stopped once in reverse (later calls share the
  * first). A step that throws while starting stops the steps begun so far (itself included), in reverse.
@@ -107,24 +128,14 @@ export function createLifecycle(log: StopLog) {
     const cut = finished ? null : underWay();
     // 3. Leases still held (work cut short) are handed back: due again now, for another instance. A webhook
     // attempt cut here may still land beside the next one: at least once, the receiver deduplicates on the id.
-    const released: Record<string, number[]> = {};
-    for (const resource of running()) {
-      const handed: Record<string, number[]> = await (resource.handBack?.() ?? Promise.resolve({})).catch((error: unknown) => {
-        log.error({ resource: resource.name, err: error }, "could not hand back leases; they lapse by themselves");
-        return {};
-      });
-      for (const [kind, ids] of Object.entries(handed)) released[kind] = [...(released[kind] ?? []), ...ids].sort((a, b) => a - b);
-    }
+    const released = await handBack(running(), log);
     // 4. Past the bound, outgoing calls are aborted first (their requests then answer, the order as still
     // processing); then everything lets go, the database last.
     if (!finished) {
       for (const resource of running()) await resource.abort?.().catch(() => undefined);
       await within(1_000, Promise.all(stops));
     }
-    for (const resource of reversed()) {
-      const closed = await within(2_000, resource.close?.() ?? Promise.resolve());
-      if (!closed) log.error({ resource: resource.name }, "did not close within 2 s; left behind");
-    }
+    await closeAll(reversed(), log);
     const report: StopReport = { finished, ms: Math.round(performance.now() - started), underWay: atStart, cut, released };
     if (finished) log.info(report, "stopped: everything under way finished");
     else log.error(report, `stopped past the ${graceMs} ms bound: work under way was cut (see cut); its leases were handed back`);

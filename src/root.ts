@@ -29,6 +29,7 @@ import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openProviders } from "./upstream/index.js";
+import type { MiniAppOptions } from "./api/miniapp/options.js";
 import { createMiniAppSessions } from "./api/miniapp/session.js";
 import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
@@ -100,9 +101,29 @@ async function closedOnFailure<T>(lifecycle: Lifecycle, config: Config, build: (
   }
 }
 
+/** The core's build, in order; each step adds what it built to the lifecycle. */
 async function buildCore(config: Config, options: RootOptions, log: pino.Logger, lifecycle: Lifecycle) {
   // The backlog is read from the database when scraped; every instance reports its own counts.
-  const metrics = createMetrics(() => readBacklog(db, clock));
+  const metrics = createMetrics(() => readBacklog(storage.db, storage.clock));
+  const storage = await addDatabase(lifecycle, config, options, log, metrics);
+  const upstream = addUpstream(lifecycle, config, log, metrics);
+  const core = addCore(lifecycle, config, { ...storage, ...upstream, log, metrics });
+
+  const service: CoreService = {
+    config,
+    log,
+    db: storage.db,
+    core,
+    metrics,
+    stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
+    close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
+  };
+  const { clock, counterDb, faults } = storage;
+  return { service, lifecycle, clock, counterDb, cryptoPay: upstream.cryptoPay, faults };
+}
+
+/** The database and the request counters' pool, the database's clock, and the schema migrated to the latest. */
+async function addDatabase(lifecycle: Lifecycle, config: Config, options: RootOptions, log: pino.Logger, metrics: Metrics) {
   // Faults the database met (it hung, filled up, went away), for the monitor to tell the administrators.
   const faults = createFaultLog();
   const bounds = { timeoutMs: config.DATABASE_TIMEOUT_MS, onFault: faults.record };
@@ -115,7 +136,21 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
   if (databaseTime) lifecycle.add({ name: "database clock", close: databaseTime.close });
   // A migration may rewrite a large table: its statements take as long as they take.
   await withoutStatementBound(() => migrateToLatest(db));
+  return { db, counterDb, clock, faults };
+}
 
+/** The database's clock, calibrated and kept so; a machine clock far off the database's is said once, as a warning. */
+async function openDatabaseClock(db: Db, log: pino.Logger) {
+  const clock = await databaseClock(db, (error) => log.warn({ err: error }, "could not read the database's clock: the last reading stands"));
+  const fields = { skewMs: Math.round(clock.skewMs), errorMs: Math.round(clock.errorMs * 10) / 10 };
+  if (Math.abs(clock.skewMs) > 1000) log.warn(fields, "this machine's clock is off the database's: decisions follow the database's");
+  else log.debug(fields, "clock calibrated to the database's");
+  clock.start();
+  return clock;
+}
+
+/** What the service calls out to: the providers' HTTP pools, Crypto Pay (when set) and the webhook sender. */
+function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics) {
   const upstream = openProviders({
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -133,11 +168,19 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
   const allowLoopback = config.WEBHOOK_ALLOW_LOOPBACK === "true";
   const webhookSender = createWebhookSender({ allowLoopback, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   lifecycle.add({ name: "webhook sender", abort: webhookSender.destroy, close: webhookSender.close });
+  return { providers: upstream.providers, cryptoPay, allowLoopback, webhookSender };
+}
 
+type Storage = Awaited<ReturnType<typeof addDatabase>>;
+type Upstream = ReturnType<typeof addUpstream>;
+
+/** The core over them, its settings read from the config; the purchases under way are a resource of their own. */
+function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & { log: pino.Logger; metrics: Metrics }): Core {
+  const { db, metrics } = on;
   const core = createCore({
     db,
-    clock,
-    providers: upstream.providers,
+    clock: on.clock,
+    providers: on.providers,
     tariffs: {
       usdtPerStarMicro: micro(config.STAR_PRICE_MICRO),
       premiumMicro: { 3: micro(config.PREMIUM_PRICE_MICRO[3]), 6: micro(config.PREMIUM_PRICE_MICRO[6]), 12: micro(config.PREMIUM_PRICE_MICRO[12]) },
@@ -152,30 +195,18 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     quotesOpenMax: config.QUOTES_OPEN_MAX,
     healthProbeMs: config.HEALTH_PROBE_MS,
-    cryptoPay,
-    topupLimits: {
-      minMicro: micro(config.TOPUP_MIN_MICRO),
-      maxMicro: micro(config.TOPUP_MAX_MICRO),
-      invoiceTtlSeconds: config.TOPUP_INVOICE_MINUTES * 60,
-      openInvoicesMax: config.TOPUP_OPEN_INVOICES_MAX,
-      pendingTransfersMax: config.TOPUP_PENDING_TRANSFERS_MAX,
-      dailyMax: config.TOPUP_DAILY_MAX,
-      transfers: config.TOPUP_TRANSFERS,
-      pollMs: config.TOPUP_POLL_MS,
-      // An invoice still `creating` after the provider call's own bound (and a margin) was cut short.
-      creatingStaleMs: config.UPSTREAM_TIMEOUT_MS + 10_000,
-      confirmAboveMicro: micro(config.ADMIN_CONFIRM_ABOVE_MICRO),
-    },
-    log,
-    counterDb,
+    cryptoPay: on.cryptoPay,
+    topupLimits: topupLimits(config),
+    log: on.log,
+    counterDb: on.counterDb,
     oneStatement: oneStatementWrites(db),
     rateLimitWindowMs: RATE_LIMIT_WINDOW_SECONDS * 1000,
     lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
     webhooks: {
-      sender: webhookSender,
+      sender: on.webhookSender,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       pendingMax: config.WEBHOOK_PENDING_MAX,
-      policy: { allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
+      policy: { allowLoopback: on.allowLoopback, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000 },
       // What each event says (order events carry the order's status-endpoint body, never gift card codes).
       events: webhookEvents,
     },
@@ -188,27 +219,23 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     underWay: () => ({ providerCalls: core.pipelineCalls() }),
     handBack: async () => ({ orders: await core.releaseCalls() }),
   });
-
-  const service: CoreService = {
-    config,
-    log,
-    db,
-    core,
-    metrics,
-    stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.SHUTDOWN_GRACE_MS, stop.signal),
-    close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
-  };
-  return { service, lifecycle, clock, counterDb, cryptoPay, faults };
+  return core;
 }
 
-/** The database's clock, calibrated and kept so; a machine clock far off the database's is said once, as a warning. */
-async function openDatabaseClock(db: Db, log: pino.Logger) {
-  const clock = await databaseClock(db, (error) => log.warn({ err: error }, "could not read the database's clock: the last reading stands"));
-  const fields = { skewMs: Math.round(clock.skewMs), errorMs: Math.round(clock.errorMs * 10) / 10 };
-  if (Math.abs(clock.skewMs) > 1000) log.warn(fields, "this machine's clock is off the database's: decisions follow the database's");
-  else log.debug(fields, "clock calibrated to the database's");
-  clock.start();
-  return clock;
+function topupLimits(config: Config) {
+  return {
+    minMicro: micro(config.TOPUP_MIN_MICRO),
+    maxMicro: micro(config.TOPUP_MAX_MICRO),
+    invoiceTtlSeconds: config.TOPUP_INVOICE_MINUTES * 60,
+    openInvoicesMax: config.TOPUP_OPEN_INVOICES_MAX,
+    pendingTransfersMax: config.TOPUP_PENDING_TRANSFERS_MAX,
+    dailyMax: config.TOPUP_DAILY_MAX,
+    transfers: config.TOPUP_TRANSFERS,
+    pollMs: config.TOPUP_POLL_MS,
+    // An invoice still `creating` after the provider call's own bound (and a margin) was cut short.
+    creatingStaleMs: config.UPSTREAM_TIMEOUT_MS + 10_000,
+    confirmAboveMicro: micro(config.ADMIN_CONFIRM_ABOVE_MICRO),
+  };
 }
 
 /**
@@ -233,35 +260,13 @@ function openJobs(
       log,
       scope,
     }),
-    webhookDispatch: createWebhookDispatch({
-      db,
-      clock,
-      send: core.webhooks.send,
-      settings: {
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
-        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
-        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
-        pollMs: config.WEBHOOK_POLL_MS,
-      },
-      log,
-      scope,
-    }),
+    webhookDispatch: createWebhookDispatch({ db, clock, send: core.webhooks.send, settings: dispatchSettings(config), log, scope }),
     healthProbe: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
     monitor: createMonitor({
       db,
       clock,
       health: core.health.current,
-      settings: {
-        intervalMs: config.ALERT_CHECK_INTERVAL_MS,
-        refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
-        refundThreshold: config.ALERT_REFUNDS,
-        walletBelowMicro: micro(config.ALERT_WALLET_BELOW_MICRO),
-        ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
-        repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
-        maxPerHour: config.ALERT_MAX_PER_HOUR,
-        unpaidInvoices: config.ALERT_UNPAID_INVOICES,
-      },
+      settings: monitorSettings(config),
       cryptoPay: on.cryptoPay,
       faults: on.faults,
       log,
@@ -296,6 +301,29 @@ function openJobs(
   return { ...jobs, ...(topupPoll ? { topupPoll } : {}) };
 }
 
+function dispatchSettings(config: Config) {
+  return {
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
+    retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    pollMs: config.WEBHOOK_POLL_MS,
+  };
+}
+
+function monitorSettings(config: Config) {
+  return {
+    intervalMs: config.ALERT_CHECK_INTERVAL_MS,
+    refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
+    refundThreshold: config.ALERT_REFUNDS,
+    walletBelowMicro: micro(config.ALERT_WALLET_BELOW_MICRO),
+    ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
+    repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
+    maxPerHour: config.ALERT_MAX_PER_HOUR,
+    unpaidInvoices: config.ALERT_UNPAID_INVOICES,
+  };
+}
+
 type Jobs = ReturnType<typeof openJobs>;
 
 /** Opens the whole service: the core, then its jobs, the bot and the API, built but not started (see `start`). */
@@ -304,46 +332,85 @@ export async function openService(config: Config, options: RootOptions = {}): Pr
   return closedOnFailure(opened.lifecycle, config, () => buildService(config, opened));
 }
 
-async function buildService(config: Config, opened: Awaited<ReturnType<typeof openCore>>): Promise<Service> {
+type Opened = Awaited<ReturnType<typeof openCore>>;
+/** Whether `start` opens the listeners: false when the caller listens itself (`start({ listen: false })`). */
+type Listening = { on: boolean };
+
+/** The service's build over the core, in order: what runs beside it, then the steps in the order they start. */
+async function buildService(config: Config, opened: Opened): Promise<Service> {
   const { service, lifecycle, clock, counterDb, cryptoPay, faults } = opened;
-  const { core, db, log, metrics } = service;
-
-  // SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none).
-  const checkpointer = checkpointInBackground(db, (message) =>
-    log.warn({ error: message }, "SQLite background checkpoint failed: the main connection checkpoints itself once the WAL grows large"),
-  );
-  if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
-
+  const { core, db, log } = service;
+  addCheckpointer(lifecycle, opened);
   const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults });
   // The jobs are the first steps: started before the API takes requests, stopped after it.
   for (const job of Object.values(jobs)) lifecycle.add(job);
-
-  const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
-  const bot = config.BOT_TOKEN
-    ? createBot({
-        core,
-        storage: botStateStore(db, clock),
-        token: config.BOT_TOKEN,
-        apiRoot: config.TELEGRAM_API_ROOT,
-        admins: config.ADMIN_TELEGRAM_IDS,
-        support: config.SUPPORT_CONTACT ?? null,
-        miniAppUrl: config.MINIAPP_URL ?? null,
-        adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
-        log,
-        observeUpdate: metrics.botUpdate,
-        pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
-        // Polled or posted, every update is stored first and handled from here, on any instance.
-        inbox: botInbox(db),
-        inboxLeaseMs: config.BOT_INBOX_LEASE_MS,
-      })
-    : null;
-  const webhook = bot && webhookMode ? { url: config.BOT_WEBHOOK_URL!, secretToken: config.BOT_WEBHOOK_SECRET! } : null;
+  const bot = openBot(config, opened);
   if (bot) {
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
     jobs.webhookDispatch.onDisabled(bot.notifier.webhookDisabled);
   }
+  const listening: Listening = { on: true };
+  const api = await addApi(lifecycle, config, opened, bot, listening);
+  const startMetrics = addMetricsListener(lifecycle, config, service, listening);
+  addBot(lifecycle, config, log, bot);
 
+  return {
+    ...service,
+    jobs,
+    api: api.app,
+    bot,
+    async start(options = {}) {
+      listening.on = options.listen ?? true;
+      await lifecycle.start(config.SHUTDOWN_GRACE_MS);
+    },
+    addStep: (step) => void lifecycle.add(step),
+    get url() {
+      return api.url();
+    },
+    startMetrics,
+  };
+}
+
+/** SQLite's checkpoints off the event loop, for the long-running service (a CLI command's few writes need none). */
+function addCheckpointer(lifecycle: Lifecycle, { service: { db, log } }: Opened): void {
+  const checkpointer = checkpointInBackground(db, (message) =>
+    log.warn({ error: message }, "SQLite background checkpoint failed: the main connection checkpoints itself once the WAL grows large"),
+  );
+  if (checkpointer) lifecycle.add({ name: "sqlite checkpoints", close: checkpointer.close });
+}
+
+/** The bot over the core, built but not started; null without BOT_TOKEN. */
+function openBot(config: Config, { service: { core, db, log, metrics }, clock }: Opened): PurchaseBot | null {
+  if (!config.BOT_TOKEN) return null;
+  return createBot({
+    core,
+    storage: botStateStore(db, clock),
+    token: config.BOT_TOKEN,
+    apiRoot: config.TELEGRAM_API_ROOT,
+    admins: config.ADMIN_TELEGRAM_IDS,
+    support: config.SUPPORT_CONTACT ?? null,
+    miniAppUrl: config.MINIAPP_URL ?? null,
+    adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
+    log,
+    observeUpdate: metrics.botUpdate,
+    pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
+    // Polled or posted, every update is stored first and handled from here, on any instance.
+    inbox: botInbox(db),
+    inboxLeaseMs: config.BOT_INBOX_LEASE_MS,
+  });
+}
+
+/** Where Telegram posts the bot's updates, when the bot takes them by webhook (else it polls). */
+function botWebhook(config: Config, bot: PurchaseBot | null) {
+  const webhookMode = Boolean(config.BOT_WEBHOOK_URL && config.BOT_WEBHOOK_SECRET);
+  return bot && webhookMode ? { url: config.BOT_WEBHOOK_URL!, secretToken: config.BOT_WEBHOOK_SECRET! } : null;
+}
+
+/** The API (with the Mini App's routes and Telegram's webhook when there is a bot) and its listener as a step. */
+async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot: PurchaseBot | null, listening: Listening) {
+  const { core, log, metrics } = opened.service;
+  const webhook = botWebhook(config, bot);
   let stopping = false;
   const api = await buildApi({
     core,
@@ -355,34 +422,16 @@ async function buildService(config: Config, opened: Awaited<ReturnType<typeof op
     onAnswered: metrics.request,
     checkAnswers: config.RESPONSE_CHECK,
     ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
-    ...(bot
-      ? {
-          miniApp: {
-            sessions: createMiniAppSessions({
-              botToken: config.BOT_TOKEN!,
-              initDataMaxAgeSeconds: config.MINIAPP_INIT_DATA_MAX_AGE_SECONDS,
-              sessionTtlMs: config.MINIAPP_SESSION_MINUTES * 60_000,
-              clock,
-            }),
-            support: config.SUPPORT_CONTACT ?? null,
-            admins: config.ADMIN_TELEGRAM_IDS,
-            confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
-            // The Mini App's refusals in the bot's words.
-            refusal: (language, refusal) => refusalText((key, vars) => bot.i18n.t(language ?? "en", key, vars), refusal),
-          },
-        }
-      : {}),
+    ...(bot ? { miniApp: miniAppOptions(config, bot, opened.clock) } : {}),
     ...(bot && webhook ? { telegramWebhook: bot.webhookHandler(webhook.secretToken) } : {}),
   });
   const requests = trackRequests(api.server);
-  /** False when the caller listens itself (`start({ listen: false })`). */
-  let listen = true;
   let url: string | null = null;
   // The listener closes; a request arriving on a kept-alive connection is answered 503 with Connection: close.
   lifecycle.add({
     name: "api",
     start: async () => {
-      if (listen) url = await api.listen({ host: config.HOST, port: config.PORT });
+      if (listening.on) url = await api.listen({ host: config.HOST, port: config.PORT });
     },
     stop: () => {
       stopping = true;
@@ -391,8 +440,31 @@ async function buildService(config: Config, opened: Awaited<ReturnType<typeof op
     },
     underWay: () => ({ requests: requests.underWay() }),
   });
+  return { app: api, url: () => url };
+}
 
-  // Closed before the pools: metrics stay scrapable until the end of the stop.
+/** The Mini App's sessions and words: signed in by the bot's token, refused in the bot's words. */
+function miniAppOptions(config: Config, bot: PurchaseBot, clock: Clock): MiniAppOptions {
+  return {
+    sessions: createMiniAppSessions({
+      botToken: config.BOT_TOKEN!,
+      initDataMaxAgeSeconds: config.MINIAPP_INIT_DATA_MAX_AGE_SECONDS,
+      sessionTtlMs: config.MINIAPP_SESSION_MINUTES * 60_000,
+      clock,
+    }),
+    support: config.SUPPORT_CONTACT ?? null,
+    admins: config.ADMIN_TELEGRAM_IDS,
+    confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
+    // The Mini App's refusals in the bot's words.
+    refusal: (language, refusal) => refusalText((key, vars) => bot.i18n.t(language ?? "en", key, vars), refusal),
+  };
+}
+
+/**
+ * The metrics on their own port (METRICS_PORT) as a step; closed before the pools, so they stay scrapable until
+ * the end of the stop. Returns the service's `startMetrics`.
+ */
+function addMetricsListener(lifecycle: Lifecycle, config: Config, { metrics, log }: CoreService, listening: Listening) {
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | null = null;
   const startMetrics = async () => {
     if (config.METRICS_PORT === null) return null;
@@ -407,46 +479,36 @@ async function buildService(config: Config, opened: Awaited<ReturnType<typeof op
   lifecycle.add({
     name: "metrics listener",
     start: async () => {
-      if (listen) await startMetrics();
+      if (listening.on) await startMetrics();
     },
     close: async () => metricsServer?.close(),
   });
+  return startMetrics;
+}
 
-  // Started once the API listens (Telegram posts to it in webhook mode). Polling is given up at once (another
-  // instance takes it), then the updates under way finish; those not started stay in the inbox for another
-  // instance. Cut ones keep their lease until it lapses (see the decision record docs/decisions/bot-inbox.md:
-  // handing them back could run them twice).
+/**
+ * The bot as the last step: started once the API listens (Telegram posts to it in webhook mode). Polling is given
+ * up at once (another instance takes it), then the updates under way finish; those not started stay in the inbox
+ * for another instance. Cut ones keep their lease until it lapses (see the decision record
+ * docs/decisions/bot-inbox.md: handing them back could run them twice).
+ */
+function addBot(lifecycle: Lifecycle, config: Config, log: pino.Logger, bot: PurchaseBot | null): void {
   if (!bot) {
     lifecycle.add({
       name: "bot",
       start: () => log.info({}, "bot disabled: set BOT_TOKEN (and TELEGRAM_API_ROOT for the local emulator) to enable it"),
     });
-  } else {
-    lifecycle.add({
-      name: "bot",
-      start: () => (webhook ? bot.startWebhook(webhook.url, webhook.secretToken) : bot.startPolling()),
-      stop: async () => {
-        await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
-        await bot.drain();
-      },
-      underWay: () => ({ botUpdates: bot.underWay() }),
-      close: async () => bot.close(),
-    });
+    return;
   }
-
-  return {
-    ...service,
-    jobs,
-    api,
-    bot,
-    async start(options = {}) {
-      listen = options.listen ?? true;
-      await lifecycle.start(config.SHUTDOWN_GRACE_MS);
+  const webhook = botWebhook(config, bot);
+  lifecycle.add({
+    name: "bot",
+    start: () => (webhook ? bot.startWebhook(webhook.url, webhook.secretToken) : bot.startPolling()),
+    stop: async () => {
+      await bot.stopPolling().catch((error: unknown) => log.warn({ err: error }, "could not give up polling cleanly"));
+      await bot.drain();
     },
-    addStep: (step) => void lifecycle.add(step),
-    get url() {
-      return url;
-    },
-    startMetrics,
-  };
+    underWay: () => ({ botUpdates: bot.underWay() }),
+    close: async () => bot.close(),
+  });
 }

@@ -39,14 +39,59 @@ interface InboxRunOptions {
  */
 export function runFromInbox<C extends Context>(bot: Bot<C>, options: InboxRunOptions) {
   const { log } = options;
+  const { worker, intake } = openInbox(bot, options);
+  const polling = pollingRole(bot, options, intake);
 
+  /** Takes no more updates from the inbox, and waits until none is under way here, so no conversation state is lost. */
+  const drain = () => worker.stop();
+
+  return {
+    /**
+     * Long polling into the inbox on whichever instance holds the polling role (the others stand by and take
+     * over within seconds when it goes); every instance handles updates from the inbox.
+     */
+    async startPolling() {
+      await bot.init();
+      worker.start();
+      await polling.start();
+    },
+    /**
+     * The handler the API server mounts for Telegram's webhook posts: it checks the secret token, stores the
+     * update and answers 200; any instance handles it from the inbox.
+     */
+    webhookHandler: (secretToken: string) => webhookIntake(secretToken, (update) => intake([update])),
+    /** Webhook mode: Telegram posts updates to the API server (see src/api/app.ts). */
+    async startWebhook(url: string, secretToken: string) {
+      await bot.init();
+      worker.start();
+      await options.publishCommands();
+      await bot.api.setWebhook(url, { secret_token: secretToken });
+      log.info({ url }, "bot webhook set");
+    },
+    stopPolling: polling.stop,
+    /** Updates being handled here now. */
+    underWay: () => worker.underWay(),
+    drain,
+    /** Stops renewing the leases of updates still running (after a stop that cut them): they lapse to another instance. */
+    close: () => worker.close(),
+    /** Stops polling (if this instance polls), then waits for the updates under way. */
+    async stop() {
+      await polling.stop();
+      await drain();
+    },
+  };
+}
+
+/**
+ * The inbox on this instance: `intake` stores updates (each under its chat) and wakes the worker, which handles
+ * them from the inbox as the bot's own.
+ */
+function openInbox<C extends Context>(bot: Bot<C>, options: InboxRunOptions) {
   /** The inbox's chat of an update: the same key the bot sequentializes on (only its chat and sender are read). */
   const inboxChat = (update: Update) => {
     const id = chatIdOf(new Context(update, bot.api, undefined as unknown as UserFromGetMe));
     return id === undefined ? `u:${update.update_id}` : String(id);
   };
-  const store = (updates: Update[]) =>
-    options.inbox.store(updates.map((update) => ({ updateId: update.update_id, chat: inboxChat(update), update })));
   const worker = createInboxWorker({
     inbox: options.inbox,
     handle: ({ updateId, chat, attempt, update }) =>
@@ -54,9 +99,18 @@ export function runFromInbox<C extends Context>(bot: Bot<C>, options: InboxRunOp
     leaseMs: options.inboxLeaseMs,
     scanMs: Math.min(1_000, options.inboxLeaseMs),
     maxInFlight: 100,
-    log,
+    log: options.log,
   });
+  const intake = async (updates: Update[]) => {
+    await options.inbox.store(updates.map((update) => ({ updateId: update.update_id, chat: inboxChat(update), update })));
+    worker.wake();
+  };
+  return { worker, intake };
+}
 
+/** Polling as this instance's part of the polling role: Telegram's updates fetched into the inbox while it holds it. */
+function pollingRole<C extends Context>(bot: Bot<C>, options: InboxRunOptions, intake: (updates: Update[]) => Promise<void>) {
+  const { log } = options;
   let poller: ReturnType<typeof startPoller> | undefined;
   let polling: Polling | undefined;
 
@@ -71,64 +125,20 @@ export function runFromInbox<C extends Context>(bot: Bot<C>, options: InboxRunOp
   async function takePolling() {
     await bot.api.deleteWebhook();
     await options.publishCommands();
-    poller = startPoller({
-      api: bot.api,
-      store: async (updates) => {
-        await store(updates);
-        worker.wake();
-      },
-      log,
-    });
+    poller = startPoller({ api: bot.api, store: intake, log });
     log.info({ username: bot.botInfo.username }, "bot polling");
   }
 
-  /** Gives the polling role up at once (if this instance polls), so another instance takes it; updates under way go on. */
-  async function stopPolling() {
-    await polling?.stop();
-    await stopPoller();
-  }
-
-  /** Takes no more updates from the inbox, and waits until none is under way here, so no conversation state is lost. */
-  const drain = () => worker.stop();
-
   return {
-    /**
-     * Long polling into the inbox on whichever instance holds the polling role (the others stand by and take
-     * over within seconds when it goes); every instance handles updates from the inbox.
-     */
-    async startPolling() {
-      await bot.init();
-      worker.start();
+    /** Contends for the role; resolves after the first round, holding it or standing by. */
+    async start() {
       polling = options.pollOnOneInstance({ take: takePolling, resign: stopPoller, working: () => poller?.working() ?? false });
       await polling.started;
     },
-    /**
-     * The handler the API server mounts for Telegram's webhook posts: it checks the secret token, stores the
-     * update and answers 200; any instance handles it from the inbox.
-     */
-    webhookHandler: (secretToken: string) =>
-      webhookIntake(secretToken, async (update) => {
-        await store([update]);
-        worker.wake();
-      }),
-    /** Webhook mode: Telegram posts updates to the API server (see src/api/app.ts). */
-    async startWebhook(url: string, secretToken: string) {
-      await bot.init();
-      worker.start();
-      await options.publishCommands();
-      await bot.api.setWebhook(url, { secret_token: secretToken });
-      log.info({ url }, "bot webhook set");
-    },
-    stopPolling,
-    /** Updates being handled here now. */
-    underWay: () => worker.underWay(),
-    drain,
-    /** Stops renewing the leases of updates still running (after a stop that cut them): they lapse to another instance. */
-    close: () => worker.close(),
-    /** Stops polling (if this instance polls), then waits for the updates under way. */
+    /** Gives the polling role up at once (if this instance polls), so another instance takes it; updates under way go on. */
     async stop() {
-      await stopPolling();
-      await drain();
+      await polling?.stop();
+      await stopPoller();
     },
   };
 }

@@ -17,7 +17,38 @@ export interface NotifyLog {
  * the bot is logged and skipped; nothing is lost, the codes stay in /orders.
  */
 export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog, admins: number[]) {
-  async function tell(telegramId: string, text: (t: Translate) => string): Promise<void> {
+  const tell = createTell(core, api, i18n, log);
+  tellOfCore(core, tell, log);
+
+  /** Deliveries gave up: the key's owner hears of it here, once (only the instance that disabled it calls). */
+  function webhookDisabled(accountId: number, url: string, reason: string) {
+    core.accounts
+      .get(accountId)
+      .then((account) => (account.telegramId ? tell(account.telegramId, (t) => t("webhook-disabled", { url, reason })) : undefined))
+      .catch((error) => log.error({ accountId, err: error }, "webhook notice failed"));
+  }
+
+  /** Administrators hear of every alert, each in the language of their own account (English without one). */
+  function alert(alert: Alert) {
+    const text = (t: Translate) => {
+      const body = t(`alert-${alert.details.kind}-${alert.state === "resolved" ? "resolved" : "firing"}`, alertVars(alert.details));
+      const still = alert.state === "reminder" ? `${t("alert-still")} ` : "";
+      const held = alert.suppressed ? `\n${t("alert-suppressed", { count: String(alert.suppressed) })}` : "";
+      return `${still}${body}${held}`;
+    };
+    for (const admin of admins) {
+      tell(String(admin), text).catch((error) => log.error({ admin, err: error }, "alert failed"));
+    }
+  }
+
+  return { tell, alert, webhookDisabled };
+}
+
+type Tell = (telegramId: string, text: (t: Translate) => string) => Promise<void>;
+
+/** A message to one user, in the language of their account, with the menu; a user who blocked the bot is skipped. */
+function createTell(core: Core, api: Api, i18n: I18n, log: NotifyLog): Tell {
+  return async (telegramId, text) => {
     // English when the account cannot be read: an alert about the database must still reach the administrators.
     const account = await core.accounts.byTelegramId(telegramId).catch(() => undefined);
     const locale = account?.language ?? "en";
@@ -29,8 +60,11 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
       if (error instanceof GrammyError && error.error_code === 403) log.warn({ telegramId }, "user blocked the bot; notification skipped");
       else log.error({ telegramId, err: error }, "notification failed");
     }
-  }
+  };
+}
 
+/** What the core tells of on its own, told to the user: orders settled in the background, a low balance, an administrator's act. */
+function tellOfCore(core: Core, tell: Tell, log: NotifyLog): void {
   async function orderSettled(order: Order) {
     const account = await core.accounts.get(order.accountId);
     if (!account.telegramId) return;
@@ -46,14 +80,6 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
     if (how.inline) return;
     orderSettled(order).catch((error) => log.error({ orderId: order.id, err: error }, "notification failed"));
   });
-
-  /** Deliveries gave up: the key's owner hears of it here, once (only the instance that disabled it calls). */
-  function webhookDisabled(accountId: number, url: string, reason: string) {
-    core.accounts
-      .get(accountId)
-      .then((account) => (account.telegramId ? tell(account.telegramId, (t) => t("webhook-disabled", { url, reason })) : undefined))
-      .catch((error) => log.error({ accountId, err: error }, "webhook notice failed"));
-  }
 
   // A purchase took the balance below the line: told once per crossing, unless the user turned it off.
   core.lowBalance.onLow((account, balanceMicro) => {
@@ -72,21 +98,6 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
         : t(notice.kind === "block" ? "you-blocked" : "you-unblocked");
     tell(notice.telegramId, text).catch((error) => log.error({ telegramId: notice.telegramId, err: error }, "admin notice failed"));
   });
-
-  /** Administrators hear of every alert, each in the language of their own account (English without one). */
-  function alert(alert: Alert) {
-    const text = (t: Translate) => {
-      const body = t(`alert-${alert.details.kind}-${alert.state === "resolved" ? "resolved" : "firing"}`, alertVars(alert.details));
-      const still = alert.state === "reminder" ? `${t("alert-still")} ` : "";
-      const held = alert.suppressed ? `\n${t("alert-suppressed", { count: String(alert.suppressed) })}` : "";
-      return `${still}${body}${held}`;
-    };
-    for (const admin of admins) {
-      tell(String(admin), text).catch((error) => log.error({ admin, err: error }, "alert failed"));
-    }
-  }
-
-  return { tell, alert, webhookDisabled };
 }
 
 /** The variables of an alert's text (the locale files' names); amounts in USDT show as everywhere in the bot. */

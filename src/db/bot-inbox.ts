@@ -52,7 +52,7 @@ function heads(db: Executor, limit: number) {
     .limit(limit);
 }
 
-/** Leases up to `limit` free chat heads to `owner` (see `claim`). */
+/** Leases up to `limit` free chat heads to `owner` (see `claimUpdates`). */
 function claimHeads(db: Executor, owner: string, limit: number, leaseMs: number) {
   return db
     .updateTable("bot_inbox")
@@ -61,6 +61,30 @@ function claimHeads(db: Executor, owner: string, limit: number, leaseMs: number)
     .where(free(db))
     .returning(["update_id", "chat", "payload", "attempts", "replied_at"])
     .execute();
+}
+
+/**
+ * Leases up to `limit` free chat heads to `owner` for `leaseMs`, oldest first. On PostgreSQL claims take turns
+ * (a transaction-scoped advisory lock), so each reads the leases of the claims before it: without turns, two
+ * claims reading at once could each take another update of one chat (the re-check of a changed row guards
+ * only the row itself). A SQLite database has one writer, which already makes claims take turns.
+ */
+async function claimUpdates(db: Db, owner: string, limit: number, leaseMs: number): Promise<InboxUpdate[]> {
+  const rows = isPostgres(db)
+    ? await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtext('bot_inbox claim'))`.execute(trx);
+        return claimHeads(trx, owner, limit, leaseMs);
+      })
+    : await claimHeads(db, owner, limit, leaseMs);
+  return rows
+    .map((row) => ({
+      updateId: Number(row.update_id),
+      chat: row.chat,
+      update: JSON.parse(row.payload) as unknown,
+      attempt: Number(row.attempts),
+      replied: row.replied_at !== null,
+    }))
+    .sort((a, b) => a.updateId - b.updateId);
 }
 
 /** The bot's durable inbox (migrations/0016_bot_inbox.ts): stored on arrival, leased while handled, done after. */
@@ -81,29 +105,8 @@ export function botInbox(db: Db) {
       return (await heads(db, 1).execute()).length > 0;
     },
 
-    /**
-     * Leases up to `limit` free chat heads to `owner` for `leaseMs`, oldest first. On PostgreSQL claims take turns
-     * (a transaction-scoped advisory lock), so each reads the leases of the claims before it: without turns, two
-     * claims reading at once could each take another update of one chat (the re-check of a changed row guards
-     * only the row itself). A SQLite database has one writer, which already makes claims take turns.
-     */
-    async claim(owner: string, limit: number, leaseMs: number): Promise<InboxUpdate[]> {
-      const rows = isPostgres(db)
-        ? await db.transaction().execute(async (trx) => {
-            await sql`select pg_advisory_xact_lock(hashtext('bot_inbox claim'))`.execute(trx);
-            return claimHeads(trx, owner, limit, leaseMs);
-          })
-        : await claimHeads(db, owner, limit, leaseMs);
-      return rows
-        .map((row) => ({
-          updateId: Number(row.update_id),
-          chat: row.chat,
-          update: JSON.parse(row.payload) as unknown,
-          attempt: Number(row.attempts),
-          replied: row.replied_at !== null,
-        }))
-        .sort((a, b) => a.updateId - b.updateId);
-    },
+    /** Leases up to `limit` free chat heads to `owner` for `leaseMs`, oldest first (see claimUpdates). */
+    claim: (owner: string, limit: number, leaseMs: number): Promise<InboxUpdate[]> => claimUpdates(db, owner, limit, leaseMs),
 
     /** Moves the leases `owner` holds on these updates `leaseMs` ahead (they are still being handled). */
     async renew(owner: string, updateIds: number[], leaseMs: number): Promise<void> {

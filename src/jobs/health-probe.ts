@@ -16,40 +16,40 @@ export interface HealthProbeOptions {
 }
 
 /**
- * Probes on its own schedule, shared by every instance: each interval, an instance reads the last round from
- * the database; the one whose conditional update claims a stale round probes the providers and stores it.
- * Whatever it read or made is published to the health board that GET /v1/health answers from. A database that
- * cannot be read is published as not ready.
+ * One round: the last round read from the database; a stale one claimed (by one instance) and probed anew, else
+ * the one read published.
  */
-export function createHealthProbe(options: HealthProbeOptions) {
-  const { db, clock, health, intervalMs } = options;
-
-  async function pass(): Promise<void> {
-    const now = clock.now();
-    let last: { result: string | null; probedAt: string };
-    try {
-      last = await lastProbe(db);
-    } catch {
-      health.publish(health.unreachable(), now);
+async function probeRound({ db, clock, health, intervalMs }: HealthProbeOptions): Promise<void> {
+  const now = clock.now();
+  let last: { result: string | null; probedAt: string };
+  try {
+    last = await lastProbe(db);
+  } catch {
+    health.publish(health.unreachable(), now);
+    return;
+  }
+  const staleBefore = new Date(now.getTime() - intervalMs).toISOString();
+  if (last.probedAt < staleBefore) {
+    const until = new Date(now.getTime() + intervalMs + PROBE_ROUND_MS).toISOString();
+    if (await claimProbe(db, { now: now.toISOString(), staleBefore, until })) {
+      const round = await health.probe();
+      const probedAt = clock.now();
+      await storeProbe(db, { result: JSON.stringify(round), probedAt: probedAt.toISOString() });
+      health.publish(round, probedAt);
       return;
     }
-    const staleBefore = new Date(now.getTime() - intervalMs).toISOString();
-    if (last.probedAt < staleBefore) {
-      const until = new Date(now.getTime() + intervalMs + PROBE_ROUND_MS).toISOString();
-      if (await claimProbe(db, { now: now.toISOString(), staleBefore, until })) {
-        const round = await health.probe();
-        const probedAt = clock.now();
-        await storeProbe(db, { result: JSON.stringify(round), probedAt: probedAt.toISOString() });
-        health.publish(round, probedAt);
-        return;
-      }
-    }
-    // Another instance's round (being made now, or fresh): this instance read the database, so it is ready.
-    if (last.result) health.publish({ ...(JSON.parse(last.result) as Health), databaseReady: true }, new Date(last.probedAt));
   }
+  // Another instance's round (being made now, or fresh): this instance read the database, so it is ready.
+  if (last.result) health.publish({ ...(JSON.parse(last.result) as Health), databaseReady: true }, new Date(last.probedAt));
+}
 
-  // The database is checked twice per interval, each check bounded by half of it: one that stops answering is
-  // reported not ready within one interval (250 ms at the least, so a busy machine does not flap).
+/**
+ * This instance's own check of the database, on a loop of its own. The database is checked twice per interval,
+ * each check bounded by half of it: one that stops answering is reported not ready within one interval (250 ms
+ * at the least, so a busy machine does not flap).
+ */
+function databaseCheckLoop(options: HealthProbeOptions) {
+  const { db, clock, health, intervalMs } = options;
   const checkMs = Math.max(250, Math.floor(intervalMs / 2));
   let outstanding: Promise<boolean> | null = null;
   async function checkDatabase(): Promise<void> {
@@ -64,7 +64,7 @@ export function createHealthProbe(options: HealthProbeOptions) {
     const ready = await Promise.race([outstanding, late]).finally(() => clearTimeout(timer));
     health.databaseChecked(ready, clock.now());
   }
-  const databaseLoop = createLoop({
+  return createLoop({
     name: "health-probe-database",
     intervalMs: checkMs,
     run: checkDatabase,
@@ -73,11 +73,20 @@ export function createHealthProbe(options: HealthProbeOptions) {
     log: options.log,
     scope: options.scope,
   });
+}
 
+/**
+ * Probes on its own schedule, shared by every instance: each interval, an instance reads the last round from
+ * the database; the one whose conditional update claims a stale round probes the providers and stores it.
+ * Whatever it read or made is published to the health board that GET /v1/health answers from. A database that
+ * cannot be read is published as not ready.
+ */
+export function createHealthProbe(options: HealthProbeOptions) {
+  const databaseLoop = databaseCheckLoop(options);
   const loop = createLoop({
     name: "health-probe",
-    intervalMs,
-    run: pass,
+    intervalMs: options.intervalMs,
+    run: () => probeRound(options),
     failed: undefined,
     failure: "health-probe round failed; the next one will try again",
     log: options.log,

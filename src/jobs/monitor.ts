@@ -53,6 +53,11 @@ const settleWithin = new Map<string, number>(PRODUCTS.map((p) => [p.type, p.sett
 
 /** The checks of one round, each a condition (or none); `now` is the round's time. */
 function createChecks(options: MonitorOptions) {
+  return { ...purchaseChecks(options), ...topupChecks(options) };
+}
+
+/** What purchases stand on and leave behind: the providers, refunds, the service wallet, stuck orders, the books. */
+function purchaseChecks(options: MonitorOptions) {
   const { db, settings } = options;
   let lastLedgerCheck = -Infinity;
   let ledgerCondition: Condition | null = null;
@@ -101,6 +106,26 @@ function createChecks(options: MonitorOptions) {
       };
     },
 
+    /** The books, at most every `ledgerEveryMs`: between checks the last verdict stands. */
+    async ledger(now: Date): Promise<Condition | null> {
+      if (now.getTime() - lastLedgerCheck >= settings.ledgerEveryMs) {
+        lastLedgerCheck = now.getTime();
+        const broken = await unbalancedAccounts(db);
+        ledgerCondition = {
+          key: "ledger",
+          firing: broken.length > 0,
+          details: { kind: "ledger", accounts: broken.length, accountId: broken.length ? broken[0].accountId : null },
+        };
+      }
+      return ledgerCondition;
+    },
+  };
+}
+
+/** Crypto Pay's, when top-ups by invoice are offered (none otherwise). */
+function topupChecks(options: MonitorOptions) {
+  const { db, settings } = options;
+  return {
     /** Crypto Pay's own check: top-ups by invoice cannot be made or read while it fails. */
     async cryptoPay(): Promise<Condition | null> {
       if (!options.cryptoPay) return null;
@@ -123,20 +148,6 @@ function createChecks(options: MonitorOptions) {
       if (!options.cryptoPay) return null;
       const { count, latest } = await anomaliesSince(db, new Date(now.getTime() - 86_400_000).toISOString());
       return { key: "anomalies", firing: count > 0, details: { kind: "anomalies", count, hours: 24, latest } };
-    },
-
-    /** The books, at most every `ledgerEveryMs`: between checks the last verdict stands. */
-    async ledger(now: Date): Promise<Condition | null> {
-      if (now.getTime() - lastLedgerCheck >= settings.ledgerEveryMs) {
-        lastLedgerCheck = now.getTime();
-        const broken = await unbalancedAccounts(db);
-        ledgerCondition = {
-          key: "ledger",
-          firing: broken.length > 0,
-          details: { kind: "ledger", accounts: broken.length, accountId: broken.length ? broken[0].accountId : null },
-        };
-      }
-      return ledgerCondition;
     },
   };
 }

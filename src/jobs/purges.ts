@@ -45,6 +45,46 @@ interface Purge {
  * deletes are idempotent, so instances sharing a database only repeat each other's work.
  */
 export function createPurges(options: PurgesOptions) {
+  const purges = purgesOf(options);
+  const loops = new Map(
+    purges.map((purge) => [
+      purge.name,
+      createLoop({
+        name: `purges-${purge.name}`,
+        intervalMs: purge.everyMs,
+        run: purge.run,
+        failed: 0,
+        failure: purge.failure,
+        log: options.log,
+        scope: options.scope,
+      }),
+    ]),
+  );
+  const runNow = (name: string) => loops.get(name)?.runOnce() ?? Promise.resolve(0);
+
+  const job = {
+    name: "purges",
+    /** Each purge now (or joins the run under way): how many rows went; a failed run is logged and counts 0. */
+    quotes: () => runNow("quotes"),
+    webhookEvents: () => runNow("webhook-events"),
+    requestCounts: () => runNow("request-counts"),
+    botSessions: () => runNow("bot-sessions"),
+    start() {
+      for (const loop of loops.values()) loop.start();
+    },
+    /** Clears the timers and waits for the purges under way. */
+    async stop() {
+      await Promise.all([...loops.values()].map((loop) => loop.stop()));
+    },
+    /** A purge holds no lease. */
+    underWay: () => ({}),
+    handBack: async () => ({}),
+  };
+  return job satisfies Job;
+}
+
+/** The purges this service has: quotes and webhook events always, request counts and the bot's tables when there are. */
+function purgesOf(options: PurgesOptions): Purge[] {
   const { db, clock } = options;
   const now = () => clock.now().getTime();
   const requestCounts = options.requestCounts;
@@ -89,40 +129,5 @@ export function createPurges(options: PurgesOptions) {
       failure: "could not purge abandoned flows",
     });
   }
-
-  const loops = new Map(
-    purges.map((purge) => [
-      purge.name,
-      createLoop({
-        name: `purges-${purge.name}`,
-        intervalMs: purge.everyMs,
-        run: purge.run,
-        failed: 0,
-        failure: purge.failure,
-        log: options.log,
-        scope: options.scope,
-      }),
-    ]),
-  );
-  const runNow = (name: string) => loops.get(name)?.runOnce() ?? Promise.resolve(0);
-
-  const job = {
-    name: "purges",
-    /** Each purge now (or joins the run under way): how many rows went; a failed run is logged and counts 0. */
-    quotes: () => runNow("quotes"),
-    webhookEvents: () => runNow("webhook-events"),
-    requestCounts: () => runNow("request-counts"),
-    botSessions: () => runNow("bot-sessions"),
-    start() {
-      for (const loop of loops.values()) loop.start();
-    },
-    /** Clears the timers and waits for the purges under way. */
-    async stop() {
-      await Promise.all([...loops.values()].map((loop) => loop.stop()));
-    },
-    /** A purge holds no lease. */
-    underWay: () => ({}),
-    handBack: async () => ({}),
-  };
-  return job satisfies Job;
+  return purges;
 }

@@ -15,6 +15,23 @@ export interface RoleLog {
   warn(obj: object, msg: string): void;
 }
 
+/** A single instance (SQLite) takes the role at once, and resigns it at the stop if taking it succeeded. */
+function holdAlone(role: Role) {
+  const taken = role.take();
+  return {
+    started: taken,
+    async stop() {
+      if (
+        await taken.then(
+          () => true,
+          () => false,
+        )
+      )
+        await role.resign();
+    },
+  };
+}
+
 /**
  * Runs `role` on one instance at a time among all that share the database. On PostgreSQL the holder keeps a
  * session advisory lock (db/locks.ts): when the process dies the lock goes with its connection, and another
@@ -26,21 +43,7 @@ export interface RoleLog {
  */
 export function holdRole(db: Db, name: string, role: Role, log: RoleLog, retryMs = 2000) {
   const shared = sharedLock(db, name);
-  if (!shared) {
-    const taken = role.take();
-    return {
-      started: taken,
-      async stop() {
-        if (
-          await taken.then(
-            () => true,
-            () => false,
-          )
-        )
-          await role.resign();
-      },
-    };
-  }
+  if (!shared) return holdAlone(role);
 
   const contended = shared;
   let lock: SessionLock | null = null;

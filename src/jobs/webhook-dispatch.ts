@@ -95,6 +95,86 @@ async function giveUp(trx: Executor, event: WebhookEvent, error: string, at: str
   return url === null ? null : { url, reason };
 }
 
+/** What this process's dispatch holds: its claims, the turns under way, the slots their attempts take, who hears of a disabling. */
+function createSlots() {
+  return {
+    claims: { endpoints: createClaims(), events: createClaims() },
+    turns: new Set<Promise<void>>(),
+    /** Attempts under way in this process (the slots taken). */
+    busy: 0,
+    disabledListeners: [] as DisabledListener[],
+  };
+}
+
+type Slots = ReturnType<typeof createSlots>;
+
+/** One attempt of a claimed event; false when it failed. */
+async function attempt(options: DispatchOptions, slots: Slots, event: WebhookEvent, turn: Turn, state: LeaseState): Promise<boolean> {
+  const { db, clock, settings, log } = options;
+  try {
+    const sent = await options.send(event, event.attempts);
+    // Handed back: attempts cut short record nothing (their events and endpoints are already ready again).
+    if (!sent || state.handedBack) return true;
+    const disabled = await record(db, settings, event, { now: clock.now(), failingSince: turn.failingSince, ...sent });
+    if (disabled) for (const listener of slots.disabledListeners) listener(event.accountId, disabled.url, disabled.reason);
+    return succeeded(sent.result);
+  } catch (error) {
+    // The claim lapses and the event comes due again: nothing is lost.
+    log.warn({ eventId: event.eventId, err: error }, "webhook-dispatch could not record an attempt; it will be retried");
+    return false;
+  } finally {
+    slots.claims.events.drop(event.id);
+    slots.busy -= 1;
+  }
+}
+
+/** A turn: its attempts at once, then the endpoint's breaker closed (all delivered) or opened further. */
+async function take(options: DispatchOptions, slots: Slots, turn: Turn, state: LeaseState): Promise<void> {
+  const { db, clock, settings, log } = options;
+  const scope = options.scope ?? unnamed;
+  const outcomes = await Promise.all(
+    turn.events.map((event) => scope(`webhook-dispatch-${event.eventId}`, () => attempt(options, slots, event, turn, state))),
+  );
+  try {
+    if (state.handedBack) return;
+    const failed = outcomes.includes(false);
+    const now = clock.now();
+    const retryAt = new Date(now.getTime() + backoff(settings, turn.failures + 1)).toISOString();
+    await endTurn(db, turn.accountId, { lease: turn.lease, at: now.toISOString(), failed, retryAt });
+  } catch (error) {
+    // The endpoint's lease lapses and it is ready again then: nothing is lost.
+    log.warn({ accountId: turn.accountId, err: error }, "webhook-dispatch could not end a turn; the endpoint is ready again when its lease lapses");
+  } finally {
+    slots.claims.endpoints.drop(turn.accountId);
+  }
+}
+
+/** Claims turns into the free slots until no endpoint is ready; each turn runs on its own, and its end wakes the job. */
+async function pass(options: DispatchOptions, slots: Slots, state: LeaseState, wake: () => void): Promise<void> {
+  const { db, clock, settings } = options;
+  const leaseMs = settings.timeoutMs + 5_000;
+  for (;;) {
+    const free = SLOTS - slots.busy;
+    if (free <= 0 || state.stopping) return;
+    const now = clock.now();
+    const claimed = await claimTurns(db, slots.claims, {
+      now: now.toISOString(),
+      until: new Date(now.getTime() + leaseMs).toISOString(),
+      limit: free,
+      perEndpoint: PER_ENDPOINT,
+    });
+    if (!claimed.length) return;
+    for (const turn of claimed) {
+      slots.busy += turn.events.length;
+      const running: Promise<void> = take(options, slots, turn, state).finally(() => {
+        slots.turns.delete(running);
+        wake();
+      });
+      slots.turns.add(running);
+    }
+  }
+}
+
 /**
  * Dispatches the outbox fairly. Work is taken in turns per endpoint (db/webhook-events.ts `claimTurns`): the
  * endpoint ready longest gets the next turn, with up to PER_ENDPOINT of its oldest events sent at once, and is
@@ -106,78 +186,13 @@ async function giveUp(trx: Executor, event: WebhookEvent, error: string, at: str
  */
 export function createWebhookDispatch(options: DispatchOptions) {
   const { db, clock, settings, log } = options;
-  const scope = options.scope ?? unnamed;
-  const leaseMs = settings.timeoutMs + 5_000;
-  const claims = { endpoints: createClaims(), events: createClaims() };
-  const disabledListeners: DisabledListener[] = [];
-  const turns = new Set<Promise<void>>();
-  /** Attempts under way in this process (the slots taken). */
-  let busy = 0;
-
-  /** One attempt of a claimed event; false when it failed. */
-  async function attempt(event: WebhookEvent, turn: Turn, state: LeaseState): Promise<boolean> {
-    try {
-      const sent = await options.send(event, event.attempts);
-      // Handed back: attempts cut short record nothing (their events and endpoints are already ready again).
-      if (!sent || state.handedBack) return true;
-      const disabled = await record(db, settings, event, { now: clock.now(), failingSince: turn.failingSince, ...sent });
-      if (disabled) for (const listener of disabledListeners) listener(event.accountId, disabled.url, disabled.reason);
-      return succeeded(sent.result);
-    } catch (error) {
-      // The claim lapses and the event comes due again: nothing is lost.
-      log.warn({ eventId: event.eventId, err: error }, "webhook-dispatch could not record an attempt; it will be retried");
-      return false;
-    } finally {
-      claims.events.drop(event.id);
-      busy -= 1;
-    }
-  }
-
-  /** A turn: its attempts at once, then the endpoint's breaker closed (all delivered) or opened further. */
-  async function take(turn: Turn, state: LeaseState): Promise<void> {
-    const outcomes = await Promise.all(turn.events.map((event) => scope(`webhook-dispatch-${event.eventId}`, () => attempt(event, turn, state))));
-    try {
-      if (state.handedBack) return;
-      const failed = outcomes.includes(false);
-      const now = clock.now();
-      const retryAt = new Date(now.getTime() + backoff(settings, turn.failures + 1)).toISOString();
-      await endTurn(db, turn.accountId, { lease: turn.lease, at: now.toISOString(), failed, retryAt });
-    } catch (error) {
-      // The endpoint's lease lapses and it is ready again then: nothing is lost.
-      log.warn({ accountId: turn.accountId, err: error }, "webhook-dispatch could not end a turn; the endpoint is ready again when its lease lapses");
-    } finally {
-      claims.endpoints.drop(turn.accountId);
-    }
-  }
-
-  /** Claims turns into the free slots until no endpoint is ready; each turn runs on its own. */
-  async function pass(state: LeaseState): Promise<void> {
-    for (;;) {
-      const free = SLOTS - busy;
-      if (free <= 0 || state.stopping) return;
-      const now = clock.now();
-      const claimed = await claimTurns(db, claims, {
-        now: now.toISOString(),
-        until: new Date(now.getTime() + leaseMs).toISOString(),
-        limit: free,
-        perEndpoint: PER_ENDPOINT,
-      });
-      if (!claimed.length) return;
-      for (const turn of claimed) {
-        busy += turn.events.length;
-        const running: Promise<void> = take(turn, state).finally(() => {
-          turns.delete(running);
-          job.wake();
-        });
-        turns.add(running);
-      }
-    }
-  }
+  const slots = createSlots();
+  const { claims, turns } = slots;
 
   const job = createLeasedJob({
     name: "webhook-dispatch",
     intervalMs: settings.pollMs,
-    pass,
+    pass: (state) => pass(options, slots, state, () => job.wake()),
     failed: undefined,
     failure: "webhook-dispatch pass failed; the next one will try again",
     log,
@@ -213,7 +228,7 @@ export function createWebhookDispatch(options: DispatchOptions) {
     },
     /** Told when attempts gave up and the endpoint was disabled (the bot tells the owner). Must not throw. */
     onDisabled(listener: DisabledListener) {
-      disabledListeners.push(listener);
+      slots.disabledListeners.push(listener);
     },
   };
   return dispatch satisfies Job;

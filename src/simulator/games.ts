@@ -108,18 +108,18 @@ interface GameOrder {
   outcome: { status: "completed" } | { status: "failed"; error: string };
 }
 
+const find = (code: string) => GAMES.find((g) => g.code === code);
+
+/** An order as the provider shows it: processing until it is ready, then its outcome. */
+function view(order: GameOrder) {
+  const base = { provider_order_id: order.provider_order_id, player_name: order.player_name };
+  if (Date.now() < order.ready_at) return { ...base, status: "processing", provider_status: "in_queue" };
+  if (order.outcome.status === "failed") return { ...base, status: "failed", provider_status: "rejected", error: order.outcome.error };
+  return { ...base, status: "completed", provider_status: "delivered" };
+}
+
+/** The games provider: its catalogue and player check, then its orders. */
 export function gameRoutes(app: FastifyInstance, sim: SimContext) {
-  const orders = new Map<string, GameOrder>();
-  let nextId = 700_000;
-  const find = (code: string) => GAMES.find((g) => g.code === code);
-
-  function view(order: GameOrder) {
-    const base = { provider_order_id: order.provider_order_id, player_name: order.player_name };
-    if (Date.now() < order.ready_at) return { ...base, status: "processing", provider_status: "in_queue" };
-    if (order.outcome.status === "failed") return { ...base, status: "failed", provider_status: "rejected", error: order.outcome.error };
-    return { ...base, status: "completed", provider_status: "delivered" };
-  }
-
   app.get("/games/health", async (_request, reply) => ((await sim.blocked("games", reply)) ? reply : { ok: true }));
 
   app.get("/games", async (_request, reply) => {
@@ -145,6 +145,14 @@ export function gameRoutes(app: FastifyInstance, sim: SimContext) {
     const result = checkPlayer(game, parsed.data.player_id, parsed.data.server_id);
     return result.valid ? { valid: true, player_name: result.name } : { valid: false, reason: result.reason };
   });
+
+  orderRoutes(app, sim);
+}
+
+/** Orders placed by reference (the same reference answers the first order), delivered after the game's delay. */
+function orderRoutes(app: FastifyInstance, sim: SimContext) {
+  const orders = new Map<string, GameOrder>();
+  let nextId = 700_000;
 
   app.post("/games/orders", async (request, reply) => {
     if (await sim.blocked("games", reply)) return reply;

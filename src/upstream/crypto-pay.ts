@@ -82,61 +82,12 @@ export interface CryptoPayOptions {
 /** getInvoices' largest page (Crypto Pay: `count` 1 to 1000). */
 const PAGE_MAX = 1000;
 
+/** One call of the API: its method, its parameters as JSON, its `result` checked with zod. */
+type Call = <T extends z.ZodType>(method: string, params: Record<string, unknown>, result: T) => Promise<z.infer<T>>;
+
 export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { close(): Promise<void> } {
-  const base = new URL(options.baseUrl);
-  const prefix = base.pathname.replace(/\/$/, "");
-  const pool = new Pool(base.origin, {
-    connectTimeout: Math.min(options.timeoutMs, 5_000),
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-  });
-
-  async function call<T extends z.ZodType>(method: string, params: Record<string, unknown>, result: T): Promise<z.infer<T>> {
-    let status: number;
-    let body: unknown;
-    try {
-      const response = await pool.request({
-        method: "POST",
-        path: `${prefix}/api/${method}`,
-        headers: { "content-type": "application/json", "crypto-pay-api-token": options.token },
-        body: JSON.stringify(params),
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-      status = response.statusCode;
-      body = await response.body.json().catch(() => null);
-    } catch (error) {
-      throw new UpstreamError(`Crypto Pay ${method}: no answer (${(error as Error).message})`, error);
-    }
-    const parsed = answerSchema.safeParse(body);
-    if (parsed.success && !parsed.data.ok) {
-      throw new UpstreamError(`Crypto Pay ${method}: ${parsed.data.error?.name ?? "refused"} (${parsed.data.error?.code ?? status})`);
-    }
-    const value = result.safeParse(parsed.data?.result);
-    if (!parsed.success || !value.success) throw new UpstreamError(`Crypto Pay ${method}: unexpected answer (HTTP ${status})`);
-    return value.data;
-  }
-
-  /** getInvoices, each item read on its own: one that is not an invoice is logged and left out. */
-  async function listed(params: Record<string, unknown>): Promise<{ found: CryptoInvoice[]; unreadable: number[] }> {
-    const { items } = await call("getInvoices", params, z.object({ items: z.array(z.unknown()) }));
-    const found: CryptoInvoice[] = [];
-    const unreadable: number[] = [];
-    for (const item of items) {
-      const invoice = invoiceSchema.safeParse(item);
-      if (invoice.success) {
-        found.push(toInvoice(invoice.data));
-        continue;
-      }
-      const id = (item as { invoice_id?: unknown } | null)?.invoice_id;
-      if (typeof id === "number") unreadable.push(id);
-      options.log.warn(
-        { invoiceId: typeof id === "number" ? id : null, issues: invoice.error.issues.slice(0, 3) },
-        "Crypto Pay listed an invoice that does not read as one; skipped",
-      );
-    }
-    return { found, unreadable };
-  }
-
+  const { call, close } = openCalls(options);
+  const listed = (params: Record<string, unknown>) => readListed(call, options.log, params);
   return {
     configured: true,
     async ready() {
@@ -185,19 +136,84 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
     async deleteInvoice(invoiceId) {
       await call("deleteInvoice", { invoice_id: invoiceId }, z.boolean());
     },
-    readWebhook(rawBody, signature) {
-      if (!verifyCryptoPaySignature(options.token, rawBody, signature)) return { forged: true };
-      let update: z.infer<typeof webhookSchema>;
-      try {
-        update = webhookSchema.parse(JSON.parse(rawBody));
-      } catch (error) {
-        return { malformed: error instanceof z.ZodError ? (error.issues[0]?.message ?? "not an update") : "not JSON" };
-      }
-      if (update.update_type !== "invoice_paid") return { invoice: null };
-      const invoice = invoiceSchema.safeParse(update.payload);
-      if (!invoice.success) return { malformed: `payload: ${invoice.error.issues[0]?.path.join(".")} ${invoice.error.issues[0]?.message}` };
-      return { invoice: toInvoice(invoice.data) };
-    },
-    close: () => pool.close(),
+    readWebhook: (rawBody, signature) => readWebhook(options.token, rawBody, signature),
+    close,
   };
+}
+
+/**
+ * The API's transport: one pool to its origin, a POST of JSON per call with the app's token, bounded by the
+ * timeout. No answer, a refusal (`ok: false`) and an answer that does not read are each an UpstreamError.
+ */
+function openCalls(options: CryptoPayOptions): { call: Call; close(): Promise<void> } {
+  const base = new URL(options.baseUrl);
+  const prefix = base.pathname.replace(/\/$/, "");
+  const pool = new Pool(base.origin, {
+    connectTimeout: Math.min(options.timeoutMs, 5_000),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+
+  async function call<T extends z.ZodType>(method: string, params: Record<string, unknown>, result: T): Promise<z.infer<T>> {
+    let status: number;
+    let body: unknown;
+    try {
+      const response = await pool.request({
+        method: "POST",
+        path: `${prefix}/api/${method}`,
+        headers: { "content-type": "application/json", "crypto-pay-api-token": options.token },
+        body: JSON.stringify(params),
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      status = response.statusCode;
+      body = await response.body.json().catch(() => null);
+    } catch (error) {
+      throw new UpstreamError(`Crypto Pay ${method}: no answer (${(error as Error).message})`, error);
+    }
+    const parsed = answerSchema.safeParse(body);
+    if (parsed.success && !parsed.data.ok) {
+      throw new UpstreamError(`Crypto Pay ${method}: ${parsed.data.error?.name ?? "refused"} (${parsed.data.error?.code ?? status})`);
+    }
+    const value = result.safeParse(parsed.data?.result);
+    if (!parsed.success || !value.success) throw new UpstreamError(`Crypto Pay ${method}: unexpected answer (HTTP ${status})`);
+    return value.data;
+  }
+
+  return { call, close: () => pool.close() };
+}
+
+/** getInvoices, each item read on its own: one that is not an invoice is logged and left out. */
+async function readListed(call: Call, log: CryptoPayOptions["log"], params: Record<string, unknown>) {
+  const { items } = await call("getInvoices", params, z.object({ items: z.array(z.unknown()) }));
+  const found: CryptoInvoice[] = [];
+  const unreadable: number[] = [];
+  for (const item of items) {
+    const invoice = invoiceSchema.safeParse(item);
+    if (invoice.success) {
+      found.push(toInvoice(invoice.data));
+      continue;
+    }
+    const id = (item as { invoice_id?: unknown } | null)?.invoice_id;
+    if (typeof id === "number") unreadable.push(id);
+    log.warn(
+      { invoiceId: typeof id === "number" ? id : null, issues: invoice.error.issues.slice(0, 3) },
+      "Crypto Pay listed an invoice that does not read as one; skipped",
+    );
+  }
+  return { found, unreadable };
+}
+
+/** A webhook's body read: forged (bad signature), malformed, another update type (no invoice), or a paid invoice. */
+function readWebhook(token: string, rawBody: string, signature: string | undefined): ReturnType<CryptoPayPort["readWebhook"]> {
+  if (!verifyCryptoPaySignature(token, rawBody, signature)) return { forged: true };
+  let update: z.infer<typeof webhookSchema>;
+  try {
+    update = webhookSchema.parse(JSON.parse(rawBody));
+  } catch (error) {
+    return { malformed: error instanceof z.ZodError ? (error.issues[0]?.message ?? "not an update") : "not JSON" };
+  }
+  if (update.update_type !== "invoice_paid") return { invoice: null };
+  const invoice = invoiceSchema.safeParse(update.payload);
+  if (!invoice.success) return { malformed: `payload: ${invoice.error.issues[0]?.path.join(".")} ${invoice.error.issues[0]?.message}` };
+  return { invoice: toInvoice(invoice.data) };
 }

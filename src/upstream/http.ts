@@ -85,11 +85,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     } catch (error) {
       // An answer whose body was cut off counts as no answer, as the caller sees it.
       told({ method, path, statusCode: null, error: describe(error, statusCode), requestId }, started);
-      const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-      if (error instanceof errors.ConnectTimeoutError || (code && NOT_SENT_CODES.has(code))) {
-        throw new NotSentError(`${method} ${path}: ${code ?? "connect timeout"}`, { cause: error });
-      }
-      throw new NoAnswerError(`${method} ${path}: ${(error as Error).message}`, { cause: error });
+      throw failed(`${method} ${path}`, error);
     }
   }
 
@@ -113,6 +109,15 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     /** Aborts the calls under way (a stop past its bound); they end as "no answer". */
     destroy: () => pool.destroy(),
   };
+}
+
+/** What a call that failed throws: NotSentError when the request surely never reached the provider, else NoAnswerError. */
+function failed(call: string, error: unknown): NotSentError | NoAnswerError {
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  if (error instanceof errors.ConnectTimeoutError || (code && NOT_SENT_CODES.has(code))) {
+    return new NotSentError(`${call}: ${code ?? "connect timeout"}`, { cause: error });
+  }
+  return new NoAnswerError(`${call}: ${(error as Error).message}`, { cause: error });
 }
 
 function describe(error: unknown, statusCode: number | null): string {

@@ -130,18 +130,11 @@ function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro
 }
 
 /**
- * Admin commands, for the ids in ADMIN_TELEGRAM_IDS only: everyone else falls through as if they did not exist.
- * A target is a Telegram user id, an @username the bot has seen, or a key's display prefix (sj_xxxxxxxx).
- * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
- * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
+ * How an admin command is added to the admins' composer: its arguments split, its reply sent; a bad argument
+ * answers the usage line, a refusal its reason, never an exception.
  */
-export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
-  const composer = new Composer<BotContext>();
-  const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
-  const runOrConfirm = confirmations(only, core, confirmAboveMicro);
-
-  /** Runs one admin command: a bad argument answers the usage line, a refusal its reason, never an exception. */
-  function command(name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string | null>) {
+function adminCommand(only: Composer<BotContext>) {
+  return (name: keyof typeof ADMIN_COMMANDS, run: (args: string[], actor: string, ctx: BotContext) => Promise<string | null>) => {
     only.command(name, async (ctx) => {
       const args = ctx.match.trim().split(/\s+/).filter(Boolean);
       try {
@@ -153,7 +146,20 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
         else throw error;
       }
     });
-  }
+  };
+}
+
+/**
+ * Admin commands, for the ids in ADMIN_TELEGRAM_IDS only: everyone else falls through as if they did not exist.
+ * A target is a Telegram user id, an @username the bot has seen, or a key's display prefix (sj_xxxxxxxx).
+ * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
+ * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
+ */
+export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
+  const composer = new Composer<BotContext>();
+  const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
+  const runOrConfirm = confirmations(only, core, confirmAboveMicro);
+  const command = adminCommand(only);
 
   command("credit", async ([who, sum, ...note], actor, ctx) => {
     const account = await target(core, who);
