@@ -344,6 +344,42 @@ describe("orders", () => {
   });
 });
 
+describe("an order whose answer is lost", () => {
+  it("is taken and charged under hang_after_accept, and found by its customIdentifier", async () => {
+    const own = await startSimulator(0, { timeScale: 0.01 });
+    let hanging: Promise<unknown> = Promise.resolve();
+    try {
+      const live = await tokenFor("sandbox", own.url);
+      await request(`${own.url}/control/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ provider: "reloadly", mode: "hang_after_accept" }),
+      });
+      const lost = order();
+      const headers = { authorization: `Bearer ${live}`, accept: V1, "content-type": "application/json" };
+      hanging = request(`${own.url}${SANDBOX}/orders`, { method: "POST", headers, body: JSON.stringify(lost) }).catch(() => undefined);
+      let found: any[] = [];
+      for (let i = 0; i < 50 && !found.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const page = await call("GET", `${SANDBOX}/reports/transactions?customIdentifier=${lost.customIdentifier}`, "transactionPage", {
+          token: live,
+          on: own.url,
+        });
+        found = page.body.content;
+      }
+      expect(found).toMatchObject([{ status: "SUCCESSFUL", customIdentifier: lost.customIdentifier }]);
+      const wallet = await call("GET", `${SANDBOX}/accounts/balance`, "balance", { token: live, on: own.url });
+      expect(cents(wallet.body.balance)).toBe(cents(1000 - found[0].amount));
+      const retry = await call("POST", `${SANDBOX}/orders`, "error", { token: live, on: own.url, body: lost });
+      expect(retry.body.errorCode).toBe("CUSTOM_IDENTIFIER_ALREADY_USED");
+    } finally {
+      // Closing ends the hang; the lost answer is then whatever comes, or none.
+      await own.app.close();
+      await hanging;
+    }
+  });
+});
+
 describe("the published schemas themselves", () => {
   // A real production answer recorded in R7 (ubiquity/pay.ubq.fi, tests/fixtures/post-order/order-card-18597.json).
   const recorded = {
