@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
 
-export const PROVIDERS = ["gateway", "rates", "store", "games", "giftcards", "gifts", "cryptopay"] as const;
+export const PROVIDERS = ["gateway", "rates", "store", "games", "giftcards", "gifts", "cryptopay", "reloadly"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /**

@@ -14,7 +14,9 @@ const env = z
 
 const { url } = await startSimulator(env.SIMULATOR_PORT, { timeScale: env.SIMULATOR_TIME_SCALE, logger: true });
 console.log(`upstream simulator listening on ${url}; to use it from the service:
-  UPSTREAM=external ${PROVIDERS.filter((name) => name !== "cryptopay")
+  UPSTREAM=external ${PROVIDERS.filter((name) => name !== "cryptopay" && name !== "reloadly")
     .map((name) => `${name.toUpperCase()}_URL=${url}`)
     .join(" ")} CRYPTO_PAY_URL=${url}/cryptopay CRYPTO_PAY_TOKEN=${SIMULATOR_CRYPTO_PAY_TOKEN} npm start
+Reloadly (docs/providers/reloadly-simulator.md): token at ${url}/reloadly/auth/oauth/token, gift cards at
+  ${url}/reloadly/giftcards-sandbox (sandbox) and ${url}/reloadly/giftcards (production)
 faults: curl -s ${url}/control/faults -H 'content-type: application/json' -d '{"provider":"gateway","mode":"down"}'`);

@@ -7,6 +7,7 @@ import { gameRoutes } from "./games.js";
 import { gatewayRoutes } from "./gateway.js";
 import { giftcardRoutes } from "./giftcards.js";
 import { giftRoutes } from "./gifts.js";
+import { reloadlyRoutes } from "./reloadly/index.js";
 import { storeRoutes } from "./store.js";
 
 /**
@@ -57,6 +58,7 @@ function buildSimulator(options: SimulatorOptions = {}): FastifyInstance {
   giftcardRoutes(app, sim, options.stockScale ?? 1);
   giftRoutes(app, sim);
   cryptoPayRoutes(app, sim, { webhookUrl: options.cryptoPayWebhookUrl });
+  reloadlyRoutes(app, sim);
   return app;
 }
 
