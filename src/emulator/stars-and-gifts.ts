@@ -6,8 +6,10 @@ import { type EmulatorState, type Handler, fail } from "./state.js";
 /*
  * The bot's Telegram Stars and what it buys with them: getMyStarBalance, getAvailableGifts, sendGift,
  * giftPremiumSubscription, getStarTransactions, and getFile with the file download for the gifts' stickers. Every
- * shape and refusal follows docs/providers/telegram-bot-api.md (the Bot API reference, T1, and its server's source,
- * T3); a refusal no published source states is marked UNCONFIRMED where it is thrown.
+ * shape and refusal follows docs/providers/telegram-bot-api.md, and each comment names the source it took there:
+ * T1 the Bot API reference (https://core.telegram.org/bots/api), T3 the Bot API server's source, T4 TDLib's, T5 the
+ * MTProto method pages, T6 grammY's types, T7 the stickers page, T8 tests against the live Bot API. A refusal no
+ * published source states is marked UNCONFIRMED where it is thrown.
  */
 
 /** What a user received from the bot, kept so a test can see it. */
