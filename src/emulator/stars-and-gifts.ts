@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
-import type { AcceptedGiftTypes, File, Gift, MessageEntity, StarAmount, StarTransaction, Sticker, User } from "grammy/types";
+import type { AcceptedGiftTypes, ChatFullInfo, File, Gift, MessageEntity, StarAmount, StarTransaction, Sticker, User } from "grammy/types";
 import { type EmulatorState, type Handler, fail } from "./state.js";
 
 /*
@@ -162,7 +162,7 @@ function giftText(p: Record<string, any>): Pick<ReceivedGift, "text" | "text_par
 }
 
 /**
- * The methods. A recipient must be a user the bot knows (one who has sent it an update): an unknown `user_id` is
+ * The methods (and getChat, to check a recipient before paying). A recipient must be a user the bot knows (one who has sent it an update): an unknown `user_id` is
  * "user not found", a `chat_id` that is no known user (an @username included) is "chat not found" (T3).
  */
 export function starsAndGiftsMethods(state: EmulatorState, shop: StarsAndGifts): Record<string, Handler> {
@@ -251,6 +251,24 @@ export function starsAndGiftsMethods(state: EmulatorState, shop: StarsAndGifts):
       const offset = Math.max(Math.trunc(Number(p.offset ?? 0)) || 0, 0);
       const limit = Math.min(Math.max(Math.trunc(Number(p.limit ?? 100)) || 1, 1), 100);
       return { transactions: shop.transactions.slice(offset, offset + limit) };
+    },
+
+    // T1 getChat → ChatFullInfo of a known user, with the gift classes they accept (accepted_gift_types, 9.0): how
+    // the bot sees a refusal coming before it pays. Any other chat (an @username too) is "chat not found" (T3).
+    getChat(p): ChatFullInfo {
+      const user = /^\d+$/.test(String(p.chat_id)) ? state.users.get(Number(p.chat_id)) : undefined;
+      if (!user) throw fail(400, "Bad Request: chat not found");
+      return {
+        id: user.id,
+        type: "private",
+        first_name: user.first_name,
+        ...(user.last_name ? { last_name: user.last_name } : {}),
+        ...(user.username ? { username: user.username } : {}),
+        // Required fields the gifts do not depend on.
+        accent_color_id: 0,
+        max_reaction_count: 11,
+        accepted_gift_types: shop.accepted.get(user.id) ?? ALL_GIFTS,
+      };
     },
 
     // T1 getFile → File with its file_path: a gift's sticker, or a document the bot sent.

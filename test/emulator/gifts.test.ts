@@ -280,6 +280,29 @@ describe("sendGift", () => {
   });
 });
 
+describe("getChat, the recipient check before paying", () => {
+  it("shows a known user with the gift classes they accept; any other chat is not found", async () => {
+    const user = await knownUser();
+    const chat = await api.getChat(user.user.id);
+    expect(chat).toMatchObject({ id: user.user.id, type: "private", first_name: user.user.first_name, username: user.user.username });
+    expect(chat.accepted_gift_types).toEqual({
+      unlimited_gifts: true,
+      limited_gifts: true,
+      unique_gifts: true,
+      premium_subscription: true,
+      gifts_from_channels: true,
+    });
+    await user.setAcceptedGifts({ limited_gifts: false, premium_subscription: false });
+    expect((await api.getChat(user.user.id)).accepted_gift_types).toMatchObject({
+      unlimited_gifts: true,
+      limited_gifts: false,
+      premium_subscription: false,
+    });
+    expect(await refusal(api.getChat(899_700_001))).toEqual(badRequest("chat not found"));
+    expect(await refusal(api.getChat(`@${user.user.username}`))).toEqual(badRequest("chat not found"));
+  });
+});
+
 describe("giftPremiumSubscription", () => {
   it("gifts 3, 6 or 12 months for exactly 1000, 1500 or 2500 Stars, each debited", async () => {
     const user = await knownUser();
