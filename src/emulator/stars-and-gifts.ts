@@ -162,8 +162,9 @@ function giftText(p: Record<string, any>): Pick<ReceivedGift, "text" | "text_par
 }
 
 /**
- * The methods (and getChat, to check a recipient before paying). A recipient must be a user the bot knows (one who has sent it an update): an unknown `user_id` is
- * "user not found", a `chat_id` that is no known user (an @username included) is "chat not found" (T3).
+ * The methods (and getChat, to check a recipient before paying). A recipient must be a user the bot knows (one who
+ * has sent it an update): an unknown `user_id` is "user not found", a `chat_id` that is no known user (an @username
+ * included) is "chat not found" (T3).
  */
 export function starsAndGiftsMethods(state: EmulatorState, shop: StarsAndGifts): Record<string, Handler> {
   const sticker = (gift: CatalogueGift) => shop.stickers.get(gift.id)!.sticker;
