@@ -1,5 +1,18 @@
+import type { AcceptedGiftTypes } from "grammy/types";
 import { request } from "undici";
-import type { ChatMessage, EmulatedUser } from "./server.js";
+import type { ChatMessage, EmulatedUser, ReceivedGift } from "./server.js";
+
+/** One call to the emulator's /emulator/* side; a refusal (4xx, 5xx) throws with its body. */
+async function call(baseUrl: string, method: "GET" | "POST", path: string, body?: unknown) {
+  const response = await request(`${baseUrl}${path}`, {
+    method,
+    headers: body ? { "content-type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await response.body.json()) as any;
+  if (response.statusCode >= 400) throw new Error(`emulator ${path}: ${JSON.stringify(json)}`);
+  return json;
+}
 
 /** Plays one Telegram user against the emulator: sends text, taps buttons, reads what the bot answered. */
 export class EmulatedChat {
@@ -14,14 +27,7 @@ export class EmulatedChat {
   ) {}
 
   private async call(method: "GET" | "POST", path: string, body?: unknown) {
-    const response = await request(`${this.baseUrl}${path}`, {
-      method,
-      headers: body ? { "content-type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await response.body.json()) as any;
-    if (response.statusCode >= 400) throw new Error(`emulator ${path}: ${JSON.stringify(json)}`);
-    return json;
+    return call(this.baseUrl, method, path, body);
   }
 
   async messages(): Promise<ChatMessage[]> {
@@ -115,5 +121,29 @@ export class EmulatedChat {
 
   async setBlocked(blocked: boolean) {
     await this.call("POST", "/emulator/blocked", { chat_id: this.chatId, blocked });
+  }
+
+  /** This user's privacy: the gift classes they accept (false refuses one; unset classes stay as they were). */
+  async setAcceptedGifts(types: Partial<AcceptedGiftTypes>) {
+    await this.call("POST", "/emulator/gift-privacy", { user_id: this.user.id, accepted_gift_types: types });
+  }
+
+  /** The gifts and Premium this user received from the bot, oldest first. */
+  async giftsReceived(): Promise<ReceivedGift[]> {
+    return (await this.call("GET", `/emulator/gifts-received/${this.user.id}`)).received;
+  }
+}
+
+/** The bot's side of the emulator that no user plays: its Star balance and the gifts' stock. */
+export class EmulatedStars {
+  constructor(private readonly baseUrl: string) {}
+
+  async setBalance(amount: number, nanostarAmount = 0) {
+    await call(this.baseUrl, "POST", "/emulator/stars", { amount, nanostar_amount: nanostarAmount });
+  }
+
+  /** A limited gift's remaining count (0 sells it out), and optionally its total. */
+  async setGiftStock(giftId: string, remainingCount: number, totalCount?: number) {
+    await call(this.baseUrl, "POST", "/emulator/gift-stock", { gift_id: giftId, remaining_count: remainingCount, total_count: totalCount });
   }
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from "fastify";
+import type { AcceptedGiftTypes } from "grammy/types";
+import { ALL_GIFTS, type StarsAndGifts } from "./stars-and-gifts.js";
 import type { EmulatorState } from "./state.js";
 
 /** The emulator's own controls, for tests: faults set on purpose, and what the bot did, read back. */
-export function controlRoutes(app: FastifyInstance, state: EmulatorState): void {
+export function controlRoutes(app: FastifyInstance, state: EmulatorState, shop: StarsAndGifts): void {
   app.post<{ Body: { chat_id: number; blocked: boolean } }>("/emulator/blocked", async (request) => {
     if (request.body.blocked) state.blocked.add(request.body.chat_id);
     else state.blocked.delete(request.body.chat_id);
@@ -26,4 +28,34 @@ export function controlRoutes(app: FastifyInstance, state: EmulatorState): void 
 
   app.get("/emulator/calls", async () => ({ calls: state.calls }));
   app.get("/emulator/conflicts", async () => ({ conflicts: state.conflicts }));
+
+  giftControlRoutes(app, shop);
+}
+
+/** The bot's Stars and the gifts: its balance, a user's privacy, a limited gift's stock, and what a user received. */
+function giftControlRoutes(app: FastifyInstance, shop: StarsAndGifts): void {
+  app.post<{ Body: { amount: number; nanostar_amount?: number } }>("/emulator/stars", async (request) => {
+    shop.balance = { amount: request.body.amount, nanostar_amount: request.body.nanostar_amount ?? 0 };
+    return { ok: true };
+  });
+
+  // The gift classes a user accepts (AcceptedGiftTypes; every class unless set): false refuses that class.
+  app.post<{ Body: { user_id: number; accepted_gift_types: Partial<AcceptedGiftTypes> } }>("/emulator/gift-privacy", async (request) => {
+    const { user_id, accepted_gift_types } = request.body;
+    shop.accepted.set(user_id, { ...(shop.accepted.get(user_id) ?? ALL_GIFTS), ...accepted_gift_types });
+    return { ok: true };
+  });
+
+  // A limited gift's stock: what remains (0 sells it out), and optionally its total.
+  app.post<{ Body: { gift_id: string; remaining_count: number; total_count?: number } }>("/emulator/gift-stock", async (request, reply) => {
+    const gift = shop.gifts.find((g) => g.id === request.body.gift_id);
+    if (!gift || gift.total_count === undefined) return reply.code(404).send({ error: "no such limited gift" });
+    gift.remaining_count = request.body.remaining_count;
+    if (request.body.total_count !== undefined) gift.total_count = request.body.total_count;
+    return { ok: true };
+  });
+
+  app.get<{ Params: { user_id: string } }>("/emulator/gifts-received/:user_id", async (request) => ({
+    received: shop.received.get(Number(request.params.user_id)) ?? [],
+  }));
 }

@@ -4,9 +4,11 @@ import { botApiRoute, settingMethods } from "./bot-api.js";
 import { controlRoutes } from "./control.js";
 import { acceptUploads, documentMethods } from "./documents.js";
 import { chatRoutes, messageMethods } from "./messages.js";
+import { createStarsAndGifts, fileRoutes, starsAndGiftsMethods } from "./stars-and-gifts.js";
 import { createState } from "./state.js";
 import { updateMethods, userRoutes } from "./updates.js";
 
+export type { ReceivedGift } from "./stars-and-gifts.js";
 export type { ChatMessage, EmulatedUser } from "./state.js";
 
 /**
@@ -19,10 +21,18 @@ function buildEmulator(): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true });
   acceptUploads(app);
   const state = createState();
-  botApiRoute(app, state, { ...settingMethods(state), ...messageMethods(state), ...documentMethods(state), ...updateMethods(state) });
+  const shop = createStarsAndGifts();
+  botApiRoute(app, state, {
+    ...settingMethods(state),
+    ...messageMethods(state),
+    ...documentMethods(state),
+    ...updateMethods(state),
+    ...starsAndGiftsMethods(state, shop),
+  });
+  fileRoutes(app, state, shop);
   userRoutes(app, state);
   chatRoutes(app, state);
-  controlRoutes(app, state);
+  controlRoutes(app, state, shop);
   // A closing emulator ends the long polls and chat reads it holds.
   app.addHook("preClose", async () => state.wake());
   return app;

@@ -89,6 +89,8 @@ export function createState() {
     updates: [] as Update[],
     nextUpdateId: 1,
     documents: new Map<string, SentDocument>(),
+    /** The users who have sent the bot an update (a message, a button), as the last one showed them: the users it knows. */
+    users: new Map<number, User>(),
     /** The menu button of every chat without one of its own. */
     defaultMenuButton: undefined as unknown,
     blocked: new Set<number>(),
@@ -123,6 +125,8 @@ export function createState() {
     },
     pushUpdate(update: Omit<Update, "update_id">): Update {
       const full = { update_id: state.nextUpdateId++, ...update } as Update;
+      const from = full.message?.from ?? full.callback_query?.from;
+      if (from) state.users.set(from.id, from);
       state.updates.push(full);
       state.wake();
       return full;
