@@ -95,6 +95,9 @@ async function fault(provider: ProviderName, mode: Fault) {
   await answer.body.dump();
 }
 
+/** A gift of the simulator's catalogue, unlimited. */
+const GIFT = "5170145012310081615";
+
 /** Asks until the lookup says something other than pending. */
 async function settled(status: () => Promise<UpstreamStatus>): Promise<UpstreamStatus> {
   for (let i = 0; i < 200; i++) {
@@ -148,13 +151,15 @@ describe("the adapters and the simulator, over HTTP", () => {
     const giftcards = createGiftcardsAdapter(client("giftcards"));
     const gifts = createGiftsAdapter(client("gifts"));
     const ref = () => randomUUID();
-    // Soft: a drifted adapter or simulator also fails the checks below, which name the exchange and the rule.
+    // Soft, and a read that throws is a value: a drifted adapter or simulator still gets as far as the checks
+    // below, which name the exchange and the rule it breaks.
+    const ask = <T>(call: Promise<T>): Promise<T | Error> => call.catch((error: Error) => error);
 
     // The gateway: stars and Premium.
     expect.soft(await withRequestId("protocol-test-1", () => gateway.ready())).toBe(true);
     expect.soft(exchanges.at(-1)?.headers["x-request-id"]).toBe("protocol-test-1");
-    expect.soft(await gateway.search("alice", "stars")).toMatchObject({ username: "alice" });
-    expect.soft(await gateway.search("missing_bob", "premium")).toBeNull();
+    expect.soft(await ask(gateway.search("alice", "stars"))).toMatchObject({ username: "alice" });
+    expect.soft(await ask(gateway.search("missing_bob", "premium"))).toBeNull();
     const delivered = ref();
     expect
       .soft(await gateway.deliver({ reference: delivered, product: "stars", username: "alice", amount: 50 }))
@@ -165,11 +170,11 @@ describe("the adapters and the simulator, over HTTP", () => {
 
     // The rates.
     expect.soft(await rates.ready()).toBe(true);
-    expect.soft(await rates.tonUsd()).toBeGreaterThan(0);
+    expect.soft(await ask(rates.tonUsd())).toBeTypeOf("number");
 
     // The store: at once, later, and refused.
     expect.soft(await store.ready()).toBe(true);
-    expect.soft((await store.limits()).feePpm).toBeGreaterThan(0);
+    expect.soft(await ask(store.limits())).toMatchObject({ feePpm: 30_000 });
     expect.soft(await store.order({ reference: ref(), login: "alice", amountMicro: microUsd(10_000_000) })).toMatchObject({ kind: "completed" });
     const storeLater = ref();
     expect
@@ -185,11 +190,11 @@ describe("the adapters and the simulator, over HTTP", () => {
 
     // The games: catalogue, player check, an order and a refusal.
     expect.soft(await games.ready()).toBe(true);
-    expect.soft((await games.list()).map((g) => g.code)).toContain("pubgm");
-    expect.soft(await games.catalogue("pubgm")).not.toBeNull();
-    expect.soft(await games.catalogue("no-such-game")).toBeNull();
-    expect.soft(await games.checkPlayer("pubgm", "123456", null)).toMatchObject({ valid: true });
-    expect.soft(await games.checkPlayer("pubgm", "12", null)).toMatchObject({ valid: false });
+    expect.soft(await ask(games.list())).toContainEqual(expect.objectContaining({ code: "pubgm" }));
+    expect.soft(await ask(games.catalogue("pubgm"))).toBeInstanceOf(Array);
+    expect.soft(await ask(games.catalogue("no-such-game"))).toBeNull();
+    expect.soft(await ask(games.checkPlayer("pubgm", "123456", null))).toMatchObject({ valid: true });
+    expect.soft(await ask(games.checkPlayer("pubgm", "12", null))).toMatchObject({ valid: false });
     const game = ref();
     expect.soft(await games.order({ reference: game, gameCode: "pubgm", denomination: "60", playerId: "123456", serverId: null })).toMatchObject({
       kind: "pending",
@@ -203,9 +208,9 @@ describe("the adapters and the simulator, over HTTP", () => {
 
     // The gift cards: codes later, a refusal, a failure later.
     expect.soft(await giftcards.ready()).toBe(true);
-    expect.soft((await giftcards.brands()).length).toBeGreaterThan(0);
-    expect.soft(await giftcards.catalogue("psn-us")).not.toBeNull();
-    expect.soft(await giftcards.catalogue("no-such-brand")).toBeNull();
+    expect.soft(await ask(giftcards.brands())).toContainEqual(expect.objectContaining({ categoryId: "psn-us" }));
+    expect.soft(await ask(giftcards.catalogue("psn-us"))).toBeInstanceOf(Array);
+    expect.soft(await ask(giftcards.catalogue("no-such-brand"))).toBeNull();
     const cards = ref();
     expect
       .soft(await giftcards.order({ reference: cards, categoryId: "psn-us", cardId: "psn-us-10", quantity: 2 }))
@@ -223,18 +228,18 @@ describe("the adapters and the simulator, over HTTP", () => {
 
     // The gifts.
     expect.soft(await gifts.ready()).toBe(true);
-    const [gift] = await gifts.catalogue();
-    expect.soft(await gifts.checkRecipient("alice")).toEqual({ exists: true, acceptsGifts: true });
+    expect.soft(await ask(gifts.catalogue())).toContainEqual(expect.objectContaining({ giftId: GIFT }));
+    expect.soft(await ask(gifts.checkRecipient("alice"))).toEqual({ exists: true, acceptsGifts: true });
     const sent = ref();
-    const send = { recipient: "alice", giftId: gift.giftId, hideName: false, message: "" };
+    const send = { recipient: "alice", giftId: GIFT, hideName: false, message: "" };
     expect.soft(await gifts.send({ reference: sent, ...send })).toMatchObject({ kind: "completed" });
     expect
       .soft(await gifts.send({ reference: ref(), ...send, recipient: "refuse_dan" }))
       .toMatchObject({ kind: "failed", reason: "recipient_refuses" });
     expect.soft(await gifts.status(sent)).toMatchObject({ kind: "completed" });
     expect.soft(await gifts.status(ref())).toEqual({ kind: "not_found" });
-    expect.soft(await gifts.sticker(gift.giftId)).not.toBeNull();
-    expect.soft(await gifts.sticker("1")).toBeNull();
+    expect.soft(await ask(gifts.sticker(GIFT))).toHaveProperty("layers");
+    expect.soft(await ask(gifts.sticker("1"))).toBeNull();
 
     // Every provider down: its health, a read and an order each get the simulator's 503.
     for (const provider of PROVIDER_NAMES) await fault(provider, "down");
