@@ -86,18 +86,24 @@ const healthResponses = (): Responses => ({
   "5XX": errorBody(`Not ready, as is no answer within ${ms(READY_TIMEOUT_MS)}.`),
 });
 
-/** A read: its answer, the 404 it may mean something by, and everything else, which makes the partner's request a 503. */
-const readResponses = (answer: SchemaName, notFound?: string): Responses => ({
-  "200": { description: "The answer. A body of another shape counts as the provider being down.", content: json(ref(answer)) },
-  ...(notFound ? { "404": errorBody(notFound) } : {}),
-  "4XX": errorBody("The provider cannot answer: the partner's request gets a 503."),
-  default: errorBody(`The provider cannot answer: the partner's request gets a 503, as it does after ${ms(TIMEOUT)} without an answer.`),
-});
+/**
+ * A read: its answer, the 404 it may mean something by, and everything else: the provider cannot answer, and
+ * `down` says what the partner then sees.
+ */
+const readResponses = (answer: SchemaName, options: { notFound?: string; down?: string } = {}): Responses => {
+  const down = options.down ?? "the partner's request gets a 503";
+  return {
+    "200": { description: "The answer. A body of another shape counts as the provider being down.", content: json(ref(answer)) },
+    ...(options.notFound ? { "404": errorBody(options.notFound) } : {}),
+    "4XX": errorBody(`The provider cannot answer: ${down}.`),
+    default: errorBody(`The provider cannot answer: ${down}, as after ${ms(TIMEOUT)} without an answer.`),
+  };
+};
 
 /** An order request: the one call that can charge the buyer for nothing, so every status has one meaning. */
 const orderResponses = (answer: SchemaName, statuses: string): Responses => ({
   "200": { description: `The order's state now: ${statuses}.`, content: json(ref(answer)) },
-  "202": { description: "Read like 200 (so is any 2xx): the order's state now, typically `processing`.", content: json(ref(answer)) },
+  "202": { description: "Read like 200, as is any 2xx: the order's state now.", content: json(ref(answer)) },
   "408": errorBody("Outcome unknown: the order stays `processing` and is looked up by its reference."),
   "409": errorBody("Outcome unknown (the provider may hold the order): it stays `processing` and is looked up by its reference."),
   "429": errorBody("Not taken, and never will be: the order fails as `provider_unavailable` and is refunded at once."),
@@ -160,9 +166,10 @@ const OPERATIONS: Operation[] = [
     path: "/gateway/search",
     operationId: "gatewaySearch",
     summary: "Find a recipient by username",
-    description: "Before a stars or Premium purchase (and the partner's recipient search): does this Telegram user exist, and who is it.",
+    description:
+      "The recipient search (`POST /v1/search`, the bot and the Mini App): does this Telegram user exist, and who is it. A purchase does not ask it.",
     request: "GatewaySearchRequest",
-    responses: readResponses("GatewayProfile", "No such user: the partner gets a 404."),
+    responses: readResponses("GatewayProfile", { notFound: "No such user: the partner gets a 404.", down: "the search gets a 502" }),
   },
   {
     provider: "gateway",
@@ -183,8 +190,8 @@ const OPERATIONS: Operation[] = [
     path: "/rates/ton",
     operationId: "ratesTon",
     summary: "The TON rate in USD",
-    description: "Read for the pricing the API shows, cached by the service; while it cannot be read the rate is shown as unknown.",
-    responses: readResponses("RatesTon"),
+    description: "Read for the pricing the API shows, and cached by the service.",
+    responses: readResponses("RatesTon", { down: "the rate is shown as unknown until it can be read again" }),
   },
 
   health("store", "game-store wallet provider"),
@@ -226,7 +233,7 @@ const OPERATIONS: Operation[] = [
     operationId: "gamesCatalogue",
     summary: "A game's denominations",
     description: "Read live for every game price and purchase: the denomination's cost is part of the price.",
-    responses: readResponses("GamesCatalogue", "No such game: the partner gets a 404."),
+    responses: readResponses("GamesCatalogue", { notFound: "No such game: the partner gets a 404." }),
   },
   {
     provider: "games",
@@ -267,7 +274,7 @@ const OPERATIONS: Operation[] = [
     operationId: "giftcardsCatalogue",
     summary: "A brand's cards",
     description: "Read live for every gift card price and purchase: cost, stock and the quantities allowed.",
-    responses: readResponses("GiftcardsCatalogue", "No such brand: the partner gets a 404."),
+    responses: readResponses("GiftcardsCatalogue", { notFound: "No such brand: the partner gets a 404." }),
   },
   {
     provider: "giftcards",
@@ -319,7 +326,7 @@ const OPERATIONS: Operation[] = [
     operationId: "giftsSticker",
     summary: "A gift's sticker",
     description: "The animation the API and the Mini App show for the gift.",
-    responses: readResponses("GiftsSticker", "No sticker for this gift: the partner gets a 404."),
+    responses: readResponses("GiftsSticker", { notFound: "No sticker for this gift: the partner gets a 404." }),
   },
 ];
 
