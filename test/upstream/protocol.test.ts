@@ -161,9 +161,11 @@ describe("the adapters and the simulator, over HTTP", () => {
     expect.soft(await ask(gateway.search("alice", "stars"))).toMatchObject({ username: "alice" });
     expect.soft(await ask(gateway.search("missing_bob", "premium"))).toBeNull();
     const delivered = ref();
-    expect
-      .soft(await gateway.deliver({ reference: delivered, product: "stars", username: "alice", amount: 50 }))
-      .toMatchObject({ kind: "completed" });
+    const delivery = { reference: delivered, product: "stars", username: "alice", amount: 50 } as const;
+    const first = await gateway.deliver(delivery);
+    expect.soft(first).toMatchObject({ kind: "completed" });
+    // The same reference again is the same order, as the document asks of a provider: not a second delivery.
+    expect.soft(await gateway.deliver(delivery)).toEqual(first);
     expect.soft(await gateway.deliver({ reference: ref(), product: "premium", username: "fail_carol", amount: 3 })).toMatchObject({ kind: "failed" });
     expect.soft(await gateway.status(delivered)).toMatchObject({ kind: "completed" });
     expect.soft(await gateway.status(ref())).toEqual({ kind: "not_found" });
