@@ -22,7 +22,7 @@ export interface ReconcilerOptions {
 const CLAIM = 8;
 /** Orders one pass handles at most, so a pass ends and the next interval starts afresh. */
 const PASS_MAX = 400;
-const MAX_RECHECK_MS = 5 * 60 * 1000;
+export const MAX_RECHECK_MS = 5 * 60 * 1000;
 
 /**
  * Drives every `processing` order to a terminal state, so an order nobody polls still completes or is

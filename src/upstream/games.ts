@@ -2,32 +2,54 @@ import { z } from "zod";
 import { fromUsd } from "../core/model/money.js";
 import type { GamesPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";
+import { lookup, missing, notConfigured, orderReference, providerUsd, read, readAlways, submit } from "./provider.js";
 
-const gamesSchema = z.object({
+// What this adapter sends and accepts: the games' part of docs/provider-protocol.openapi.json.
+export const gamesSchema = z.object({
   games: z.array(
     z.object({
-      code: z.string().min(1),
+      code: z.string().min(1).describe("The game's code, used in the paths below and by partners"),
       name: z.string(),
       image_url: z.string().nullable(),
-      required_fields: z.array(z.string()),
+      required_fields: z.array(z.string()).describe("The player fields the game needs: `userid`, and `serverid` when it has servers"),
       notes: z.string().nullable(),
-      servers: z.record(z.string(), z.string()).optional(),
+      servers: z.record(z.string(), z.string()).optional().describe("Server names to the values `server_id` takes, when the game lists them"),
     }),
   ),
 });
-const catalogueSchema = z.object({
-  denominations: z.array(z.object({ name: z.string().min(1), cost_usd: providerUsd, eta_seconds: z.number().int().min(0) })),
+export const catalogueSchema = z.object({
+  denominations: z.array(
+    z.object({
+      name: z.string().min(1).describe("The denomination's name, exactly as an order names it"),
+      cost_usd: providerUsd.describe("What the provider charges us, in USD"),
+      eta_seconds: z.number().int().min(0).describe("How long delivery usually takes"),
+    }),
+  ),
 });
-const checkSchema = z.union([
+export const checkPlayerRequest = z.object({
+  player_id: z.string(),
+  server_id: z.string().nullable().describe("Null for a game without servers"),
+});
+export const checkSchema = z.union([
   z.object({ valid: z.literal(true), player_name: z.string() }),
-  z.object({ valid: z.literal(false), reason: z.string() }),
+  z.object({ valid: z.literal(false), reason: z.string().describe("Why, shown to the buyer") }),
 ]);
-const orderSchema = z.object({
-  status: z.enum(["completed", "failed", "processing"]),
-  provider_order_id: z.number().int().optional(),
-  provider_status: z.string().optional(),
-  error: z.string().optional(),
+export const gameOrderRequest = z.object({
+  reference: orderReference,
+  game_code: z.string(),
+  denomination: z.string().describe("A denomination's `name` from the catalogue"),
+  player_id: z.string(),
+  server_id: z.string().nullable(),
+});
+export const orderSchema = z.object({
+  status: z.enum(["completed", "failed", "processing"]).describe("processing: taken, not done yet (the service asks again by reference)"),
+  provider_order_id: z
+    .number()
+    .int()
+    .optional()
+    .describe("The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order"),
+  provider_status: z.string().optional().describe("The provider's own status word, kept on the order"),
+  error: z.string().optional().describe("A failure's message, kept as the order's `error`"),
 });
 
 /** The game top-up provider over HTTP. */
@@ -63,7 +85,10 @@ export function createGamesAdapter(http: HttpClient | null): GamesPort {
       return catalogue && catalogue.denominations.map((d) => ({ name: d.name, costMicro: fromUsd(d.cost_usd), etaSeconds: d.eta_seconds }));
     },
     async checkPlayer(code, playerId, serverId) {
-      const answer = await readAlways(http, `${path(code)}/check-player`, checkSchema, { player_id: playerId, server_id: serverId });
+      const answer = await readAlways(http, `${path(code)}/check-player`, checkSchema, {
+        player_id: playerId,
+        server_id: serverId,
+      } satisfies z.input<typeof checkPlayerRequest>);
       return answer.valid ? { valid: true, playerName: answer.player_name } : { valid: false, reason: answer.reason };
     },
     order: (order) =>
@@ -76,7 +101,7 @@ export function createGamesAdapter(http: HttpClient | null): GamesPort {
           denomination: order.denomination,
           player_id: order.playerId,
           server_id: order.serverId,
-        },
+        } satisfies z.input<typeof gameOrderRequest>,
         map,
       ),
     status: (reference) => lookup(http, `/games/orders/${encodeURIComponent(reference)}`, map),

@@ -2,27 +2,44 @@ import { z } from "zod";
 import { fromUsd } from "../core/model/money.js";
 import type { GiftcardsPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, providerUsd, read, readAlways, submit } from "./provider.js";
+import { lookup, missing, notConfigured, orderReference, providerUsd, read, readAlways, submit } from "./provider.js";
 
-const brandsSchema = z.object({ brands: z.array(z.object({ category_id: z.string().min(1), name: z.string(), notes: z.string().nullable() })) });
-const catalogueSchema = z.object({
+// What this adapter sends and accepts: the gift cards' part of docs/provider-protocol.openapi.json.
+export const brandsSchema = z.object({
+  brands: z.array(
+    z.object({ category_id: z.string().min(1).describe("The brand's id, used in the paths below"), name: z.string(), notes: z.string().nullable() }),
+  ),
+});
+export const catalogueSchema = z.object({
   cards: z.array(
     z.object({
       card_id: z.string().min(1),
-      name: z.string(),
-      cost_usd: providerUsd,
-      stock: z.number().int().min(0),
+      name: z.string().describe("The denomination as the buyer sees it"),
+      cost_usd: providerUsd.describe("What the provider charges us per card, in USD"),
+      stock: z.number().int().min(0).describe("Cards available now; 0 when out of stock"),
       min_quantity: z.number().int().min(1),
       max_quantity: z.number().int().min(1),
     }),
   ),
 });
-const orderSchema = z.object({
-  status: z.enum(["completed", "failed", "processing"]),
-  provider_order_id: z.string().optional(),
-  provider_status: z.string().optional(),
-  codes: z.array(z.string().min(1)).optional(),
-  error: z.string().optional(),
+export const giftcardOrderRequest = z.object({
+  reference: orderReference,
+  category_id: z.string(),
+  card_id: z.string(),
+  quantity: z.number().int().positive(),
+});
+export const orderSchema = z.object({
+  status: z.enum(["completed", "failed", "processing"]).describe("processing: taken, not done yet (the service asks again by reference)"),
+  provider_order_id: z
+    .string()
+    .optional()
+    .describe("The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order"),
+  provider_status: z.string().optional().describe("The provider's own status word, kept on the order"),
+  codes: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("A completed order's redeem codes, one per card: sealed at rest and shown only to the buyer. The lookup must answer them again"),
+  error: z.string().optional().describe("A failure's message, kept as the order's `error`"),
 });
 
 /** The gift card provider over HTTP. */
@@ -60,7 +77,12 @@ export function createGiftcardsAdapter(http: HttpClient | null): GiftcardsPort {
       submit(
         http,
         "/giftcards/orders",
-        { reference: order.reference, category_id: order.categoryId, card_id: order.cardId, quantity: order.quantity },
+        {
+          reference: order.reference,
+          category_id: order.categoryId,
+          card_id: order.cardId,
+          quantity: order.quantity,
+        } satisfies z.input<typeof giftcardOrderRequest>,
         map,
       ),
     status: (reference) => lookup(http, `/giftcards/orders/${encodeURIComponent(reference)}`, map),

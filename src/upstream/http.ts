@@ -14,7 +14,9 @@ export class NotSentError extends Error {}
 class NoAnswerError extends Error {}
 
 /** Health probes answer fast or count as not ready; /v1/health must not hang on a stuck provider. */
-const READY_TIMEOUT_MS = 2_000;
+export const READY_TIMEOUT_MS = 2_000;
+/** Connecting takes at most this (or the call's whole bound, when shorter). */
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 
@@ -44,7 +46,7 @@ export interface HttpClientOptions {
  */
 export function createHttpClient(baseUrl: string, timeoutMs: number, options: HttpClientOptions) {
   const pool = new Pool(baseUrl, {
-    connectTimeout: Math.min(timeoutMs, 5_000),
+    connectTimeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });

@@ -80,3 +80,14 @@ export const missing = (): never => {
 
 /** An amount in USD from a provider: positive and at most 1,000,000, so every price computed from it stays exact. */
 export const providerUsd = z.number().positive().max(1_000_000);
+
+/**
+ * Our reference for an order, in every order request: what the provider must find the order by later (the status
+ * lookup), and what makes a repeated request the same order. The request schemas below it type what each adapter
+ * sends; with the answers' schemas they are the published protocol (scripts/provider-protocol.ts).
+ */
+export const orderReference = z
+  .uuid()
+  .describe(
+    "Our reference for this order: a UUID, new for every order, stored before the request is sent. The provider must be able to find the order by it (the status lookup), and should answer a repeated request with the same reference with the first order, never a second one.",
+  );

@@ -3,7 +3,8 @@ import type { RatesPort } from "../core/ports.js";
 import type { HttpClient } from "./http.js";
 import { missing, notConfigured, readAlways } from "./provider.js";
 
-const tonSchema = z.object({ ton_usd: z.number().positive() });
+// What this adapter accepts: the rates' part of docs/provider-protocol.openapi.json.
+export const tonSchema = z.object({ ton_usd: z.number().positive().describe("USD per TON") });
 
 /** The exchange-rate source over HTTP. */
 export function createRatesAdapter(http: HttpClient | null): RatesPort {

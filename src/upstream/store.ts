@@ -3,14 +3,32 @@ import { fromUsd } from "../core/model/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
 import { reasonOf } from "../core/model/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, providerUsd, readAlways, submit } from "./provider.js";
+import { lookup, missing, notConfigured, orderReference, providerUsd, readAlways, submit } from "./provider.js";
 
-const limitsSchema = z.object({ min_usd: providerUsd, max_usd: providerUsd, fee_ratio: z.number().min(0).max(1) });
-const orderSchema = z.object({
-  status: z.enum(["completed", "failed", "processing"]),
-  order_uuid: z.string().optional(),
-  code: z.string().optional(),
-  error: z.string().optional(),
+// What this adapter sends and accepts: the store's part of docs/provider-protocol.openapi.json.
+export const limitsSchema = z.object({
+  min_usd: providerUsd.describe("The smallest top-up, in USD"),
+  max_usd: providerUsd.describe("The largest top-up, in USD"),
+  fee_ratio: z.number().min(0).max(1).describe("The provider's fee as a fraction of the amount (0.03 is 3 %)"),
+});
+export const storeOrderRequest = z.object({
+  reference: orderReference,
+  login: z.string().describe("The account login to top up, as the partner gave it"),
+  amount_usd: z.number().positive().describe("The top-up in USD, whole cents"),
+});
+export const orderSchema = z.object({
+  status: z.enum(["completed", "failed", "processing"]).describe("processing: taken, not done yet (the service asks again by reference)"),
+  order_uuid: z
+    .string()
+    .optional()
+    .describe("The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order"),
+  code: z
+    .string()
+    .optional()
+    .describe(
+      "A failure's reason: kept as the order's `error_code` when it is one of the service's reasons (`invalid_amount`, `provider_balance`, `expired`, `login_not_supported`, …); anything else is `provider_error`",
+    ),
+  error: z.string().optional().describe("A failure's message, kept as the order's `error`"),
 });
 
 /** The game-store wallet provider over HTTP. */
@@ -32,7 +50,12 @@ export function createStoreAdapter(http: HttpClient | null): StorePort {
       return { minMicro: fromUsd(limits.min_usd), maxMicro: fromUsd(limits.max_usd), feePpm: Math.round(limits.fee_ratio * 1_000_000) };
     },
     order: (order) =>
-      submit(http, "/store/orders", { reference: order.reference, login: order.login, amount_usd: order.amountMicro / 1_000_000 }, map),
+      submit(
+        http,
+        "/store/orders",
+        { reference: order.reference, login: order.login, amount_usd: order.amountMicro / 1_000_000 } satisfies z.input<typeof storeOrderRequest>,
+        map,
+      ),
     status: (reference) => lookup(http, `/store/orders/${encodeURIComponent(reference)}`, map),
   };
 }
