@@ -72,11 +72,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await app.register(requestId);
   await app.register(schemas, { checkAnswers: options.checkAnswers });
-  await app.register(encoding);
   await app.register(errors, { refusal: miniApp?.refusal });
   await app.register(openApi);
   // An API key, or (with the Mini App) a session token: the Mini App calls the API's own routes as its user.
   await app.register(auth, { accounts: core.accounts, sessions: miniApp?.sessions });
+  // After auth: both refuse before the body is read, and a bad key is told as such (401/403) before its body's 415.
+  await app.register(encoding);
   if (options.onAnswered) await app.register(metrics, { onAnswered: options.onAnswered });
   if (miniApp) await app.register(publicMiniAppPage);
   await app.register(rateLimits, { perMinute: options.rateLimitPerMinute, counter: core.sharedCounter });

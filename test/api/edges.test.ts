@@ -201,6 +201,14 @@ describe("the contract's edges", () => {
     });
     expect(gzipped.statusCode).toBe(415);
     expect(gzipped.json().error).toContain("Content-Encoding");
+    // The key is checked first: without one, the same body is a 401.
+    const keyless = await h.api.inject({
+      method: "POST",
+      url: "/v1/stars",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      payload: gzipSync(JSON.stringify({ username: "alice", stars: 100 })),
+    });
+    expect(keyless.statusCode).toBe(401);
     const server = await h.call("POST", "/v1/games/mlbb/check-player", { key, body: { player_id: "12345678", server_id: "abc" } });
     expect(server.status).toBe(400);
     expect(server.body.error).toContain("server_id abc");
