@@ -1,7 +1,8 @@
 import os from "node:os";
 import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "./api/routes/topups.js";
-import { openService, type Service, StartFailed } from "./root.js";
+import { StartFailed } from "./lifecycle.js";
+import { openService, type Service } from "./root.js";
 
 loadDotEnv();
 let config: Config;

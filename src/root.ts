@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type pino from "pino";
-import { buildApi, RATE_LIMIT_WINDOW_SECONDS } from "./api/app.js";
+import { buildApi } from "./api/app.js";
+import { RATE_LIMIT_WINDOW_SECONDS } from "./api/plugins/rate-limit.js";
 import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
@@ -24,7 +25,7 @@ import { createReconciler } from "./jobs/reconciler.js";
 import { createHealthProbe } from "./jobs/health-probe.js";
 import { createTopupPoll } from "./jobs/topup-poll.js";
 import { createWebhookDispatch } from "./jobs/webhook-dispatch.js";
-import { createLifecycle, type Lifecycle, type Resource, StartFailed, type StopReport } from "./lifecycle.js";
+import { createLifecycle, type Lifecycle, type Resource, type StopReport } from "./lifecycle.js";
 import { withRequestId } from "./observability/context.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
@@ -35,8 +36,6 @@ import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
-
-export { StartFailed };
 
 export interface RootOptions {
   clock?: Clock;

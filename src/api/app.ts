@@ -28,8 +28,6 @@ import { storeRoutes } from "./routes/store.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
 import { webhookDeliveryRoutes, webhookRoutes, webhookSecretRoutes } from "./routes/webhooks.js";
 
-export { RATE_LIMIT_WINDOW_SECONDS } from "./plugins/rate-limit.js";
-
 export interface ApiOptions {
   core: Core;
   rateLimitPerMinute: number;

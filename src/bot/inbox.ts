@@ -74,11 +74,6 @@ export function runFromInbox<C extends Context>(bot: Bot<C>, options: InboxRunOp
     drain,
     /** Stops renewing the leases of updates still running (after a stop that cut them): they lapse to another instance. */
     close: () => worker.close(),
-    /** Stops polling (if this instance polls), then waits for the updates under way. */
-    async stop() {
-      await polling.stop();
-      await drain();
-    },
   };
 }
 

@@ -6,7 +6,7 @@ import { CRYPTO_PAY_WEBHOOK_PATH } from "../api/routes/topups.js";
 import { pointCryptoPayWebhook, SIMULATOR_CRYPTO_PAY_TOKEN } from "../simulator/cryptopay.js";
 import { startSimulator } from "../simulator/server.js";
 import { EmulatedChat } from "./client.js";
-import type { ChatMessage } from "./server.js";
+import type { ChatMessage } from "./state.js";
 import { startEmulator } from "./server.js";
 
 /**

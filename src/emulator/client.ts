@@ -1,6 +1,7 @@
 import type { AcceptedGiftTypes } from "grammy/types";
 import { request } from "undici";
-import type { ChatMessage, EmulatedUser, ReceivedGift } from "./server.js";
+import type { ReceivedGift } from "./stars-and-gifts.js";
+import type { ChatMessage, EmulatedUser } from "./state.js";
 
 /** One call to the emulator's /emulator/* side; a refusal (4xx, 5xx) throws with its body. */
 async function call(baseUrl: string, method: "GET" | "POST", path: string, body?: unknown) {

@@ -8,9 +8,6 @@ import { createStarsAndGifts, fileRoutes, starsAndGiftsMethods } from "./stars-a
 import { createState } from "./state.js";
 import { updateMethods, userRoutes } from "./updates.js";
 
-export type { ReceivedGift } from "./stars-and-gifts.js";
-export type { ChatMessage, EmulatedUser } from "./state.js";
-
 /**
  * A local stand-in for the Telegram Bot API: the bot talks to it exactly as to Telegram (POST
  * /bot<token>/<method>, real long polling on getUpdates), and tests or `npm run chat` play the users through

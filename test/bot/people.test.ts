@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
-import type { ChatMessage } from "../../src/emulator/server.js";
+import type { ChatMessage } from "../../src/emulator/state.js";
 import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
 
 // The bot as customers and admins really use it (issue 9): every wrong answer re-asked with its reason,

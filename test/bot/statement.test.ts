@@ -2,7 +2,7 @@ import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
-import type { ChatMessage } from "../../src/emulator/server.js";
+import type { ChatMessage } from "../../src/emulator/state.js";
 import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
 
 let bots: BotHarness;
