@@ -1,13 +1,11 @@
 import type { DatabaseConnection, Driver, QueryResult } from "kysely";
-import { DomainError, isDatabaseUnavailable, unavailable } from "../core/model/errors.js";
+import { DomainError, type FaultKind, isDatabaseUnavailable, unavailable } from "../core/model/errors.js";
 
 /**
  * A database that cannot do its part now, as opposed to a statement that is wrong: it does not answer in time, cannot
  * be reached, has no room left, is locked past its wait, or cannot read or write its files. A request meeting one is
  * answered 503 (retry later), never 500; the transaction it was in is rolled back (by the engine, or with the session).
  */
-export type FaultKind = "timeout" | "unreachable" | "full" | "busy" | "io";
-
 export interface DatabaseFault {
   kind: FaultKind;
   /** The engine's code (SQLITE_FULL, 57P01, ECONNREFUSED, …) or the driver's message. */

@@ -5,8 +5,8 @@ import { toOrder } from "./orders.js";
 import type { Database } from "./schema.js";
 
 /**
- * Leases on rows of a shared table: several instances take work from one table (orders due a check, webhook
- * events due an attempt), and each row is worked on by the instance that claimed it. A claim moves the row's
+ * Leases on rows of a shared table: several instances take work from one table (orders due a check, open
+ * invoices due a look, webhook turns, the health round), and each row is worked on by the instance that claimed it. A claim moves the row's
  * due column one lease ahead; a dead instance's claims simply come due again when the lease lapses, and a stop
  * hands its claims back at once.
  */

@@ -77,7 +77,7 @@ function databaseCheckLoop(options: HealthProbeOptions) {
 
 /**
  * Probes on its own schedule, shared by every instance: each interval, an instance reads the last round from
- * the database; the one whose conditional update claims a stale round probes the providers and stores it.
+ * the database; the one that claims a stale round (db/leases.ts's claim) probes the providers and stores it.
  * Whatever it read or made is published to the health board that GET /v1/health answers from. A database that
  * cannot be read is published as not ready.
  */

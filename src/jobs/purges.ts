@@ -41,8 +41,8 @@ interface Purge {
 
 /**
  * "Purge now and then", written once: each table that only grows (expired quotes, request counts of windows
- * gone, old webhook events, abandoned bot flows) is trimmed on a loop of its own. Every instance purges; the
- * deletes are idempotent, so instances sharing a database only repeat each other's work.
+ * gone, old webhook events, abandoned bot flows, handled bot updates) is trimmed on a loop of its own. Every
+ * instance purges; the deletes are idempotent, so instances sharing a database only repeat each other's work.
  */
 export function createPurges(options: PurgesOptions) {
   const purges = purgesOf(options);

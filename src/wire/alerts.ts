@@ -1,6 +1,6 @@
 import type { Micro } from "../core/model/money.js";
 import type { ProviderName } from "../core/ports.js";
-import type { FaultKind } from "../db/faults.js";
+import type { FaultKind } from "../core/model/errors.js";
 
 /**
  * What an administrator alert says, typed: the monitor job fills it, the bot words it, the log records it.

@@ -64,3 +64,6 @@ export const notFound = (message: string, details: ErrorDetails = {}) => new Dom
 export const isDatabaseUnavailable = (error: unknown): boolean => error instanceof DomainError && error.details.reason === "database_unavailable";
 
 export const unavailable = (message: string, details: ErrorDetails = {}, cause?: unknown) => new DomainError("unavailable", message, details, cause);
+
+/** How a database failed to do its part (db/faults.ts tells them apart; the `database` alert names it). */
+export type FaultKind = "timeout" | "unreachable" | "full" | "busy" | "io";

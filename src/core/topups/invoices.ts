@@ -4,7 +4,7 @@ import { DomainError, invalid, notFound, unavailable } from "../model/errors.js"
 import { formatUsdt } from "../model/money.js";
 import type { Topup, TopupStatus } from "../model/topup.js";
 import { type CryptoInvoice, UpstreamError } from "../ports.js";
-import { checkAccount, checkAmount, emit, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
+import { checkAccount, checkTopupAmount, emit, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
 import { anomaly, claimed, invoiceSeen, payloadOf, recordOf, settleCreating, tie } from "./invoice-record.js";
 
 /** States in which a top-up still waits for money or a decision. */
@@ -15,7 +15,7 @@ export async function startInvoice(ctx: TopupContext, account: Account, amountMi
   const { db, cryptoPay, limits } = ctx;
   checkAccount(account);
   if (!cryptoPay) throw unavailable("Crypto top-ups are not offered here: state a transfer for an administrator to approve");
-  checkAmount(limits, amountMicro);
+  checkTopupAmount(limits, amountMicro);
   const topup = await insertWithinBounds(
     ctx,
     { accountId: account.id, method: "invoice", status: "creating", amountMicro },

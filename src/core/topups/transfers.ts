@@ -5,7 +5,7 @@ import type { Account } from "../model/account.js";
 import { invalid, notFound, unavailable } from "../model/errors.js";
 import { formatUsdt } from "../model/money.js";
 import type { Topup } from "../model/topup.js";
-import { type DecidingAdmin, checkAccount, checkAmount, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
+import { type DecidingAdmin, checkAccount, checkTopupAmount, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
 import { credit } from "./credit.js";
 
 export const REFERENCE_MAX = 200;
@@ -34,7 +34,7 @@ export async function requestTransfer(ctx: TopupContext, account: Account, amoun
   const { limits } = ctx;
   checkAccount(account);
   if (!limits.transfers) throw unavailable("Transfer top-ups are not offered here");
-  checkAmount(limits, amountMicro);
+  checkTopupAmount(limits, amountMicro);
   const text = reference.trim();
   const key = referenceKey(text);
   if (!text || text.length > REFERENCE_MAX || /\p{Cc}/u.test(text) || !key) {
