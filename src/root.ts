@@ -8,7 +8,6 @@ import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import { type CryptoPayPort, PROVIDER_NAMES } from "./core/ports.js";
 import type { Clock } from "./core/model/clock.js";
-import { micro } from "./core/model/money.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
 import { databaseClock } from "./db/clock.js";
@@ -181,8 +180,8 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     clock: on.clock,
     providers: on.providers,
     tariffs: {
-      usdtPerStarMicro: micro(config.STAR_PRICE_MICRO),
-      premiumMicro: { 3: micro(config.PREMIUM_PRICE_MICRO[3]), 6: micro(config.PREMIUM_PRICE_MICRO[6]), 12: micro(config.PREMIUM_PRICE_MICRO[12]) },
+      usdtPerStarMicro: config.STAR_PRICE_MICRO,
+      premiumMicro: { 3: config.PREMIUM_PRICE_MICRO[3], 6: config.PREMIUM_PRICE_MICRO[6], 12: config.PREMIUM_PRICE_MICRO[12] },
       uzsPerUsd: config.UZS_PER_USD,
       tonCacheMs: config.TON_RATE_CACHE_SECONDS * 1000,
     },
@@ -200,7 +199,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     counterDb: on.counterDb,
     oneStatement: oneStatementWrites(db),
     rateLimitWindowMs: RATE_LIMIT_WINDOW_SECONDS * 1000,
-    lowBalanceMicro: micro(config.LOW_BALANCE_MICRO),
+    lowBalanceMicro: config.LOW_BALANCE_MICRO,
     webhooks: {
       sender: on.webhookSender,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -223,8 +222,8 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
 
 function topupLimits(config: Config) {
   return {
-    minMicro: micro(config.TOPUP_MIN_MICRO),
-    maxMicro: micro(config.TOPUP_MAX_MICRO),
+    minMicro: config.TOPUP_MIN_MICRO,
+    maxMicro: config.TOPUP_MAX_MICRO,
     invoiceTtlSeconds: config.TOPUP_INVOICE_MINUTES * 60,
     openInvoicesMax: config.TOPUP_OPEN_INVOICES_MAX,
     pendingTransfersMax: config.TOPUP_PENDING_TRANSFERS_MAX,
@@ -233,7 +232,7 @@ function topupLimits(config: Config) {
     pollMs: config.TOPUP_POLL_MS,
     // An invoice still `creating` after the provider call's own bound (and a margin) was cut short.
     creatingStaleMs: config.UPSTREAM_TIMEOUT_MS + 10_000,
-    confirmAboveMicro: micro(config.ADMIN_CONFIRM_ABOVE_MICRO),
+    confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
   };
 }
 
@@ -315,7 +314,7 @@ function monitorSettings(config: Config) {
     intervalMs: config.ALERT_CHECK_INTERVAL_MS,
     refundWindowMs: config.ALERT_REFUND_WINDOW_MINUTES * 60_000,
     refundThreshold: config.ALERT_REFUNDS,
-    walletBelowMicro: micro(config.ALERT_WALLET_BELOW_MICRO),
+    walletBelowMicro: config.ALERT_WALLET_BELOW_MICRO,
     ledgerEveryMs: config.ALERT_LEDGER_CHECK_SECONDS * 1000,
     repeatMs: config.ALERT_REPEAT_HOURS * 3_600_000,
     maxPerHour: config.ALERT_MAX_PER_HOUR,

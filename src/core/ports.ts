@@ -1,5 +1,5 @@
 import type { Reason } from "./model/reasons.js";
-import type { MicroUsd } from "./model/money.js";
+import type { Micro, MicroUsd } from "./model/money.js";
 import { unavailable } from "./model/errors.js";
 import type { OrderProviderName } from "./model/order.js";
 
@@ -172,9 +172,9 @@ export interface CryptoInvoice {
   /** `crypto` (an amount in `asset`) or `fiat`; we only make crypto invoices in USDT. */
   currencyType: string | null;
   asset: string | null;
-  amountMicro: number;
+  amountMicro: Micro;
   /** What was paid, in `paidAsset`; null until paid. */
-  paidAmountMicro: number | null;
+  paidAmountMicro: Micro | null;
   paidAsset: string | null;
   /** Our payload, returned as we sent it. */
   payload: string | null;
@@ -188,7 +188,7 @@ export interface CryptoInvoice {
 /** The payment provider that takes money in: Crypto Pay, the API of @CryptoBot. */
 export interface CryptoPayPort extends Provider {
   /** Throws UpstreamError when the provider cannot answer or refuses. */
-  createInvoice(invoice: { amountMicro: number; description: string; payload: string; expiresInSeconds: number }): Promise<CryptoInvoice>;
+  createInvoice(invoice: { amountMicro: Micro; description: string; payload: string; expiresInSeconds: number }): Promise<CryptoInvoice>;
   /**
    * The invoices with these ids that the provider still has: its own record, the only one money is credited by.
    * An item that does not read as an invoice is left out of `found` (logged, its id in `unreadable`), so one odd

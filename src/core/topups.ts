@@ -3,6 +3,7 @@ import { listTopups, noticesOf, saveNotices, topupById, topupStats } from "../db
 import type { Account } from "./model/account.js";
 import type { Clock } from "./model/clock.js";
 import { notFound } from "./model/errors.js";
+import type { Micro } from "./model/money.js";
 import type { Topup } from "./model/topup.js";
 import type { CryptoInvoice, CryptoPayPort } from "./ports.js";
 import type { DecidingAdmin, TopupContext, TopupEvent, TopupLimits, TopupListener, TopupListeners } from "./topups/context.js";
@@ -37,14 +38,14 @@ export function createTopups(options: {
     limits,
 
     // Crypto Pay invoices (topups/invoices.ts): Crypto Pay's own record decides; a webhook only says where to look.
-    startInvoice: (account: Account, amountMicro: number) => startInvoice(ctx, account, amountMicro),
+    startInvoice: (account: Account, amountMicro: Micro) => startInvoice(ctx, account, amountMicro),
     webhook: (rawBody: string, signature: string | undefined) => invoiceWebhook(ctx, rawBody, signature),
     invoiceSeen: (record: CryptoInvoice) => invoiceSeen(ctx, record),
     invoiceGone: (id: number) => invoiceGone(ctx, id),
     sweepCreating: () => sweepCreating(ctx),
 
     // Transfers (topups/transfers.ts): stated by a user, decided by an administrator.
-    requestTransfer: (account: Account, amountMicro: number, reference: string) => requestTransfer(ctx, account, amountMicro, reference),
+    requestTransfer: (account: Account, amountMicro: Micro, reference: string) => requestTransfer(ctx, account, amountMicro, reference),
     review: (id: number) => reviewTransfer(ctx, id),
     decide: (id: number, admin: DecidingAdmin, decision: TransferDecision) => decideTransfer(ctx, id, admin, decision),
     pendingTransfers: (limit: number) => pendingWithReviews(ctx, limit),

@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { timingSafeEqual } from "node:crypto";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { toUsdt } from "../core/model/money.js";
+import { type Micro, toUsdt } from "../core/model/money.js";
 import type { Order } from "../core/model/products.js";
 import type { DiskFlush } from "../db/wal-flush.js";
 
@@ -79,7 +79,7 @@ export function createMetrics(backlog: BacklogReader) {
       flushedWrites.inc(flush.writes);
     },
     /** A top-up event on this instance: an invoice made, paid or expired; a top-up credited (with what). */
-    topup(event: "created" | "paid" | "expired" | "credited", topup: { method: string; creditedMicro: number | null }) {
+    topup(event: "created" | "paid" | "expired" | "credited", topup: { method: string; creditedMicro: Micro | null }) {
       if (event === "credited") credited.inc({ method: topup.method }, toUsdt(topup.creditedMicro ?? 0));
       else invoices.inc({ event });
     },

@@ -1,18 +1,19 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { Pool } from "undici";
 import { z } from "zod";
+import type { Micro } from "../core/model/money.js";
 import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "../core/ports.js";
 
 // Crypto Pay, the API of @CryptoBot (docs/api-guide.md, "Top-ups"): a thin undici adapter like the other
 // providers', rather than a client library: four methods, one header, one signature, all checked with zod here.
 
 /** An amount as Crypto Pay writes it ("10", "2.5") into micro-units, exactly (no float). */
-function microOf(amount: string): number | null {
+function microOf(amount: string): Micro | null {
   const match = /^(\d{1,12})(?:\.(\d{1,8}))?$/.exec(amount);
   if (!match) return null;
   const fraction = (match[2] ?? "").padEnd(8, "0");
   // Beyond 6 decimals (a BTC amount, say) is rounded down to the micro-unit.
-  return Number(match[1]) * 1_000_000 + Number(fraction.slice(0, 6));
+  return (Number(match[1]) * 1_000_000 + Number(fraction.slice(0, 6))) as Micro;
 }
 
 /** Micro-units as Crypto Pay takes an amount: "12.5", never an exponent. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin.js";
+import { fromUsdt } from "../../src/core/model/money.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
@@ -146,10 +147,10 @@ describe("admin CLI top-ups", () => {
     expect((await admin("topups")).stdout.trim()).toBe("no top-ups yet");
     const { telegramId } = await h.newKey(0);
     const account = (await h.service.core.accounts.byTelegramId(telegramId))!;
-    const asked = await h.service.core.topups.requestTransfer(account, 4_000_000, "cash");
+    const asked = await h.service.core.topups.requestTransfer(account, fromUsdt(4), "cash");
     await h.service.core.topups.decide(asked.id, { telegramId: "1", name: "Ann" }, { approve: true });
-    await h.service.core.topups.requestTransfer(account, 2_000_000, "later");
-    await h.service.core.topups.startInvoice(account, 3_000_000);
+    await h.service.core.topups.requestTransfer(account, fromUsdt(2), "later");
+    await h.service.core.topups.startInvoice(account, fromUsdt(3));
     expect((await admin("topups")).stdout.trim().split("\n")).toEqual([
       "invoice active: 1",
       "transfer credited: 1, 4.00 USDT credited",

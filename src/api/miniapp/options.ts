@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorDetails } from "../../core/model/errors.js";
+import type { Micro } from "../../core/model/money.js";
 import type { MiniAppSessions } from "./session.js";
 
 /** What the API is given to serve the Mini App (src/root.ts makes it when a bot is configured). */
@@ -8,7 +9,7 @@ export interface MiniAppOptions {
   /** ADMIN_TELEGRAM_IDS: who sees the admin desk. */
   admins: number[];
   /** Credits and debits above this need a second, confirmed call (as the bot asks Confirm). */
-  confirmAboveMicro: number;
+  confirmAboveMicro: Micro;
   /** A refusal in the bot's words in a language (en/ru), for the user to read. */
   refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
 }

@@ -93,7 +93,7 @@ const PENDING_MS = 5 * 60 * 1000;
  * minutes under a token its Confirm and Cancel buttons carry. Installs their handler on `only`, and returns the
  * function that runs a move at once or asks first.
  */
-function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro: number) {
+function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro: Micro) {
   const pending = new Map<string, Pending>();
 
   /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */

@@ -2,6 +2,7 @@ import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, GrammyError, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/model/account.js";
 import { DomainError } from "../../core/model/errors.js";
+import type { Micro } from "../../core/model/money.js";
 import type { TransferReview } from "../../core/topups/transfers.js";
 import type { Topup } from "../../core/model/topup.js";
 import { topupApprove, topupReject } from "../callback-data.js";
@@ -11,7 +12,7 @@ import { refusalText } from "../refusals.js";
 import type { TopupDeps } from "./topups.js";
 
 /** What the deciding administrator must know first: a reference used before, an amount above the threshold. */
-function warnings(t: Translate, review: TransferReview, thresholdMicro: number): string[] {
+function warnings(t: Translate, review: TransferReview, thresholdMicro: Micro): string[] {
   const lines: string[] = [];
   if (review.confirm.includes("above_threshold")) lines.push(t("topup-admin-above", { threshold: usdt(thresholdMicro) }));
   if (review.reused.length) {

@@ -3,7 +3,7 @@ import { type Api, Composer, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/model/account.js";
 import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
-import { parseUsdt } from "../../core/model/money.js";
+import { type Micro, parseUsdt } from "../../core/model/money.js";
 import type { Topup } from "../../core/model/topup.js";
 import { menuEntry, topupAmount, topupByTransfer, topupCancel } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
@@ -47,7 +47,7 @@ const invoiceKeyboard = (t: Translate, topup: Topup) =>
  * The amount to top up, within the limits: a button (an invoice), or typed. "I paid by transfer" switches to a
  * transfer, which takes a typed amount; so does a service with transfers only.
  */
-async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Promise<{ amountMicro: number; transfer: boolean }> {
+async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Promise<{ amountMicro: Micro; transfer: boolean }> {
   const methods = core.topups.methods();
   const { minMicro, maxMicro } = core.topups.limits;
   const bounds = { min: usdt(minMicro), max: usdt(maxMicro) };
@@ -74,7 +74,7 @@ async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Prom
 }
 
 /** An invoice for the amount: its pay link and Cancel. */
-async function invoice(conversation: Flow, ctx: FlowContext, core: Core, account: Account, amountMicro: number) {
+async function invoice(conversation: Flow, ctx: FlowContext, core: Core, account: Account, amountMicro: Micro) {
   const made = await callCore(conversation, () => core.topups.startInvoice(account, amountMicro));
   if (!made.ok) return ctx.reply(refusal(ctx, made), { reply_markup: mainMenu(ctx) });
   return ctx.reply(ctx.t("topup-invoice", { amount: usdt(made.value.amountMicro), until: minute(made.value.expiresAt ?? "") }), {
@@ -83,7 +83,7 @@ async function invoice(conversation: Flow, ctx: FlowContext, core: Core, account
 }
 
 /** A transfer made: its reference, then the request goes to the administrators. */
-async function transfer(conversation: Flow, ctx: FlowContext, core: Core, account: Account, amountMicro: number) {
+async function transfer(conversation: Flow, ctx: FlowContext, core: Core, account: Account, amountMicro: Micro) {
   await ctx.reply(ctx.t("topup-transfer-reference"), { reply_markup: withCancel(ctx) });
   let reference = "";
   while (!reference) {

@@ -72,7 +72,7 @@ export function checkAccount(account: Account) {
   }
 }
 
-export function checkTopupAmount(limits: TopupLimits, amountMicro: number) {
+export function checkTopupAmount(limits: TopupLimits, amountMicro: Micro) {
   if (!Number.isSafeInteger(amountMicro) || amountMicro < limits.minMicro || amountMicro > limits.maxMicro) {
     throw invalid(`A top-up is from ${formatUsdt(limits.minMicro)} to ${formatUsdt(limits.maxMicro)} USDT`, {
       minMicro: limits.minMicro,

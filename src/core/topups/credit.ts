@@ -2,7 +2,7 @@ import { insertAudit } from "../../db/accounts.js";
 import { moveTopup, topupById } from "../../db/topups.js";
 import { transaction } from "../../db/transaction.js";
 import { post } from "../ledger.js";
-import { micro } from "../model/money.js";
+import { type Micro, micro } from "../model/money.js";
 import type { Topup, TopupStatus } from "../model/topup.js";
 import { emit, nowIso, type TopupContext } from "./context.js";
 
@@ -15,7 +15,7 @@ export async function credit(
   ctx: TopupContext,
   topup: Topup,
   from: TopupStatus[],
-  amountMicro: number,
+  amountMicro: Micro,
   entry: { actor: string; note: string; decidedBy?: string; invoiceId?: number },
 ): Promise<Topup | null> {
   const { db, outbox } = ctx;

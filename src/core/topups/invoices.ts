@@ -1,7 +1,7 @@
 import { moveTopup, staleCreating, topupById, topupByInvoice } from "../../db/topups.js";
 import type { Account } from "../model/account.js";
 import { DomainError, invalid, notFound, unavailable } from "../model/errors.js";
-import { formatUsdt } from "../model/money.js";
+import { formatUsdt, type Micro } from "../model/money.js";
 import type { Topup, TopupStatus } from "../model/topup.js";
 import { type CryptoInvoice, UpstreamError } from "../ports.js";
 import { checkAccount, checkTopupAmount, emit, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
@@ -11,7 +11,7 @@ import { anomaly, claimed, invoiceSeen, payloadOf, recordOf, settleCreating, tie
 const OPEN_INVOICE: TopupStatus[] = ["creating", "active"];
 
 /** A Crypto Pay invoice for `amountMicro`: its pay link and expiry. Nothing is credited until it is paid. */
-export async function startInvoice(ctx: TopupContext, account: Account, amountMicro: number): Promise<Topup> {
+export async function startInvoice(ctx: TopupContext, account: Account, amountMicro: Micro): Promise<Topup> {
   const { db, cryptoPay, limits } = ctx;
   checkAccount(account);
   if (!cryptoPay) throw unavailable("Crypto top-ups are not offered here: state a transfer for an administrator to approve");

@@ -3,7 +3,7 @@ import { moveTopup, pendingTransfers, referenceKeyOf, sameReference, topupById }
 import { transaction } from "../../db/transaction.js";
 import type { Account } from "../model/account.js";
 import { invalid, notFound, unavailable } from "../model/errors.js";
-import { formatUsdt } from "../model/money.js";
+import { formatUsdt, type Micro } from "../model/money.js";
 import type { Topup } from "../model/topup.js";
 import { type DecidingAdmin, checkAccount, checkTopupAmount, insertWithinBounds, nowIso, type TopupContext } from "./context.js";
 import { credit } from "./credit.js";
@@ -30,7 +30,7 @@ export interface TransferReview {
 export type TransferDecision = { approve: true; confirmed?: boolean } | { approve: false; reason: string };
 
 /** A transfer the user states (an amount and a reference), for an administrator to approve. */
-export async function requestTransfer(ctx: TopupContext, account: Account, amountMicro: number, reference: string): Promise<Topup> {
+export async function requestTransfer(ctx: TopupContext, account: Account, amountMicro: Micro, reference: string): Promise<Topup> {
   const { limits } = ctx;
   checkAccount(account);
   if (!limits.transfers) throw unavailable("Transfer top-ups are not offered here");
