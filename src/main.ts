@@ -34,11 +34,37 @@ if (config.UPSTREAM === "simulator") {
   console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
 }
 
+/**
+ * The first signal stops gracefully within SHUTDOWN_GRACE_MS (exit 0, or 1 when work had to be cut); a second one
+ * exits at once (128 + the signal's number, as a shell reports a process killed by it). Handled from the moment the
+ * service is built, so a signal during a slow start stops what had begun instead of killing it mid-step.
+ */
+function stopOnSignals(service: Service) {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        service.api.log.warn({ signal }, "second signal: exiting at once, cutting what is under way");
+        process.exit(128 + os.constants.signals[signal]);
+      }
+      stopping = true;
+      service.stop({ signal }).then(
+        (report) => process.exit(report.finished ? 0 : 1),
+        (error: unknown) => {
+          service.api.log.error({ err: error }, "the stop failed");
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
 // One ordered start (src/root.ts `start`): the jobs, the API's listener, the metrics' listener, the bot, and here
 // the simulated Crypto Pay's webhook. A step that throws stops the steps begun, in reverse, and the process exits 1.
 let service: Service;
 try {
   service = await openService(config);
+  stopOnSignals(service);
   const simulated = simulatedCryptoPay;
   if (simulated) {
     service.addStep({
@@ -56,24 +82,4 @@ try {
   // A failed step was logged and what had started stopped (root.ts); a failed build closed what it had built.
   console.error(error instanceof StartFailed ? `not started: ${error.message}` : `not started: ${(error as Error).stack ?? String(error)}`);
   process.exit(1);
-}
-
-// The first signal stops gracefully within SHUTDOWN_GRACE_MS (exit 0, or 1 when work had to be cut); a second
-// one exits at once (128 + the signal's number, as a shell reports a process killed by it).
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (stopping) {
-      service.api.log.warn({ signal }, "second signal: exiting at once, cutting what is under way");
-      process.exit(128 + os.constants.signals[signal]);
-    }
-    stopping = true;
-    service.stop({ signal }).then(
-      (report) => process.exit(report.finished ? 0 : 1),
-      (error: unknown) => {
-        service.api.log.error({ err: error }, "the stop failed");
-        process.exit(1);
-      },
-    );
-  });
 }

@@ -5,6 +5,7 @@ import { START_ARGS } from "../../bench/processes.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 import { TEST_BOT_TOKEN, eventually } from "../support/harness.js";
+import { slowTelegram } from "../support/bot-replies.js";
 import { freePort, http, kill, startServiceProcess } from "../support/processes.js";
 
 // The ordered start of the real service process: the jobs, the API's listener, the metrics' listener, the bot. A
@@ -99,6 +100,25 @@ describe("the service's start", () => {
     } finally {
       await kill(service.proc);
       await closed(taken);
+    }
+  }, 30_000);
+
+  it("with SIGTERM during a slow start (Telegram slow to answer getMe): stops what had begun and exits 0, never polling", async () => {
+    await slowTelegram(emulator.url, 20_000, "getMe", "at-once");
+    const env = { DATABASE_URL: database.url, ...database.env, SIMULATOR_PORT: "0", BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: emulator.url };
+    // The API's step comes before the bot's: it answers while the bot's step waits for getMe.
+    const service = await startServiceProcess(env, await freePort(), true);
+    try {
+      const exited = new Promise<number | null>((resolve) => service.proc.once("exit", (code) => resolve(code)));
+      service.proc.kill("SIGTERM");
+      const code = await exited;
+      const text = service.output.join("");
+      expect(code, text).toBe(0);
+      expect(text).toContain("stopping: no new requests or updates");
+      expect(text).not.toContain("bot polling");
+    } finally {
+      await kill(service.proc);
+      await slowTelegram(emulator.url, 0, "getMe");
     }
   }, 30_000);
 });
