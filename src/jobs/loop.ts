@@ -126,7 +126,6 @@ export function createLeasedJob<T>(options: LeasedJobOptions<T>) {
 
   const job = {
     name: options.name,
-    state,
     /** Runs one pass now (or joins the one under way). */
     runOnce: loop.runOnce,
     /** Runs now, or right after the pass under way; nothing while stopped. */

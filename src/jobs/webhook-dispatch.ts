@@ -96,7 +96,7 @@ async function giveUp(trx: Executor, event: WebhookEvent, error: string, at: str
 }
 
 /** What this process's dispatch holds: its claims, the turns under way, the slots their attempts take, who hears of a disabling. */
-function createSlots() {
+function createDispatchState() {
   return {
     claims: { endpoints: createClaims(), events: createClaims() },
     turns: new Set<Promise<void>>(),
@@ -106,10 +106,10 @@ function createSlots() {
   };
 }
 
-type Slots = ReturnType<typeof createSlots>;
+type DispatchState = ReturnType<typeof createDispatchState>;
 
 /** One attempt of a claimed event; false when it failed. */
-async function attempt(options: DispatchOptions, slots: Slots, event: WebhookEvent, turn: Turn, state: LeaseState): Promise<boolean> {
+async function attempt(options: DispatchOptions, slots: DispatchState, event: WebhookEvent, turn: Turn, state: LeaseState): Promise<boolean> {
   const { db, clock, settings, log } = options;
   try {
     const sent = await options.send(event, event.attempts);
@@ -129,7 +129,7 @@ async function attempt(options: DispatchOptions, slots: Slots, event: WebhookEve
 }
 
 /** A turn: its attempts at once, then the endpoint's breaker closed (all delivered) or opened further. */
-async function take(options: DispatchOptions, slots: Slots, turn: Turn, state: LeaseState): Promise<void> {
+async function take(options: DispatchOptions, slots: DispatchState, turn: Turn, state: LeaseState): Promise<void> {
   const { db, clock, settings, log } = options;
   const scope = options.scope ?? unnamed;
   const outcomes = await Promise.all(
@@ -150,7 +150,7 @@ async function take(options: DispatchOptions, slots: Slots, turn: Turn, state: L
 }
 
 /** Claims turns into the free slots until no endpoint is ready; each turn runs on its own, and its end wakes the job. */
-async function pass(options: DispatchOptions, slots: Slots, state: LeaseState, wake: () => void): Promise<void> {
+async function pass(options: DispatchOptions, slots: DispatchState, state: LeaseState, wake: () => void): Promise<void> {
   const { db, clock, settings } = options;
   const leaseMs = settings.timeoutMs + 5_000;
   for (;;) {
@@ -186,7 +186,7 @@ async function pass(options: DispatchOptions, slots: Slots, state: LeaseState, w
  */
 export function createWebhookDispatch(options: DispatchOptions) {
   const { db, clock, settings, log } = options;
-  const slots = createSlots();
+  const slots = createDispatchState();
   const { claims, turns } = slots;
 
   const job = createLeasedJob({
@@ -211,21 +211,6 @@ export function createWebhookDispatch(options: DispatchOptions) {
 
   const dispatch = {
     ...job,
-    /** Looks for ready endpoints now (after a commit that recorded events, or a turn that ended). */
-    wake: job.wake,
-    /** Runs one pass and waits for the turns it started: tests and tools use it. */
-    async drain(): Promise<void> {
-      const wasStopping = job.state.stopping;
-      job.state.stopping = false;
-      try {
-        do {
-          await job.runOnce();
-          await Promise.all([...turns]);
-        } while (turns.size);
-      } finally {
-        job.state.stopping = wasStopping;
-      }
-    },
     /** Told when attempts gave up and the endpoint was disabled (the bot tells the owner). Must not throw. */
     onDisabled(listener: DisabledListener) {
       slots.disabledListeners.push(listener);
