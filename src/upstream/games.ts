@@ -2,7 +2,18 @@ import { z } from "zod";
 import { fromUsd } from "../core/model/money.js";
 import type { GamesPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, orderReference, providerUsd, read, readAlways, submit } from "./provider.js";
+import {
+  lookup,
+  missing,
+  notConfigured,
+  orderReference,
+  orderStatus,
+  PROVIDER_ORDER_ID_MEANING,
+  providerUsd,
+  read,
+  readAlways,
+  submit,
+} from "./provider.js";
 
 // What this adapter sends and accepts: the games' part of docs/provider-protocol.openapi.json.
 export const gamesSchema = z.object({
@@ -42,12 +53,8 @@ export const gameOrderRequest = z.object({
   server_id: z.string().nullable(),
 });
 export const orderSchema = z.object({
-  status: z.enum(["completed", "failed", "processing"]).describe("processing: taken, not done yet (the service asks again by reference)"),
-  provider_order_id: z
-    .number()
-    .int()
-    .optional()
-    .describe("The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order"),
+  status: orderStatus,
+  provider_order_id: z.number().int().optional().describe(PROVIDER_ORDER_ID_MEANING),
   provider_status: z.string().optional().describe("The provider's own status word, kept on the order"),
   error: z.string().optional().describe("A failure's message, kept as the order's `error`"),
 });

@@ -2,7 +2,18 @@ import { z } from "zod";
 import { fromUsd } from "../core/model/money.js";
 import type { GiftcardsPort, UpstreamOutcome } from "../core/ports.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, orderReference, providerUsd, read, readAlways, submit } from "./provider.js";
+import {
+  lookup,
+  missing,
+  notConfigured,
+  orderReference,
+  orderStatus,
+  PROVIDER_ORDER_ID_MEANING,
+  providerUsd,
+  read,
+  readAlways,
+  submit,
+} from "./provider.js";
 
 // What this adapter sends and accepts: the gift cards' part of docs/provider-protocol.openapi.json.
 export const brandsSchema = z.object({
@@ -29,11 +40,8 @@ export const giftcardOrderRequest = z.object({
   quantity: z.number().int().positive(),
 });
 export const orderSchema = z.object({
-  status: z.enum(["completed", "failed", "processing"]).describe("processing: taken, not done yet (the service asks again by reference)"),
-  provider_order_id: z
-    .string()
-    .optional()
-    .describe("The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order"),
+  status: orderStatus,
+  provider_order_id: z.string().optional().describe(PROVIDER_ORDER_ID_MEANING),
   provider_status: z.string().optional().describe("The provider's own status word, kept on the order"),
   codes: z
     .array(z.string().min(1))

@@ -91,3 +91,12 @@ export const orderReference = z
   .describe(
     "Our reference for this order: a UUID, new for every order, stored before the request is sent. The provider must be able to find the order by it (the status lookup), and should answer a repeated request with the same reference with the first order, never a second one.",
   );
+
+/** An order answer's status: what the service does with the order (the lookup by reference repeats it). */
+export const orderStatus = z
+  .enum(["completed", "failed", "processing"])
+  .describe("processing: taken, not done yet (the service asks again by reference)");
+
+/** What a provider's order id in an answer means for the order, whatever the field's name and type. */
+export const PROVIDER_ORDER_ID_MEANING =
+  "The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order";

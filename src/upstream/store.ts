@@ -3,7 +3,17 @@ import { fromUsd } from "../core/model/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
 import { reasonOf } from "../core/model/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
-import { lookup, missing, notConfigured, orderReference, providerUsd, readAlways, submit } from "./provider.js";
+import {
+  lookup,
+  missing,
+  notConfigured,
+  orderReference,
+  orderStatus,
+  PROVIDER_ORDER_ID_MEANING,
+  providerUsd,
+  readAlways,
+  submit,
+} from "./provider.js";
 
 // What this adapter sends and accepts: the store's part of docs/provider-protocol.openapi.json.
 export const limitsSchema = z.object({
@@ -17,11 +27,8 @@ export const storeOrderRequest = z.object({
   amount_usd: z.number().positive().describe("The top-up in USD, whole cents"),
 });
 export const orderSchema = z.object({
-  status: z.enum(["completed", "failed", "processing"]).describe("processing: taken, not done yet (the service asks again by reference)"),
-  order_uuid: z
-    .string()
-    .optional()
-    .describe("The provider's order id. Once an answer carried one, a later 404 for the reference no longer fails the order"),
+  status: orderStatus,
+  order_uuid: z.string().optional().describe(PROVIDER_ORDER_ID_MEANING),
   code: z
     .string()
     .optional()
