@@ -17,7 +17,7 @@ import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, ty
 // without ordering twice.
 
 /** Reloadly's hosts (R1, R3, R6 `ServiceURLs`): one token host, one gift-card host per environment. */
-export const RELOADLY_URLS = {
+const RELOADLY_URLS = {
   auth: "https://auth.reloadly.com",
   sandbox: "https://giftcards-sandbox.reloadly.com",
   production: "https://giftcards.reloadly.com",
@@ -118,7 +118,7 @@ export interface ReloadlyOptions {
 }
 
 /** The account's balance (`GET /accounts/balance`), in the account's currency: USD for the accounts priced here. */
-export interface ReloadlyBalance {
+interface ReloadlyBalance {
   amount: number;
   currencyCode: string;
 }
