@@ -15,6 +15,13 @@ import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, ty
 // brands; its denominations are our cards, the card id being the face value in the product's currency. An order
 // carries our reference as `customIdentifier`, and its status is looked up by it, so a lost answer is found again
 // without ordering twice.
+//
+// Statuses (R6): SUCCESSFUL is completed once its cards can be read (pending until then), PENDING and PROCESSING are
+// pending, FAILED and REFUNDED are failed (nothing delivered; Reloadly keeps or gives back nothing, R10). After an
+// order was sent, a timeout, a 5xx (but 503), 408 or 409 is unknown: the reconciler asks by reference. A repeated
+// reference (400 CUSTOM_IDENTIFIER_ALREADY_USED) answers the first order, looked up by that reference.
+// Prices: a card's cost is what Reloadly deducts from the account for it, in USD (the account currency): its sender
+// denomination plus the product's fees, less its discount. What the buyer pays in USDT stays the operator's tariff.
 
 /** Reloadly's hosts (R1, R3, R6 `ServiceURLs`): one token host, one gift-card host per environment. */
 const RELOADLY_URLS = {
@@ -295,7 +302,8 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
           return { kind: "pending", ...provider };
         }
         if (!cards || cards.length < transaction.product.quantity) return { kind: "pending", ...provider };
-        return { kind: "completed", transactionId: String(transaction.transactionId), codes: cards.map(codeOf), ...provider };
+        // Reloadly's transaction id is the provider order id; `transactionId` stays as the other gift-card adapter leaves it.
+        return { kind: "completed", codes: cards.map(codeOf), ...provider };
       }
     }
   }
