@@ -193,6 +193,14 @@ describe("orders", () => {
     expect((await reloadly.balance()).amount).toBe(charged);
   });
 
+  it("reports a dropped order as unknown, and then as never received", async () => {
+    const reloadly = adapter({ timeoutMs: 500 });
+    await control("/control/faults", { provider: "reloadly", mode: "drop_next" });
+    const reference = randomUUID();
+    expect(await reloadly.order(order(reference))).toMatchObject({ kind: "unknown" });
+    expect(await reloadly.status(reference)).toEqual({ kind: "not_found" });
+  });
+
   it("fails an order Reloadly cannot be reached for, and knows no reference it never got", async () => {
     const reloadly = adapter();
     await control("/control/faults", { provider: "reloadly", mode: "down" });
