@@ -59,7 +59,14 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     }
   }
 
-  async function call(method: "GET" | "POST", path: string, payload?: unknown, callTimeoutMs = timeoutMs): Promise<UpstreamResponse> {
+  async function call(
+    method: "GET" | "POST",
+    path: string,
+    payload?: unknown,
+    callTimeoutMs = timeoutMs,
+    /** A provider's own headers (Reloadly's bearer token and media type); none by default. */
+    extraHeaders: Record<string, string> = {},
+  ): Promise<UpstreamResponse> {
     const started = performance.now();
     const requestId = currentRequestId();
     let statusCode: number | null = null;
@@ -68,6 +75,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
         method,
         path,
         headers: {
+          ...extraHeaders,
           ...(payload === undefined ? {} : { "content-type": "application/json" }),
           ...(requestId ? { "x-request-id": requestId } : {}),
         },
