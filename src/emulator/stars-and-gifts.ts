@@ -2,6 +2,7 @@ import { gzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import type { AcceptedGiftTypes, ChatFullInfo, File, Gift, MessageEntity, StarAmount, StarTransaction, Sticker, User } from "grammy/types";
 import { type EmulatorState, type Handler, fail } from "./state.js";
+import { giftLottie } from "../simulator/gifts.js";
 
 /*
  * The bot's Telegram Stars and what it buys with them: getMyStarBalance, getAvailableGifts, sendGift,
@@ -48,53 +49,8 @@ export const ALL_GIFTS: AcceptedGiftTypes = {
   gifts_from_channels: true,
 };
 
-/** An animated sticker's bytes: TGS, "a gzipped bodymovin JSON file" (T7), here a circle that pulses, tinted per gift. */
-function tgs(id: string): Buffer {
-  const hue = Number(BigInt(id) % 360n) / 360;
-  const ease = { i: { x: [0.5, 0.5, 0.5], y: [1, 1, 1] }, o: { x: [0.5, 0.5, 0.5], y: [0, 0, 0] } };
-  const lottie = {
-    v: "5.5.2",
-    fr: 60,
-    ip: 0,
-    op: 180,
-    w: 512,
-    h: 512,
-    nm: `gift ${id}`,
-    ddd: 0,
-    assets: [],
-    layers: [
-      {
-        ddd: 0,
-        ind: 1,
-        ty: 4,
-        nm: "gift",
-        sr: 1,
-        ip: 0,
-        op: 180,
-        st: 0,
-        ks: {
-          o: { a: 0, k: 100 },
-          r: { a: 0, k: 0 },
-          p: { a: 0, k: [256, 256, 0] },
-          a: { a: 0, k: [0, 0, 0] },
-          s: {
-            a: 1,
-            k: [
-              { t: 0, s: [60, 60, 100], ...ease },
-              { t: 90, s: [100, 100, 100], ...ease },
-              { t: 180, s: [60, 60, 100] },
-            ],
-          },
-        },
-        shapes: [
-          { ty: "el", p: { a: 0, k: [0, 0] }, s: { a: 0, k: [400, 400] } },
-          { ty: "fl", c: { a: 0, k: [hue, 0.6, 0.9, 1] }, o: { a: 0, k: 100 } },
-        ],
-      },
-    ],
-  };
-  return gzipSync(JSON.stringify(lottie));
-}
+/** An animated sticker's bytes: TGS, "a gzipped bodymovin JSON file" (T7), the simulator's gift animation. */
+const tgs = (id: string): Buffer => gzipSync(JSON.stringify(giftLottie(id)));
 
 /** The gift's sticker and its file: an animated (TGS) 512×512 sticker, as T1's Sticker and File describe them. */
 function stickerFile(gift: CatalogueGift, index: number): StickerFile {

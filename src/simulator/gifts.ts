@@ -27,8 +27,8 @@ const sendSchema = z.object({
 
 type Send = { status: "completed"; send_id: string } | { status: "failed"; code: string; error: string };
 
-/** A small valid Lottie animation: a circle that grows, tinted per gift. */
-function sticker(id: string) {
+/** A small valid Lottie animation: a circle that grows, tinted per gift (the emulator's gift stickers too). */
+export function giftLottie(id: string) {
   const hue = Number(BigInt(id) % 360n) / 360;
   return {
     v: "5.7.4",
@@ -123,6 +123,6 @@ export function giftRoutes(app: FastifyInstance, sim: SimContext) {
   app.get<{ Params: { id: string } }>("/gifts/:id/sticker", async (request, reply) => {
     if (await sim.blocked("gifts", reply)) return reply;
     if (!gifts.some((g) => g.id === request.params.id)) return reply.code(404).send({ error: "no such sticker" });
-    return sticker(request.params.id);
+    return giftLottie(request.params.id);
   });
 }

@@ -1,29 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { onServer, runPrefix } from "./databases.js";
-
-/** Written after a build (ours, or tsc's own build info after `npm run build`); dist/ is current while no input is newer. */
-const STAMP = join("dist", ".built");
-const STAMPS = [STAMP, join("dist", ".tsbuildinfo")];
-const INPUTS = ["src", "web", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
-
-function newest(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
-}
 
 /**
  * The compiled build, made once per run (as `npm start` makes it) for the tests that start real processes
- * (test/e2e, the CLI smoke test): they run `node dist/…`, never a cold tsx. Skipped when dist/ is already
- * current (`npm install` builds it through the prepare script).
+ * (test/e2e, the CLI smoke test): they run `node dist/…`, never a cold tsx. The same check `npm run admin` runs
+ * first: skipped when dist/ is already current (`npm install` builds it through the prepare script).
  */
 function build() {
-  const built = Math.max(0, ...STAMPS.filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs));
-  if (built >= Math.max(...INPUTS.map(newest))) return;
-  execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" });
-  writeFileSync(STAMP, new Date().toISOString());
+  execFileSync(process.execPath, ["scripts/build-if-stale.mjs"], { stdio: "inherit" });
 }
 
 /** Debian's Chromium, which the Mini App's tests drive (playwright-core cannot download its own browser here). */
