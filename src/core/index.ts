@@ -13,7 +13,7 @@ import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
 import { createGiftcards } from "./products/giftcards.js";
 import { createGifts } from "./products/gifts.js";
-import { PRODUCTS } from "./model/products.js";
+import { type Order, PRODUCTS } from "./model/products.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
 import { createQuoteBook } from "./quotes.js";
@@ -69,7 +69,7 @@ export function createCore(deps: CoreDeps) {
   const { db, clock, providers } = deps;
   // Where each product's asynchronous outcome is asked for, by our reference: the product list says whom.
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
-    PRODUCTS.map((product) => [product.type, (reference: string) => providers[product.provider].status(reference)]),
+    PRODUCTS.map((product) => [product.type, (order: Order) => providers[product.provider].status(order.upstreamRef, order)]),
   );
   const webhooks = createWebhooks({ db, clock, vault: deps.vault, ...deps.webhooks });
   // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).

@@ -43,16 +43,40 @@ export interface RecipientProfile {
 
 export type SearchProduct = "stars" | "premium" | "ads";
 
+/** What a backend pays deliveries from, in its own unit: the bot's Telegram Stars, a Reloadly account's USD. */
+export interface Funds {
+  amount: number;
+  unit: "stars" | "USD";
+}
+
 interface Provider {
   /** False when the deployment has no address for this provider: its products answer 503. */
   readonly configured: boolean;
   ready(): Promise<boolean>;
+  /** The backend's own balance, where it pays from one (health, alerts, preflight). Throws UpstreamError when it cannot answer. */
+  funds?(): Promise<Funds>;
 }
+
+/** A delivery the backend cannot make now, found before the charge: nothing is charged. */
+export type Precheck = { refused: "recipient_unknown" | "funds"; message: string } | null;
 
 export interface GatewayPort extends Provider, OrderStatusSource {
   /** Null when the recipient does not exist. Throws UpstreamError when the provider cannot answer. */
   search(query: string, product: SearchProduct): Promise<RecipientProfile | null>;
-  deliver(order: { reference: string; product: "stars" | "premium"; username: string; amount: number }): Promise<UpstreamOutcome>;
+  deliver(order: Delivery): Promise<UpstreamOutcome>;
+  /**
+   * Asked before the charge, where the backend can refuse a delivery up front (Telegram: a recipient the bot does
+   * not know, a Star balance short of the price). Absent: nothing to ask, and the purchase prepares offline.
+   */
+  precheck?(order: Omit<Delivery, "reference">): Promise<Precheck>;
+}
+
+export interface Delivery {
+  reference: string;
+  product: "stars" | "premium";
+  username: string;
+  /** Stars, or months of Premium. */
+  amount: number;
 }
 
 export interface RatesPort extends Provider {
@@ -60,9 +84,19 @@ export interface RatesPort extends Provider {
   tonUsd(): Promise<number>;
 }
 
+/** The order a status question is about: what a backend that cannot look orders up by our reference matches by. */
+export interface SentOrder {
+  productType: string;
+  recipient: string;
+  details: unknown;
+  /** When the order was placed (ISO 8601): nothing sent before it can be its delivery. */
+  createdAt: string;
+}
+
 /** Every asynchronous provider answers "what happened to the order with this reference?" the same way. */
 interface OrderStatusSource {
-  status(reference: string): Promise<UpstreamStatus>;
+  /** `order` is always given by the core; tests of lookup-by-reference backends leave it out. */
+  status(reference: string, order?: SentOrder): Promise<UpstreamStatus>;
 }
 
 /** The store's nominals are in USD. */
@@ -140,7 +174,10 @@ interface GiftItem {
 
 export interface GiftsPort extends Provider, OrderStatusSource {
   catalogue(): Promise<GiftItem[]>;
-  checkRecipient(recipient: string): Promise<{ exists: boolean; acceptsGifts: boolean }>;
+  /** `gift` says which class the recipient must accept (a backend may tell limited gifts apart). */
+  checkRecipient(recipient: string, gift?: { limited: boolean }): Promise<{ exists: boolean; acceptsGifts: boolean }>;
+  /** The longest message this backend delivers with a gift (the contract's 255, Telegram's 128). */
+  readonly messageMax: number;
   send(order: { reference: string; recipient: string; giftId: string; hideName: boolean; message: string }): Promise<UpstreamOutcome>;
   /** The Lottie animation, or null when there is none. */
   sticker(giftId: string): Promise<unknown | null>;

@@ -13,7 +13,8 @@ import type { Vault } from "./vault.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
 /** Asks the provider of one product type about an order by our reference. */
-export type StatusLookup = (reference: string) => Promise<UpstreamStatus>;
+/** Asks the order's provider about it (by its reference; a backend without lookups matches by the order itself). */
+export type StatusLookup = (order: Order) => Promise<UpstreamStatus>;
 
 /** An order after an outcome was applied, and the balance its refund left (when this call refunded it). */
 export interface Applied {
@@ -141,7 +142,7 @@ export function createSettlement(options: SettlementOptions) {
     if (!lookup) return order;
     let status: UpstreamStatus;
     try {
-      status = await lookup(order.upstreamRef);
+      status = await lookup(order);
     } catch (error) {
       status = { kind: "unknown", error: String(error) };
     }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { GiftsPort, UpstreamOutcome } from "../core/ports.js";
 import { reasonOf } from "../core/model/reasons.js";
+import { GIFT_MESSAGE_MAX } from "../core/formats.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
 import { lookup, missing, notConfigured, orderReference, read, readAlways, submit } from "./provider.js";
 
@@ -46,7 +47,7 @@ export const stickerSchema = z.record(z.string(), z.unknown()).describe("The gif
 
 /** The messaging platform's gift service over HTTP. */
 export function createGiftsAdapter(http: HttpClient | null): GiftsPort {
-  if (!http) return { ...notConfigured, catalogue: missing, checkRecipient: missing, send: missing, status: missing, sticker: missing };
+  if (!http) return { ...notConfigured, messageMax: GIFT_MESSAGE_MAX, catalogue: missing, checkRecipient: missing, send: missing, status: missing, sticker: missing };
   const map = (response: UpstreamResponse): UpstreamOutcome => {
     const answer = http.parse(sendSchema, response);
     if (answer.status === "completed") return { kind: "completed", transactionId: answer.send_id };
@@ -54,6 +55,7 @@ export function createGiftsAdapter(http: HttpClient | null): GiftsPort {
   };
   return {
     configured: true,
+    messageMax: GIFT_MESSAGE_MAX,
     ready: () => http.ready("/gifts/health"),
     async catalogue() {
       const { gifts } = await readAlways(http, "/gifts/catalogue", catalogueSchema);

@@ -22,23 +22,35 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
     return items.map((g) => ({ priceMicro: micro(g.stars * usdtPerStarMicro), ...g }));
   }
 
+  /** A backend paying from its own Stars (Telegram: the bot's) must hold the gift's price before anyone is charged. */
+  async function covered(stars: number) {
+    if (!gifts.funds) return;
+    const funds = await live(() => gifts.funds!());
+    if (funds.unit === "stars" && funds.amount < stars) {
+      throw unavailable("The gift service cannot send this gift now: retry later; nothing was charged", { reason: "provider_balance" });
+    }
+  }
+
   const product: Purchasable<"gift", GiftRequest, GiftDetails> = {
     ...giftProduct,
     identify: (r) => [recipientOf(r.recipient, "recipient").toLowerCase(), r.giftId, r.hideName, r.message],
     /** The gift and the recipient are checked before the charge, so a refusing recipient costs nothing. */
     async prepare(_caller, request) {
       const recipient = recipientOf(request.recipient, "recipient");
-      if (request.message.length > GIFT_MESSAGE_MAX) throw invalid(`message must be at most ${GIFT_MESSAGE_MAX} characters`);
+      // The contract's bound, or the backend's own where it carries less (Telegram: 128).
+      const messageMax = Math.min(GIFT_MESSAGE_MAX, gifts.messageMax);
+      if (request.message.length > messageMax) throw invalid(`message must be at most ${messageMax} characters`);
       const gift = (await live(() => gifts.catalogue())).find((g) => g.giftId === request.giftId);
       if (!gift) throw invalid(`gift_id ${request.giftId} is not in the catalogue: read GET /v1/gifts`);
       if (gift.remaining === 0) throw unavailable("This gift is sold out for now: choose another from GET /v1/gifts");
-      const check = await live(() => gifts.checkRecipient(recipient));
+      const check = await live(() => gifts.checkRecipient(recipient, { limited: gift.limited }));
       if (!check.exists) throw invalid(`Recipient @${recipient} not found`);
       if (!check.acceptsGifts) {
         throw new DomainError("invalid_input", `@${recipient} does not accept gifts: that is the recipient's choice; nothing was charged`, {
           reason: "recipient_refuses",
         });
       }
+      await covered(gift.stars);
       return {
         recipient,
         chargeMicro: micro(gift.stars * usdtPerStarMicro),

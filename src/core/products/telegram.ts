@@ -1,9 +1,9 @@
 import type { Caller } from "../accounts.js";
-import { DomainError, notFound, unavailable } from "../model/errors.js";
+import { DomainError, invalid, notFound, unavailable } from "../model/errors.js";
 import { parseUsername, recipientOf } from "../formats.js";
 import type { Micro } from "../model/money.js";
 import type { ProductDefinition } from "../model/order.js";
-import { type GatewayPort, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
+import { type GatewayPort, type Precheck, type RecipientProfile, type SearchProduct, UpstreamError } from "../ports.js";
 import type { Pricing } from "../pricing.js";
 import { starsProduct, premiumProduct } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -29,6 +29,20 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
     if (!gateway.configured) throw unavailable("The delivery backend is not configured");
   }
 
+  /** The backend's own refusals before the charge: an unknown recipient is the caller's to fix, a short balance ours. */
+  async function precheck(order: { product: "stars" | "premium"; username: string; amount: number }) {
+    if (!gateway.precheck) return;
+    let refusal: Precheck;
+    try {
+      refusal = await gateway.precheck(order);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw unavailable("The delivery backend is unavailable: retry later");
+      throw error;
+    }
+    if (refusal?.refused === "recipient_unknown") throw invalid(`${refusal.message}; nothing was charged`);
+    if (refusal?.refused === "funds") throw unavailable(`${refusal.message}; nothing was charged`, { reason: "provider_balance" });
+  }
+
   /** Both products differ only in what they deliver and how it is priced. */
   function delivered<T extends "stars" | "premium", R extends { username: string }, D>(
     definition: ProductDefinition<T, D>,
@@ -39,12 +53,14 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
       ...definition,
       // Usernames are case-insensitive: @Alice and alice are the same recipient.
       identify: (request) => [recipientOf(request.username).toLowerCase(), amountOf(request)],
-      preparesOffline: true,
+      // A backend that checks before the charge is asked, so a replay cannot skip the lookup.
+      preparesOffline: gateway.precheck === undefined,
       async prepare(_caller, request) {
         const username = recipientOf(request.username);
         requireGateway();
         const { chargeMicro, details } = price(request);
         const amount = amountOf(request);
+        await precheck({ product: definition.type, username, amount });
         return {
           recipient: username,
           chargeMicro,
