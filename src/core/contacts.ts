@@ -40,5 +40,3 @@ export function createContacts({ db, clock }: { db: Db; clock: Clock }) {
     find: (username: string): Promise<TelegramContact | null> => contactByUsername(db, username),
   };
 }
-
-export type Contacts = ReturnType<typeof createContacts>;

@@ -15,7 +15,7 @@ const contactOf = (row: Row): TelegramContact => ({
 });
 
 /** A username as lookups compare it: without the @, lower-cased (Telegram usernames are case-insensitive). */
-export const usernameKey = (username: string) => username.replace(/^@/, "").toLowerCase();
+const usernameKey = (username: string) => username.replace(/^@/, "").toLowerCase();
 
 /**
  * Keeps a contact as `contact` shows them. Reads first and writes only when a field changed or the row's `seen_at`

@@ -22,7 +22,7 @@ import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, ty
 // and a lost answer is reconciled from the bot's Star transactions (`status`), never by sending again.
 
 /** Premium gifted for Stars: months → the fixed price (T1 giftPremiumSubscription, T6 types). */
-export const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 1500, 12: 2500 };
+const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 1500, 12: 2500 };
 /** A gift's text is 0–128 characters (T1 sendGift.text). */
 const MESSAGE_MAX = 128;
 /** A transaction dated this much before the order's creation still counts as its delivery (the two clocks differ). */
@@ -229,11 +229,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       if (!contact) return { kind: "not_found" };
       const userId = Number(contact.telegramId);
       const since = Math.floor((Date.parse(order.createdAt) - CLOCK_SLACK_MS) / 1000);
-      const matches = await scan(since, ({ receiver: r }) => {
-        if (r?.type !== "user" || r.user?.id !== userId) return false;
-        if (giftId !== undefined) return r.transaction_type === "gift_purchase" && r.gift?.id === giftId;
-        return r.transaction_type === "premium_purchase" && r.premium_subscription_duration === months;
-      });
+      const matches = await scan(since, giftId !== undefined ? giftTo(userId, giftId) : premiumTo(userId, months!));
       // A transaction already another order's delivery is not this one's. Residual case: two orders for the same
       // gift to the same user, both answers lost, only one sent, and neither reconciled yet: the first one asked
       // claims the one transaction, whichever it was, so the one refunded may be the one that was in fact sent.
@@ -245,6 +241,34 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       return { kind: "unknown", error: (error as Error).message };
     }
   }
+
+  /**
+   * A delivery Telegram confirmed, with the id of its Star transaction where it can be read now (sendGift answers
+   * only `true`, T1): kept on the order, it lets `claimed` keep a later reconciliation off this transaction. Not
+   * found, or not readable, the delivery stands without it.
+   */
+  async function withTransaction(outcome: UpstreamOutcome, sentAt: number, mine: (t: Transaction) => boolean): Promise<UpstreamOutcome> {
+    if (outcome.kind !== "completed") return outcome;
+    try {
+      const matches = await scan(Math.floor((sentAt - CLOCK_SLACK_MS) / 1000), mine);
+      const taken = new Set(matches.length && options.claimed ? await options.claimed(matches.map((t) => t.id)) : []);
+      const newest = matches.reverse().find((t) => !taken.has(t.id));
+      return newest ? { kind: "completed", transactionId: newest.id } : outcome;
+    } catch {
+      return outcome;
+    }
+  }
+
+  const giftTo = (userId: number, giftId: string) => (t: Transaction) =>
+    t.receiver?.type === "user" &&
+    t.receiver.user?.id === userId &&
+    t.receiver.transaction_type === "gift_purchase" &&
+    t.receiver.gift?.id === giftId;
+  const premiumTo = (userId: number, months: number) => (t: Transaction) =>
+    t.receiver?.type === "user" &&
+    t.receiver.user?.id === userId &&
+    t.receiver.transaction_type === "premium_purchase" &&
+    t.receiver.premium_subscription_duration === months;
 
   const stickers = new Map<string, unknown>();
 
@@ -289,11 +313,10 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       if (contact instanceof Error) return { kind: "failed", error: `The contacts could not be read: ${contact.message}`, reason: "provider_error" };
       if (!contact)
         return { kind: "failed", error: `@${order.recipient} has not started this bot, so it cannot send them a gift`, reason: "provider_error" };
-      return spend("sendGift", {
-        user_id: Number(contact.telegramId),
-        gift_id: order.giftId,
-        ...(order.message ? { text: order.message } : {}),
-      });
+      const userId = Number(contact.telegramId);
+      const sentAt = Date.now();
+      const outcome = await spend("sendGift", { user_id: userId, gift_id: order.giftId, ...(order.message ? { text: order.message } : {}) });
+      return withTransaction(outcome, sentAt, giftTo(userId, order.giftId));
     },
     status,
     async sticker(giftId) {
@@ -360,7 +383,10 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       if (contact instanceof Error) return { kind: "failed", error: `The contacts could not be read: ${contact.message}`, reason: "provider_error" };
       if (!contact)
         return { kind: "failed", error: `@${username} has not started this bot, so it cannot send them Premium`, reason: "provider_error" };
-      return spend("giftPremiumSubscription", { user_id: Number(contact.telegramId), month_count: amount, star_count: price });
+      const userId = Number(contact.telegramId);
+      const sentAt = Date.now();
+      const outcome = await spend("giftPremiumSubscription", { user_id: userId, month_count: amount, star_count: price });
+      return withTransaction(outcome, sentAt, premiumTo(userId, amount));
     },
     status,
   };

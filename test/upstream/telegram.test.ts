@@ -6,7 +6,7 @@ import type { UpstreamCall } from "../../src/upstream/http.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { giftLottie } from "../../src/simulator/gifts.js";
-import { createTelegramBackend, type TelegramBackend } from "../../src/upstream/telegram.js";
+import { createTelegramBackend, type TelegramBackend, type TelegramPremium } from "../../src/upstream/telegram.js";
 
 // The Telegram backend (issue 37) over real HTTP against the Bot API emulator: gifts and Premium paid from the
 // bot's Stars, recipients by the contacts the bot has seen, a lost answer reconciled from the Star transactions.
@@ -129,7 +129,11 @@ describe("sending a gift", () => {
     const gift = await unlimited();
     await stars.setBalance(1000);
     expect(await backend.gifts.checkRecipient(user.user.username!, { limited: false })).toEqual({ exists: true, acceptsGifts: true });
-    expect(await backend.gifts.send({ ...order(user, gift.giftId), message: "Happy birthday" })).toEqual({ kind: "completed" });
+    // Completed with its Star transaction's id, read back after Telegram's bare `true`.
+    expect(await backend.gifts.send({ ...order(user, gift.giftId), message: "Happy birthday" })).toEqual({
+      kind: "completed",
+      transactionId: expect.any(String),
+    });
     expect(await user.giftsReceived()).toMatchObject([{ type: "gift", gift_id: gift.giftId, text: "Happy birthday", star_count: gift.stars }]);
     expect(await backend.gifts.funds!()).toEqual({ amount: 1000 - gift.stars, unit: "stars" });
     // An empty message sends no text.
@@ -200,16 +204,19 @@ describe("sending a gift", () => {
 });
 
 describe("Premium", () => {
+  // What the lead wires in as the gateway's Premium side.
+  const premium = (): TelegramPremium => backend.premium;
+
   it("finds a contact as a profile, and none for a stranger", async () => {
     const user = await knownUser({ lastName: "Smith", isPremium: true });
     const name = user.user.username!;
-    expect(await backend.premium.search(`@${name}`)).toEqual({
+    expect(await premium().search(`@${name}`)).toEqual({
       username: `User${user.user.id}`,
       name: `User ${user.user.id} Smith`,
       photo: `https://t.me/i/userpic/320/User${user.user.id}.jpg`,
       premium: true,
     });
-    expect(await backend.premium.search("never_seen")).toBeNull();
+    expect(await premium().search("never_seen")).toBeNull();
   });
 
   it("refuses up front a stranger or a balance short of the fixed price, then gifts it for that price", async () => {
@@ -229,7 +236,10 @@ describe("Premium", () => {
       kind: "failed",
       reason: "provider_balance",
     });
-    expect(await backend.premium.deliver({ reference: "p-2", username: name, amount: 3 })).toEqual({ kind: "completed" });
+    expect(await backend.premium.deliver({ reference: "p-2", username: name, amount: 3 })).toEqual({
+      kind: "completed",
+      transactionId: expect.any(String),
+    });
     expect(await user.giftsReceived()).toMatchObject([{ type: "premium", month_count: 3, star_count: 1000 }]);
     expect(await backend.premium.funds()).toEqual({ amount: 499, unit: "stars" });
     expect(await backend.premium.deliver({ reference: "p-3", username: "never_seen", amount: 3 })).toMatchObject({
@@ -277,9 +287,13 @@ describe("a lost answer", () => {
     const user = await knownUser();
     await stars.setBalance(5000);
     const createdAt = new Date().toISOString();
-    await backend.premium.deliver({ reference: "p-lost", username: user.user.username!, amount: 12 });
+    const delivered = await backend.premium.deliver({ reference: "p-lost", username: user.user.username!, amount: 12 });
     const sent = { productType: "premium", recipient: user.user.username!, details: { months: 12 }, createdAt };
-    expect(await backend.premium.status("p-lost", sent)).toMatchObject({ kind: "completed" });
+    expect(await backend.premium.status("p-lost", sent)).toEqual(delivered);
+    // Once the delivered order holds its transaction, another order's reconciliation does not take it.
+    claimedIds = [(delivered as { transactionId: string }).transactionId];
+    expect(await backend.premium.status("p-other", sent)).toEqual({ kind: "not_found" });
+    claimedIds = [];
     expect(await backend.premium.status("p-lost", { ...sent, details: { months: 6 } })).toEqual({ kind: "not_found" });
   });
 
