@@ -15,6 +15,7 @@ import * as topups from "./0013_topups.js";
 import * as sessionGeneration from "./0014_session_generation.js";
 import * as topupSafety from "./0015_topup_safety.js";
 import * as botInbox from "./0016_bot_inbox.js";
+import * as telegramContacts from "./0017_telegram_contacts.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   "0014_session_generation": sessionGeneration,
   "0015_topup_safety": topupSafety,
   "0016_bot_inbox": botInbox,
+  "0017_telegram_contacts": telegramContacts,
 };

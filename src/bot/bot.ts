@@ -22,6 +22,7 @@ import { mainMenu } from "./keyboards.js";
 import { conversationApi } from "./middleware/conversation-api.js";
 import { loadCaller } from "./middleware/load-caller.js";
 import { logUpdates, updateRequestId } from "./middleware/log-updates.js";
+import { noteContact } from "./middleware/note-contact.js";
 import { noteUsername } from "./middleware/note-username.js";
 import { oneUpdatePerChat } from "./middleware/one-update-per-chat.js";
 import { privateChatsOnly } from "./middleware/private-chats-only.js";
@@ -94,6 +95,8 @@ export function createBot(options: BotOptions) {
   bot.use(loadCaller(core, callersUnderWay));
   bot.use(i18n);
   bot.use(privateChatsOnly());
+  // Before the account checks: whoever writes privately can be sent a gift, customer or not.
+  bot.use(noteContact(core, log));
   bot.use(refuseBlocked(options.support));
   bot.use(requireAccount(isAdminUpdate(admins)));
   bot.use(noteUsername(core));

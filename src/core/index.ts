@@ -4,6 +4,7 @@ import { createHealth, PROBE_ROUND_MS } from "./health.js";
 import type { Micro } from "./model/money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
+import { createContacts } from "./contacts.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./order-lookup.js";
 import type { CryptoPayPort, Providers } from "./ports.js";
@@ -109,6 +110,8 @@ export function createCore(deps: CoreDeps) {
     giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
     gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
+    /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
+    contacts: createContacts({ db, clock }),
     /** Money in: Crypto Pay invoices credited when paid, transfers credited when an administrator approves. */
     topups: createTopups({ db, clock, cryptoPay: deps.cryptoPay, outbox: webhooks.outbox, limits: deps.topupLimits, log: deps.log }),
     webhooks,

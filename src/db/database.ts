@@ -229,7 +229,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /** The flag columns: booleans on PostgreSQL, 0/1 integers on SQLite (which has no boolean type). */
-const FLAG_COLUMNS = ["blocked", "refunded", "test_event", "succeeded", "firing", "low_balance_notice"];
+const FLAG_COLUMNS = ["blocked", "refunded", "test_event", "succeeded", "firing", "low_balance_notice", "is_premium"];
 
 /** Prepared statements kept per SQL text: kysely asks for one per query, and preparing is most of a read's cost. */
 const STATEMENT_CACHE = 500;

@@ -215,6 +215,20 @@ export interface Database {
   topups: TopupsTable;
   topup_notices: TopupNoticesTable;
   payment_anomalies: PaymentAnomaliesTable;
+  telegram_contacts: TelegramContactsTable;
+}
+
+/** A user the bot has seen in a private chat, as the last update showed them (src/db/telegram-contacts.ts). */
+interface TelegramContactsTable {
+  telegram_id: string;
+  username: string | null;
+  /** `lower(username)`, what a lookup by @name reads (indexed). */
+  username_lower: string | null;
+  first_name: string;
+  last_name: string | null;
+  is_premium: ColumnType<Flag, Flag | undefined, Flag>;
+  /** When the bot last saw them; a username held by several ids names the latest. */
+  seen_at: string;
 }
 
 /** One update Telegram gave the bot, from its arrival until it was handled (src/db/bot-inbox.ts). */

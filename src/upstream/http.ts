@@ -99,8 +99,31 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     }
   }
 
+  /** A GET of raw bytes (a file download), bounded and reported like `call`. */
+  async function download(path: string, callTimeoutMs = timeoutMs): Promise<{ status: number; bytes: Buffer }> {
+    const started = performance.now();
+    const requestId = currentRequestId();
+    let statusCode: number | null = null;
+    try {
+      const response = await pool.request({
+        method: "GET",
+        path,
+        headers: requestId ? { "x-request-id": requestId } : {},
+        signal: AbortSignal.timeout(callTimeoutMs),
+      });
+      statusCode = response.statusCode;
+      const bytes = Buffer.from(await response.body.arrayBuffer());
+      told({ method: "GET", path, statusCode, error: null, requestId }, started);
+      return { status: response.statusCode, bytes };
+    } catch (error) {
+      told({ method: "GET", path, statusCode: null, error: describe(error, statusCode), requestId }, started);
+      throw failed(`GET ${path}`, error);
+    }
+  }
+
   return {
     call,
+    download,
     /** Parses a provider body with a zod schema; a body of the wrong shape is an unknown answer, never a guess. */
     parse<T>(schema: z.ZodType<T>, response: UpstreamResponse): T {
       const result = schema.safeParse(response.body);
