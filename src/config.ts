@@ -4,7 +4,7 @@ import { z } from "zod";
 import { parseBasisPoints, parseUsdt } from "./core/model/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
-import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./simulator/credentials.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN, SIMULATOR_RELOADLY_CREDENTIALS } from "./simulator/credentials.js";
 
 /** A tariff in USDT, bounded so that the largest order it prices stays far inside MAX_USDT. */
 const usdt = (fallback: string, max: number) =>
@@ -107,6 +107,58 @@ export const configSchema = z
       .default("simulator")
       .describe("`simulator` starts the upstream simulator in-process and points every provider at it; `external` uses the `*_URL` settings."),
     ...providerUrls,
+    PREMIUM_BACKEND: z
+      .enum(["protocol", "telegram"])
+      .default("protocol")
+      .describe(
+        "What delivers Premium: `protocol`, the gateway provider at `GATEWAY_URL` (docs/provider-protocol.md), or `telegram`, the bot itself through the Bot API's `giftPremiumSubscription`, paid from its Star balance (needs `BOT_TOKEN`; docs/go-live.md).",
+      ),
+    GIFTS_BACKEND: z
+      .enum(["protocol", "telegram"])
+      .default("protocol")
+      .describe(
+        "What sends gifts: `protocol`, the gifts provider at `GIFTS_URL`, or `telegram`, the bot through the Bot API's `sendGift`, paid from its Star balance (needs `BOT_TOKEN`).",
+      ),
+    GIFTCARDS_BACKEND: z
+      .enum(["protocol", "reloadly"])
+      .default("protocol")
+      .describe(
+        "What sells gift cards: `protocol`, the gift card provider at `GIFTCARDS_URL`, or `reloadly`, Reloadly's Gift Cards API (`RELOADLY_*`).",
+      ),
+    RELOADLY_ENVIRONMENT: z
+      .enum(["sandbox", "production"])
+      .default("sandbox")
+      .describe("Reloadly's sandbox (test credentials, test codes) or production (real money, real codes)."),
+    RELOADLY_CLIENT_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{8,200}$/, "must be the client id from Reloadly's dashboard (Developers, API settings)")
+      .optional()
+      .describe("Reloadly's client id for `RELOADLY_ENVIRONMENT` (its dashboard: Developers, API settings); with `RELOADLY_CLIENT_SECRET`."),
+    RELOADLY_CLIENT_SECRET: z
+      .string()
+      .min(8, "must be the client secret from Reloadly's dashboard")
+      .max(500)
+      .optional()
+      .describe("Reloadly's client secret for `RELOADLY_ENVIRONMENT`."),
+    RELOADLY_AUTH_URL: url.describe(
+      "Another token host for Reloadly (the simulator's under `UPSTREAM=simulator`). Unset: `https://auth.reloadly.com`.",
+    ),
+    RELOADLY_GIFTCARDS_URL: url.describe(
+      "Another gift-card host for Reloadly (the simulator's under `UPSTREAM=simulator`). Unset: Reloadly's, by `RELOADLY_ENVIRONMENT`.",
+    ),
+    RELOADLY_SENDER_NAME: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .default("Gift cards")
+      .describe("The sender's name Reloadly puts on every order (it requires one)."),
+    ALERT_STARS_BELOW: integer("2500", 0, 1_000_000_000).describe(
+      "With a `telegram` backend: the bot's Star balance below this alerts the administrators (`stars`); 2500 pays one 12-month Premium.",
+    ),
+    ALERT_RELOADLY_BELOW_USD: integer("100", 0, 1_000_000_000).describe(
+      "With `GIFTCARDS_BACKEND=reloadly`: the Reloadly account's balance below this many USD alerts the administrators (`reloadly`).",
+    ),
     STORE_ENABLED: z
       .enum(["true", "false"])
       .default("true")
@@ -311,9 +363,41 @@ export const configSchema = z
     // Nothing simulated runs beside a real credential: the simulator's Crypto Pay token is public, so beside a
     // real bot (users paying real money) or a real provider anyone could sign a payment that never happened.
     const realBot = c.BOT_TOKEN !== undefined && (c.TELEGRAM_API_ROOT === undefined || !isLoopbackHost(new URL(c.TELEGRAM_API_ROOT).hostname));
+    const reloadly = c.GIFTCARDS_BACKEND === "reloadly";
     const realUrls = (["CRYPTO_PAY_URL", ...PROVIDER_URLS] as const).filter(
       (name) => c[name] !== undefined && !isLoopbackHost(new URL(c[name]!).hostname),
-    );
+    ) as string[];
+    // Reloadly's own hosts (unset under UPSTREAM=external) are a real Reloadly; unset under the simulator, its own.
+    for (const name of ["RELOADLY_AUTH_URL", "RELOADLY_GIFTCARDS_URL"] as const) {
+      const value = c[name];
+      if (reloadly && (value === undefined ? c.UPSTREAM === "external" : !isLoopbackHost(new URL(value).hostname))) realUrls.push(name);
+    }
+    const telegramBackends = (["PREMIUM_BACKEND", "GIFTS_BACKEND"] as const).filter((name) => c[name] === "telegram");
+    if (telegramBackends.length && c.BOT_TOKEN === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["BOT_TOKEN"],
+        message: `is required by ${telegramBackends.map((name) => `${name}=telegram`).join(" and ")}: the bot delivers them from its own Star balance`,
+      });
+    }
+    if (reloadly && c.UPSTREAM === "external") {
+      for (const name of ["RELOADLY_CLIENT_ID", "RELOADLY_CLIENT_SECRET"] as const) {
+        if (c[name] === undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: "is required by GIFTCARDS_BACKEND=reloadly (Reloadly's dashboard: Developers, API settings)",
+          });
+      }
+    }
+    const simulatedReloadly = Object.values(SIMULATOR_RELOADLY_CREDENTIALS).some((pair) => pair.clientId === c.RELOADLY_CLIENT_ID);
+    if (simulatedReloadly && (realBot || realUrls.length)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["RELOADLY_CLIENT_ID"],
+        message: "is the simulator's public client id: it never runs beside a real bot token or a real provider",
+      });
+    }
     if (c.UPSTREAM === "simulator" && realBot) {
       ctx.addIssue({
         code: "custom",
@@ -377,6 +461,17 @@ export type Config = z.output<typeof configSchema>;
 /** Every provider's address set to one server: the simulator plays them all. */
 export function allProvidersAt(url: string): Record<ProviderUrlName, string> {
   return Object.fromEntries(PROVIDER_URLS.map((name) => [name, url])) as Record<ProviderUrlName, string>;
+}
+
+/** The simulated Reloadly's hosts and public credentials for one environment: what UPSTREAM=simulator fills in. */
+export function simulatedReloadly(simulatorUrl: string, environment: Config["RELOADLY_ENVIRONMENT"]) {
+  const credentials = SIMULATOR_RELOADLY_CREDENTIALS[environment];
+  return {
+    RELOADLY_AUTH_URL: `${simulatorUrl}/reloadly/auth`,
+    RELOADLY_GIFTCARDS_URL: `${simulatorUrl}/reloadly/${environment === "sandbox" ? "giftcards-sandbox" : "giftcards"}`,
+    RELOADLY_CLIENT_ID: credentials.clientId,
+    RELOADLY_CLIENT_SECRET: credentials.clientSecret,
+  };
 }
 
 /** Loads `.env` from the working directory into process.env when present (real variables win). */

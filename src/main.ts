@@ -1,5 +1,5 @@
 import os from "node:os";
-import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS } from "./config.js";
+import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS, simulatedReloadly } from "./config.js";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "./api/routes/topups.js";
 import { StartFailed } from "./lifecycle.js";
 import { openService, type Service } from "./root.js";
@@ -28,6 +28,12 @@ if (config.UPSTREAM === "simulator") {
   const simulated = allProvidersAt(simulator.url);
   const current = config;
   config = { ...current, ...Object.fromEntries(PROVIDER_URLS.map((name) => [name, current[name] ?? simulated[name]])) };
+  // The simulated Reloadly, where its hosts and credentials are unset (GIFTCARDS_BACKEND=reloadly tries it out).
+  const reloadly = simulatedReloadly(simulator.url, config.RELOADLY_ENVIRONMENT);
+  config = {
+    ...config,
+    ...Object.fromEntries(Object.entries(reloadly).map(([name, value]) => [name, config[name as keyof typeof reloadly] ?? value])),
+  };
   // Its Crypto Pay too, unless a real one is configured: top-ups by invoice work out of the box.
   if (!config.CRYPTO_PAY_URL) config = { ...config, CRYPTO_PAY_URL: `${simulator.url}/cryptopay`, CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN };
   simulatedCryptoPay = config.CRYPTO_PAY_URL === `${simulator.url}/cryptopay` ? simulator.url : null;

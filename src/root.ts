@@ -6,7 +6,7 @@ import { trackRequests } from "./api/drain.js";
 import { createBot, type PurchaseBot } from "./bot/bot.js";
 import { type Config, providerUrl } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
-import { type CryptoPayPort, PROVIDER_NAMES } from "./core/ports.js";
+import { type CryptoPayPort, PROVIDER_NAMES, type Providers } from "./core/ports.js";
 import type { Clock } from "./core/model/clock.js";
 import { createVault } from "./core/vault.js";
 import { botStateStore } from "./db/bot-state.js";
@@ -18,7 +18,7 @@ import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, wit
 import { createFaultLog, type FaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { oneStatementWrites } from "./db/placement.js";
-import { createMonitor, readBacklog } from "./jobs/monitor.js";
+import { createMonitor, type MonitorOptions, readBacklog } from "./jobs/monitor.js";
 import { createPurges } from "./jobs/purges.js";
 import { createReconciler } from "./jobs/reconciler.js";
 import { createHealthProbe } from "./jobs/health-probe.js";
@@ -35,6 +35,13 @@ import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
+import { type Delivery, PROTOCOL_DELIVERY } from "./wire/account.js";
+import type { Backends } from "./upstream/backends.js";
+import { heldTransactions } from "./db/orders.js";
+import { contactByUsername } from "./db/telegram-contacts.js";
+
+/** Telegram's own Bot API server (grammY's default too). */
+const TELEGRAM_API = "https://api.telegram.org";
 
 export interface RootOptions {
   clock?: Clock;
@@ -104,7 +111,7 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(storage.db, storage.clock));
   const storage = await addDatabase(lifecycle, config, options, log, metrics);
-  const upstream = addUpstream(lifecycle, config, log, metrics);
+  const upstream = addUpstream(lifecycle, config, log, metrics, storage.db);
   const core = addCore(lifecycle, config, { ...storage, ...upstream, log, metrics });
 
   const service: CoreService = {
@@ -117,7 +124,16 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     close: async () => void (await lifecycle.stop(config.SHUTDOWN_GRACE_MS)),
   };
   const { clock, counterDb, faults } = storage;
-  return { service, lifecycle, clock, counterDb, cryptoPay: upstream.cryptoPay, faults };
+  return {
+    service,
+    lifecycle,
+    clock,
+    counterDb,
+    cryptoPay: upstream.cryptoPay,
+    faults,
+    providers: upstream.providers,
+    funds: fundsWatched(config, upstream.providers),
+  };
 }
 
 /** The database and the request counters' pool, the database's clock, and the schema migrated to the latest. */
@@ -148,9 +164,33 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
 }
 
 /** What the service calls out to: the providers' HTTP pools, Crypto Pay (when set) and the webhook sender. */
-function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics) {
+function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics, db: Db) {
   const upstream = openProviders({
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
+    backends: backendsOf(config),
+    ...(config.RELOADLY_CLIENT_ID && config.RELOADLY_CLIENT_SECRET
+      ? {
+          reloadly: {
+            environment: config.RELOADLY_ENVIRONMENT,
+            clientId: config.RELOADLY_CLIENT_ID,
+            clientSecret: config.RELOADLY_CLIENT_SECRET,
+            ...(config.RELOADLY_AUTH_URL ? { authUrl: config.RELOADLY_AUTH_URL } : {}),
+            ...(config.RELOADLY_GIFTCARDS_URL ? { giftcardsUrl: config.RELOADLY_GIFTCARDS_URL } : {}),
+            senderName: config.RELOADLY_SENDER_NAME,
+          },
+        }
+      : {}),
+    ...(config.BOT_TOKEN
+      ? {
+          telegram: {
+            token: config.BOT_TOKEN,
+            apiRoot: config.TELEGRAM_API_ROOT ?? TELEGRAM_API,
+            // The Bot API addresses users by id: the users the bot has seen, by their @username.
+            find: (username: string) => contactByUsername(db, username),
+            claimed: (ids: string[]) => heldTransactions(db, ids),
+          },
+        }
+      : {}),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     log,
     onCall: metrics.providerCall,
@@ -220,6 +260,33 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
   return core;
 }
 
+/** The balances backends pay deliveries from, each with the line the monitor alerts under. */
+function fundsWatched(config: Config, providers: Providers): NonNullable<MonitorOptions["funds"]> {
+  // One Star balance, whichever of gifts and Premium the bot delivers.
+  const stars =
+    config.GIFTS_BACKEND === "telegram" ? providers.gifts.funds : config.PREMIUM_BACKEND === "telegram" ? providers.gateway.funds : undefined;
+  const reloadly = config.GIFTCARDS_BACKEND === "reloadly" ? providers.giftcards.funds : undefined;
+  return [
+    ...(stars ? [{ source: "stars" as const, threshold: config.ALERT_STARS_BELOW, read: stars }] : []),
+    ...(reloadly ? [{ source: "reloadly" as const, threshold: config.ALERT_RELOADLY_BELOW_USD, read: reloadly }] : []),
+  ];
+}
+
+/** What each product is delivered by, as configured. */
+function backendsOf(config: Config): Backends {
+  return { premium: config.PREMIUM_BACKEND, gifts: config.GIFTS_BACKEND, giftcards: config.GIFTCARDS_BACKEND };
+}
+
+/** `/v1/health`'s `delivery_provider` (what delivers stars and Premium) and each product's backend. */
+function deliveryOf(config: Config): Delivery {
+  const { premium, gifts, giftcards } = backendsOf(config);
+  const gateway = config.UPSTREAM === "simulator" ? "simulator" : "gateway";
+  return {
+    provider: premium === "telegram" ? `${gateway}+telegram` : gateway,
+    backends: { ...PROTOCOL_DELIVERY.backends, premium, gifts, giftcards },
+  };
+}
+
 function topupLimits(config: Config) {
   return {
     minMicro: config.TOPUP_MIN_MICRO,
@@ -243,7 +310,16 @@ function topupLimits(config: Config) {
  */
 function openJobs(
   config: Config,
-  on: { core: Core; db: Db; counterDb: Db | undefined; clock: Clock; log: pino.Logger; cryptoPay: CryptoPayPort | null; faults: FaultLog },
+  on: {
+    core: Core;
+    db: Db;
+    counterDb: Db | undefined;
+    clock: Clock;
+    log: pino.Logger;
+    cryptoPay: CryptoPayPort | null;
+    faults: FaultLog;
+    funds: MonitorOptions["funds"];
+  },
 ) {
   const { core, db, clock, log } = on;
   const scope = withRequestId;
@@ -266,6 +342,7 @@ function openJobs(
       health: core.health.current,
       settings: monitorSettings(config),
       cryptoPay: on.cryptoPay,
+      funds: on.funds,
       faults: on.faults,
       log,
       scope,
@@ -336,10 +413,10 @@ type Listening = { on: boolean };
 
 /** The service's build over the core, in order: what runs beside it, then the steps in the order they start. */
 async function buildService(config: Config, opened: Opened): Promise<Service> {
-  const { service, lifecycle, clock, counterDb, cryptoPay, faults } = opened;
+  const { service, lifecycle, clock, counterDb, cryptoPay, faults, funds } = opened;
   const { core, db, log } = service;
   addCheckpointer(lifecycle, opened);
-  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults });
+  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults, funds });
   // The jobs are the first steps: started before the API takes requests, stopped after it.
   for (const job of Object.values(jobs)) lifecycle.add(job);
   const bot = openBot(config, opened);
@@ -415,7 +492,7 @@ async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot:
     stopping: () => stopping,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    deliveryProvider: config.UPSTREAM === "simulator" ? "simulator" : "gateway",
+    delivery: deliveryOf(config),
     logger: log,
     onAnswered: metrics.request,
     checkAnswers: config.RESPONSE_CHECK,

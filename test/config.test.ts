@@ -56,6 +56,36 @@ describe("configuration", () => {
     expect(loadConfig({ GATEWAY_URL: "http://localhost:9191" })).toMatchObject({ GATEWAY_URL: "http://localhost:9191" });
   });
 
+  it("chooses each product's backend, and names the credential a chosen backend lacks", () => {
+    expect(loadConfig({})).toMatchObject({ PREMIUM_BACKEND: "protocol", GIFTS_BACKEND: "protocol", GIFTCARDS_BACKEND: "protocol" });
+    expect(() => loadConfig({ GIFTS_BACKEND: "telegram" })).toThrow(/BOT_TOKEN: is required by GIFTS_BACKEND=telegram/);
+    expect(() => loadConfig({ PREMIUM_BACKEND: "telegram", GIFTS_BACKEND: "telegram" })).toThrow(
+      /BOT_TOKEN: is required by PREMIUM_BACKEND=telegram and GIFTS_BACKEND=telegram/,
+    );
+    expect(() => loadConfig({ GIFTS_BACKEND: "fragment" })).toThrow(/GIFTS_BACKEND/);
+    const reloadly = { UPSTREAM: "external", GIFTCARDS_BACKEND: "reloadly" };
+    const missing = (() => {
+      try {
+        loadConfig(reloadly);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(missing).toContain("RELOADLY_CLIENT_ID: is required by GIFTCARDS_BACKEND=reloadly");
+    expect(missing).toContain("RELOADLY_CLIENT_SECRET: is required by GIFTCARDS_BACKEND=reloadly");
+    const real = { ...reloadly, RELOADLY_CLIENT_ID: "realClientId12345", RELOADLY_CLIENT_SECRET: "real-client-secret-123" };
+    expect(loadConfig(real)).toMatchObject({ GIFTCARDS_BACKEND: "reloadly", RELOADLY_ENVIRONMENT: "sandbox" });
+    // Under the simulator, the simulated Reloadly is filled in; Reloadly's own hosts are not.
+    expect(loadConfig({ GIFTCARDS_BACKEND: "reloadly" })).toMatchObject({ UPSTREAM: "simulator" });
+    expect(() => loadConfig({ GIFTCARDS_BACKEND: "reloadly", RELOADLY_GIFTCARDS_URL: "https://giftcards.reloadly.com" })).toThrow(
+      /RELOADLY_GIFTCARDS_URL: names a real provider/,
+    );
+    // The simulator's public Reloadly credentials never run beside a real Reloadly or a real bot.
+    const simulated = { ...reloadly, RELOADLY_CLIENT_ID: "SimReloadlySandboxClientId000001", RELOADLY_CLIENT_SECRET: "anything-at-all-1" };
+    expect(() => loadConfig(simulated)).toThrow(/RELOADLY_CLIENT_ID: is the simulator's public client id/);
+  });
+
   it("refuses a reconcile delay that an in-flight call could outlast", () => {
     expect(() => loadConfig({ UPSTREAM_TIMEOUT_MS: "30000", RECONCILE_AFTER_MS: "20000" })).toThrow(/RECONCILE_AFTER_MS/);
   });

@@ -27,12 +27,14 @@ import { quoteRoutes } from "./routes/quotes.js";
 import { storeRoutes } from "./routes/store.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
 import { webhookDeliveryRoutes, webhookRoutes, webhookSecretRoutes } from "./routes/webhooks.js";
+import type { Delivery } from "../wire/account.js";
 
 export interface ApiOptions {
   core: Core;
   rateLimitPerMinute: number;
   bodyLimitBytes: number;
-  deliveryProvider: string;
+  /** `delivery_provider` and each product's backend, for /v1/health. */
+  delivery: Delivery;
   logger: FastifyBaseLogger;
   /** Told of every answered request (metrics). */
   onAnswered?: (answer: AnsweredRequest) => void;
@@ -80,7 +82,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   if (miniApp) await app.register(publicMiniAppPage);
   await app.register(rateLimits, { perMinute: options.rateLimitPerMinute, counter: core.sharedCounter });
 
-  await app.register(probeRoutes, { core, deliveryProvider: options.deliveryProvider, stopping: options.stopping });
+  await app.register(probeRoutes, { core, delivery: options.delivery, stopping: options.stopping });
   await app.register(infoRoutes, { core });
   await app.register(purchaseRoutes, { core });
   await app.register(purchaseSandboxRoutes, { core });

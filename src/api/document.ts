@@ -3,6 +3,7 @@ import type { Core } from "../core/index.js";
 import { micro } from "../core/model/money.js";
 import { buildApi } from "./app.js";
 import type { MiniAppOptions } from "./miniapp/options.js";
+import { PROTOCOL_DELIVERY } from "../wire/account.js";
 
 /**
  * Stands in for whatever the routes are given when the service is built only to read its document: any member is
@@ -25,7 +26,7 @@ export async function openApiDocument(): Promise<object> {
     core: standIn as Core,
     rateLimitPerMinute: 60,
     bodyLimitBytes: 65_536,
-    deliveryProvider: "gateway",
+    delivery: PROTOCOL_DELIVERY,
     logger: pino({ enabled: false }),
     miniApp: { sessions: standIn as MiniAppOptions["sessions"], support: null, admins: [], confirmAboveMicro: micro(0), refusal: () => "" },
   });

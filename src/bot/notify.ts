@@ -115,6 +115,8 @@ function alertVars(details: AlertDetails): Record<string, string> {
         : { count: String(details.count) };
     case "cryptopay":
       return {};
+    case "funds":
+      return { source: details.source, amount: String(details.amount), unit: details.unit, threshold: String(details.threshold) };
     case "invoices":
       return { unpaid: String(details.unpaid), hours: String(details.hours), threshold: String(details.threshold) };
     case "anomalies":

@@ -20,6 +20,8 @@ const USAGE = `usage: npm run admin -- <command>
   topups                                             top-ups by method and state, with what was credited
   backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
                                                      overwrites; --with-codes-key also writes <file>.codes.key
+  preflight                                          before going live: every configured backend's credentials and
+                                                     balance, the bot's token, Crypto Pay; exit 1 when one fails
   help                                               this text
 a target: a Telegram user id, an @username the bot has seen, or a key prefix (sj_xxxx); it must name exactly one
   account, and every answer names the account by its Telegram id and @username
@@ -154,6 +156,7 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   const { env = process.env, out = (line) => console.log(line), err = (line) => console.error(line) } = options;
   // The backup opens no core: it must not create, migrate or write to the database it copies.
   if (argv[0] === "backup") return backup(argv.slice(1), env, out, err);
+  if (argv[0] === "preflight") return (await import("./preflight.js")).preflight(env, out);
   // Help needs no database: answered before anything is opened or loaded.
   if (isHelp(argv)) {
     out(USAGE);

@@ -324,3 +324,10 @@ export async function orderVolumeByDay(
     volumeMicro: micro(Number(r.volume_micro ?? 0)),
   }));
 }
+
+/** Which of these provider transaction ids some order already holds (a backend matching lost answers skips them). */
+export async function heldTransactions(exec: Executor, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await exec.selectFrom("orders").select("transaction_id").where("transaction_id", "in", ids).execute();
+  return rows.map((row) => row.transaction_id!);
+}

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import { allProvidersAt, loadConfig, loadDotEnv } from "../config.js";
+import { allProvidersAt, loadConfig, loadDotEnv, simulatedReloadly } from "../config.js";
 import { openService } from "../root.js";
 import { sign } from "@telegram-apps/init-data-node";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "../api/routes/topups.js";
@@ -31,6 +31,8 @@ const config = loadConfig({
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   UPSTREAM: "external",
   ...allProvidersAt(simulator.url),
+  // GIFTCARDS_BACKEND=reloadly tries the simulated Reloadly's sandbox.
+  ...simulatedReloadly(simulator.url, "sandbox"),
   // The simulator's Crypto Pay: /topup makes an invoice you can pay in a browser (its pay page).
   CRYPTO_PAY_URL: `${simulator.url}/cryptopay`,
   CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,

@@ -1,7 +1,7 @@
 import { unbalancedAccounts } from "../db/ledger.js";
 import type { Micro } from "../core/model/money.js";
 import { PRODUCTS } from "../core/model/products.js";
-import type { BackgroundScope, ProviderName } from "../core/ports.js";
+import type { BackgroundScope, Funds, ProviderName } from "../core/ports.js";
 import type { Clock } from "../core/model/clock.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
@@ -32,6 +32,8 @@ export interface MonitorOptions {
   clock: Clock;
   /** Each provider's own health check (the core's probe, shared with the health endpoint). */
   health: () => Promise<{ ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean> }>;
+  /** The backends paying from a balance of their own, each with the line under which it fires `funds:<source>`. */
+  funds?: Array<{ source: "stars" | "reloadly"; threshold: number; read(): Promise<Funds> }>;
   /** Crypto Pay, where top-ups by invoice are offered: its own check fires `cryptopay` (as a provider's does). */
   cryptoPay?: { ready(): Promise<boolean> } | null;
   settings: MonitorSettings;
@@ -68,6 +70,19 @@ function purchaseChecks(options: MonitorOptions) {
       return (Object.keys(ready) as ProviderName[])
         .filter((name) => configured[name])
         .map((provider) => ({ key: `provider:${provider}`, firing: !ready[provider], details: { kind: "provider", provider } }));
+    },
+
+    /** A balance a backend pays from (one unreadable is the provider's own alert, not this one). */
+    async funds(): Promise<Condition[]> {
+      const readings = await Promise.all(
+        (options.funds ?? []).map(async ({ source, threshold, read }) => {
+          const funds = await read().catch(() => null);
+          if (!funds) return null;
+          const details: AlertDetails = { kind: "funds", source, amount: funds.amount, unit: funds.unit, threshold };
+          return { key: `funds:${source}`, firing: funds.amount < threshold, details };
+        }),
+      );
+      return readings.filter((reading) => reading !== null);
     },
 
     async refunds(now: Date): Promise<Condition> {

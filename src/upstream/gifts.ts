@@ -47,7 +47,16 @@ export const stickerSchema = z.record(z.string(), z.unknown()).describe("The gif
 
 /** The messaging platform's gift service over HTTP. */
 export function createGiftsAdapter(http: HttpClient | null): GiftsPort {
-  if (!http) return { ...notConfigured, messageMax: GIFT_MESSAGE_MAX, catalogue: missing, checkRecipient: missing, send: missing, status: missing, sticker: missing };
+  if (!http)
+    return {
+      ...notConfigured,
+      messageMax: GIFT_MESSAGE_MAX,
+      catalogue: missing,
+      checkRecipient: missing,
+      send: missing,
+      status: missing,
+      sticker: missing,
+    };
   const map = (response: UpstreamResponse): UpstreamOutcome => {
     const answer = http.parse(sendSchema, response);
     if (answer.status === "completed") return { kind: "completed", transactionId: answer.send_id };

@@ -7,6 +7,9 @@ import { createGiftcardsAdapter } from "./giftcards.js";
 import { createGiftsAdapter } from "./gifts.js";
 import { createHttpClient, type HttpClient, type UpstreamCall } from "./http.js";
 import { createRatesAdapter } from "./rates.js";
+import { type Backends, premiumVia } from "./backends.js";
+import { createReloadlyAdapter, type ReloadlyOptions } from "./reloadly.js";
+import { createTelegramBackend, type TelegramBackendOptions } from "./telegram.js";
 import { createStoreAdapter } from "./store.js";
 
 const ADAPTERS: { [N in keyof Providers]: (http: HttpClient | null) => Providers[N] } = {
@@ -21,6 +24,12 @@ const ADAPTERS: { [N in keyof Providers]: (http: HttpClient | null) => Providers
 export interface ProvidersOptions {
   /** Each provider's base URL; a provider without one is not configured (its products answer 503). */
   urls: Partial<Record<keyof Providers, string>>;
+  /** What delivers Premium, gifts and gift cards; the protocol's providers by default. */
+  backends?: Backends;
+  /** Reloadly's account, for `backends.giftcards: "reloadly"`. */
+  reloadly?: Omit<ReloadlyOptions, "timeoutMs" | "onCall">;
+  /** The bot's Bot API, for a `telegram` backend: its token and server, and the users it knows. */
+  telegram?: Omit<TelegramBackendOptions, "timeoutMs" | "onCall">;
   timeoutMs: number;
   log: pino.Logger;
   /** Told of every call (metrics). */
@@ -44,16 +53,37 @@ export function openProviders(options: ProvidersOptions) {
       "provider call",
     );
   };
+  const backends = options.backends ?? { premium: "protocol", gifts: "protocol", giftcards: "protocol" };
+  // A provider another backend replaces gets no pool: nothing simulated or stale is ever called beside it.
+  const replaced = new Set<keyof Providers>([
+    ...(backends.gifts === "protocol" ? [] : (["gifts"] as const)),
+    ...(backends.giftcards === "protocol" ? [] : (["giftcards"] as const)),
+  ]);
   const clients = PROVIDER_NAMES.map((name) => {
     const url = options.urls[name];
-    return url ? createHttpClient(url, options.timeoutMs, { provider: name, onCall }) : null;
+    return url && !replaced.has(name) ? createHttpClient(url, options.timeoutMs, { provider: name, onCall }) : null;
   });
   const providers = Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, ADAPTERS[name](clients[i])])) as unknown as Providers;
+  const pools: Array<{ close(): Promise<unknown>; destroy(): Promise<unknown> }> = clients.filter((client) => client !== null);
+  const bounds = { timeoutMs: options.timeoutMs, onCall };
+  if (backends.giftcards === "reloadly") {
+    if (!options.reloadly) throw new Error("GIFTCARDS_BACKEND=reloadly needs Reloadly's credentials");
+    const reloadly = createReloadlyAdapter({ ...options.reloadly, ...bounds });
+    providers.giftcards = reloadly;
+    pools.push({ close: reloadly.close, destroy: reloadly.destroy });
+  }
+  if (backends.gifts === "telegram" || backends.premium === "telegram") {
+    if (!options.telegram) throw new Error("a telegram backend needs the bot's token");
+    const telegram = createTelegramBackend({ ...options.telegram, ...bounds });
+    if (backends.gifts === "telegram") providers.gifts = telegram.gifts;
+    if (backends.premium === "telegram") providers.gateway = premiumVia(providers.gateway, telegram.premium);
+    pools.push(telegram);
+  }
   return {
     providers,
     /** Waits for the calls under way, then closes the pools. */
-    close: () => Promise.all(clients.map((client) => client?.close())),
+    close: () => Promise.all(pools.map((pool) => pool.close())),
     /** Cuts the calls under way (they end as "no answer"). */
-    abort: () => Promise.all(clients.map((client) => client?.destroy())),
+    abort: () => Promise.all(pools.map((pool) => pool.destroy())),
   };
 }

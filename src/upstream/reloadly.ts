@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fromUsd } from "../core/model/money.js";
 import {
+  type Funds,
   type GiftcardBrand,
   type GiftcardDenomination,
   type GiftcardsPort,
@@ -132,7 +133,10 @@ interface ReloadlyBalance {
 
 export type ReloadlyGiftcards = GiftcardsPort & {
   balance(): Promise<ReloadlyBalance>;
+  funds(): Promise<Funds>;
   close(): Promise<void>;
+  /** Cuts the calls under way. */
+  destroy(): Promise<void>;
 };
 
 /** The token could not be had: the call it was for was never sent. */
@@ -374,6 +378,13 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
     return { amount: answer.balance, currencyCode: answer.currencyCode };
   }
 
+  /** The account's balance as the service's funds: only a USD account is priced here (see cardsOf). */
+  async function funds(): Promise<Funds> {
+    const { amount, currencyCode } = await balance();
+    if (currencyCode !== "USD") throw new UpstreamError(`account currency ${currencyCode}: only USD is priced`);
+    return { amount, unit: "USD" };
+  }
+
   return {
     configured: true,
     async ready() {
@@ -399,8 +410,12 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
     order,
     status,
     balance,
+    funds,
     close: async () => {
       await Promise.all([authHttp.close(), apiHttp.close()]);
+    },
+    destroy: async () => {
+      await Promise.all([authHttp.destroy(), apiHttp.destroy()]);
     },
   };
 }

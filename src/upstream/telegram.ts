@@ -193,16 +193,46 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
   // dates, and a scan for an order starts at the last mark dated before it.
   const marks: Array<{ offset: number; date: number }> = [];
 
-  function startOffset(since: number): number {
+  /** The date of the transaction at `offset`, or null past the end. */
+  async function dateAt(offset: number): Promise<number | null> {
+    const { transactions } = await read("getStarTransactions", { offset, limit: 1 }, transactionsSchema);
+    return transactions[0]?.date ?? null;
+  }
+
+  /**
+   * Where a scan for transactions since `since` may begin: the last mark dated before it; with none (the first scan
+   * after a start), found by galloping then halving over the dates, so a long history costs tens of calls, not pages.
+   */
+  async function startOffset(since: number): Promise<number> {
     let start = 0;
     for (const mark of marks) if (mark.date < since && mark.offset > start) start = mark.offset;
-    return start;
+    if (start > 0) return start;
+    let low = 0;
+    let high = PAGE;
+    for (let probe = 0; probe < 40; probe++) {
+      const date = await dateAt(high);
+      // Within the first page: reading it from 0 is one call.
+      if (date === null || date >= since) {
+        if (probe === 0) return 0;
+        break;
+      }
+      low = high;
+      high *= 2;
+    }
+    // Every transaction before `low` is older than `since`; the first one at or after it lies in [low, high].
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      const date = await dateAt(middle);
+      if (date === null || date >= since) high = middle;
+      else low = middle;
+    }
+    return low;
   }
 
   /** Every transaction dated at or after `since` (unix seconds) matching `wanted`, oldest first. */
   async function scan(since: number, wanted: (t: Transaction) => boolean): Promise<Transaction[]> {
     const found: Transaction[] = [];
-    let offset = startOffset(since);
+    let offset = await startOffset(since);
     for (let page = 0; page < MAX_PAGES; page++) {
       const { transactions } = await read("getStarTransactions", { offset, limit: PAGE }, transactionsSchema);
       if (transactions.length > 0 && !marks.some((m) => m.offset === offset)) marks.push({ offset, date: transactions[0]!.date });

@@ -56,10 +56,35 @@ export const healthResponse = z.object({
   store_ready: z.boolean(),
   game_ready: z.boolean(),
   giftcard_ready: z.boolean(),
+  gift_ready: z.boolean().describe("Whether gifts can be sent now (beyond the contract's fields)"),
   db_ready: z.boolean(),
   api_configured: z.boolean(),
   version: z.string(),
+  backends: z
+    .object({
+      stars: z.enum(["protocol"]),
+      premium: z.enum(["protocol", "telegram"]),
+      store: z.enum(["protocol"]),
+      games: z.enum(["protocol"]),
+      giftcards: z.enum(["protocol", "reloadly"]),
+      gifts: z.enum(["protocol", "telegram"]),
+    })
+    .describe(
+      "What each product is delivered by (beyond the contract's fields): `protocol`, a provider speaking the service's provider protocol (the embedded simulator by default); `telegram`, the bot through the Telegram Bot API; `reloadly`, Reloadly's Gift Cards API",
+    ),
 });
+
+/** What the deployment delivers by: `delivery_provider` and each product's backend. */
+export interface Delivery {
+  provider: string;
+  backends: z.infer<typeof healthResponse>["backends"];
+}
+
+/** Every product by the provider protocol's gateway and providers: the deployment without other backends. */
+export const PROTOCOL_DELIVERY: Delivery = {
+  provider: "gateway",
+  backends: { stars: "protocol", premium: "protocol", store: "protocol", games: "protocol", giftcards: "protocol", gifts: "protocol" },
+};
 
 /** GET /livez: the process answers (its event loop runs); nothing else is looked at. */
 export const livenessResponse = z.object({ alive: z.literal(true) }).meta({ id: "Liveness" });
@@ -82,20 +107,22 @@ export function readinessView(databaseReady: boolean, stopping: boolean): z.infe
 
 export function healthView(
   health: { databaseReady: boolean; ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean>; storeEnabled: boolean },
-  deliveryProvider: string,
+  delivery: Delivery,
 ): z.infer<typeof healthResponse> {
   const { databaseReady, ready, configured, storeEnabled } = health;
   return {
     success: databaseReady,
-    delivery_provider: deliveryProvider,
+    delivery_provider: delivery.provider,
     delivery_ready: ready.gateway,
     gateway_ready: ready.gateway,
     store_ready: ready.store && storeEnabled,
     game_ready: ready.games,
     giftcard_ready: ready.giftcards,
+    gift_ready: ready.gifts,
     db_ready: databaseReady,
     api_configured: configured.gateway,
     version: API_VERSION,
+    backends: delivery.backends,
   };
 }
 

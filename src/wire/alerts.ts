@@ -13,6 +13,8 @@ export type AlertDetails =
   | { kind: "stuck"; count: number; oldest: { orderId: number; product: string; since: string } | null }
   | { kind: "ledger"; accounts: number; accountId: number | null }
   | { kind: "cryptopay" }
+  /** A backend's own balance (the bot's Stars, the Reloadly account's USD) under its line: deliveries will soon be refused. */
+  | { kind: "funds"; source: "stars" | "reloadly"; amount: number; unit: "stars" | "USD"; threshold: number }
   | { kind: "invoices"; unpaid: number; hours: number; threshold: number }
   | { kind: "anomalies"; count: number; hours: number; latest: { invoiceId: number; kind: string } | null }
   /** This instance's statements met database faults since the last check (the last one's kind and the engine's words). */

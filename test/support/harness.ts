@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
-import { allProvidersAt, loadConfig } from "../../src/config.js";
+import { allProvidersAt, loadConfig, simulatedReloadly } from "../../src/config.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
@@ -71,6 +71,8 @@ export interface HarnessOptions {
   /** Runs the bot against this Bot API emulator, polling. */
   emulatorUrl?: string;
   admins?: number[];
+  /** Points Reloadly's settings at the simulated Reloadly's sandbox (for GIFTCARDS_BACKEND=reloadly). */
+  reloadly?: boolean;
 }
 
 export const TEST_BOT_TOKEN = "123456:test-token-for-the-emulator";
@@ -97,6 +99,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     LOG_LEVEL: "info",
     // Every answer checked against its schema, and the production serializer against the check.
     RESPONSE_CHECK: "true",
+    ...(options.reloadly ? simulatedReloadly(simulator.url, "sandbox") : {}),
     ...(options.emulatorUrl
       ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") }
       : {}),

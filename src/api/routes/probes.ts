@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
-import { healthResponse, healthView, livenessResponse, readinessResponse, readinessView } from "../../wire/account.js";
+import { type Delivery, healthResponse, healthView, livenessResponse, readinessResponse, readinessView } from "../../wire/account.js";
 
 interface ProbeOptions {
   core: Core;
-  deliveryProvider: string;
+  delivery: Delivery;
   /** True from the moment the service begins to stop: readiness says so before the listener closes. */
   stopping?: () => boolean;
 }
 
 /** Liveness, readiness and the contract's health: public (no key) and never rate-limited. */
-export const probeRoutes: FastifyPluginAsyncZod<ProbeOptions> = async (app, { core, deliveryProvider, stopping = () => false }) => {
+export const probeRoutes: FastifyPluginAsyncZod<ProbeOptions> = async (app, { core, delivery, stopping = () => false }) => {
   // For a load balancer and a process supervisor (docs/operations.md, "Database faults"): no key, no rate limit, nothing probed per
   // request (readiness answers from this instance's last database check, jobs/health-probe.ts).
   app.get(
@@ -63,6 +63,6 @@ export const probeRoutes: FastifyPluginAsyncZod<ProbeOptions> = async (app, { co
         response: { 200: healthResponse },
       },
     },
-    async () => healthView(await core.health.current(), deliveryProvider),
+    async () => healthView(await core.health.current(), delivery),
   );
 };

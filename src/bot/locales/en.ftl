@@ -340,6 +340,14 @@ alert-ledger-firing = 🚨 The books do not hold: { $accounts } balances differ 
 alert-ledger-resolved = 🟢 The books hold again.
 alert-cryptopay-firing = 🔴 Crypto Pay does not answer: top-ups by invoice cannot be made, and paid ones wait (they are credited once it answers).
 alert-cryptopay-resolved = 🟢 Crypto Pay answers again.
+alert-funds-firing = 🔴 { $source ->
+    [stars] The bot's Star balance is { $amount } stars, under { $threshold }: gifts and Premium it cannot pay for are refused (503) until you add Stars to the bot (docs/go-live.md).
+   *[other] The Reloadly account holds { $amount } { $unit }, under { $threshold }: gift cards will fail once it runs out; fund the account in Reloadly's dashboard.
+  }
+alert-funds-resolved = 🟢 { $source ->
+    [stars] The bot's Star balance is back at { $amount } stars.
+   *[other] The Reloadly account is back at { $amount } { $unit }.
+  }
 alert-invoices-firing = 🟠 { $unpaid } top-up invoices were left unpaid (expired or cancelled) in the last { $hours } hours (alert at { $threshold }): check the pay link works, or who is making them.
 alert-anomalies-firing = 🔴 Crypto Pay reported { $count } payment(s) in the last { $hours } hours that match no top-up as it was made (latest: invoice { $invoice_id }, { $anomaly }). Nothing was credited for them: check the logs ("matches no top-up"), compare with the invoice in @CryptoBot, and rotate the Crypto Pay token if an update was signed but false.
 alert-anomalies-resolved = 🟢 No payment anomaly in the last 24 hours.

@@ -340,6 +340,14 @@ alert-ledger-firing = 🚨 Учёт не сходится: у { $accounts } сч
 alert-ledger-resolved = 🟢 Учёт снова сходится.
 alert-cryptopay-firing = 🔴 Crypto Pay не отвечает: счета на пополнение не создаются, оплаченные ждут (зачислятся, когда он ответит).
 alert-cryptopay-resolved = 🟢 Crypto Pay снова отвечает.
+alert-funds-firing = 🔴 { $source ->
+    [stars] На балансе бота { $amount } звёзд, меньше { $threshold }: подарки и Premium, которые не покрыты, отклоняются (503), пока вы не пополните звёзды бота (docs/go-live.md).
+   *[other] На счёте Reloadly { $amount } { $unit }, меньше { $threshold }: подарочные карты перестанут выдаваться, когда он кончится; пополните счёт в кабинете Reloadly.
+  }
+alert-funds-resolved = 🟢 { $source ->
+    [stars] На балансе бота снова { $amount } звёзд.
+   *[other] На счёте Reloadly снова { $amount } { $unit }.
+  }
 alert-invoices-firing = 🟠 { $unpaid } счетов на пополнение остались неоплаченными (истекли или отменены) за { $hours } ч (порог { $threshold }): проверьте ссылку оплаты или кто их создаёт.
 alert-anomalies-firing = 🔴 Crypto Pay сообщил о { $count } платеж(ах) за { $hours } ч, не совпадающих ни с одним пополнением (последний: счёт { $invoice_id }, { $anomaly }). Ничего не зачислено: проверьте логи («matches no top-up»), сверьте счёт в @CryptoBot и смените токен Crypto Pay, если подписанное обновление оказалось ложным.
 alert-anomalies-resolved = 🟢 За последние сутки аномалий платежей нет.

@@ -1,0 +1,246 @@
+import { request } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
+import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+
+// Every product through the real backends it supports, on this engine: gifts and Premium sent by the bot through
+// the Bot API (the emulator) from its Star balance, gift cards through Reloadly (the simulated Reloadly), each
+// bought over the API and through the bot. The emulator's gift catalogue: 💝 and 🧸 15 stars, 🌹 25, 🍾 50, 💎 100,
+// 🎄 100 (limited), 🎃 350 (limited); gifts are priced at the stars tariff (0.015 USDT a star).
+
+let bots: BotHarness;
+let h: Harness;
+let stars: EmulatedStars;
+
+const BACKENDS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", GIFTCARDS_BACKEND: "reloadly", ALERT_STARS_BELOW: "100" };
+const ROSE = "5168103777563050263";
+const TREE = "5782984811920491178";
+
+beforeAll(async () => {
+  bots = await startBotHarness(720_000_001, { reloadly: true }, BACKENDS);
+  h = bots.h;
+  stars = new EmulatedStars(bots.emulatorUrl);
+  await stars.setBalance(10_000);
+});
+afterEach(async () => h.assertLedgerInvariant());
+afterAll(async () => bots.close());
+
+let nextRecipient = 730_000_001;
+/** A Telegram user who has written to the bot once: one it can send to. */
+async function knownRecipient(): Promise<{ chat: EmulatedChat; username: string }> {
+  const id = nextRecipient++;
+  const username = `friend${id}`;
+  const chat = new EmulatedChat(bots.emulatorUrl, { id, first_name: `Friend ${id}`, username, language_code: "en" });
+  await chat.reply("/start", (t) => t.includes("sj_"));
+  return { chat, username };
+}
+
+async function starBalance(): Promise<number> {
+  const response = await request(`${bots.emulatorUrl}/bot123456:test-token-for-the-emulator/getMyStarBalance`, { method: "POST" });
+  return ((await response.body.json()) as { result: { amount: number } }).result.amount;
+}
+
+describe("health says what each product runs on", () => {
+  it("names the backends and is ready", async () => {
+    const health = await eventually(async () => {
+      const res = await h.call("GET", "/v1/health");
+      return res.body.gift_ready && res.body.giftcard_ready && res.body.delivery_ready ? res.body : undefined;
+    });
+    expect(health).toMatchObject({
+      delivery_provider: "gateway+telegram",
+      backends: { stars: "protocol", premium: "telegram", store: "protocol", games: "protocol", giftcards: "reloadly", gifts: "telegram" },
+    });
+  });
+});
+
+describe("gifts sent by the bot from its Stars", () => {
+  it("lists Telegram's catalogue at the stars tariff, and sends a gift with its message", async () => {
+    const { key } = await h.newKey(5);
+    const catalogue = await h.call("GET", "/v1/gifts", { key });
+    expect(catalogue.status).toBe(200);
+    expect(catalogue.body.gifts.find((g: { gift_id: string }) => g.gift_id === ROSE)).toMatchObject({ stars: 25, price_usdt: 0.375, limited: false });
+    const { chat, username } = await knownRecipient();
+    const before = await starBalance();
+    const res = await h.call("POST", "/v1/gifts", { key, body: { recipient: `@${username}`, gift_id: ROSE, hide_name: true, message: "For you" } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: "completed", usdt_charged: 0.375 });
+    expect(await h.balance(key)).toBe(4.625);
+    expect(await chat.giftsReceived()).toMatchObject([{ type: "gift", gift_id: ROSE, star_count: 25, text: "For you" }]);
+    expect(await starBalance()).toBe(before - 25);
+  });
+
+  it("refuses, before any charge, a recipient the bot has never seen, a message Telegram cannot carry, and a refusing recipient", async () => {
+    const { key } = await h.newKey(5);
+    const orders = await h.orderCount();
+    const unknown = await h.call("POST", "/v1/gifts", { key, body: { recipient: "@never_wrote_to_us", gift_id: ROSE } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain("@never_wrote_to_us");
+    const { chat, username } = await knownRecipient();
+    const long = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE, message: "x".repeat(129) } });
+    expect(long.status).toBe(400);
+    expect(long.body.error).toContain("at most 128 characters");
+    await chat.setAcceptedGifts({ unlimited_gifts: false });
+    const refused = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error_code).toBe("recipient_refuses");
+    // A limited gift is another class: this recipient still takes those.
+    const limited = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: TREE } });
+    expect(limited.status).toBe(201);
+    expect(await h.orderCount()).toBe(orders + 1);
+    expect(await h.balance(key)).toBe(3.5);
+  });
+
+  it("answers 503 before the charge when the bot's Stars cannot pay for the gift", async () => {
+    const { key } = await h.newKey(5);
+    const { username } = await knownRecipient();
+    const orders = await h.orderCount();
+    await stars.setBalance(20);
+    try {
+      const res = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
+      expect(res.status).toBe(503);
+      expect(res.body.error_code).toBe("provider_balance");
+      expect(await h.orderCount()).toBe(orders);
+      expect(await h.balance(key)).toBe(5);
+    } finally {
+      await stars.setBalance(10_000);
+    }
+  });
+
+  it("refunds a send Telegram refuses after the charge", async () => {
+    const { key } = await h.newKey(5);
+    const { chat, username } = await knownRecipient();
+    await control("/emulator/refuse", { method: "sendGift", refuse: true });
+    try {
+      const res = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
+      expect(res.status).toBe(502);
+      expect(await h.balance(key)).toBe(5);
+      expect(await chat.giftsReceived()).toEqual([]);
+    } finally {
+      await control("/emulator/refuse", { method: "sendGift", refuse: false });
+    }
+  });
+
+  it("settles a send whose answer was lost from the bot's transactions, without sending twice", async () => {
+    const { key } = await h.newKey(5);
+    const { chat, username } = await knownRecipient();
+    // Telegram sends the gift at once but answers after the call's bound (UPSTREAM_TIMEOUT_MS, 1 s here).
+    await control("/emulator/slow", { method: "sendGift", ms: 2_500, takes_effect: "at-once" });
+    let placed;
+    try {
+      placed = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
+    } finally {
+      await control("/emulator/slow", { method: "sendGift", ms: 0 });
+    }
+    expect(placed.body.status).toBe("processing");
+    expect(await h.balance(key)).toBe(4.625);
+    // The reconciler asks once the order is older than any call in flight could be.
+    h.clock.advance(5_000);
+    try {
+      const order = await eventually(async () => {
+        const listed = (await h.call("GET", "/v1/orders", { key })).body.orders[0];
+        return listed.status === "processing" ? undefined : listed;
+      });
+      expect(order).toMatchObject({ status: "completed" });
+    } finally {
+      h.clock.reset();
+    }
+    expect(await chat.giftsReceived()).toHaveLength(1);
+    expect(await h.balance(key)).toBe(4.625);
+  });
+});
+
+describe("Premium sent by the bot from its Stars", () => {
+  it("finds only users the bot knows, and gifts 3 months for 1000 stars", async () => {
+    const { key } = await h.newKey(20);
+    const search = (query: string) => h.call("POST", "/v1/search", { key, body: { product_type: "premium", query, months: "3" } });
+    expect((await search("never_wrote_to_us")).status).toBe(404);
+    const { chat, username } = await knownRecipient();
+    const found = await search(username);
+    expect(found.status).toBe(200);
+    expect(found.body.found).toMatchObject({ recipient: username, premium: false, myself: false });
+    const unknown = await h.call("POST", "/v1/premium", { key, body: { username: "never_wrote_to_us", months: 3 } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain("has not started this bot");
+    const before = await starBalance();
+    const res = await h.call("POST", "/v1/premium", { key, body: { username, months: 3 } });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("completed");
+    expect(await chat.giftsReceived()).toMatchObject([{ type: "premium", month_count: 3, star_count: 1000 }]);
+    expect(await starBalance()).toBe(before - 1000);
+    expect(await h.balance(key)).toBe(20 - 11.99);
+  });
+
+  it("answers 503 before the charge when the bot's Stars cannot pay for the months", async () => {
+    const { key } = await h.newKey(20);
+    const { username } = await knownRecipient();
+    await stars.setBalance(1_400);
+    try {
+      const res = await h.call("POST", "/v1/premium", { key, body: { username, months: 6 } });
+      expect(res.status).toBe(503);
+      expect(res.body.error_code).toBe("provider_balance");
+      expect(await h.balance(key)).toBe(20);
+    } finally {
+      await stars.setBalance(10_000);
+    }
+  });
+});
+
+describe("gift cards from Reloadly", () => {
+  it("lists Reloadly's products as brands, and delivers a card's code from its order", async () => {
+    const { key } = await h.newKey(100);
+    const brands = await h.call("GET", "/v1/giftcards", { key });
+    expect(brands.status).toBe(200);
+    expect(brands.body.giftcards.length).toBeGreaterThan(0);
+    const brand = brands.body.giftcards[0].category_id as string;
+    const catalogue = await h.call("GET", `/v1/giftcards/${brand}/catalogue`, { key });
+    expect(catalogue.status).toBe(200);
+    const card = catalogue.body.denominations[0];
+    const res = await h.call("POST", `/v1/giftcards/${brand}/order`, { key, body: { card_id: card.card_id } });
+    expect([200, 202]).toContain(res.status);
+    expect(res.body.codes).toBeUndefined();
+    const done = await eventually(async () => {
+      const order = await h.call("GET", `/v1/giftcards/orders/${res.body.order_id}`, { key });
+      return order.body.status === "completed" ? order.body : undefined;
+    }, 20_000);
+    expect(done.codes).toHaveLength(1);
+    expect(done.codes[0].length).toBeGreaterThan(4);
+  });
+
+  it("refunds an order Reloadly fails for its balance", async () => {
+    const { key } = await h.newKey(100);
+    const brand = (await h.call("GET", "/v1/giftcards", { key })).body.giftcards[0].category_id as string;
+    const card = (await h.call("GET", `/v1/giftcards/${brand}/catalogue`, { key })).body.denominations[0];
+    await control("/reloadly/control/balance", { environment: "sandbox", balance: 0 }, h.simulatorUrl);
+    try {
+      const res = await h.call("POST", `/v1/giftcards/${brand}/order`, { key, body: { card_id: card.card_id } });
+      expect(res.status).toBe(502);
+      expect(await h.balance(key)).toBe(100);
+    } finally {
+      await control("/reloadly/control/balance", { environment: "sandbox", balance: 10_000 }, h.simulatorUrl);
+    }
+  });
+});
+
+describe("the same backends through the bot", () => {
+  it("sends a gift chosen in the chat to a user the bot knows", async () => {
+    const { chat, key } = await bots.registered(2);
+    const friend = await knownRecipient();
+    await chat.tap("Gifts");
+    await chat.next((t) => t.includes("Which gift?"));
+    await chat.tap("🌹");
+    await chat.reply(`@${friend.username}`, (t) => t.includes("message"));
+    await chat.reply("Cheers", (t) => t.includes("Confirm?") || t.includes("Show your name"));
+    if ((await chat.messages()).at(-1)?.text?.includes("Show your name")) await chat.tap("Show my name");
+    await chat.next((t) => t.includes("Confirm?"));
+    await chat.tap("Confirm");
+    await chat.next((t) => t.includes("Done!"));
+    expect(await friend.chat.giftsReceived()).toMatchObject([{ gift_id: ROSE, text: "Cheers" }]);
+    expect(await h.balance(key)).toBe(1.625);
+  });
+});
+
+async function control(path: string, body: unknown, base = bots.emulatorUrl) {
+  const response = await request(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  await response.body.dump();
+  if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode}`);
+}
