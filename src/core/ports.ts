@@ -178,6 +178,8 @@ export interface GiftsPort extends Provider, OrderStatusSource {
   checkRecipient(recipient: string, gift?: { limited: boolean }): Promise<{ exists: boolean; acceptsGifts: boolean }>;
   /** The longest message this backend delivers with a gift (the contract's 255, Telegram's 128). */
   readonly messageMax: number;
+  /** Whether a gift can show who bought it (`hide_name` then decides); Telegram's bot is always the sender shown. */
+  readonly namesBuyer: boolean;
   send(order: { reference: string; recipient: string; giftId: string; hideName: boolean; message: string }): Promise<UpstreamOutcome>;
   /** The Lottie animation, or null when there is none. */
   sticker(giftId: string): Promise<unknown | null>;

@@ -51,6 +51,7 @@ export function createGiftsAdapter(http: HttpClient | null): GiftsPort {
     return {
       ...notConfigured,
       messageMax: GIFT_MESSAGE_MAX,
+      namesBuyer: true,
       catalogue: missing,
       checkRecipient: missing,
       send: missing,
@@ -65,6 +66,7 @@ export function createGiftsAdapter(http: HttpClient | null): GiftsPort {
   return {
     configured: true,
     messageMax: GIFT_MESSAGE_MAX,
+    namesBuyer: true,
     ready: () => http.ready("/gifts/health"),
     async catalogue() {
       const { gifts } = await readAlways(http, "/gifts/catalogue", catalogueSchema);

@@ -180,8 +180,8 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
   };
   const ready = async () => {
     try {
-      await balance(Math.min(options.timeoutMs, READY_TIMEOUT_MS));
-      return true;
+      // Ready to deliver: the Bot API answers and the bot holds Stars to pay with.
+      return (await balance(Math.min(options.timeoutMs, READY_TIMEOUT_MS))).amount > 0;
     } catch {
       return false;
     }
@@ -305,6 +305,8 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
   const giftsPort: GiftsPort = {
     configured: true,
     messageMax: MESSAGE_MAX,
+    // sendGift has no hide-sender parameter and shows the bot as the sender (T3): never the buyer.
+    namesBuyer: false,
     ready,
     funds,
     async catalogue() {

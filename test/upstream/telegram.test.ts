@@ -113,6 +113,11 @@ describe("the bot's Stars", () => {
     expect(await backend.gifts.funds!()).toEqual({ amount: 4321, unit: "stars" });
     expect(await backend.premium.funds()).toEqual({ amount: 4321, unit: "stars" });
     expect(await backend.gifts.ready()).toBe(true);
+    // No Stars: nothing can be delivered, so not ready.
+    await stars.setBalance(0);
+    expect(await backend.gifts.ready()).toBe(false);
+    expect(await backend.premium.ready()).toBe(false);
+    await stars.setBalance(4321);
     const nowhere = createTelegramBackend({ token: TOKEN, apiRoot: "http://127.0.0.1:19199", timeoutMs: 500, find });
     expect(await nowhere.gifts.ready()).toBe(false);
     await expect(nowhere.gifts.funds!()).rejects.toThrow();

@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { GIFT_MESSAGE_MAX as MESSAGE_MAX, parseUsername } from "../../core/formats.js";
+import { parseUsername } from "../../core/formats.js";
 import { recipientMyself, skipMessage } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
@@ -37,15 +37,15 @@ async function giftRecipient(conversation: Flow, ctx: FlowContext, deps: FlowDep
 }
 
 /** The message sent with the gift, up to its limit; Skip (tapped or typed) sends none. */
-async function giftMessage(conversation: Flow, ctx: FlowContext, recipient: Recipient): Promise<string> {
-  let prompt = ctx.t("ask-gift-message", { max: MESSAGE_MAX, name: recipient.name, username: recipient.username });
+async function giftMessage(conversation: Flow, ctx: FlowContext, recipient: Recipient, messageMax: number): Promise<string> {
+  let prompt = ctx.t("ask-gift-message", { max: messageMax, name: recipient.name, username: recipient.username });
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), skipMessage.pack()));
     // Typing the button's label (in either language) skips too, as with every other button question.
     const typedSkip = reply.kind === "text" && SKIP_WORDS.has(reply.text.trim().toLowerCase());
     if ((reply.kind === "button" && skipMessage.parse(reply.data)) || typedSkip) return "";
-    if (reply.kind === "text" && reply.text.length <= MESSAGE_MAX) return reply.text;
-    prompt = ctx.t("bad-gift-message", { max: MESSAGE_MAX });
+    if (reply.kind === "text" && reply.text.length <= messageMax) return reply.text;
+    prompt = ctx.t("bad-gift-message", { max: messageMax });
   }
 }
 
@@ -81,18 +81,21 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
   );
 
   const recipient = await giftRecipient(conversation, ctx, deps, caller);
-  const message = await giftMessage(conversation, ctx, recipient);
+  const message = await giftMessage(conversation, ctx, recipient, core.gifts.messageMax);
 
-  const hideName = await choose(
-    conversation,
-    ctx,
-    ctx.t("ask-gift-hide"),
-    [
-      { label: ctx.t("btn-show-name"), value: false, aliases: ["show", "показать"] },
-      { label: ctx.t("btn-hide-name"), value: true, aliases: ["hide", "скрыть"] },
-    ],
-    2,
-  );
+  // Where the sender shown is never the buyer (the bot sends), there is nothing to hide: no question.
+  const hideName = core.gifts.namesBuyer
+    ? await choose(
+        conversation,
+        ctx,
+        ctx.t("ask-gift-hide"),
+        [
+          { label: ctx.t("btn-show-name"), value: false, aliases: ["show", "показать"] },
+          { label: ctx.t("btn-hide-name"), value: true, aliases: ["hide", "скрыть"] },
+        ],
+        2,
+      )
+    : true;
 
   const request = { recipient: recipient.username, giftId: gift.giftId, hideName, message };
   const to = recipient;

@@ -22,6 +22,9 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
     return items.map((g) => ({ priceMicro: micro(g.stars * usdtPerStarMicro), ...g }));
   }
 
+  // The contract's bound, or the backend's own where it carries less (Telegram: 128).
+  const messageMax = Math.min(GIFT_MESSAGE_MAX, gifts.messageMax);
+
   /** A backend paying from its own Stars (Telegram: the bot's) must hold the gift's price before anyone is charged. */
   async function covered(stars: number) {
     if (!gifts.funds) return;
@@ -37,8 +40,6 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
     /** The gift and the recipient are checked before the charge, so a refusing recipient costs nothing. */
     async prepare(_caller, request) {
       const recipient = recipientOf(request.recipient, "recipient");
-      // The contract's bound, or the backend's own where it carries less (Telegram: 128).
-      const messageMax = Math.min(GIFT_MESSAGE_MAX, gifts.messageMax);
       if (request.message.length > messageMax) throw invalid(`message must be at most ${messageMax} characters`);
       const gift = (await live(() => gifts.catalogue())).find((g) => g.giftId === request.giftId);
       if (!gift) throw invalid(`gift_id ${request.giftId} is not in the catalogue: read GET /v1/gifts`);
@@ -70,6 +71,10 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
   return {
     ...pipeline.offer(product),
     catalogue,
+    /** The longest message a gift carries here. */
+    messageMax,
+    /** Whether `hide_name` matters: false where the sender shown is never the buyer (Telegram's bot sends). */
+    namesBuyer: gifts.namesBuyer,
     sticker: (giftId: string): Promise<unknown | null> => live(() => gifts.sticker(giftId)),
     /** Whether the recipient exists and takes gifts, asked before anything is chosen or charged. */
     checkRecipient: (recipient: string) => live(() => gifts.checkRecipient(recipientOf(recipient, "recipient"))),
