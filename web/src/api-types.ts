@@ -1454,9 +1454,26 @@ export interface operations {
             store_ready: boolean;
             game_ready: boolean;
             giftcard_ready: boolean;
+            /** @description Whether gifts can be sent now (beyond the contract's fields) */
+            gift_ready: boolean;
             db_ready: boolean;
             api_configured: boolean;
             version: string;
+            /** @description What each product is delivered by (beyond the contract's fields): `protocol`, a provider speaking the service's provider protocol (the embedded simulator by default); `telegram`, the bot through the Telegram Bot API; `reloadly`, Reloadly's Gift Cards API */
+            backends: {
+              /** @enum {string} */
+              stars: "protocol";
+              /** @enum {string} */
+              premium: "protocol" | "telegram";
+              /** @enum {string} */
+              store: "protocol";
+              /** @enum {string} */
+              games: "protocol";
+              /** @enum {string} */
+              giftcards: "protocol" | "reloadly";
+              /** @enum {string} */
+              gifts: "protocol" | "telegram";
+            };
           };
         };
       };
