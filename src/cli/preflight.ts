@@ -19,7 +19,7 @@ const getMeAnswer = z.object({ ok: z.literal(true), result: z.object({ username:
 async function botCheck(config: Config): Promise<Line> {
   const root = config.TELEGRAM_API_ROOT ?? "https://api.telegram.org";
   try {
-    const response = await fetch(`${root}/bot${config.BOT_TOKEN}/getMe`, { signal: AbortSignal.timeout(GET_ME_TIMEOUT_MS) });
+    const response = await fetch(`${root}/bot${config.BOT_TOKEN}/getMe`, { method: "POST", signal: AbortSignal.timeout(GET_ME_TIMEOUT_MS) });
     const answer = getMeAnswer.safeParse(await response.json());
     if (!answer.success)
       return {
@@ -67,20 +67,22 @@ async function productChecks(config: Config, providers: Providers): Promise<Line
       const subject = `${product} (${backend})`;
       if (!port.configured)
         return { verdict: "warn", subject, text: `not configured: set ${provider.toUpperCase()}_URL to sell it (it answers 503)` };
-      if (!(await port.ready())) return { verdict: "fail", subject, text: "does not answer its health check: check its address and credentials" };
       const found: string[] = [];
+      let low: number | null = null;
       try {
-        if (read) found.push(await read());
+        // A backend paying from its own balance: its credentials and funds first, the clearest reason when empty.
         if (port.funds && backend !== "protocol") {
           const funds = await port.funds();
-          const line = threshold[funds.unit];
           found.push(`balance ${shownFunds(funds)}`);
-          if (funds.amount < line)
-            return { verdict: "warn", subject, text: `${found.join(", ")}: under the alert line of ${line} (fund it before selling)` };
+          if (funds.amount <= 0) return { verdict: "fail", subject, text: `${found.join(", ")}: it cannot pay for a single delivery (fund it)` };
+          if (funds.amount < threshold[funds.unit]) low = threshold[funds.unit];
         }
+        if (!(await port.ready())) return { verdict: "fail", subject, text: "does not answer its health check: check its address and credentials" };
+        if (read) found.unshift(await read());
       } catch (error) {
-        return { verdict: "fail", subject, text: `answers, but a read failed: ${(error as Error).message}` };
+        return { verdict: "fail", subject, text: `a read failed: ${(error as Error).message}` };
       }
+      if (low !== null) return { verdict: "warn", subject, text: `${found.join(", ")}: under the alert line of ${low} (fund it before selling)` };
       return { verdict: "ok", subject, text: found.join(", ") || "answers" };
     }),
   );
