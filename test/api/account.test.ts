@@ -21,9 +21,11 @@ describe("health and the OpenAPI document", () => {
       store_ready: true,
       game_ready: true,
       giftcard_ready: true,
+      gift_ready: true,
       db_ready: true,
       api_configured: true,
       version: "1.0.0",
+      backends: { stars: "protocol", premium: "protocol", store: "protocol", games: "protocol", giftcards: "protocol", gifts: "protocol" },
     });
   });
 
@@ -33,6 +35,7 @@ describe("health and the OpenAPI document", () => {
       store: ["store_ready"],
       games: ["game_ready"],
       giftcards: ["giftcard_ready"],
+      gifts: ["gift_ready"],
     } as const;
     for (const [provider, names] of Object.entries(flags)) {
       await h.fault(provider as keyof typeof flags, "down");
