@@ -175,7 +175,7 @@ interface GiftItem {
 export interface GiftsPort extends Provider, OrderStatusSource {
   catalogue(): Promise<GiftItem[]>;
   /** `gift` says which class the recipient must accept (a backend may tell limited gifts apart). */
-  checkRecipient(recipient: string, gift?: { limited: boolean }): Promise<{ exists: boolean; acceptsGifts: boolean }>;
+  checkRecipient(recipient: string, gift?: { limited: boolean }): Promise<{ exists: boolean; acceptsGifts: boolean; why?: string }>;
   /** The longest message this backend delivers with a gift (the contract's 255, Telegram's 128). */
   readonly messageMax: number;
   /** Whether a gift can show who bought it (`hide_name` then decides); Telegram's bot is always the sender shown. */

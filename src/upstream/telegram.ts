@@ -321,7 +321,8 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     },
     async checkRecipient(username, gift) {
       const contact = await find(username);
-      if (!contact) return { exists: false, acceptsGifts: false };
+      const why = `@${username.replace(/^@/, "")} has not started this bot, so it cannot send them a gift: ask them to open the bot once`;
+      if (!contact) return { exists: false, acceptsGifts: false, why };
       let answer: Answer<z.infer<typeof chatSchema>>;
       try {
         answer = await api("getChat", { chat_id: Number(contact.telegramId) }, chatSchema);

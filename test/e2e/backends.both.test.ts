@@ -85,7 +85,7 @@ describe("gifts sent by the bot from its Stars", () => {
     const orders = await h.orderCount();
     const unknown = await h.call("POST", "/v1/gifts", { key, body: { recipient: "@never_wrote_to_us", gift_id: ROSE } });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toContain("@never_wrote_to_us");
+    expect(unknown.body.error).toContain("@never_wrote_to_us has not started this bot");
     const { chat, username } = await knownRecipient();
     const long = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE, message: "x".repeat(129) } });
     expect(long.status).toBe(400);

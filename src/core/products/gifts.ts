@@ -45,7 +45,7 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
       if (!gift) throw invalid(`gift_id ${request.giftId} is not in the catalogue: read GET /v1/gifts`);
       if (gift.remaining === 0) throw unavailable("This gift is sold out for now: choose another from GET /v1/gifts");
       const check = await live(() => gifts.checkRecipient(recipient, { limited: gift.limited }));
-      if (!check.exists) throw invalid(`Recipient @${recipient} not found`);
+      if (!check.exists) throw invalid(check.why ?? `Recipient @${recipient} not found`);
       if (!check.acceptsGifts) {
         throw new DomainError("invalid_input", `@${recipient} does not accept gifts: that is the recipient's choice; nothing was charged`, {
           reason: "recipient_refuses",
