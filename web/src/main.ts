@@ -4,7 +4,7 @@ import { ApiError, client, type Me, type Session, signIn } from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { Admin } from "./screens/admin.js";
 import { Buy } from "./screens/buy.js";
-import { Home, Shop, Statement, TopUp } from "./screens/account.js";
+import { Home, Statement, TopUp } from "./screens/account.js";
 import { OrderDetail, Orders } from "./screens/orders.js";
 import { Partner } from "./screens/partner.js";
 import { telegram } from "./telegram.js";
@@ -32,10 +32,13 @@ function show(screen: Screen, ctx: Ctx) {
   switch (screen.name) {
     case "home":
       return html`<${Home} ctx=${ctx} />`;
-    case "shop":
-      return html`<${Shop} ctx=${ctx} />`;
     case "buy":
-      return html`<${Buy} ctx=${ctx} product=${screen.product} key=${screen.product} />`;
+      return html`<${Buy}
+        ctx=${ctx}
+        product=${screen.product}
+        preset=${screen.preset ?? {}}
+        key=${`${screen.product}${JSON.stringify(screen.preset ?? {})}`}
+      />`;
     case "orders":
       return html`<${Orders} ctx=${ctx} />`;
     case "order":
@@ -136,6 +139,7 @@ const launch = readLaunch(location.hash);
 applyTheme(launch.theme, document.documentElement);
 // Night mode switched while the page is open: Telegram sends the whole new theme.
 telegram.onTheme((theme) => applyTheme(theme, document.documentElement));
+telegram.followSafeAreas(document.documentElement);
 const initialLanguage: Language = (() => {
   try {
     const user = JSON.parse(new URLSearchParams(launch.initData ?? "").get("user") ?? "{}") as { language_code?: string };
