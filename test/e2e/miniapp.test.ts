@@ -145,7 +145,8 @@ describe("the Mini App in Chromium", () => {
     const dark = await open(nina, { theme: DARK });
     await expect.poll(() => dark.page.getByTestId("balance").textContent()).toContain("12.50 USDT");
     expect(await dark.page.locator(".wallet-label").textContent()).toBe("Hello, @nina_n");
-    expect(await dark.page.getByTestId("equivalents").textContent()).toBe("≈ 160,000 UZS · ≈ 2.31 TON");
+    // Each equivalent is held together by non-breaking spaces (it never wraps inside).
+    expect(await dark.page.getByTestId("equivalents").textContent()).toBe("≈\u00a0160,000\u00a0UZS · ≈\u00a02.31\u00a0TON");
     // Telegram's dark theme is the page's: its secondary background behind sections of its background (as its settings).
     expect(await dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(35, 46, 60)");
     expect(await dark.page.evaluate(() => getComputedStyle(document.querySelector(".section-body")!).backgroundColor)).toBe("rgb(23, 33, 43)");
@@ -278,6 +279,34 @@ describe("the Mini App in Chromium", () => {
     await h.assertLedgerInvariant();
     expect(errors, errors.join("\n")).toEqual([]);
     await close();
+  });
+
+  it("holds a gift's message to 128 characters and hides 'send without my name' where Telegram's own backend sends gifts", async () => {
+    const gil = await user(695_100_032, "gil_g", 5);
+    const form = async (page: Page) => {
+      await page.getByTestId("home-gift").first().click();
+      await page.getByTestId("gift").first().click();
+      await expect.poll(() => page.locator("input[name=message]").count()).toBe(1);
+    };
+    const protocol = await open(gil);
+    await form(protocol.page);
+    expect(await protocol.page.locator("input[name=message]").getAttribute("maxlength")).toBe("255");
+    expect(await protocol.page.getByLabel("Send without my name").count()).toBe(1);
+    await protocol.close();
+    const telegramBackend = await open(gil, {
+      beforeGoto: (p) =>
+        p.route("**/v1/health", async (route) => {
+          const response = await route.fetch();
+          const body = await response.json();
+          await route.fulfill({ response, json: { ...body, backends: { ...body.backends, gifts: "telegram" } } });
+        }),
+    });
+    await form(telegramBackend.page);
+    await expect.poll(() => telegramBackend.page.locator("input[name=message]").getAttribute("maxlength")).toBe("128");
+    expect(await telegramBackend.page.getByLabel("Send without my name").count()).toBe(0);
+    expect(await telegramBackend.page.locator("body").textContent()).toContain("The bot is shown as the sender of gifts.");
+    await shot(telegramBackend.page, "buy-gift-telegram-backend");
+    await telegramBackend.close();
   });
 
   it("watches a store top-up complete on screen, and shows a store login refused in Russian as the user types", async () => {

@@ -71,7 +71,8 @@ export function Home({ ctx }: { ctx: Ctx }) {
     // Measured by the browser test: the first screen's goods are on show.
     if (pricing.kind === "ok") performance.mark("goods-shown");
   }, [pricing.kind]);
-  const equivalents = `≈ ${me.balance_uzs.toLocaleString(ctx.language)} UZS${me.balance_ton === null ? "" : ` · ≈ ${me.balance_ton.toFixed(2)} TON`}`;
+  // Each equivalent unbreakable; the line may wrap between them.
+  const equivalents = `≈\u00a0${me.balance_uzs.toLocaleString(ctx.language)}\u00a0UZS${me.balance_ton === null ? "" : ` · ≈\u00a0${me.balance_ton.toFixed(2)}\u00a0TON`}`;
   const buy = (product: Extract<Screen, { name: "buy" }>["product"], preset?: Preset) => ctx.go({ name: "buy", product, preset });
   const orders = recent.kind === "ok" ? recent.value.orders : [];
   const recipients = recentRecipients(orders);
@@ -175,8 +176,8 @@ export function Home({ ctx }: { ctx: Ctx }) {
                     key=${b.id}
                     icon="🎟"
                     title=${b.name}
-                    subtitle=${b.low && t.cardRange(b.low, b.high)}
-                    after=${b.from !== null && html`<${Amount} text=${t.fromPrice(usdt(b.from))} />`}
+                    subtitle=${html`${b.low && t.cardRange(b.low, b.high)}${b.from !== null && html` · <${Amount} text=${t.fromPrice(usdt(b.from))} />`}`}
+                    after="›"
                     testId=${`brand-${b.id}`}
                     onPress=${() => buy("giftcard", { brand: b.id })}
                   />`,
