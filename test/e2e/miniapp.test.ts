@@ -222,16 +222,19 @@ describe("the Mini App in Chromium", () => {
     const { page, errors, close } = await open(gia, { context: { permissions: ["clipboard-read", "clipboard-write"] } });
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("50.00 USDT");
     await page.getByTestId("brand-psn-us").click();
-    expect(await page.getByLabel("Brand").inputValue()).toBe("psn-us");
+    await expect.poll(() => page.getByLabel("Brand").inputValue()).toBe("psn-us");
     await page.getByLabel("Brand").selectOption("psn-us");
     // The sold-out card cannot be chosen.
-    expect(await page.locator('option[value="psn-us-50"]').isDisabled()).toBe(true);
-    await page.getByLabel("Card").selectOption("psn-us-25");
+    expect(await page.getByTestId("card-psn-us-50").isDisabled()).toBe(true);
+    // Two "$10" cards of one brand are told apart by a visible name, with their quantity rules and stock.
+    expect(await page.getByTestId("card-psn-us-10").textContent()).toMatch(/^\$10 ?1 to 10 per order · 40 in stock/);
+    expect(await page.getByTestId("card-psn-us-10-promo").textContent()).toMatch(/^\$10 \(promo\) ?2 to 4 per order · 7 in stock/);
+    await page.getByTestId("card-psn-us-25").click();
     await page.getByLabel("Quantity").fill("4");
     // The quantity rules where the quantity is chosen; the quote names the brand, not its id.
     expect(await page.locator("label", { hasText: "Quantity" }).locator(".hint").textContent()).toMatch(/^1 to \d+ per order · 3 in stock$/);
     await expect.poll(() => page.getByTestId("quantity-rule").textContent()).toBe("Quantity must be from 1 to 3.");
-    await page.getByLabel("Card").selectOption("psn-us-10");
+    await page.getByTestId("card-psn-us-10").click();
     await page.getByLabel("Quantity").fill("2");
     await expect.poll(() => page.getByTestId("check").textContent()).toMatch(/ · \d+\.\d{2,6} USDT · balance after \d+\.\d{2,6} USDT$/);
     await page.getByTestId("get-price").click();
@@ -559,7 +562,7 @@ describe("the Mini App in Chromium", () => {
           ["plan-3", "buy-premium", async () => undefined],
           ["product-store", "buy-store", async () => undefined],
           ["product-game", "buy-game", () => page.getByRole("combobox").first().selectOption({ index: 2 })],
-          ["brand-psn-us", "buy-giftcard", () => page.locator("select[name=card]").selectOption("psn-us-10")],
+          ["brand-psn-us", "buy-giftcard", () => page.getByTestId("card-psn-us-10").click()],
           ["home-gift", "buy-gift", () => page.getByTestId("gift").first().click()],
         ];
         for (const [entry, name, fill] of screens) {

@@ -6,7 +6,7 @@
 type Rgb = [number, number, number];
 
 /** "#abc" or "#aabbcc" (an alpha byte ignored) as 0–255 channels; null when it is not a colour. */
-export function parseHex(hex: string): Rgb | null {
+function parseHex(hex: string): Rgb | null {
   const m = /^#([0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i.exec(hex.trim());
   if (!m) return null;
   const digits = m[1].length === 3 ? [...m[1]].map((d) => d + d).join("") : m[1].slice(0, 6);

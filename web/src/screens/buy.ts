@@ -266,6 +266,26 @@ function unitBreakdown(count: number, charge: number): string | null {
   return micro % count === 0 ? `${count} × ${exact(micro / count)} USDT` : null;
 }
 
+/**
+ * The cards' names as shown: a name two cards share ("$10") gets what tells their ids apart ("$10 (promo)"), so
+ * the buyer sees which one they choose.
+ */
+function cardNames(cards: Array<{ card_id: string; name: string }>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const card of cards) {
+    const twins = cards.filter((c) => c.name === card.name);
+    if (twins.length < 2) {
+      names.set(card.card_id, card.name);
+      continue;
+    }
+    let common = 0;
+    while (twins.every((c) => c.card_id[common] !== undefined && c.card_id[common] === twins[0].card_id[common])) common++;
+    const tail = card.card_id.slice(common).replace(/^[-_.\s]+/, "");
+    names.set(card.card_id, tail ? `${card.name} (${tail})` : card.name);
+  }
+  return names;
+}
+
 function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
   const brands = useLoad(() => api.get<Answer<"listGiftcardBrands">>("/v1/giftcards"));
@@ -284,6 +304,7 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const brandName = brands.kind === "ok" ? (brands.value.giftcards.find((b) => b.category_id === brand)?.name ?? brand) : brand;
   const cards = catalogue.kind === "ok" && catalogue.value ? catalogue.value.denominations : [];
   const card = cards.find((c) => c.card_id === cardId);
+  const names = cardNames(cards);
   const count = Number(quantity);
   const most = card ? Math.min(card.max_quantity, card.stock) : 0;
   const rule = card && (!Number.isInteger(count) || count < card.min_quantity || count > most) ? t.quantityRule(card.min_quantity, most) : null;
@@ -297,46 +318,63 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   return html`<${Section} hint=${brand ? null : t.chooseBrand}>
       <div class="section-pad">
         <${Choice} label=${t.brand} name="brand" value=${brand} options=${brandOptions} onChange=${setBrand} />
+      </div>
+    <//>
+    ${
+      brand &&
+      html`<${Section} title=${brandName}>
         ${
-          brand &&
-          (catalogue.kind === "loading"
-            ? html`<${Skeleton} rows=${1} label=${t.loading} />`
-            : html`<${Choice}
-                label=${t.card}
-                name="card"
-                value=${cardId}
-                options=${[
-                  ["", t.pick],
-                  ...cards.map((c): [string, string, boolean] => [
-                    c.card_id,
-                    `${c.name} · ${usdt(c.price_usdt)} · ${c.stock ? t.inStock(c.stock) : t.soldOut}`,
-                    c.stock === 0,
-                  ]),
-                ]}
-                onChange=${setCardId}
-              />`)
+          catalogue.kind === "loading"
+            ? html`<${Skeleton} rows=${2} label=${t.loading} />`
+            : cards.length === 0
+              ? html`<p class="empty">${t.nothingOnSale}</p>`
+              : html`<div role="radiogroup" aria-label=${t.card}>
+                  ${cards.map(
+                    (c) =>
+                      html`<button
+                        type="button"
+                        key=${c.card_id}
+                        role="radio"
+                        aria-checked=${c.card_id === cardId}
+                        disabled=${c.stock === 0}
+                        class=${c.card_id === cardId ? "cell chosen" : "cell"}
+                        data-testid=${`card-${c.card_id}`}
+                        onClick=${() => setCardId(c.card_id)}
+                      >
+                        <span class="cell-text"
+                          ><span class="cell-title">${names.get(c.card_id)}</span
+                          ><span class="cell-subtitle"
+                            >${c.stock ? t.quantityHint(c.min_quantity, Math.min(c.max_quantity, c.stock), c.stock) : t.soldOut}</span
+                          ></span
+                        >
+                        <span class="cell-after"><${Amount} text=${usdt(c.price_usdt)} />${c.card_id === cardId ? " ✓" : ""}</span>
+                      </button>`,
+                  )}
+                </div>`
         }
         ${
           card &&
-          html`<${Field}
-            label=${t.quantity}
-            name="quantity"
-            type="number"
-            inputmode="numeric"
-            min=${card.min_quantity}
-            max=${most}
-            value=${quantity}
-            onInput=${setQuantity}
-            hint=${t.quantityHint(card.min_quantity, card.max_quantity, card.stock)}
-          />`
+          html`<div class="section-pad">
+            <${Field}
+              label=${t.quantity}
+              name="quantity"
+              type="number"
+              inputmode="numeric"
+              min=${card.min_quantity}
+              max=${most}
+              value=${quantity}
+              onInput=${setQuantity}
+              hint=${t.quantityHint(card.min_quantity, card.max_quantity, card.stock)}
+            />
+            ${rule && html`<${Outcome} kind="error" text=${rule} testId="quantity-rule" />`}
+          </div>`
         }
-        ${rule && html`<${Outcome} kind="error" text=${rule} testId="quantity-rule" />`}
-      </div>
-    <//>
+      <//>`
+    }
     <${Checkout}
       ctx=${ctx}
       purchase=${purchase}
-      recipientName=${card ? t.ofBrand(brandName, card.name) : undefined}
+      recipientName=${card ? t.ofBrand(brandName, names.get(card.card_id) ?? card.name) : undefined}
       breakdown=${(charge: number) => (card ? unitBreakdown(count, charge) : null)}
     />`;
 }
