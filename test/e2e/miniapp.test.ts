@@ -160,7 +160,7 @@ describe("the Mini App in Chromium", () => {
     const ru = await open({ ...olga, language_code: "en" });
     await expect.poll(() => ru.page.getByTestId("balance").textContent()).toContain("Баланс: 3.00 USDT");
     expect(await ru.page.evaluate(() => document.documentElement.lang)).toBe("ru");
-    await shot(ru.page, "home-light-ru");
+    await shot(ru.page, "home-light-ru-bot-language");
     await ru.close();
   });
 
@@ -189,6 +189,7 @@ describe("the Mini App in Chromium", () => {
     await expect
       .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
       .toEqual({ is_visible: true, is_active: true, text: "Pay 1.50 USDT" });
+    await page.getByTestId("quote").scrollIntoViewIfNeeded();
     await shot(page, "stars-quote");
     // Telegram's MainButton pressed twice: one idempotency key, one order; the purchase took three taps.
     taps++;

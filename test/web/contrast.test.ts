@@ -45,5 +45,7 @@ describe("the Mini App's theme contrast", () => {
     });
     expect(contrast(dark.hint_color, "#232e3c")).toBeGreaterThanOrEqual(4.5);
     expect(contrast(dark.button_text_color, dark.button_color)).toBeGreaterThanOrEqual(4.5);
+    // No link colour named: the button's, made readable on the dark sections.
+    expect(contrast(dark.link_color, "#232e3c")).toBeGreaterThanOrEqual(4.5);
   });
 });

@@ -55,6 +55,8 @@ export function readable(colour: string, against: string, ratio = 4.5): string {
  */
 export function readableTheme(theme: Record<string, string>): Record<string, string> {
   const out = { ...theme };
+  // A theme without a link colour (the page's default is for light backgrounds) takes its button's.
+  if (!out.link_color && out.button_color) out.link_color = out.button_color;
   const bg = theme.bg_color ?? "#ffffff";
   const backgrounds = [bg, theme.secondary_bg_color ?? bg, theme.section_bg_color ?? bg];
   for (const name of ["hint_color", "subtitle_text_color", "section_header_text_color", "link_color", "destructive_text_color", "text_color"]) {

@@ -367,7 +367,7 @@ const ru: Texts = {
   goodsStars: "⭐ Звёзды Telegram",
   starsHint: (min: number, max: number) =>
     `Любое количество от ${min.toLocaleString("ru")} до ${max.toLocaleString("ru")} звёзд, доставка за минуту.`,
-  anyAmount: "Своё количество",
+  anyAmount: "Любое",
   packs: "Пакеты",
   perStar: (price: string) => `${price} USDT/⭐`,
   starsPack: (n: number) => `${n.toLocaleString("ru")} ⭐`,

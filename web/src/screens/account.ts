@@ -86,14 +86,14 @@ export function Home({ ctx }: { ctx: Ctx }) {
     ...(me.admin ? [["admin", t.admin, () => ctx.go({ name: "admin" })] as [string, string, () => void]] : []),
   ];
   return html`<header class="wallet">
-      <div class="wallet-main">
+      <div class="wallet-top">
         <p class="wallet-label">${me.username ? `${t.hello}, @${me.username}` : t.hello}</p>
-        <h1 class="wallet-balance" data-testid="balance">
-          <span class="visually-hidden">${t.balance}: </span><${Amount} text=${usdt(me.balance_usdt)} />
-        </h1>
-        <p class="wallet-equivalents" data-testid="equivalents">${equivalents}</p>
+        <button type="button" class="pill" data-testid="wallet-topup" onClick=${() => ctx.go({ name: "topup" })}>${t.topUpShort}</button>
       </div>
-      <button type="button" class="pill" data-testid="wallet-topup" onClick=${() => ctx.go({ name: "topup" })}>${t.topUpShort}</button>
+      <h1 class="wallet-balance" data-testid="balance">
+        <span class="visually-hidden">${t.balance}: </span><${Amount} text=${usdt(me.balance_usdt)} />
+      </h1>
+      <p class="wallet-equivalents" data-testid="equivalents">${equivalents}</p>
     </header>
 
     <${Section} title=${t.goodsStars} hint=${stars && t.starsHint(stars.min, stars.max)} testId="goods-stars">
