@@ -9,7 +9,7 @@ import { OrderDetail, Orders } from "./screens/orders.js";
 import { Partner } from "./screens/partner.js";
 import { telegram } from "./telegram.js";
 import { type Language, texts } from "./texts.js";
-import { type Ctx, html, type Screen } from "./ui.js";
+import { type Ctx, html, type Screen, Skeleton } from "./ui.js";
 
 type State =
   | { kind: "loading" }
@@ -98,7 +98,8 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
   const back = () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s));
   useEffect(() => telegram.onBack(back), []);
 
-  if (state.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
+  // Signing in: the wallet's shape, not a line of text.
+  if (state.kind === "loading") return html`<div class="wallet"><${Skeleton} rows=${3} label=${t.loading} /></div>`;
   if (state.kind === "confirm")
     return html`<section class="card" data-testid="whose">
       <h1>${t.whoseTitle}</h1>
