@@ -38,11 +38,11 @@ type Brand = { id: string; name: string; low: string; high: string; from: number
 
 /** The brands with the range of their denominations and the lowest price (one catalogue read per brand). */
 async function brandsWithRanges(ctx: Ctx): Promise<Brand[]> {
-  const { giftcards } = await ctx.api.get<Answer<"listGiftcardBrands">>("/v1/giftcards");
+  const { giftcards } = await ctx.api.cached<Answer<"listGiftcardBrands">>("/v1/giftcards");
   return Promise.all(
     giftcards.map(async (b) => {
       const catalogue = await ctx.api
-        .get<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(b.category_id)}/catalogue`)
+        .cached<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(b.category_id)}/catalogue`)
         .catch(() => null);
       // Cheapest to dearest: the range reads "$5 – $25".
       const cards = [...(catalogue?.denominations ?? [])].sort((x, y) => x.price_usdt - y.price_usdt);
@@ -63,8 +63,8 @@ async function brandsWithRanges(ctx: Ctx): Promise<Brand[]> {
  */
 export function Home({ ctx }: { ctx: Ctx }) {
   const { t, me } = ctx;
-  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
-  const gifts = useLoad(() => ctx.api.get<Answer<"listGifts">>("/v1/gifts"));
+  const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
+  const gifts = useLoad(() => ctx.api.cached<Answer<"listGifts">>("/v1/gifts"));
   const brands = useLoad(() => brandsWithRanges(ctx));
   const recent = useLoad(() => ctx.api.get<Answer<"listOrders">>("/v1/orders?limit=20"), [me.balance_usdt]);
   useEffect(() => {

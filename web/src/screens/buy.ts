@@ -84,7 +84,7 @@ function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const [stars, setStars] = useState(String(preset.stars ?? 50));
   // A pack and a recipient tapped: the quote comes by itself, and the next tap (Telegram's MainButton) pays.
   const [tapped, setTapped] = useState(false);
-  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
+  const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   const bounds = pricing.kind === "ok" ? pricing.value.stars : { min: 50, max: 1_000_000, usdt_per_star: 0 };
   const count = Number(stars);
   const ok = username(to) && Number.isInteger(count) && count >= bounds.min && count <= bounds.max;
@@ -142,7 +142,7 @@ function Premium({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t } = ctx;
   const [to, setTo] = useState(preset.to ?? "");
   const [months, setMonths] = useState(String(preset.months ?? 3));
-  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
+  const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   // One of the months the service lists (GET /v1/pricing), which are the ones its purchase takes.
   const chosen = Number(months) as Extract<Purchase, { product_type: "premium" }>["months"];
   const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: chosen } : null;
@@ -180,7 +180,7 @@ function Store({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
   const [login, setLogin] = useState("");
   const [amount, setAmount] = useState("10");
-  const pricing = useLoad(() => api.get<Answer<"getStorePricing">>("/v1/store/pricing"));
+  const pricing = useLoad(() => api.cached<Answer<"getStorePricing">>("/v1/store/pricing"));
   const usd = Number(amount);
   const valid = login.trim() !== "" && usd > 0 && Number.isFinite(usd);
   const purchase: Purchase | null = valid ? { product_type: "store", login: login.trim(), amount_usd: usd } : null;
@@ -208,14 +208,14 @@ function Store({ ctx }: { ctx: Ctx }) {
 
 function GameCredit({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
-  const games = useLoad(() => api.get<Answer<"listGames">>("/v1/games"));
+  const games = useLoad(() => api.cached<Answer<"listGames">>("/v1/games"));
   const [code, setCode] = useState("");
   const [denomination, setDenomination] = useState("");
   const [player, setPlayer] = useState("");
   const [server, setServer] = useState("");
   const game = games.kind === "ok" ? games.value.games.find((g) => g.code === code) : undefined;
   const catalogue = useLoad(
-    () => (code ? api.get<Answer<"getGameCatalogue">>(`/v1/games/${encodeURIComponent(code)}/catalogue`) : Promise.resolve(null)),
+    () => (code ? api.cached<Answer<"getGameCatalogue">>(`/v1/games/${encodeURIComponent(code)}/catalogue`) : Promise.resolve(null)),
     [code],
   );
   useEffect(() => {
@@ -288,12 +288,12 @@ function cardNames(cards: Array<{ card_id: string; name: string }>): Map<string,
 
 function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
-  const brands = useLoad(() => api.get<Answer<"listGiftcardBrands">>("/v1/giftcards"));
+  const brands = useLoad(() => api.cached<Answer<"listGiftcardBrands">>("/v1/giftcards"));
   const [brand, setBrand] = useState(preset.brand ?? "");
   const [cardId, setCardId] = useState("");
   const [quantity, setQuantity] = useState("1");
   const catalogue = useLoad(
-    () => (brand ? api.get<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(brand)}/catalogue`) : Promise.resolve(null)),
+    () => (brand ? api.cached<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(brand)}/catalogue`) : Promise.resolve(null)),
     [brand],
   );
   const first = useRef(true);
@@ -381,9 +381,9 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
 
 function Gifts({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
-  const gifts = useLoad(() => api.get<Answer<"listGifts">>("/v1/gifts"));
+  const gifts = useLoad(() => api.cached<Answer<"listGifts">>("/v1/gifts"));
   // On Telegram's own backend the bot is always the sender shown and a message holds 128 characters.
-  const health = useLoad(() => api.get<Answer<"getHealth">>("/v1/health").catch(() => null));
+  const health = useLoad(() => api.cached<Answer<"getHealth">>("/v1/health").catch(() => null));
   const byBot = health.kind === "ok" && health.value?.backends?.gifts === "telegram";
   const [giftId, setGiftId] = useState(preset.giftId ?? "");
   const [to, setTo] = useState(preset.to ?? "");
