@@ -228,12 +228,12 @@ describe("the Mini App in Chromium", () => {
     // The sold-out card cannot be chosen.
     expect(await page.getByTestId("card-psn-us-50").isDisabled()).toBe(true);
     // Two "$10" cards of one brand are told apart by a visible name, with their quantity rules and stock.
-    expect(await page.getByTestId("card-psn-us-10").textContent()).toMatch(/^\$10 ?1 to 10 per order · 40 in stock/);
-    expect(await page.getByTestId("card-psn-us-10-promo").textContent()).toMatch(/^\$10 \(promo\) ?2 to 4 per order · 7 in stock/);
+    expect(await page.getByTestId("card-psn-us-10").textContent()).toMatch(/^\$10 ?1 to 10 per order · 40\sin\sstock/);
+    expect(await page.getByTestId("card-psn-us-10-promo").textContent()).toMatch(/^\$10 \(promo\) ?2 to 4 per order · 7\sin\sstock/);
     await page.getByTestId("card-psn-us-25").click();
     await page.getByLabel("Quantity").fill("4");
     // The quantity rules where the quantity is chosen; the quote names the brand, not its id.
-    expect(await page.locator("label", { hasText: "Quantity" }).locator(".hint").textContent()).toMatch(/^1 to \d+ per order · 3 in stock$/);
+    expect(await page.locator("label", { hasText: "Quantity" }).locator(".hint").textContent()).toMatch(/^1 to \d+ per order · 3\sin\sstock$/);
     await expect.poll(() => page.getByTestId("quantity-rule").textContent()).toBe("Quantity must be from 1 to 3.");
     await page.getByTestId("card-psn-us-10").click();
     await page.getByLabel("Quantity").fill("2");
