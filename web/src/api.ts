@@ -64,6 +64,7 @@ export type Api = ReturnType<typeof client>;
 
 export function client(session: Session) {
   let headers = { authorization: `Bearer ${session.token}` };
+  const catalogue = new Map<string, { at: number; answer: Promise<unknown> }>();
   const call = <T>(method: string, path: string, body?: object) =>
     fetch(path, {
       method,
@@ -81,6 +82,19 @@ export function client(session: Session) {
       return issued;
     },
     get: <T>(path: string) => call<T>("GET", path),
+    /**
+     * A catalogue read (prices, gifts, brands, the health's backends) shared for `ttlMs`: the first screen reads
+     * several, and going back and forth must not spend the session's requests a minute (RATE_LIMIT_PER_MINUTE).
+     * The price charged is always the core's, by the check and the quote.
+     */
+    cached<T>(path: string, ttlMs = 30_000): Promise<T> {
+      const hit = catalogue.get(path);
+      if (hit && Date.now() - hit.at < ttlMs) return hit.answer as Promise<T>;
+      const answer = call<T>("GET", path);
+      catalogue.set(path, { at: Date.now(), answer });
+      answer.catch(() => catalogue.delete(path));
+      return answer;
+    },
     post: <T>(path: string, body: object = {}) => call<T>("POST", path, body),
     delete: <T>(path: string) => call<T>("DELETE", path),
     /** A file (the statement's CSV) as a blob to save. */

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, buy, type Check, type Purchase, type Quote } from "./api.js";
 import { telegram } from "./telegram.js";
 import { minus } from "./money.js";
-import { type Ctx, failure, html, MainAction, Outcome, useCheck, usdt } from "./ui.js";
+import { Amount, type Ctx, failure, html, MainAction, Outcome, useCheck, usdt } from "./ui.js";
 
 /** Refusals of a purchase that mean "the price or the quote moved": the user is asked again, at the new price. */
 const ASK_AGAIN = new Set(["price_changed", "quote_expired", "quote_used", "quote_not_found", "quote_mismatch"]);
@@ -13,8 +13,22 @@ type Step = { kind: "form" } | { kind: "quoted"; quote: Quote; idempotencyKey: s
  * Every product's checkout: the form's purchase checked as the user types (the core's rules and charge, nothing
  * stored), then the core's binding quote (the exact charge, broken down, the balance after), then Confirm with one
  * idempotency key per confirmation (a double tap buys once; a moved price asks again). The order opens when bought.
+ * `auto` asks for the quote as soon as the check passes (a pack and a recipient tapped: the next tap pays), once per
+ * purchase; `recipientName` names the recipient where the core names an id (a gift card's brand).
  */
-export function Checkout({ ctx, purchase, breakdown }: { ctx: Ctx; purchase: Purchase | null; breakdown?: (charge: number) => string | null }) {
+export function Checkout({
+  ctx,
+  purchase,
+  breakdown,
+  auto = false,
+  recipientName,
+}: {
+  ctx: Ctx;
+  purchase: Purchase | null;
+  breakdown?: (charge: number) => string | null;
+  auto?: boolean;
+  recipientName?: string;
+}) {
   const { api, t } = ctx;
   const key = purchase ? JSON.stringify(purchase) : null;
   const check = useCheck<Check>(key, () => api.post<Check>("/miniapp/check", purchase!));
@@ -22,6 +36,12 @@ export function Checkout({ ctx, purchase, breakdown }: { ctx: Ctx; purchase: Pur
   const busy = useRef(false);
   // A changed form drops the quote: it was for the old one.
   useEffect(() => setStep({ kind: "form" }), [key]);
+  const autoQuoted = useRef<string | null>(null);
+  useEffect(() => {
+    if (!auto || check.kind !== "ok" || autoQuoted.current === key) return;
+    autoQuoted.current = key;
+    void quote();
+  }, [auto, check.kind, key]);
 
   async function quote() {
     if (!purchase || busy.current) return;
@@ -61,7 +81,9 @@ export function Checkout({ ctx, purchase, breakdown }: { ctx: Ctx; purchase: Pur
         ? html`<${Outcome} kind="error" text=${check.message} testId="check" />`
         : check.kind === "ok"
           ? html`<p class="muted" data-testid="check">
-              ${`${check.value.recipient} · ${usdt(check.value.charge_usdt)} · ${t.balanceAfter} ${usdt(check.value.balance_after_usdt)}`}
+              ${recipientName ?? check.value.recipient} · <${Amount} text=${usdt(check.value.charge_usdt)} />${` · ${t.balanceAfter} `}<${Amount}
+                text=${usdt(check.value.balance_after_usdt)}
+              />
             </p>`
           : null;
 
@@ -71,13 +93,15 @@ export function Checkout({ ctx, purchase, breakdown }: { ctx: Ctx; purchase: Pur
     const balance = check.kind === "ok" ? check.value.balance_usdt : ctx.me.balance_usdt;
     const parts = breakdown?.(q.charge_usdt);
     return html`<div class="quote" data-testid="quote">
-      <p>${t.recipientIs}: <strong>${q.recipient}</strong></p>
-      <p>${`${t.charge}: `}<strong>${usdt(q.charge_usdt)}</strong></p>
+      <p class="quote-line"><span>${t.recipientIs}: </span><strong>${recipientName ?? q.recipient}</strong></p>
+      <p class="quote-line"><span>${`${t.charge}: `}</span><strong class="amount big">${usdt(q.charge_usdt)}</strong></p>
       ${parts && html`<p class="muted">${parts}</p>`}
       <p class="muted">
-        ${`${t.balanceAfter}: ${usdt(minus(balance, q.charge_usdt))} · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
+        ${`${t.balanceAfter}: `}<${Amount}
+          text=${usdt(minus(balance, q.charge_usdt))}
+        />${` · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
       </p>
-      <${MainAction} text=${`${t.confirm} ${usdt(q.charge_usdt)}`} onPress=${() => confirm(step)} testId="confirm" />
+      <${MainAction} text=${t.payNow(q.charge_usdt)} onPress=${() => confirm(step)} testId="confirm" />
       <button type="button" class="secondary" onClick=${() => setStep({ kind: "form" })}>${t.change}</button>
     </div>`;
   }

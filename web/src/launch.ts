@@ -1,5 +1,7 @@
 // What Telegram hands a Mini App in the URL fragment: the signed init data and the theme.
 
+import { readableTheme } from "./contrast.js";
+
 export interface Launch {
   /** The init data as Telegram signed it (`Telegram.WebApp.initData`), or null outside Telegram. */
   initData: string | null;
@@ -21,11 +23,11 @@ export function readLaunch(hash: string): Launch {
 
 /**
  * Telegram's theme colours as CSS variables (`--tg-bg-color`, …), so light and dark follow the client; a colour the
- * new theme no longer names falls back to the page's own.
+ * new theme no longer names falls back to the page's own. A pair under WCAG AA (4.5:1) is adjusted (contrast.ts).
  */
 export function applyTheme(theme: Record<string, string>, root: HTMLElement): void {
   const named = new Set<string>();
-  for (const [name, value] of Object.entries(theme)) {
+  for (const [name, value] of Object.entries(readableTheme(theme))) {
     if (typeof value !== "string" || !/^#[0-9a-fA-F]{3,8}$/.test(value)) continue;
     const property = `--tg-${name.replace(/_/g, "-")}`;
     root.style.setProperty(property, value);

@@ -4,12 +4,12 @@ import { ApiError, client, type Me, type Session, signIn } from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { Admin } from "./screens/admin.js";
 import { Buy } from "./screens/buy.js";
-import { Home, Shop, Statement, TopUp } from "./screens/account.js";
+import { Home, Statement, TopUp } from "./screens/account.js";
 import { OrderDetail, Orders } from "./screens/orders.js";
 import { Partner } from "./screens/partner.js";
 import { telegram } from "./telegram.js";
 import { type Language, texts } from "./texts.js";
-import { type Ctx, html, type Screen } from "./ui.js";
+import { type Ctx, html, type Screen, Skeleton } from "./ui.js";
 
 type State =
   | { kind: "loading" }
@@ -32,10 +32,13 @@ function show(screen: Screen, ctx: Ctx) {
   switch (screen.name) {
     case "home":
       return html`<${Home} ctx=${ctx} />`;
-    case "shop":
-      return html`<${Shop} ctx=${ctx} />`;
     case "buy":
-      return html`<${Buy} ctx=${ctx} product=${screen.product} key=${screen.product} />`;
+      return html`<${Buy}
+        ctx=${ctx}
+        product=${screen.product}
+        preset=${screen.preset ?? {}}
+        key=${`${screen.product}${JSON.stringify(screen.preset ?? {})}`}
+      />`;
     case "orders":
       return html`<${Orders} ctx=${ctx} />`;
     case "order":
@@ -95,7 +98,8 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
   const back = () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s));
   useEffect(() => telegram.onBack(back), []);
 
-  if (state.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
+  // Signing in: the wallet's shape, not a line of text.
+  if (state.kind === "loading") return html`<div class="wallet"><${Skeleton} rows=${3} label=${t.loading} /></div>`;
   if (state.kind === "confirm")
     return html`<section class="card" data-testid="whose">
       <h1>${t.whoseTitle}</h1>
@@ -136,6 +140,7 @@ const launch = readLaunch(location.hash);
 applyTheme(launch.theme, document.documentElement);
 // Night mode switched while the page is open: Telegram sends the whole new theme.
 telegram.onTheme((theme) => applyTheme(theme, document.documentElement));
+telegram.followSafeAreas(document.documentElement);
 const initialLanguage: Language = (() => {
   try {
     const user = JSON.parse(new URLSearchParams(launch.initData ?? "").get("user") ?? "{}") as { language_code?: string };

@@ -30,3 +30,6 @@ export const sum = (values: number[]): number => values.reduce((total, value) =>
 
 /** a − b of JSON amounts, in micro. */
 export const minus = (a: number, b: number): number => (toMicro(a) - toMicro(b)) / MICRO_PER_USDT;
+
+/** A price split over `parts` (Premium's price a month), to the cent, unbreakable on screen: "≈ 4.00 USDT". */
+export const share = (value: number, parts: number): string => `≈\u00a0${exact(Math.round(toMicro(value) / parts / 10_000) * 10_000)}\u00a0USDT`;

@@ -38,6 +38,20 @@ export const telegram = {
   onTheme(listener: (theme: Record<string, string>) => void): () => void {
     return on("theme_changed", ({ theme_params }) => listener(theme_params as Record<string, string>));
   },
+  /**
+   * Telegram's safe areas (the device's notch, the client's own header over a full-screen app) as CSS variables
+   * `--tg-safe-top` … and `--tg-content-top` …, added to env(safe-area-inset-*) by the stylesheet.
+   */
+  followSafeAreas(root: HTMLElement) {
+    const apply = (prefix: string, inset: { top?: number; bottom?: number; left?: number; right?: number }) => {
+      for (const side of ["top", "bottom", "left", "right"] as const) root.style.setProperty(`--tg-${prefix}-${side}`, `${inset[side] ?? 0}px`);
+    };
+    if (!inTelegram) return;
+    on("safe_area_changed", (inset) => apply("safe", inset));
+    on("content_safe_area_changed", (inset) => apply("content", inset));
+    send("web_app_request_safe_area");
+    send("web_app_request_content_safe_area");
+  },
   haptic(outcome: "success" | "error" | "warning") {
     send("web_app_trigger_haptic_feedback", { type: "notification", notification_type: outcome });
   },

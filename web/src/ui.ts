@@ -7,11 +7,19 @@ import type { Texts } from "./texts.js";
 
 export const html = htm.bind(h);
 
+/** What a buy screen can be opened with from the goods on the first screen: a pack, a plan, a gift, a brand, a recipient. */
+export interface Preset {
+  stars?: number;
+  months?: number;
+  giftId?: string;
+  brand?: string;
+  to?: string;
+}
+
 /** A screen the app can show; `back` leaves it. */
 export type Screen =
   | { name: "home" }
-  | { name: "shop" }
-  | { name: "buy"; product: "stars" | "premium" | "store" | "game" | "giftcard" | "gift" }
+  | { name: "buy"; product: "stars" | "premium" | "store" | "game" | "giftcard" | "gift"; preset?: Preset }
   | { name: "orders" }
   | { name: "order"; id: number; product: string }
   | { name: "statement" }
@@ -34,6 +42,49 @@ export interface Ctx {
 }
 
 export { usdt } from "./money.js";
+
+/** An amount that never wraps inside ("0.23 USDT" stays on one line). */
+export const Amount = ({ text, testId }: { text: string; testId?: string }) => html`<span class="amount" data-testid=${testId}>${text}</span>`;
+
+/** A grouped list in Telegram's style (as its settings): a header above, the cells, a hint below. */
+export function Section({ title, hint, children, testId }: { title?: string | null; hint?: string | null; children?: unknown; testId?: string }) {
+  return html`<section class="section" data-testid=${testId}>
+    ${title && html`<h2 class="section-header">${title}</h2>`}
+    <div class="section-body">${children}</div>
+    ${hint && html`<p class="section-hint">${hint}</p>`}
+  </section>`;
+}
+
+/** One tappable row of a section: an icon, a title with a subtitle, and a value at the end (a price). */
+export function Cell({
+  icon,
+  title,
+  subtitle,
+  after,
+  onPress,
+  testId,
+  label,
+}: {
+  icon?: unknown;
+  title: string;
+  subtitle?: unknown;
+  after?: unknown;
+  onPress: () => void;
+  testId?: string;
+  label?: string;
+}) {
+  return html`<button type="button" class="cell" data-testid=${testId} aria-label=${label} onClick=${() => onPress()}>
+    ${icon ? html`<span class="cell-icon" aria-hidden="true">${icon}</span>` : null}
+    <span class="cell-text"><span class="cell-title">${title}</span>${subtitle ? html`<span class="cell-subtitle">${subtitle}</span>` : null}</span>
+    ${after ? html`<span class="cell-after">${after}</span>` : null}
+  </button>`;
+}
+
+/** Placeholders the size of what loads (a designed loading state, not a jump). */
+export const Skeleton = ({ rows = 3, label }: { rows?: number; label: string }) =>
+  html`<div class="skeleton" role="status" aria-label=${label}>
+    ${Array.from({ length: rows }, (_, i) => html`<div key=${i} class="skeleton-row"></div>`)}
+  </div>`;
 
 /** The words for a failed call: the service's own (in the user's language), or "cannot be reached". */
 export const failure = (t: Texts, error: unknown) => (error instanceof ApiError ? error.message : t.offline);
@@ -162,7 +213,7 @@ export function Choice({
 }) {
   return html`<label
     >${label}<select name=${name} value=${value} onChange=${(e: Event) => onChange((e.target as HTMLSelectElement).value)}>
-      ${options.map(([v, text, disabled]) => html`<option key=${v} value=${v} disabled=${disabled ?? false}>${text}</option>`)}
+      ${options.map(([v, text, disabled]) => html`<option key=${v} value=${v} selected=${v === value} disabled=${disabled ?? false}>${text}</option>`)}
     </select></label
   >`;
 }

@@ -1,53 +1,221 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Answer, Topup } from "../api.js";
+import type { Answer, OrderSummary, Topup } from "../api.js";
 import type { components } from "../api-types.js";
-import { amount } from "../money.js";
+import { amount, share, toMicro } from "../money.js";
 import { telegram } from "../telegram.js";
-import { type Ctx, failure, Field, html, MainAction, Outcome, useLoad, useWatch, usdt } from "../ui.js";
+import {
+  Amount,
+  Cell,
+  type Ctx,
+  failure,
+  Field,
+  html,
+  MainAction,
+  Outcome,
+  type Preset,
+  type Screen,
+  Section,
+  Skeleton,
+  useLoad,
+  useWatch,
+  usdt,
+} from "../ui.js";
 import { OrderLine } from "./orders.js";
 
-/** The first screen: the balance with its UZS and TON equivalents, the ways in, and the newest orders. */
-export function Home({ ctx }: { ctx: Ctx }) {
-  const { t, me } = ctx;
-  const recent = useLoad(() => ctx.api.get<Answer<"listOrders">>("/v1/orders?limit=5"), [me.balance_usdt]);
-  const equivalents = `≈ ${me.balance_uzs.toLocaleString(ctx.language)} UZS${me.balance_ton === null ? "" : ` · ≈ ${me.balance_ton.toFixed(2)} TON`}`;
-  const tiles: Array<[string, () => void]> = [
-    [t.shop, () => ctx.go({ name: "shop" })],
-    [t.topUp, () => ctx.go({ name: "topup" })],
-    [t.orders, () => ctx.go({ name: "orders" })],
-    [t.statement, () => ctx.go({ name: "statement" })],
-    [t.partner, () => ctx.go({ name: "partner" })],
-    ...(me.admin ? [[t.admin, () => ctx.go({ name: "admin" })] as [string, () => void]] : []),
-  ];
-  return html`<section class="card">
-      <h1>${t.hello}${me.username ? `, @${me.username}` : ""}</h1>
-      <p class="balance" data-testid="balance">${t.balance}: <strong>${usdt(me.balance_usdt)}</strong></p>
-      <p class="muted" data-testid="equivalents">${equivalents}</p>
-    </section>
-    <nav class="tiles" aria-label=${t.menu}>
-      ${tiles.map(([label, go]) => html`<button type="button" key=${label} onClick=${go}>${label}</button>`)}
-    </nav>
-    <section class="card">
-      <h2>${t.recentOrders}</h2>
-      ${
-        recent.kind === "ok" && recent.value.orders.length
-          ? html`<ul class="list" data-testid="recent">
-              ${recent.value.orders.map((o) => html`<${OrderLine} ctx=${ctx} order=${o} />`)}
-            </ul>`
-          : html`<p class="muted">${recent.kind === "loading" ? t.loading : t.noOrders}</p>`
-      }
-    </section>`;
+/** Recipients of the user's recent stars, premium and gift orders, newest first, each once. */
+export function recentRecipients(orders: OrderSummary[], limit = 4): string[] {
+  const seen: string[] = [];
+  for (const o of orders)
+    if (["stars", "premium", "gift"].includes(o.product_type) && o.username && !seen.includes(o.username.toLowerCase()))
+      seen.push(o.username.toLowerCase());
+  return seen.slice(0, limit);
 }
 
-export function Shop({ ctx }: { ctx: Ctx }) {
-  const { t } = ctx;
-  const products = ["stars", "premium", "store", "game", "giftcard", "gift"] as const;
-  return html`<section class="card">
-    <h1>${t.shop}</h1>
-    <nav class="tiles" aria-label=${t.shop}>
-      ${products.map((p) => html`<button type="button" key=${p} data-testid=${`product-${p}`} onClick=${() => ctx.go({ name: "buy", product: p })}>${t.products[p]}</button>`)}
-    </nav>
-  </section>`;
+/** The stars packs shown first; any other amount is typed on the stars screen. */
+const PACKS = [50, 100, 250, 500, 1000];
+
+type Brand = { id: string; name: string; low: string; high: string; from: number | null };
+
+/** The brands with the range of their denominations and the lowest price (one catalogue read per brand). */
+async function brandsWithRanges(ctx: Ctx): Promise<Brand[]> {
+  const { giftcards } = await ctx.api.cached<Answer<"listGiftcardBrands">>("/v1/giftcards");
+  return Promise.all(
+    giftcards.map(async (b) => {
+      const catalogue = await ctx.api
+        .cached<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(b.category_id)}/catalogue`)
+        .catch(() => null);
+      // Cheapest to dearest: the range reads "$5 – $25".
+      const cards = [...(catalogue?.denominations ?? [])].sort((x, y) => x.price_usdt - y.price_usdt);
+      return {
+        id: b.category_id,
+        name: b.name,
+        low: cards[0]?.name ?? "",
+        high: cards[cards.length - 1]?.name ?? "",
+        from: cards[0]?.price_usdt ?? null,
+      };
+    }),
+  );
+}
+
+/**
+ * The first screen is the shop: the balance with Top up at the top, then the goods with their prices (stars packs,
+ * Premium's plans, the gifts, the gift cards), the recent recipients and orders of a returning buyer, and the account.
+ */
+export function Home({ ctx }: { ctx: Ctx }) {
+  const { t, me } = ctx;
+  const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
+  const gifts = useLoad(() => ctx.api.cached<Answer<"listGifts">>("/v1/gifts"));
+  const brands = useLoad(() => brandsWithRanges(ctx));
+  const recent = useLoad(() => ctx.api.get<Answer<"listOrders">>("/v1/orders?limit=20"), [me.balance_usdt]);
+  useEffect(() => {
+    // Measured by the browser test: the first screen's goods are on show.
+    if (pricing.kind === "ok") performance.mark("goods-shown");
+  }, [pricing.kind]);
+  // Each equivalent unbreakable; the line may wrap between them.
+  const equivalents = `≈\u00a0${me.balance_uzs.toLocaleString(ctx.language)}\u00a0UZS${me.balance_ton === null ? "" : ` · ≈\u00a0${me.balance_ton.toFixed(2)}\u00a0TON`}`;
+  const buy = (product: Extract<Screen, { name: "buy" }>["product"], preset?: Preset) => ctx.go({ name: "buy", product, preset });
+  const orders = recent.kind === "ok" ? recent.value.orders : [];
+  const recipients = recentRecipients(orders);
+  const stars = pricing.kind === "ok" ? pricing.value.stars : null;
+  const premium = pricing.kind === "ok" ? pricing.value.premium : null;
+  const account: Array<[string, string, () => void]> = [
+    ["orders", t.orders, () => ctx.go({ name: "orders" })],
+    ["statement", t.statement, () => ctx.go({ name: "statement" })],
+    ["partner", t.partner, () => ctx.go({ name: "partner" })],
+    ["topup", t.topUp, () => ctx.go({ name: "topup" })],
+    ...(me.admin ? [["admin", t.admin, () => ctx.go({ name: "admin" })] as [string, string, () => void]] : []),
+  ];
+  return html`<header class="wallet">
+      <div class="wallet-top">
+        <p class="wallet-label">${me.username ? `${t.hello}, @${me.username}` : t.hello}</p>
+        <button type="button" class="pill" data-testid="wallet-topup" onClick=${() => ctx.go({ name: "topup" })}>${t.topUpShort}</button>
+      </div>
+      <h1 class="wallet-balance" data-testid="balance">
+        <span class="visually-hidden">${t.balance}: </span><${Amount} text=${usdt(me.balance_usdt)} />
+      </h1>
+      <p class="wallet-equivalents" data-testid="equivalents">${equivalents}</p>
+    </header>
+
+    <${Section} title=${t.goodsStars} hint=${stars && t.starsHint(stars.min, stars.max)} testId="goods-stars">
+      ${
+        stars
+          ? html`<div class="packs" role="list">
+              ${PACKS.filter((n) => n >= stars.min && n <= stars.max).map(
+                (n) =>
+                  html`<button
+                    type="button"
+                    role="listitem"
+                    key=${n}
+                    class="pack"
+                    data-testid=${`pack-${n}`}
+                    onClick=${() => buy("stars", { stars: n })}
+                  >
+                    <span class="pack-count">${t.starsPack(n)}</span><${Amount} text=${usdt((n * toMicro(stars.usdt_per_star)) / 1e6)} />
+                  </button>`,
+              )}
+              <button type="button" role="listitem" class="pack" data-testid="pack-any" onClick=${() => buy("stars")}>
+                <span class="pack-count">${t.anyAmount}</span><span class="amount per-star">${t.perStar(amount(stars.usdt_per_star))}</span>
+              </button>
+            </div>`
+          : pricing.kind === "error"
+            ? html`<${Outcome} kind="error" text=${failure(t, pricing.error)} />`
+            : html`<${Skeleton} rows=${2} label=${t.loading} />`
+      }
+    <//>
+
+    <${Section} title=${t.goodsPremium} testId="goods-premium">
+      ${
+        premium
+          ? html`<div class="plans">
+              ${premium.months.map((m) => {
+                const price = premium.usdt[m] ?? 0;
+                return html`<button type="button" key=${m} class="plan" data-testid=${`plan-${m}`} onClick=${() => buy("premium", { months: m })}>
+                  <span class="plan-months">${t.monthsOf(m)}</span>
+                  <${Amount} text=${usdt(price)} />
+                  <span class="plan-month">${t.perMonth(share(price, m))}</span>
+                </button>`;
+              })}
+            </div>`
+          : html`<${Skeleton} rows=${1} label=${t.loading} />`
+      }
+    <//>
+
+    <${Section} title=${t.goodsGifts} hint=${t.giftsHint} testId="goods-gifts">
+      ${
+        gifts.kind === "ok"
+          ? gifts.value.gifts.length
+            ? html`<div class="shelf">
+                ${gifts.value.gifts.map(
+                  (g) =>
+                    html`<button
+                      type="button"
+                      key=${g.gift_id}
+                      class="gift"
+                      aria-label=${`${g.emoji} ${g.stars} ⭐ · ${usdt(g.price_usdt)}`}
+                      data-testid="home-gift"
+                      onClick=${() => buy("gift", { giftId: g.gift_id })}
+                    >
+                      <span class="gift-emoji" aria-hidden="true">${g.emoji}</span>
+                      <span class="gift-stars">${t.starsPack(g.stars)}</span>
+                      <${Amount} text=${usdt(g.price_usdt)} />
+                    </button>`,
+                )}
+              </div>`
+            : html`<p class="empty">${t.nothingOnSale}</p>`
+          : html`<${Skeleton} rows=${1} label=${t.loading} />`
+      }
+    <//>
+
+    <${Section} title=${t.goodsGiftcards} testId="goods-giftcards">
+      ${
+        brands.kind === "ok"
+          ? brands.value.length
+            ? brands.value.map(
+                (b) =>
+                  html`<${Cell}
+                    key=${b.id}
+                    icon="🎟"
+                    title=${b.name}
+                    subtitle=${html`${b.low && t.cardRange(b.low, b.high)}${b.from !== null && html` · <${Amount} text=${t.fromPrice(usdt(b.from))} />`}`}
+                    after="›"
+                    testId=${`brand-${b.id}`}
+                    onPress=${() => buy("giftcard", { brand: b.id })}
+                  />`,
+              )
+            : html`<p class="empty">${t.nothingOnSale}</p>`
+          : html`<${Skeleton} rows=${2} label=${t.loading} />`
+      }
+    <//>
+
+    <${Section} title=${t.goodsMore}>
+      <${Cell} icon="🎮" title=${t.products.store.replace(/^\S+ /, "")} testId="product-store" onPress=${() => buy("store")} />
+      <${Cell} icon="🕹" title=${t.products.game.replace(/^\S+ /, "")} testId="product-game" onPress=${() => buy("game")} />
+    <//>
+
+    ${
+      recipients.length > 0 &&
+      html`<${Section} title=${t.recentRecipients} hint=${t.recentHint} testId="recipients">
+        ${recipients.map((r) => html`<${Cell} key=${r} icon="👤" title=${`@${r}`} after="⭐" onPress=${() => buy("stars", { to: r })} />`)}
+      <//>`
+    }
+
+    <${Section} title=${t.lastOrders}>
+      ${
+        recent.kind === "ok" && orders.length
+          ? html`<ul class="list" data-testid="recent">
+              ${orders.slice(0, 5).map((o) => html`<${OrderLine} ctx=${ctx} order=${o} />`)}
+            </ul>`
+          : recent.kind === "loading"
+            ? html`<${Skeleton} rows=${2} label=${t.loading} />`
+            : html`<p class="empty">${t.noOrders}</p>`
+      }
+    <//>
+
+    <${Section} title=${t.account}>
+      <nav aria-label=${t.account}>
+        ${account.map(([id, label, go]) => html`<${Cell} key=${id} title=${label} after="›" testId=${`account-${id}`} onPress=${go} />`)}
+      </nav>
+    <//>`;
 }
 
 type Entry = components["schemas"]["LedgerEntry"];

@@ -1,9 +1,10 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { Answer, Purchase } from "../api.js";
 import { Checkout } from "../checkout.js";
-import { exact, toMicro } from "../money.js";
+import { exact, share, toMicro } from "../money.js";
 import { Sticker } from "../sticker.js";
-import { Choice, type Ctx, failure, Field, html, Outcome, useCheck, useLoad, usdt } from "../ui.js";
+import { Amount, Cell, Choice, type Ctx, failure, Field, html, Outcome, type Preset, Section, Skeleton, useCheck, useLoad, usdt } from "../ui.js";
+import { recentRecipients } from "./account.js";
 
 const USERNAME = /^@?([A-Za-z0-9_]{3,32})$/;
 const username = (text: string) => USERNAME.exec(text.trim())?.[1] ?? null;
@@ -31,41 +32,147 @@ function Recipient({ ctx, product, value, onInput }: { ctx: Ctx; product: "stars
     }`;
 }
 
-function Stars({ ctx }: { ctx: Ctx }) {
-  const [to, setTo] = useState("");
-  const [stars, setStars] = useState("50");
-  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
-  const bounds = pricing.kind === "ok" ? pricing.value.stars : { min: 50, max: 1_000_000 };
+/** The user's recent recipients (stars, premium and gift orders), for one tap. */
+function useRecentRecipients(ctx: Ctx): string[] {
+  const recent = useLoad(() => ctx.api.get<Answer<"listOrders">>("/v1/orders?limit=20"));
+  return recent.kind === "ok" ? recentRecipients(recent.value.orders) : [];
+}
+
+/**
+ * Who gets it: "Myself" and the recent recipients as cells (a tap chooses and, for stars, brings the price at once),
+ * or a username typed.
+ */
+function Recipients({
+  ctx,
+  product,
+  to,
+  choose,
+  type,
+}: {
+  ctx: Ctx;
+  product: "stars" | "premium";
+  to: string;
+  choose: (who: string) => void;
+  type: (who: string) => void;
+}) {
+  const { t, me } = ctx;
+  const recent = useRecentRecipients(ctx).filter((r) => r !== me.username?.toLowerCase());
+  const chosen = username(to)?.toLowerCase();
+  const people: Array<[string, string]> = [
+    ...(me.username ? [[me.username, `${t.myself} · @${me.username}`] as [string, string]] : []),
+    ...recent.map((r): [string, string] => [r, `@${r}`]),
+  ];
+  return html`<${Section} title=${t.forWhom}>
+    ${people.map(
+      ([who, title]) =>
+        html`<${Cell}
+          key=${who}
+          icon=${who === me.username ? "🙂" : "👤"}
+          title=${title}
+          after=${chosen === who.toLowerCase() ? "✓" : null}
+          testId=${who === me.username ? "recipient-myself" : `recipient-${who}`}
+          onPress=${() => choose(who)}
+        />`,
+    )}
+    <div class="section-pad"><${Recipient} ctx=${ctx} product=${product} value=${to} onInput=${type} /></div>
+  <//>`;
+}
+
+function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
+  const { t } = ctx;
+  const [to, setTo] = useState(preset.to ?? "");
+  const [stars, setStars] = useState(String(preset.stars ?? 50));
+  // A pack and a recipient tapped: the quote comes by itself, and the next tap (Telegram's MainButton) pays.
+  const [tapped, setTapped] = useState(false);
+  const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
+  const bounds = pricing.kind === "ok" ? pricing.value.stars : { min: 50, max: 1_000_000, usdt_per_star: 0 };
   const count = Number(stars);
   const ok = username(to) && Number.isInteger(count) && count >= bounds.min && count <= bounds.max;
   const purchase: Purchase | null = ok ? { product_type: "stars", username: username(to)!, stars: count } : null;
-  return html`<${Recipient} ctx=${ctx} product="stars" value=${to} onInput=${setTo} />
-    <${Field}
-      label=${ctx.t.starsCount(bounds.min, bounds.max)}
-      name="stars"
-      type="number"
-      inputmode="numeric"
-      min=${bounds.min}
-      max=${bounds.max}
-      value=${stars}
-      onInput=${setStars}
+  return html`<${Section} title=${t.goodsStars} hint=${pricing.kind === "ok" ? t.starsHint(bounds.min, bounds.max) : null}>
+      <div class="packs" role="radiogroup" aria-label=${t.packs}>
+        ${[50, 100, 250, 500, 1000].map(
+          (n) =>
+            html`<button
+              type="button"
+              key=${n}
+              role="radio"
+              aria-checked=${count === n}
+              class=${count === n ? "pack chosen" : "pack"}
+              onClick=${() => setStars(String(n))}
+            >
+              <span class="pack-count">${t.starsPack(n)}</span
+              >${pricing.kind === "ok" && html`<${Amount} text=${usdt((n * toMicro(bounds.usdt_per_star)) / 1e6)} />`}
+            </button>`,
+        )}
+      </div>
+      <div class="section-pad">
+        <${Field}
+          label=${t.starsCount(bounds.min, bounds.max)}
+          name="stars"
+          type="number"
+          inputmode="numeric"
+          min=${bounds.min}
+          max=${bounds.max}
+          value=${stars}
+          onInput=${(v: string) => {
+            setTapped(false);
+            setStars(v);
+          }}
+        />
+      </div>
+    <//>
+    <${Recipients}
+      ctx=${ctx}
+      product="stars"
+      to=${to}
+      choose=${(who: string) => {
+        setTapped(true);
+        setTo(who);
+      }}
+      type=${(who: string) => {
+        setTapped(false);
+        setTo(who);
+      }}
     />
-    <${Checkout} ctx=${ctx} purchase=${purchase} />`;
+    <${Checkout} ctx=${ctx} purchase=${purchase} auto=${tapped || (preset.to !== undefined && to === preset.to)} />`;
 }
 
-function Premium({ ctx }: { ctx: Ctx }) {
-  const [to, setTo] = useState("");
-  const [months, setMonths] = useState("3");
-  const pricing = useLoad(() => ctx.api.get<Answer<"getPricing">>("/v1/pricing"));
-  const options: Array<[string, string]> =
-    pricing.kind === "ok"
-      ? pricing.value.premium.months.map((m) => [String(m), `${ctx.t.monthsOf(m)} · ${usdt(pricing.value.premium.usdt[m] ?? 0)}`])
-      : [];
+function Premium({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
+  const { t } = ctx;
+  const [to, setTo] = useState(preset.to ?? "");
+  const [months, setMonths] = useState(String(preset.months ?? 3));
+  const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   // One of the months the service lists (GET /v1/pricing), which are the ones its purchase takes.
   const chosen = Number(months) as Extract<Purchase, { product_type: "premium" }>["months"];
   const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: chosen } : null;
-  return html`<${Recipient} ctx=${ctx} product="premium" value=${to} onInput=${setTo} />
-    <${Choice} label=${ctx.t.months} name="months" value=${months} options=${options} onChange=${setMonths} />
+  return html`<${Section} title=${t.months}>
+      ${
+        pricing.kind === "ok"
+          ? html`<div class="plans" role="radiogroup" aria-label=${t.months}>
+              ${pricing.value.premium.months.map((m) => {
+                const price = pricing.value.premium.usdt[m] ?? 0;
+                return html`<button
+                  type="button"
+                  key=${m}
+                  role="radio"
+                  aria-checked=${chosen === m}
+                  class=${chosen === m ? "plan chosen" : "plan"}
+                  data-testid=${`plan-${m}`}
+                  onClick=${() => setMonths(String(m))}
+                >
+                  <span class="plan-months">${t.monthsOf(m)}</span>
+                  <${Amount} text=${usdt(price)} />
+                  <span class="plan-month">${t.perMonth(share(price, m))}</span>
+                </button>`;
+              })}
+            </div>`
+          : pricing.kind === "error"
+            ? html`<${Outcome} kind="error" text=${failure(t, pricing.error)} />`
+            : html`<${Skeleton} rows=${1} label=${t.loading} />`
+      }
+    <//>
+    <${Recipients} ctx=${ctx} product="premium" to=${to} choose=${setTo} type=${setTo} />
     <${Checkout} ctx=${ctx} purchase=${purchase} />`;
 }
 
@@ -73,7 +180,7 @@ function Store({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
   const [login, setLogin] = useState("");
   const [amount, setAmount] = useState("10");
-  const pricing = useLoad(() => api.get<Answer<"getStorePricing">>("/v1/store/pricing"));
+  const pricing = useLoad(() => api.cached<Answer<"getStorePricing">>("/v1/store/pricing"));
   const usd = Number(amount);
   const valid = login.trim() !== "" && usd > 0 && Number.isFinite(usd);
   const purchase: Purchase | null = valid ? { product_type: "store", login: login.trim(), amount_usd: usd } : null;
@@ -101,14 +208,14 @@ function Store({ ctx }: { ctx: Ctx }) {
 
 function GameCredit({ ctx }: { ctx: Ctx }) {
   const { t, api } = ctx;
-  const games = useLoad(() => api.get<Answer<"listGames">>("/v1/games"));
+  const games = useLoad(() => api.cached<Answer<"listGames">>("/v1/games"));
   const [code, setCode] = useState("");
   const [denomination, setDenomination] = useState("");
   const [player, setPlayer] = useState("");
   const [server, setServer] = useState("");
   const game = games.kind === "ok" ? games.value.games.find((g) => g.code === code) : undefined;
   const catalogue = useLoad(
-    () => (code ? api.get<Answer<"getGameCatalogue">>(`/v1/games/${encodeURIComponent(code)}/catalogue`) : Promise.resolve(null)),
+    () => (code ? api.cached<Answer<"getGameCatalogue">>(`/v1/games/${encodeURIComponent(code)}/catalogue`) : Promise.resolve(null)),
     [code],
   );
   useEffect(() => {
@@ -159,61 +266,135 @@ function unitBreakdown(count: number, charge: number): string | null {
   return micro % count === 0 ? `${count} × ${exact(micro / count)} USDT` : null;
 }
 
-function GiftCards({ ctx }: { ctx: Ctx }) {
+/**
+ * The cards' names as shown: a name two cards share ("$10") gets what tells their ids apart ("$10 (promo)"), so
+ * the buyer sees which one they choose.
+ */
+function cardNames(cards: Array<{ card_id: string; name: string }>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const card of cards) {
+    const twins = cards.filter((c) => c.name === card.name);
+    if (twins.length < 2) {
+      names.set(card.card_id, card.name);
+      continue;
+    }
+    let common = 0;
+    while (twins.every((c) => c.card_id[common] !== undefined && c.card_id[common] === twins[0].card_id[common])) common++;
+    const tail = card.card_id.slice(common).replace(/^[-_.\s]+/, "");
+    names.set(card.card_id, tail ? `${card.name} (${tail})` : card.name);
+  }
+  return names;
+}
+
+function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
-  const brands = useLoad(() => api.get<Answer<"listGiftcardBrands">>("/v1/giftcards"));
-  const [brand, setBrand] = useState("");
+  const brands = useLoad(() => api.cached<Answer<"listGiftcardBrands">>("/v1/giftcards"));
+  const [brand, setBrand] = useState(preset.brand ?? "");
   const [cardId, setCardId] = useState("");
   const [quantity, setQuantity] = useState("1");
   const catalogue = useLoad(
-    () => (brand ? api.get<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(brand)}/catalogue`) : Promise.resolve(null)),
+    () => (brand ? api.cached<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(brand)}/catalogue`) : Promise.resolve(null)),
     [brand],
   );
-  useEffect(() => setCardId(""), [brand]);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else setCardId("");
+  }, [brand]);
+  const brandName = brands.kind === "ok" ? (brands.value.giftcards.find((b) => b.category_id === brand)?.name ?? brand) : brand;
   const cards = catalogue.kind === "ok" && catalogue.value ? catalogue.value.denominations : [];
   const card = cards.find((c) => c.card_id === cardId);
+  const names = cardNames(cards);
   const count = Number(quantity);
   const most = card ? Math.min(card.max_quantity, card.stock) : 0;
   const rule = card && (!Number.isInteger(count) || count < card.min_quantity || count > most) ? t.quantityRule(card.min_quantity, most) : null;
   const purchase: Purchase | null = card && !rule ? { product_type: "giftcard", category_id: brand, card_id: card.card_id, quantity: count } : null;
+  if (brands.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, brands.error)} />`;
+  if (brands.kind === "ok" && !brands.value.giftcards.length) return html`<p class="empty">${t.nothingOnSale}</p>`;
   const brandOptions: Array<[string, string]> = [
     ["", t.pick],
     ...(brands.kind === "ok" ? brands.value.giftcards.map((b): [string, string] => [b.category_id, b.name]) : []),
   ];
-  return html`<${Choice} label=${t.brand} name="brand" value=${brand} options=${brandOptions} onChange=${setBrand} />
+  return html`<${Section} hint=${brand ? null : t.chooseBrand}>
+      <div class="section-pad">
+        <${Choice} label=${t.brand} name="brand" value=${brand} options=${brandOptions} onChange=${setBrand} />
+      </div>
+    <//>
     ${
       brand &&
-      html`<${Choice}
-        label=${t.card}
-        name="card"
-        value=${cardId}
-        options=${[
-          ["", t.pick],
-          ...cards.map((c): [string, string, boolean] => [
-            c.card_id,
-            `${c.name} · ${usdt(c.price_usdt)} · ${c.stock ? t.inStock(c.stock) : t.soldOut}`,
-            c.stock === 0,
-          ]),
-        ]}
-        onChange=${setCardId}
-      />`
+      html`<${Section} title=${brandName}>
+        ${
+          catalogue.kind === "loading"
+            ? html`<${Skeleton} rows=${2} label=${t.loading} />`
+            : cards.length === 0
+              ? html`<p class="empty">${t.nothingOnSale}</p>`
+              : html`<div role="radiogroup" aria-label=${t.card}>
+                  ${cards.map(
+                    (c) =>
+                      html`<button
+                        type="button"
+                        key=${c.card_id}
+                        role="radio"
+                        aria-checked=${c.card_id === cardId}
+                        disabled=${c.stock === 0}
+                        class=${c.card_id === cardId ? "cell chosen" : "cell"}
+                        data-testid=${`card-${c.card_id}`}
+                        onClick=${() => setCardId(c.card_id)}
+                      >
+                        <span class="cell-text"
+                          ><span class="cell-title">${names.get(c.card_id)}</span
+                          ><span class="cell-subtitle"
+                            >${c.stock ? t.quantityHint(c.min_quantity, Math.min(c.max_quantity, c.stock), c.stock) : t.soldOut}</span
+                          ></span
+                        >
+                        <span class="cell-after"><${Amount} text=${usdt(c.price_usdt)} />${c.card_id === cardId ? " ✓" : ""}</span>
+                      </button>`,
+                  )}
+                </div>`
+        }
+        ${
+          card &&
+          html`<div class="section-pad">
+            <${Field}
+              label=${t.quantity}
+              name="quantity"
+              type="number"
+              inputmode="numeric"
+              min=${card.min_quantity}
+              max=${most}
+              value=${quantity}
+              onInput=${setQuantity}
+              hint=${t.quantityHint(card.min_quantity, card.max_quantity, card.stock)}
+            />
+            ${rule && html`<${Outcome} kind="error" text=${rule} testId="quantity-rule" />`}
+          </div>`
+        }
+      <//>`
     }
-    ${card && html`<${Field} label=${t.quantity} name="quantity" type="number" inputmode="numeric" min=${card.min_quantity} max=${most} value=${quantity} onInput=${setQuantity} />`}
-    ${rule && html`<${Outcome} kind="error" text=${rule} testId="quantity-rule" />`}
-    <${Checkout} ctx=${ctx} purchase=${purchase} breakdown=${(charge: number) => (card ? unitBreakdown(count, charge) : null)} />`;
+    <${Checkout}
+      ctx=${ctx}
+      purchase=${purchase}
+      recipientName=${card ? t.ofBrand(brandName, names.get(card.card_id) ?? card.name) : undefined}
+      breakdown=${(charge: number) => (card ? unitBreakdown(count, charge) : null)}
+    />`;
 }
 
-function Gifts({ ctx }: { ctx: Ctx }) {
+function Gifts({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
-  const gifts = useLoad(() => api.get<Answer<"listGifts">>("/v1/gifts"));
-  const [giftId, setGiftId] = useState("");
-  const [to, setTo] = useState("");
+  const gifts = useLoad(() => api.cached<Answer<"listGifts">>("/v1/gifts"));
+  // On Telegram's own backend the bot is always the sender shown and a message holds 128 characters.
+  const health = useLoad(() => api.cached<Answer<"getHealth">>("/v1/health").catch(() => null));
+  const byBot = health.kind === "ok" && health.value?.backends?.gifts === "telegram";
+  const [giftId, setGiftId] = useState(preset.giftId ?? "");
+  const [to, setTo] = useState(preset.to ?? "");
   const [hide, setHide] = useState(false);
   const [message, setMessage] = useState("");
   if (gifts.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, gifts.error)} />`;
-  const list = gifts.kind === "ok" ? gifts.value.gifts : [];
+  if (gifts.kind === "loading") return html`<${Skeleton} rows=${3} label=${t.loading} />`;
+  const list = gifts.value.gifts;
+  if (!list.length) return html`<p class="empty">${t.nothingOnSale}</p>`;
   const purchase: Purchase | null =
-    giftId && username(to) ? { product_type: "gift", recipient: username(to)!, gift_id: giftId, hide_name: hide, message } : null;
+    giftId && username(to) ? { product_type: "gift", recipient: username(to)!, gift_id: giftId, hide_name: byBot ? false : hide, message } : null;
   return html`<div class="gifts" role="radiogroup" aria-label=${t.gift}>
       ${list.map(
         (g) =>
@@ -228,28 +409,54 @@ function Gifts({ ctx }: { ctx: Ctx }) {
             onClick=${() => setGiftId(g.gift_id)}
           >
             <${Sticker} ctx=${ctx} giftId=${g.gift_id} fallback=${g.emoji} />
-            <span>${`${g.stars} ⭐ · ${usdt(g.price_usdt)}`}</span>
+            <span class="gift-stars">${t.giftPicked(g.emoji, g.stars)}</span>
+            <${Amount} text=${usdt(g.price_usdt)} />
           </button>`,
       )}
     </div>
     ${
       giftId &&
-      html`<${Field} label=${t.recipient} name="recipient" value=${to} onInput=${setTo} autocomplete="off" />
-        <${Field} label=${t.giftMessage} name="message" value=${message} onInput=${setMessage} maxlength="255" />
-        <label class="check"
-          ><input type="checkbox" checked=${hide} onChange=${(e: Event) => setHide((e.target as HTMLInputElement).checked)} />${t.hideName}</label
-        >`
+      html`<${Section}>
+        <div class="section-pad">
+          <${Field} label=${t.recipient} name="recipient" value=${to} onInput=${setTo} autocomplete="off" />
+          <${Field}
+            label=${t.giftMessage}
+            name="message"
+            value=${message}
+            onInput=${setMessage}
+            maxlength=${byBot ? 128 : 255}
+            hint=${`${message.length}/${byBot ? 128 : 255}`}
+          />
+          ${
+            byBot
+              ? html`<p class="muted small">${t.bySender}</p>`
+              : html`<label class="check"
+                  ><input
+                    type="checkbox"
+                    checked=${hide}
+                    onChange=${(e: Event) => setHide((e.target as HTMLInputElement).checked)}
+                  />${t.hideName}</label
+                >`
+          }
+        </div>
+      <//>`
     }
     <${Checkout} ctx=${ctx} purchase=${purchase} />`;
 }
 
 const FORMS = { stars: Stars, premium: Premium, store: Store, game: GameCredit, giftcard: GiftCards, gift: Gifts };
 
-/** One product's form and checkout. */
-export function Buy({ ctx, product }: { ctx: Ctx; product: keyof typeof FORMS }) {
+/** One product's form and checkout, opened with what was tapped on the first screen. */
+export function Buy({ ctx, product, preset }: { ctx: Ctx; product: keyof typeof FORMS; preset: Preset }) {
   const Form = FORMS[product];
-  return html`<section class="card">
-    <h1>${ctx.t.products[product]}</h1>
-    <${Form} ctx=${ctx} />
-  </section>`;
+  return html`<div class="buy">
+    <h1 class="screen-title">${ctx.t.products[product]}</h1>
+    ${
+      product === "store" || product === "game"
+        ? html`<${Section}
+            ><div class="section-pad"><${Form} ctx=${ctx} preset=${preset} /></div
+          ><//>`
+        : html`<${Form} ctx=${ctx} preset=${preset} />`
+    }
+  </div>`;
 }
