@@ -186,14 +186,16 @@ const en = {
     giftcard: "The codes usually arrive in about 30 seconds.",
     gift: "Usually delivered within seconds.",
   },
-  ordersRefunded: "Not delivered: the charge went back to your balance.",
+  ordersRefunded: "The whole charge is back on your balance: you can order again.",
   ordersCodesInside: "Delivered: open it for the codes.",
   ordersDeliveredOn: (when: string) => `Delivered ${when}.`,
+  ordersPlaced: (when: string) => `Placed ${when}.`,
   topupInvoiceTitle: "Pay with @CryptoBot",
   topupInvoiceHow: "A tap makes a Crypto Pay invoice for that amount. Pay it in @CryptoBot: your balance is credited as soon as it is paid.",
   topupTransferHow:
     "Paid by a transfer instead? Send the amount and the transaction id: an administrator checks it, then credits your balance (the bot tells you).",
-  topupLimits: "An amount outside the service's limits is refused, with the limits named; nothing is charged.",
+  topupLimits: (min: string, max: string, minutes: number) =>
+    `From ${min} to ${max} USDT a top-up. An invoice can be paid for ${minutes} minutes; an unpaid one charges nothing.`,
   deskChartNone: "Nothing delivered in the last 30 days.",
   deskChartSummary: (total: string, days: number, best: string, bestDay: string) =>
     `Delivered volume over the last 30 days: ${total} in all, on ${days} ${days === 1 ? "day" : "days"}; the highest was ${best} on ${bestDay}.`,
@@ -385,13 +387,15 @@ const ru: Texts = {
     giftcard: "Коды обычно приходят примерно за 30 секунд.",
     gift: "Обычно доставляется за несколько секунд.",
   },
-  ordersRefunded: "Не доставлен: деньги вернулись на баланс.",
+  ordersRefunded: "Вся сумма вернулась на баланс: можно заказать снова.",
   ordersCodesInside: "Доставлен: откройте, чтобы увидеть коды.",
   ordersDeliveredOn: (when: string) => `Доставлен ${when}.`,
+  ordersPlaced: (when: string) => `Оформлен ${when}.`,
   topupInvoiceTitle: "Оплата через @CryptoBot",
   topupInvoiceHow: "Нажатие создаёт счёт Crypto Pay на эту сумму. Оплатите его в @CryptoBot: баланс пополнится сразу после оплаты.",
   topupTransferHow: "Оплатили переводом? Укажите сумму и номер транзакции: администратор проверит перевод и зачислит деньги (бот сообщит).",
-  topupLimits: "Сумму вне лимитов сервиса не примут и назовут лимиты; ничего не спишется.",
+  topupLimits: (min: string, max: string, minutes: number) =>
+    `От ${min} до ${max} USDT за раз. Счёт можно оплатить в течение ${minutes} мин.; неоплаченный ничего не спишет.`,
   deskChartNone: "За последние 30 дней ничего не доставлено.",
   deskChartSummary: (total: string, days: number, best: string, bestDay: string) =>
     `Доставлено за последние 30 дней: всего ${total}, дней с заказами: ${days}; больше всего ${best} за ${bestDay}.`,

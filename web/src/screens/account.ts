@@ -95,7 +95,15 @@ export function Statement({ ctx }: { ctx: Ctx }) {
                 html`<li key=${e.entry_id} class="st-entry">
                   <span class="st-main">
                     <span class="st-kind">${`${t.kinds[e.kind] ?? e.kind}${e.order_id ? `\u00a0#${e.order_id}` : ""}`}</span>
-                    <span class="st-when">${new Date(e.created_at).toLocaleString(ctx.language, { dateStyle: "medium", timeStyle: "short" })}</span>
+                    <span class="st-when"
+                      >${new Date(e.created_at).toLocaleString(ctx.language, {
+                        day: "numeric",
+                        month: "short",
+                        ...(new Date(e.created_at).getFullYear() === new Date().getFullYear() ? {} : { year: "numeric" }),
+                        hour: "numeric",
+                        minute: "2-digit",
+                      })}</span
+                    >
                     ${e.note ? html`<span class="st-note">${e.note}</span>` : null}
                   </span>
                   <span class=${e.amount_usdt < 0 ? "st-amount st-minus" : "st-amount"}
@@ -141,7 +149,13 @@ export function TopUp({ ctx }: { ctx: Ctx }) {
     <div class="tu-amounts">
       ${[10, 25, 50, 100].map((n) => html`<button type="button" key=${n} onClick=${() => start({ amount_usdt: n, method: "invoice" })}>${`${n} USDT`}</button>`)}
     </div>
-    <p class="muted tu-how">${t.topupLimits}</p>
+    <p class="muted tu-how" data-testid="topup-limits">
+      ${t.topupLimits(
+        ctx.me.topup_limits.min_usdt.toLocaleString(ctx.language),
+        ctx.me.topup_limits.max_usdt.toLocaleString(ctx.language),
+        ctx.me.topup_limits.invoice_minutes,
+      )}
+    </p>
     ${topup && html`<${Watch} ctx=${ctx} key=${topup.topup_id} topup=${topup} />`} ${error && html`<${Outcome} kind="error" text=${error} />`}
     <details>
       <summary>${t.paidByTransfer}</summary>

@@ -22,10 +22,10 @@ const COLOURS: Record<string, string> = {
 
 const DAY_MS = 86_400_000;
 
-/** A round top for the value axis: 1, 2, 2.5 or 5 times a power of ten, at least the highest day. */
+/** A round top for the value axis (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten), at least the highest day. */
 function roundTop(highest: number): number {
   const power = 10 ** Math.floor(Math.log10(highest));
-  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((top) => top >= highest - 1e-9) ?? highest;
+  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * power).find((top) => top >= highest - 1e-9) ?? highest;
 }
 
 /** An axis figure: whole when it is, else two decimals at most. */
@@ -113,7 +113,7 @@ function Chart({ ctx, days }: { ctx: Ctx; days: Overview["days"] }) {
           </figcaption>`
         : html`<figcaption class="muted dchart-legend">${t.deskChartNone}</figcaption>`
     }
-    <table class="visually-hidden" data-testid="chart-table">
+    <table class="sr-only" data-testid="chart-table">
       <caption>
         ${t.deskChartTable}
       </caption>

@@ -35,13 +35,20 @@ function recipientOf(ctx: Ctx, order: OrderSummary): string {
 /** What happens next to an order, in words: when a processing one usually lands (its product's usual time). */
 function nextOf(ctx: Ctx, order: OrderSummary): string {
   const { t } = ctx;
-  if (order.status === "processing") return t.ordersUsually[order.product_type];
+  if (order.status === "processing") return `${t.ordersPlaced(when(ctx, order.created_at))} ${t.ordersUsually[order.product_type]}`;
   if (order.status === "failed") return t.ordersRefunded;
   return order.product_type === "giftcard" ? t.ordersCodesInside : t.ordersDeliveredOn(when(ctx, order.completed_at ?? order.created_at));
 }
 
+/** "Nov 27, 1:43 PM" (the year only when it is not this one). */
 const when = (ctx: Ctx, iso: string) =>
-  new Date(iso).toLocaleString(ctx.language, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  new Date(iso).toLocaleString(ctx.language, {
+    day: "numeric",
+    month: "short",
+    ...(new Date(iso).getFullYear() === new Date().getFullYear() ? {} : { year: "numeric" }),
+    hour: "numeric",
+    minute: "2-digit",
+  });
 
 const ICONS = { processing: "⏳", completed: "✅", failed: "↩️" } as const;
 
@@ -57,7 +64,7 @@ function OrderCard({ ctx, order }: { ctx: Ctx; order: OrderSummary }) {
       <span class="ocard-who">${recipientOf(ctx, order)}</span>
       <span class="ocard-meta">
         <span class=${`ocard-status ${order.status}`}>${`${ICONS[order.status]}\u00a0${t.status[order.status]}`}</span>
-        <span>${`#${order.order_id} · ${when(ctx, order.created_at)}`}</span>
+        <span>${`#${order.order_id}`}</span>
       </span>
       <span class="ocard-next">${nextOf(ctx, order)}</span>
     </button>
@@ -79,7 +86,7 @@ function Filter({
   onChange: (value: string) => void;
 }) {
   return html`<label class="ofilter"
-    ><span class="visually-hidden">${label}</span
+    ><span class="sr-only">${label}</span
     ><select name=${name} value=${value} onChange=${(e: Event) => onChange((e.target as HTMLSelectElement).value)}>
       ${options.map(([v, text]) => html`<option key=${v} value=${v}>${text}</option>`)}
     </select></label
@@ -120,14 +127,15 @@ export function Orders({ ctx }: { ctx: Ctx }) {
   }, [processing, product, status]);
   const last = pages?.[pages.length - 1];
   const filtered = product !== "" || status !== "";
-  // No order at all (nothing filtered): what orders are and the way to the shop, no filters over an empty list.
+  // No order at all (nothing filtered): what orders are and the way to the shop (the first screen, which this one was
+  // opened from), no filters over an empty list.
   if (pages !== null && !orders.length && !filtered && !error)
     return html`<section class="card oempty" data-testid="orders-empty">
       <h1>${t.orders}</h1>
       <p class="oempty-art" aria-hidden="true">🧾</p>
       <p class="oempty-title">${t.noOrders}</p>
       <p class="muted">${t.ordersExplain}</p>
-      <button type="button" class="primary" data-testid="orders-shop" onClick=${() => ctx.go({ name: "shop" })}>${t.shop}</button>
+      <button type="button" class="primary" data-testid="orders-shop" onClick=${() => ctx.back()}>${t.shop}</button>
     </section>`;
   return html`<section class="card">
     <h1>${t.orders}</h1>
