@@ -236,7 +236,7 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
       expect(await page.locator("input[name=amount]").inputValue()).toBe("");
       // Block is in a section of its own, in the destructive colour, below Credit.
       const access = page.getByTestId("access");
-      expect(await access.getByTestId("block").getAttribute("class")).toBe("danger");
+      expect(await access.getByTestId("block").getAttribute("class")).toBe("ddanger-button");
       const [moveBox, blockBox] = [await page.getByTestId("move").boundingBox(), await access.getByTestId("block").boundingBox()];
       expect(blockBox!.y - (moveBox!.y + moveBox!.height)).toBeGreaterThan(48);
       // A tap only asks; Cancel changes nothing; Yes blocks.

@@ -347,13 +347,11 @@ function UserCard({ ctx, user, confirmAbove, changed }: { ctx: Ctx; user: User; 
       ${
         askingBlock
           ? html`<p role="alert" data-testid="block-ask">${user.blocked ? t.deskUnblockAsk(who) : t.deskBlockAsk(who)}</p>
-              <div class="pair">
-                <button type="button" class=${user.blocked ? "" : "danger"} data-testid="block-confirm" onClick=${block}>
-                  ${user.blocked ? t.deskUnblockYes : t.deskBlockYes}
-                </button>
-                <button type="button" class="secondary" onClick=${() => setAskingBlock(false)}>${t.cancel}</button>
-              </div>`
-          : html`<button type="button" class=${user.blocked ? "secondary" : "danger"} data-testid="block" onClick=${askBlock}>
+              <button type="button" class=${user.blocked ? "" : "ddanger-button"} data-testid="block-confirm" onClick=${block}>
+                ${user.blocked ? t.deskUnblockYes : t.deskBlockYes}
+              </button>
+              <button type="button" class="secondary" onClick=${() => setAskingBlock(false)}>${t.cancel}</button>`
+          : html`<button type="button" class=${user.blocked ? "secondary" : "ddanger-button"} data-testid="block" onClick=${askBlock}>
               ${user.blocked ? t.unblock : t.block}
             </button>`
       }

@@ -220,11 +220,13 @@ function Watched({ ctx, initial, product }: { ctx: Ctx; initial: Order; product:
     () => void ctx.refresh(),
   );
   const failed = order.status === "failed";
-  return html`<section class="card" data-testid="order">
+  return html`<section class="card odetail-card" data-testid="order">
     <h1>${`${t.products[product as keyof typeof t.products] ?? product} #${order.order_id}`}</h1>
     ${product === "gift" && typeof order.gift_id === "string" && html`<${Sticker} ctx=${ctx} giftId=${order.gift_id} fallback=${String(order.emoji ?? "🎁")} />`}
-    ${describe(ctx, order, product).map((line) => html`<p>${line}</p>`)}
-    <p>${`${t.charge}: ${usdt(order.usdt_charged)}`}</p>
+    <div class="odetail">
+      ${describe(ctx, order, product).map((line) => html`<p>${line}</p>`)}
+      <p>${`${t.charge}: `}<span class="nowrap">${usdt(order.usdt_charged)}</span></p>
+    </div>
     <${Outcome}
       kind=${failed ? "error" : order.status === "completed" ? "ok" : "info"}
       text=${failed ? `${t.status.failed}${order.error ? `: ${order.error}` : ""}` : order.status === "completed" ? t.delivered : t.processingNow}
