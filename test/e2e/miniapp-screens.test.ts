@@ -242,10 +242,6 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
       // A tap only asks; Cancel changes nothing; Yes blocks.
       await access.getByTestId("block").click();
       await expect.poll(() => access.getByTestId("block-ask").textContent()).toContain("@target_t");
-      await access
-        .getByTestId("block")
-        .scrollIntoViewIfNeeded()
-        .catch(() => undefined);
       await access.scrollIntoViewIfNeeded();
       await shot(page, `desk-block-ask-${language === "en" ? "light-en" : "dark-ru"}`);
       expect(await axe(page)).toEqual([]);
@@ -256,7 +252,7 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
       await access.getByTestId("block").click();
       await access.getByTestId("block-confirm").click();
       await expect.poll(async () => (await h.service.core.accounts.byTelegramId(target.telegramId))!.blocked).toBeTruthy();
-      await expect.poll(() => page.getByTestId("user").textContent()).toMatch(/blocked|заблокирован/);
+      await expect.poll(() => page.locator(".duser-who").textContent()).toMatch(/· (blocked|заблокирован)$/);
       // Unblocking asks too.
       await access.getByTestId("block").click();
       await access.getByTestId("block-confirm").click();
