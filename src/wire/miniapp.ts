@@ -31,6 +31,9 @@ export const meResponse = z.object({
   balance_usdt: z.number(),
   balance_uzs: z.number().int().describe("The balance in UZS at the configured rate (as the bot shows it)"),
   balance_ton: z.number().nullable().describe("The balance in TON at the live rate, or null when the rate cannot be read"),
+  topup_limits: z
+    .object({ min_usdt: z.number(), max_usdt: z.number(), invoice_minutes: z.number().int() })
+    .describe("A top-up's smallest and largest amount (TOPUP_MIN_USDT, TOPUP_MAX_USDT) and how long an invoice may be paid"),
 });
 
 export const checkResponse = z.object({

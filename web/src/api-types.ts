@@ -7265,6 +7265,12 @@ export interface operations {
             balance_uzs: number;
             /** @description The balance in TON at the live rate, or null when the rate cannot be read */
             balance_ton: number | null;
+            /** @description A top-up's smallest and largest amount (TOPUP_MIN_USDT, TOPUP_MAX_USDT) and how long an invoice may be paid */
+            topup_limits: {
+              min_usdt: number;
+              max_usdt: number;
+              invoice_minutes: number;
+            };
           };
         };
       };

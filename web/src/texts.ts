@@ -200,6 +200,46 @@ const en = {
   giftPicked: (emoji: string, stars: number) => `${emoji} ${stars} ⭐`,
   bySender: "The bot is shown as the sender of gifts.",
   lastOrders: "🧾 Last orders",
+  // Orders, statement, top-up, key, desk (issue 38)
+  ordersFilters: "Filter the orders",
+  ordersAllProducts: "All products",
+  ordersAllStatuses: "All statuses",
+  ordersExplain:
+    "Every purchase you make (Stars, Premium, game credit, gift cards, gifts), here, in the bot or with your API key, shows up here with its status and what happens next.",
+  ordersNoMatch: "No orders match these filters.",
+  ordersShowAll: "Show all orders",
+  ordersUsually: {
+    stars: "Usually delivered within seconds.",
+    premium: "Usually delivered within seconds.",
+    store: "Usually lands within a few minutes.",
+    game: "Usually lands in 1–2 minutes.",
+    giftcard: "The codes usually arrive in about 30 seconds.",
+    gift: "Usually delivered within seconds.",
+  },
+  ordersRefunded: "The whole charge is back on your balance: you can order again.",
+  ordersCodesInside: "Delivered: open it for the codes.",
+  ordersDeliveredOn: (when: string) => `Delivered ${when}.`,
+  ordersPlaced: (when: string) => `Placed ${when}.`,
+  topupInvoiceTitle: "Pay with @CryptoBot",
+  topupInvoiceHow: "A tap makes a Crypto Pay invoice for that amount. Pay it in @CryptoBot: your balance is credited as soon as it is paid.",
+  topupTransferHow:
+    "Paid by a transfer instead? Send the amount and the transaction id: an administrator checks it, then credits your balance (the bot tells you).",
+  topupLimits: (min: string, max: string, minutes: number) =>
+    `From ${min} to ${max} USDT a top-up. An invoice can be paid for ${minutes} minutes; an unpaid one charges nothing.`,
+  deskChartNone: "Nothing delivered in the last 30 days.",
+  deskChartSummary: (total: string, days: number, best: string, bestDay: string) =>
+    `Delivered volume over the last 30 days: ${total} in all, on ${days} ${days === 1 ? "day" : "days"}; the highest was ${best} on ${bestDay}.`,
+  deskChartTable: "Delivered volume by day",
+  deskDay: "Day",
+  deskMoveTitle: "Credit or debit",
+  deskAccess: "Access",
+  deskBlockExplain: "Blocking stops their API key (it answers 403) and the shop until they are unblocked. They are told.",
+  deskUnblockExplain: "Unblocking lets their key and the shop work again. They are told.",
+  deskBlockAsk: (who: string) => `Block ${who}? Their key and the shop stop at once.`,
+  deskUnblockAsk: (who: string) => `Unblock ${who}?`,
+  deskBlockYes: "Yes, block",
+  deskUnblockYes: "Yes, unblock",
+  deskKinds: { standard: "customer", owner: "owner key (service wallet)", wallet: "service wallet" } as Record<string, string>,
 };
 
 export type Texts = typeof en;
@@ -393,6 +433,44 @@ const ru: Texts = {
   giftPicked: (emoji: string, stars: number) => `${emoji} ${stars} ⭐`,
   bySender: "Отправителем подарков показывается бот.",
   lastOrders: "🧾 Последние заказы",
+  ordersFilters: "Фильтр заказов",
+  ordersAllProducts: "Все товары",
+  ordersAllStatuses: "Все статусы",
+  ordersExplain:
+    "Каждая ваша покупка (звёзды, Премиум, игровая валюта, подарочные карты, подарки) — здесь, в боте или по API-ключу — появится здесь со статусом и тем, что будет дальше.",
+  ordersNoMatch: "Нет заказов с такими фильтрами.",
+  ordersShowAll: "Показать все заказы",
+  ordersUsually: {
+    stars: "Обычно доставляется за несколько секунд.",
+    premium: "Обычно доставляется за несколько секунд.",
+    store: "Обычно зачисляется за несколько минут.",
+    game: "Обычно зачисляется за 1–2 минуты.",
+    giftcard: "Коды обычно приходят примерно за 30 секунд.",
+    gift: "Обычно доставляется за несколько секунд.",
+  },
+  ordersRefunded: "Вся сумма вернулась на баланс: можно заказать снова.",
+  ordersCodesInside: "Доставлен: откройте, чтобы увидеть коды.",
+  ordersDeliveredOn: (when: string) => `Доставлен ${when}.`,
+  ordersPlaced: (when: string) => `Оформлен ${when}.`,
+  topupInvoiceTitle: "Оплата через @CryptoBot",
+  topupInvoiceHow: "Нажатие создаёт счёт Crypto Pay на эту сумму. Оплатите его в @CryptoBot: баланс пополнится сразу после оплаты.",
+  topupTransferHow: "Оплатили переводом? Укажите сумму и номер транзакции: администратор проверит перевод и зачислит деньги (бот сообщит).",
+  topupLimits: (min: string, max: string, minutes: number) =>
+    `От ${min} до ${max} USDT за раз. Счёт можно оплатить в течение ${minutes} мин.; неоплаченный ничего не спишет.`,
+  deskChartNone: "За последние 30 дней ничего не доставлено.",
+  deskChartSummary: (total: string, days: number, best: string, bestDay: string) =>
+    `Доставлено за последние 30 дней: всего ${total}, дней с заказами: ${days}; больше всего ${best} за ${bestDay}.`,
+  deskChartTable: "Доставлено по дням",
+  deskDay: "День",
+  deskMoveTitle: "Зачислить или списать",
+  deskAccess: "Доступ",
+  deskBlockExplain: "Блокировка отключает API-ключ (ответ 403) и магазин до разблокировки. Пользователю сообщат.",
+  deskUnblockExplain: "Разблокировка снова включает ключ и магазин. Пользователю сообщат.",
+  deskBlockAsk: (who: string) => `Заблокировать ${who}? Ключ и магазин перестанут работать сразу.`,
+  deskUnblockAsk: (who: string) => `Разблокировать ${who}?`,
+  deskBlockYes: "Да, заблокировать",
+  deskUnblockYes: "Да, разблокировать",
+  deskKinds: { standard: "покупатель", owner: "ключ владельца (кошелёк сервиса)", wallet: "кошелёк сервиса" },
 };
 
 export const texts: Record<Language, Texts> = { en, ru };

@@ -260,12 +260,24 @@ export function Statement({ ctx }: { ctx: Ctx }) {
         ? html`<ul class="list" data-testid="entries">
             ${entries.map(
               (e) =>
-                html`<li key=${e.entry_id} class="entry">
-                  <span
-                    >${`${new Date(e.created_at).toLocaleString(ctx.language)} · ${t.kinds[e.kind] ?? e.kind}${e.order_id ? ` #${e.order_id}` : ""}${e.note ? ` · ${e.note}` : ""}`}</span
-                  >
-                  <span class=${e.amount_usdt < 0 ? "minus" : "plus"}
-                    >${`${e.amount_usdt > 0 ? "+" : ""}${amount(e.amount_usdt)}${e.balance_after_usdt === null ? "" : ` → ${amount(e.balance_after_usdt)}`}`}</span
+                html`<li key=${e.entry_id} class="st-entry">
+                  <span class="st-main">
+                    <span class="st-kind">${`${t.kinds[e.kind] ?? e.kind}${e.order_id ? `\u00a0#${e.order_id}` : ""}`}</span>
+                    <span class="st-when"
+                      >${new Date(e.created_at).toLocaleString(ctx.language, {
+                        day: "numeric",
+                        month: "short",
+                        ...(new Date(e.created_at).getFullYear() === new Date().getFullYear() ? {} : { year: "numeric" }),
+                        hour: "numeric",
+                        minute: "2-digit",
+                      })}</span
+                    >
+                    ${e.note ? html`<span class="st-note">${e.note}</span>` : null}
+                  </span>
+                  <span class=${e.amount_usdt < 0 ? "st-amount st-minus" : "st-amount"}
+                    >${`${e.amount_usdt > 0 ? "+" : ""}${amount(e.amount_usdt)}`}${
+                      e.balance_after_usdt === null ? null : html`<span class="st-after">${` → ${amount(e.balance_after_usdt)}`}</span>`
+                    }</span
                   >
                 </li>`,
             )}
@@ -300,12 +312,22 @@ export function TopUp({ ctx }: { ctx: Ctx }) {
   }
   return html`<section class="card">
     <h1>${t.topUp}</h1>
-    <div class="amounts">
+    <h2 class="tu-title">${t.topupInvoiceTitle}</h2>
+    <p class="muted tu-how">${t.topupInvoiceHow}</p>
+    <div class="tu-amounts">
       ${[10, 25, 50, 100].map((n) => html`<button type="button" key=${n} onClick=${() => start({ amount_usdt: n, method: "invoice" })}>${`${n} USDT`}</button>`)}
     </div>
+    <p class="muted tu-how" data-testid="topup-limits">
+      ${t.topupLimits(
+        ctx.me.topup_limits.min_usdt.toLocaleString(ctx.language),
+        ctx.me.topup_limits.max_usdt.toLocaleString(ctx.language),
+        ctx.me.topup_limits.invoice_minutes,
+      )}
+    </p>
     ${topup && html`<${Watch} ctx=${ctx} key=${topup.topup_id} topup=${topup} />`} ${error && html`<${Outcome} kind="error" text=${error} />`}
     <details>
       <summary>${t.paidByTransfer}</summary>
+      <p class="muted tu-how">${t.topupTransferHow}</p>
       <${Field} label=${t.amountUsdt} name="transfer_amount" type="number" inputmode="decimal" value=${amount} onInput=${setAmount} />
       <${Field} label=${t.reference} name="reference" value=${reference} onInput=${setReference} maxlength="200" />
       <button

@@ -12,6 +12,15 @@ function Once({ ctx, label, value }: { ctx: Ctx; label: string; value: string })
   </div>`;
 }
 
+/** "Your key starts with sj_Ab-c…": the prefix kept on one line (a key's hyphen is no place to break it). */
+function KeyNow({ text, prefix }: { text: string; prefix: string }) {
+  const at = text.indexOf(prefix);
+  if (at < 0) return text;
+  const rest = text.slice(at + prefix.length);
+  return html`${text.slice(0, at)}<code class="nowrap">${prefix}${rest.startsWith("…") ? "…" : ""}</code
+    >${rest.startsWith("…") ? rest.slice(1) : rest}`;
+}
+
 /** The partner's side: the API key (rotated after a confirmation, the new one shown once) and the webhook. */
 export function Partner({ ctx }: { ctx: Ctx }) {
   const { t, api, me } = ctx;
@@ -72,7 +81,7 @@ export function Partner({ ctx }: { ctx: Ctx }) {
   const current = webhook.kind === "ok" ? webhook.value.webhook : null;
   return html`<section class="card">
       <h1>${t.apiKey}</h1>
-      <p>${me.key_prefix ? t.keyNow(me.key_prefix) : t.noKey}</p>
+      <p data-testid="key-now">${me.key_prefix ? html`<${KeyNow} text=${t.keyNow(me.key_prefix)} prefix=${me.key_prefix} />` : t.noKey}</p>
       ${
         asking
           ? html`<p>${t.rotateAsk}</p>

@@ -109,6 +109,11 @@ async function me(core: Core, admins: ReadonlySet<string>, { account }: MiniAppC
     // The bot's equivalents: UZS at the configured rate, TON at the live one.
     balance_uzs: uzs,
     balance_ton: tonMicro === null ? null : toUsdt(tonMicro),
+    topup_limits: {
+      min_usdt: toUsdt(core.topups.limits.minMicro),
+      max_usdt: toUsdt(core.topups.limits.maxMicro),
+      invoice_minutes: Math.round(core.topups.limits.invoiceTtlSeconds / 60),
+    },
   };
 }
 
