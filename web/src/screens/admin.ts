@@ -82,7 +82,8 @@ function Chart({ ctx, days }: { ctx: Ctx; days: Overview["days"] }) {
         <text class="dchart-axis" x=${left - 4} y=${y(v) + 3} text-anchor="end">${tick(v)}</text>
       </g>`,
   );
-  const dateTicks = [0, 7, 14, 21, 29].map(
+  // Four dates: room for "29 окт." between each in either language.
+  const dateTicks = [0, 10, 20, 29].map(
     (i) =>
       html`<text
         key=${`d${i}`}
@@ -98,7 +99,7 @@ function Chart({ ctx, days }: { ctx: Ctx; days: Overview["days"] }) {
   return html`<figure class="dchart">
     <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-label=${summary} data-testid="chart">
       ${ticks}
-      <text class="dchart-axis" x=${left - 4} y=${10} text-anchor="end">USDT</text>
+      <text class="dchart-axis" x=${2} y=${10} text-anchor="start">USDT</text>
       ${bars} ${values} ${dateTicks}
     </svg>
     ${
