@@ -369,7 +369,7 @@ describe("the Mini App in Chromium", () => {
     expect(paid.statusCode).toBe(200);
     await paid.body.dump();
     await expect.poll(() => page.getByTestId("topup").textContent(), { timeout: 10_000 }).toBe("✅ Credited to your balance.");
-    await page.getByRole("button", { name: "← Back" }).click();
+    await press(page, "back_button_pressed");
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("25.00 USDT");
     await h.assertLedgerInvariant();
     expect(errors, errors.join("\n")).toEqual([]);
@@ -660,7 +660,7 @@ describe("the Mini App session and exact money on screen", () => {
     await expect.poll(() => page.getByTestId("recent").textContent()).toContain("1.845 USDT · completed");
     await page.getByRole("button", { name: "📒 Statement" }).click();
     await expect.poll(() => page.getByTestId("entries").textContent()).toContain("-1.845 → 8.155");
-    await page.getByRole("button", { name: "← Back" }).click();
+    await press(page, "back_button_pressed");
     await expect.poll(() => page.getByTestId("home-gift").allTextContents()).toContain("🧸15 ⭐0.225 USDT");
     await page.getByTestId("home-gift").first().click();
     await expect.poll(() => page.getByTestId("gift").allTextContents()).toContain("🧸 15 ⭐0.225 USDT");
@@ -717,7 +717,7 @@ describe("the Mini App session and exact money on screen", () => {
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("2.00 USDT");
     await page.getByRole("button", { name: "🛠 Admin desk" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toBe("⛔ Only the service's administrators can do this, and you are not one.");
-    await page.getByRole("button", { name: "← Back" }).click();
+    await press(page, "back_button_pressed");
     // Their own account works all along.
     await page.getByRole("button", { name: "🧾 Orders" }).click();
     await expect.poll(() => page.locator("body").textContent()).toContain("No orders yet.");
@@ -750,7 +750,7 @@ describe("the Mini App session and exact money on screen", () => {
     expect(await h.balance(shown)).toBe(4);
     // The rotation ended every session; this page carries on with the new one.
     await expect.poll(() => fresh.page.locator("body").textContent()).toContain(`Your key starts with ${shown.slice(0, 8)}`);
-    await fresh.page.getByRole("button", { name: "← Back" }).click();
+    await press(fresh.page, "back_button_pressed");
     await fresh.page.getByRole("button", { name: "🧾 Orders" }).click();
     await expect.poll(() => fresh.page.locator("body").textContent()).toContain("No orders yet.");
     expect(fresh.errors, fresh.errors.join("\n")).toEqual([]);

@@ -147,7 +147,11 @@ describe("sending a gift", () => {
   });
 
   it("fails for a recipient the bot has never seen, and checks them as not existing", async () => {
-    expect(await backend.gifts.checkRecipient("never_seen")).toEqual({ exists: false, acceptsGifts: false });
+    expect(await backend.gifts.checkRecipient("never_seen")).toEqual({
+      exists: false,
+      acceptsGifts: false,
+      why: "@never_seen has not started this bot, so it cannot send them a gift: ask them to open the bot once",
+    });
     const outcome = await backend.gifts.send({
       reference: "r-unknown",
       recipient: "never_seen",

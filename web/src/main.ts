@@ -133,7 +133,9 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
     back,
   };
   const screen = stack[stack.length - 1];
-  return html`${stack.length > 1 && html`<button type="button" class="back" onClick=${ctx.back}>${t.back}</button>`} ${show(screen, ctx)}`;
+  // Inside Telegram its own BackButton goes back; a browser gets the page's.
+  const pageBack = stack.length > 1 && !telegram.inTelegram;
+  return html`${pageBack && html`<button type="button" class="back" onClick=${ctx.back}>${t.back}</button>`} ${show(screen, ctx)}`;
 }
 
 const launch = readLaunch(location.hash);
