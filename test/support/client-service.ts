@@ -7,7 +7,10 @@ export interface ListeningHarness {
   /** Where the service listens on this machine (a free port): the client goes over real HTTP. */
   baseUrl: string;
   /** A new key credited with `usdt`, and a client for it. */
-  partner(usdt: number, options?: Omit<ClientOptions, "baseUrl" | "apiKey">): Promise<{ key: string; client: ReturnType<typeof createClient> }>;
+  partner(
+    usdt: number,
+    options?: Omit<ClientOptions, "baseUrl" | "apiKey">,
+  ): Promise<{ key: string; telegramId: string; client: ReturnType<typeof createClient> }>;
   close(): Promise<void>;
 }
 
@@ -21,8 +24,8 @@ export async function startListeningHarness(env: Record<string, string> = {}): P
     h,
     baseUrl,
     async partner(usdt, options = {}) {
-      const { key } = await h.newKey(usdt);
-      return { key, client: createClient({ baseUrl, apiKey: key, backoffMs: 20, ...options }) };
+      const { key, telegramId } = await h.newKey(usdt);
+      return { key, telegramId, client: createClient({ baseUrl, apiKey: key, backoffMs: 20, ...options }) };
     },
     close: () => h.close(),
   };
