@@ -103,6 +103,24 @@ describe("the partner client over HTTP", () => {
     expect(key).toMatch(/^sj_/);
   });
 
+  it("answers the sandbox without charging", async () => {
+    const { client: sandbox } = await s.partner(0);
+    expect((await sandbox.sandboxStars({ username: "alice", stars: 100 })).success).toBe(true);
+    expect((await sandbox.sandboxPremium({ username: "alice", months: 3 })).success).toBe(true);
+    expect((await sandbox.sandboxStore({ login: "gabe", amount_usd: 10 })).success).toBe(true);
+    expect((await sandbox.balance()).balance_usdt).toBe(0);
+  });
+
+  it("tops up by invoice and by transfer, lists, reads and cancels", async () => {
+    const { client: payer } = await s.partner(0);
+    const invoice = await payer.createTopup({ amount_usdt: 25 });
+    expect(invoice.topup).toMatchObject({ method: "invoice", status: "active", amount_usdt: 25 });
+    const transfer = await payer.createTopup({ amount_usdt: 40, method: "transfer", reference: "bank tx 7781" });
+    expect((await payer.topup(transfer.topup.topup_id)).topup.status).toBe("pending");
+    expect((await payer.topups({ limit: 20 })).topups).toHaveLength(2);
+    expect((await payer.cancelTopup(invoice.topup.topup_id)).topup.status).toBe("cancelled");
+  });
+
   it("pages through orders with the async iterator", async () => {
     const { client: many } = await s.partner(100);
     for (let i = 0; i < 7; i++) await many.buyStars({ username: "alice", stars: 50 });
