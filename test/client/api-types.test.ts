@@ -62,6 +62,11 @@ const METHODS: Record<string, keyof PartnerClient | "not a partner's"> = {
 };
 
 describe("the partner client", () => {
+  it("is versioned as the API is", async () => {
+    const document = (await openApiDocument()) as { info: { version: string } };
+    expect(JSON.parse(readFileSync("client/package.json", "utf8")).version).toBe(document.info.version);
+  });
+
   it("has a method for every operation of the document but the Mini App's and the providers' webhooks", async () => {
     const document = (await openApiDocument()) as { paths: Record<string, Record<string, { operationId: string }>> };
     const client = createClient({ baseUrl: "http://127.0.0.1:1", apiKey: "sj_" });
