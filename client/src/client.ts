@@ -210,6 +210,8 @@ export function createClient(options: ClientOptions) {
     /** POST /v1/quotes: the exact charge of a purchase, binding for `ttl_seconds`; then `buy({ quoteId })`. */
     async quote(body: QuoteRequest): Promise<BindingQuote> {
       const quote = await post<BindingQuote>("/v1/quotes", body, "all");
+      // Expired quotes are forgotten (the service refuses them anyway), so the map stays small.
+      for (const [id, known] of quotes) if (Date.parse(known.expires_at) < Date.now()) quotes.delete(id);
       quotes.set(quote.quote_id, quote);
       return quote;
     },
@@ -217,7 +219,7 @@ export function createClient(options: ClientOptions) {
      * The purchase a quote is for, charged exactly its `charge_usdt`: give the quote (or the id of one this client
      * made). The quote's own fields are sent; `idempotency_key` and `max_usdt` may be added.
      */
-    buy(input: ({ quote: BindingQuote } | { quoteId: string }) & { idempotency_key?: string; max_usdt?: number }): Promise<Order> {
+    async buy(input: ({ quote: BindingQuote } | { quoteId: string }) & { idempotency_key?: string; max_usdt?: number }): Promise<Order> {
       const quote = "quote" in input ? input.quote : quotes.get(input.quoteId);
       if (!quote) throw new Error(`Quote ${"quoteId" in input ? input.quoteId : ""} was not made by this client: pass the quote itself`);
       const { game_code, category_id, ...fields } = quote.fields as Record<string, unknown> & { game_code?: string; category_id?: string };
