@@ -1,0 +1,34 @@
+export { createClient } from "./client.js";
+export type {
+  Answer,
+  BindingQuote,
+  ClientOptions,
+  GameOrder,
+  GamePurchase,
+  GiftOrder,
+  GiftPurchase,
+  GiftcardOrder,
+  GiftcardPurchase,
+  LedgerEntry,
+  LedgerExport,
+  LedgerStatement,
+  Order,
+  OrderSummary,
+  PartnerClient,
+  PremiumPurchase,
+  PurchaseResponse,
+  Query,
+  QuoteRequest,
+  RequestBody,
+  StarsPurchase,
+  StoreOrder,
+  StorePurchase,
+  Topup,
+  Webhook,
+  WebhookAttempt,
+} from "./client.js";
+export { PartnerApiError, WebhookVerificationError } from "./errors.js";
+export type { ErrorBody, ErrorCode, InsufficientFundsBody, WebhookRefusal } from "./errors.js";
+export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhook } from "./webhooks.js";
+export type { VerifyOptions, WebhookEvent, WebhookEventType, WebhookHeaders } from "./webhooks.js";
+export type { components, operations, paths, webhooks } from "./api-types.js";
