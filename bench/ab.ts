@@ -225,7 +225,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const change = (before: number, after: number) => `${after >= before ? "+" : ""}${(((after - before) / before) * 100).toFixed(1)} %`;
 const lines = [
-  `A/B on ${serverUrl ? "postgres" : "sqlite"}${receiverUrl ? ", every key with a webhook endpoint" : ""}: before = ${beforeArgument}, after = ${afterArgument}; ${ROUNDS} rounds of ${SECONDS} s a request and build, alternating, ${CONNECTIONS} connections over ${KEYS} keys.`,
+  `A/B on ${serverUrl ? "postgres" : "sqlite"}, Node ${process.version}${receiverUrl ? ", every key with a webhook endpoint" : ""}: before = ${beforeArgument}, after = ${afterArgument}; ${ROUNDS} rounds of ${SECONDS} s a request and build, alternating, ${CONNECTIONS} connections over ${KEYS} keys.`,
   "",
   `| request | build | req/s (mean) | req/s (median) | CPU µs/request |${serverUrl ? " database CPU µs/request |" : ""} p99 ms (median) | errors |`,
   `|---|---|---|---|---|${serverUrl ? "---|" : ""}---|---|`,
