@@ -16,6 +16,7 @@ import * as sessionGeneration from "./0014_session_generation.js";
 import * as topupSafety from "./0015_topup_safety.js";
 import * as botInbox from "./0016_bot_inbox.js";
 import * as telegramContacts from "./0017_telegram_contacts.js";
+import * as orderDelivery from "./0018_order_delivery.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "0015_topup_safety": topupSafety,
   "0016_bot_inbox": botInbox,
   "0017_telegram_contacts": telegramContacts,
+  "0018_order_delivery": orderDelivery,
 };

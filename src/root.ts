@@ -37,8 +37,8 @@ import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 import { type Delivery, PROTOCOL_DELIVERY } from "./wire/account.js";
 import type { Backends } from "./upstream/backends.js";
-import { heldTransactions } from "./db/orders.js";
-import { contactByUsername } from "./db/telegram-contacts.js";
+import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, unlinkedDeliveries } from "./db/orders.js";
+import { contactByUsername, correctContactUsername } from "./db/telegram-contacts.js";
 
 /** Telegram's own Bot API server (grammY's default too). */
 const TELEGRAM_API = "https://api.telegram.org";
@@ -111,7 +111,7 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(storage.db, storage.clock));
   const storage = await addDatabase(lifecycle, config, options, log, metrics);
-  const upstream = addUpstream(lifecycle, config, log, metrics, storage.db);
+  const upstream = await addUpstream(lifecycle, config, log, metrics, storage);
   const core = addCore(lifecycle, config, { ...storage, ...upstream, log, metrics });
 
   const service: CoreService = {
@@ -132,6 +132,8 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     cryptoPay: upstream.cryptoPay,
     faults,
     providers: upstream.providers,
+    linkDeliveries: upstream.linkDeliveries,
+    stranded: upstream.stranded,
     funds: fundsWatched(config, upstream.providers),
   };
 }
@@ -164,8 +166,9 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
 }
 
 /** What the service calls out to: the providers' HTTP pools, Crypto Pay (when set) and the webhook sender. */
-function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics, db: Db) {
+async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics, { db, clock }: { db: Db; clock: Clock }) {
   const upstream = openProviders({
+    openOrders: await openOrdersByBackend(db),
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
     backends: backendsOf(config),
     ...(config.RELOADLY_CLIENT_ID && config.RELOADLY_CLIENT_SECRET
@@ -187,7 +190,13 @@ function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, met
             apiRoot: config.TELEGRAM_API_ROOT ?? TELEGRAM_API,
             // The Bot API addresses users by id: the users the bot has seen, by their @username.
             find: (username: string) => contactByUsername(db, username),
-            claimed: (ids: string[]) => heldTransactions(db, ids),
+            correct: (telegramId: string, username: string | null) => correctContactUsername(db, telegramId, username),
+            book: {
+              claimed: (ids: string[]) => claimedTransactions(db, ids),
+              unlinked: (recipientId: string) => unlinkedDeliveries(db, "telegram", recipientId),
+              toLink: (limit: number) => deliveriesToLink(db, "telegram", limit),
+              link: (orderId: number, transactionId: string) => linkTransaction(db, orderId, transactionId, clock.now().toISOString()),
+            },
           },
         }
       : {}),
@@ -206,11 +215,19 @@ function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, met
   const allowLoopback = config.WEBHOOK_ALLOW_LOOPBACK === "true";
   const webhookSender = createWebhookSender({ allowLoopback, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   lifecycle.add({ name: "webhook sender", abort: webhookSender.destroy, close: webhookSender.close });
-  return { providers: upstream.providers, cryptoPay, allowLoopback, webhookSender };
+  return {
+    providers: upstream.providers,
+    formerBackends: upstream.formerBackends,
+    linkDeliveries: upstream.linkDeliveries,
+    stranded: upstream.stranded,
+    cryptoPay,
+    allowLoopback,
+    webhookSender,
+  };
 }
 
 type Storage = Awaited<ReturnType<typeof addDatabase>>;
-type Upstream = ReturnType<typeof addUpstream>;
+type Upstream = Awaited<ReturnType<typeof addUpstream>>;
 
 /** The core over them, its settings read from the config; the purchases under way are a resource of their own. */
 function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & { log: pino.Logger; metrics: Metrics }): Core {
@@ -235,6 +252,15 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     healthProbeMs: config.HEALTH_PROBE_MS,
     cryptoPay: on.cryptoPay,
     topupLimits: topupLimits(config),
+    backends: {
+      stars: "protocol",
+      store: "protocol",
+      game: "protocol",
+      premium: config.PREMIUM_BACKEND,
+      gift: config.GIFTS_BACKEND,
+      giftcard: config.GIFTCARDS_BACKEND,
+    },
+    formerBackends: on.formerBackends,
     log: on.log,
     counterDb: on.counterDb,
     oneStatement: oneStatementWrites(db),
@@ -319,6 +345,7 @@ function openJobs(
     cryptoPay: CryptoPayPort | null;
     faults: FaultLog;
     funds: MonitorOptions["funds"];
+    linkDeliveries: (() => Promise<number>) | undefined;
   },
 ) {
   const { core, db, clock, log } = on;
@@ -333,6 +360,7 @@ function openJobs(
       leaseMs: config.RECONCILE_AFTER_MS,
       log,
       scope,
+      linkDeliveries: on.linkDeliveries,
     }),
     webhookDispatch: createWebhookDispatch({ db, clock, send: core.webhooks.send, settings: dispatchSettings(config), log, scope }),
     healthProbe: createHealthProbe({ db, clock, health: core.health, intervalMs: config.HEALTH_PROBE_MS, log, scope }),
@@ -413,10 +441,12 @@ type Listening = { on: boolean };
 
 /** The service's build over the core, in order: what runs beside it, then the steps in the order they start. */
 async function buildService(config: Config, opened: Opened): Promise<Service> {
-  const { service, lifecycle, clock, counterDb, cryptoPay, faults, funds } = opened;
+  const { service, lifecycle, clock, counterDb, cryptoPay, faults, funds, linkDeliveries } = opened;
   const { core, db, log } = service;
+  // The admin CLI still opens over them (it reads and resolves); the service would ask the wrong backend.
+  if (opened.stranded) throw new Error(opened.stranded);
   addCheckpointer(lifecycle, opened);
-  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults, funds });
+  const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults, funds, linkDeliveries });
   // The jobs are the first steps: started before the API takes requests, stopped after it.
   for (const job of Object.values(jobs)) lifecycle.add(job);
   const bot = openBot(config, opened);

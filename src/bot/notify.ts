@@ -110,6 +110,7 @@ function alertVars(details: AlertDetails): Record<string, string> {
     case "wallet":
       return { balance_usdt: usdt(details.balanceMicro), threshold_usdt: usdt(details.thresholdMicro) };
     case "stuck":
+    case "held":
       return details.oldest
         ? { count: String(details.count), order_id: String(details.oldest.orderId), product: details.oldest.product, since: details.oldest.since }
         : { count: String(details.count) };

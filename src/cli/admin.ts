@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import type pino from "pino";
 import { type Admin, targetLabel } from "../core/admin.js";
 import type { Topups } from "../core/topups.js";
+import type { HeldOrders } from "../core/held-orders.js";
 import { DomainError } from "../core/model/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/model/account.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/model/money.js";
@@ -18,6 +19,9 @@ const USAGE = `usage: npm run admin -- <command>
                                                      make the key an owner key; a limit not named stays as it is
   wallet <usdt>                                      set the service wallet that owner keys spend
   topups                                             top-ups by method and state, with what was credited
+  held                                               orders held because the bot's Star transactions cannot tell
+                                                     whether they were delivered (the \`held\` alert)
+  resolve <order-id> <delivered|refund>              decide a held order: delivered keeps the charge, refund returns it
   backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
                                                      overwrites; --with-codes-key also writes <file>.codes.key
   preflight                                          before going live: every configured backend's credentials and
@@ -47,7 +51,7 @@ const limit = (value: string | undefined) => (value === undefined ? undefined : 
 const shown = (micro: Micro | null) => (micro === null ? "none" : formatUsdt(micro));
 
 /** Runs one command and returns what to print; the key command prints the key alone. */
-async function run(admin: Admin, topups: Topups, argv: string[]): Promise<string> {
+async function run(admin: Admin, topups: Topups, held: HeldOrders, argv: string[]): Promise<string> {
   // parseArgs would take "-5" for an option: say what it is instead.
   const negative = argv.find((arg) => /^-\d/.test(arg));
   if (negative) throw new UsageError(`amounts and ids cannot be negative, got ${negative}`);
@@ -105,6 +109,22 @@ async function run(admin: Admin, topups: Topups, argv: string[]): Promise<string
     }
     case "wallet":
       return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;
+    case "held": {
+      const orders = await held.list();
+      if (!orders.length) return "no order is held";
+      return orders
+        .map(
+          (o) =>
+            `#${o.id} ${o.productType} to @${o.recipient} (user ${o.recipientId ?? "?"}), ${formatUsdt(o.chargeMicro)} USDT, placed ${o.createdAt}: ${o.held}`,
+        )
+        .join("\n");
+    }
+    case "resolve": {
+      if (!first || !/^[1-9]\d{0,15}$/.test(first)) throw new UsageError(`an order id is a positive whole number, got ${first ?? "nothing"}`);
+      if (second !== "delivered" && second !== "refund") throw new UsageError(`decide with delivered or refund, got ${second ?? "nothing"}`);
+      const order = await held.resolve(Number(first), second, ACTOR);
+      return `order #${order.id}: ${order.status === "completed" ? "completed, the charge stands" : `refunded ${formatUsdt(order.chargeMicro)} USDT`}`;
+    }
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");
   }
@@ -169,7 +189,7 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   const { service } = await openCore({ ...loadConfig(env), LOG_LEVEL: "warn" }, { logDestination: options.logDestination ?? process.stderr });
   const { core, close } = service;
   try {
-    out(await run(core.admin, core.topups, argv));
+    out(await run(core.admin, core.topups, core.held, argv));
     return 0;
   } catch (error) {
     const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");

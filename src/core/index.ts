@@ -5,16 +5,17 @@ import type { Micro } from "./model/money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
 import { createContacts } from "./contacts.js";
+import { createHeldOrders } from "./held-orders.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./order-lookup.js";
-import type { CryptoPayPort, Providers } from "./ports.js";
+import type { CryptoPayPort, Providers, StatusQuestion, UpstreamStatus } from "./ports.js";
 import type { Clock } from "./model/clock.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createTelegramProducts } from "./products/telegram.js";
 import { createGames } from "./products/games.js";
 import { createGiftcards } from "./products/giftcards.js";
 import { createGifts } from "./products/gifts.js";
-import { type Order, PRODUCTS } from "./model/products.js";
+import { type Order, PRODUCTS, type ProductType } from "./model/products.js";
 import { createStore } from "./products/store.js";
 import { createPurchasePipeline } from "./purchase.js";
 import { createQuoteBook } from "./quotes.js";
@@ -63,14 +64,28 @@ export interface CoreDeps {
   /** Crypto Pay, where top-ups by invoice are offered (null: none), and the top-ups' bounds. */
   cryptoPay: CryptoPayPort | null;
   topupLimits: TopupLimits;
+  /** The backend each product type sends new orders to (`*_BACKEND`; `protocol` where there is no choice). */
+  backends: Readonly<Record<ProductType, string>>;
+  /** Where orders still open at a backend that takes no new ones are asked about: by product type, then backend. */
+  formerBackends?: Readonly<Partial<Record<ProductType, Readonly<Record<string, StatusQuestion>>>>>;
 }
 
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {
   const { db, clock, providers } = deps;
-  // Where each product's asynchronous outcome is asked for, by our reference: the product list says whom.
+  // Where each order's asynchronous outcome is asked for: the backend that took it (the product list says which
+  // provider serves the configured one; a former backend still settles what it took).
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
-    PRODUCTS.map((product) => [product.type, (order: Order) => providers[product.provider].status(order.upstreamRef, order)]),
+    PRODUCTS.map((product) => [
+      product.type,
+      async (order: Order): Promise<UpstreamStatus> => {
+        const configured = deps.backends[product.type];
+        const taken = order.backend ?? configured;
+        if (taken === configured) return providers[product.provider].status(order.upstreamRef, order);
+        const former = deps.formerBackends?.[product.type]?.[taken];
+        return former ? former(order.upstreamRef, order) : { kind: "unknown", error: `the ${taken} backend that took this order is not configured` };
+      },
+    ]),
   );
   const webhooks = createWebhooks({ db, clock, vault: deps.vault, ...deps.webhooks });
   // An order younger than RECONCILE_AFTER_MS may still have its provider call in flight (it exceeds the upstream timeout).
@@ -88,6 +103,7 @@ export function createCore(deps: CoreDeps) {
     quotes,
     lowBalance,
     oneStatement,
+    backends: deps.backends,
   });
   const sharedCounter = deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null;
   const accounts = createAccounts({ db, clock, counting: sharedCounter ? { counter: sharedCounter, windowMs: deps.rateLimitWindowMs } : undefined });
@@ -110,6 +126,8 @@ export function createCore(deps: CoreDeps) {
     giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
     gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
+    /** Orders whose delivery the backend's records cannot tell, held for an administrator's decision. */
+    held: createHeldOrders({ db, clock, settlement }),
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
     contacts: createContacts({ db, clock }),
     /** Money in: Crypto Pay invoices credited when paid, transfers credited when an administrator approves. */

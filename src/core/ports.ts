@@ -30,8 +30,11 @@ export type UpstreamOutcome =
   | ({ kind: "pending" } & ProviderFields)
   | { kind: "unknown"; error: string };
 
-/** An upstream's answer to "what happened to the order with this reference?". */
-export type UpstreamStatus = UpstreamOutcome | { kind: "not_found" };
+/**
+ * An upstream's answer to "what happened to the order with this reference?". `ambiguous`: the backend's records
+ * cannot tell this order's delivery from another's without guessing; the order is held for an administrator.
+ */
+export type UpstreamStatus = UpstreamOutcome | { kind: "not_found" } | { kind: "ambiguous"; error: string };
 
 export interface RecipientProfile {
   username: string;
@@ -57,8 +60,11 @@ interface Provider {
   funds?(): Promise<Funds>;
 }
 
-/** A delivery the backend cannot make now, found before the charge: nothing is charged. */
-export type Precheck = { refused: "recipient_unknown" | "funds"; message: string } | null;
+/**
+ * A delivery the backend cannot make now, found before the charge (nothing is charged); or the recipient as the
+ * backend addresses them (Telegram: the user id), fixed on the order so nothing resolves the name again; or nothing to say.
+ */
+export type Precheck = { refused: "recipient_unknown" | "funds"; message: string } | { recipientId: string } | null;
 
 export interface GatewayPort extends Provider, OrderStatusSource {
   /** Null when the recipient does not exist. Throws UpstreamError when the provider cannot answer. */
@@ -77,6 +83,8 @@ export interface Delivery {
   username: string;
   /** Stars, or months of Premium. */
   amount: number;
+  /** The recipient as the backend addresses them, from its precheck (null where it has none). */
+  recipientId: string | null;
 }
 
 export interface RatesPort extends Provider {
@@ -86,17 +94,22 @@ export interface RatesPort extends Provider {
 
 /** The order a status question is about: what a backend that cannot look orders up by our reference matches by. */
 export interface SentOrder {
+  id: number;
   productType: string;
   recipient: string;
   details: unknown;
   /** When the order was placed (ISO 8601): nothing sent before it can be its delivery. */
   createdAt: string;
+  /** The recipient as the backend addresses them, fixed before the charge; null for orders placed before it was kept. */
+  recipientId: string | null;
 }
+
+/** "What happened to the order with this reference?"; `order` is always given by the core (tests may leave it out). */
+export type StatusQuestion = (reference: string, order?: SentOrder) => Promise<UpstreamStatus>;
 
 /** Every asynchronous provider answers "what happened to the order with this reference?" the same way. */
 interface OrderStatusSource {
-  /** `order` is always given by the core; tests of lookup-by-reference backends leave it out. */
-  status(reference: string, order?: SentOrder): Promise<UpstreamStatus>;
+  status: StatusQuestion;
 }
 
 /** The store's nominals are in USD. */
@@ -175,12 +188,23 @@ interface GiftItem {
 export interface GiftsPort extends Provider, OrderStatusSource {
   catalogue(): Promise<GiftItem[]>;
   /** `gift` says which class the recipient must accept (a backend may tell limited gifts apart). */
-  checkRecipient(recipient: string, gift?: { limited: boolean }): Promise<{ exists: boolean; acceptsGifts: boolean; why?: string }>;
+  checkRecipient(
+    recipient: string,
+    gift?: { limited: boolean },
+  ): Promise<{ exists: boolean; acceptsGifts: boolean; why?: string; recipientId?: string }>;
   /** The longest message this backend delivers with a gift (the contract's 255, Telegram's 128). */
   readonly messageMax: number;
   /** Whether a gift can show who bought it (`hide_name` then decides); Telegram's bot is always the sender shown. */
   readonly namesBuyer: boolean;
-  send(order: { reference: string; recipient: string; giftId: string; hideName: boolean; message: string }): Promise<UpstreamOutcome>;
+  send(order: {
+    reference: string;
+    recipient: string;
+    /** From checkRecipient, before the charge: where a backend addresses recipients by id, the send goes there. */
+    recipientId: string | null;
+    giftId: string;
+    hideName: boolean;
+    message: string;
+  }): Promise<UpstreamOutcome>;
   /** The Lottie animation, or null when there is none. */
   sticker(giftId: string): Promise<unknown | null>;
 }

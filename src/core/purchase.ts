@@ -21,6 +21,8 @@ import type { BindingQuote } from "./model/quote.js";
 /** A purchase ready to place: everything checked, the price fixed, and how to hand it to the provider. */
 interface Prepared<D> {
   recipient: string;
+  /** The recipient as the backend addresses them (Telegram: the user id), where it resolved one before the charge. */
+  recipientId?: string | null;
   chargeMicro: Micro;
   details: D;
   send(reference: string): Promise<UpstreamOutcome>;
@@ -84,6 +86,8 @@ export interface PurchasePipelineOptions {
   lowBalance: LowBalance;
   /** The storage's one-statement writes where it has them (PostgreSQL): the common purchase is then one round trip. */
   oneStatement?: OneStatementWrites;
+  /** The backend each product type sends new orders to: kept on the order, which is settled there. */
+  backends: Readonly<Record<string, string>>;
 }
 
 /** The order as the product's own type: the request hash holds the product type, so a replay is of the same product. */
@@ -185,7 +189,7 @@ async function place(
   p: PipelineContext,
   caller: Caller,
   type: string,
-  prepared: Priced<unknown>,
+  prepared: Priced<unknown> & { recipientId?: string | null },
   key: string | null,
   hash: string,
   quoteId?: string,
@@ -205,6 +209,8 @@ async function place(
     upstreamRef: randomUUID(),
     checkAfter: new Date(now.getTime() + p.reconcileAfterMs).toISOString(),
     at,
+    backend: p.backends[type] ?? null,
+    recipientId: prepared.recipientId ?? null,
   });
   if (oneStatement && placeableAtOnce(caller, quoteId)) {
     // The common purchase (its own balance, no quote to spend) in one statement: one round trip on PostgreSQL.

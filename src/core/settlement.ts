@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.js";
 import type { EventTarget } from "../db/outbox.js";
 import type { OneStatementWrites } from "../db/placement.js";
-import { type Finish, markFinished, markPending, orderById } from "../db/orders.js";
+import { type Finish, markFinished, markHeld, markPending, orderById } from "../db/orders.js";
 import { transaction, type Trx } from "../db/transaction.js";
 import { post } from "./ledger.js";
 import type { Micro } from "./model/money.js";
@@ -137,7 +137,8 @@ export function createSettlement(options: SettlementOptions) {
    * once the order is older than any in-flight call could be (check_after has passed).
    */
   async function refresh(order: Order): Promise<Order> {
-    if (order.status !== "processing") return order;
+    // A held order waits for an administrator's decision (admin `resolve`), whoever asks.
+    if (order.status !== "processing" || order.held !== null) return order;
     const lookup = lookups[order.productType];
     if (!lookup) return order;
     let status: UpstreamStatus;
@@ -152,6 +153,10 @@ export function createSettlement(options: SettlementOptions) {
       const old = Date.parse(order.createdAt) + timing.inFlightMs <= clock.now().getTime();
       if (!old || order.providerOrderId !== null) return order;
       status = { kind: "failed", error: "The provider never received the order", reason: "order_not_found" };
+    }
+    if (status.kind === "ambiguous") {
+      // Neither completed nor refunded by a guess: an administrator decides (the `held` alert says so).
+      return (await markHeld(db, order.id, status.error, clock.now().toISOString())) ?? byId(order.id);
     }
     return settle(order.id, status);
   }

@@ -54,12 +54,20 @@ export async function walletWhileOwned(exec: Executor): Promise<Micro | null> {
   return micro(row.balance_micro);
 }
 
-/** Orders still processing, the oldest first (they are few: the reconciler settles them), at most `limit`. */
-export async function processingOrders(exec: Executor, limit: number): Promise<Array<{ id: number; productType: string; createdAt: string }>> {
+/**
+ * Orders still processing, the oldest first (they are few: the reconciler settles them), at most `limit`: those the
+ * reconciler works on, or (`held`) those held for an administrator.
+ */
+export async function processingOrders(
+  exec: Executor,
+  limit: number,
+  held = false,
+): Promise<Array<{ id: number; productType: string; createdAt: string }>> {
   const rows = await exec
     .selectFrom("orders")
     .select(["id", "product_type", "created_at"])
     .where("status", "=", "processing")
+    .where("held", held ? "is not" : "is", null)
     .orderBy("created_at")
     .limit(limit)
     .execute();

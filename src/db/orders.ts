@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { type Micro, micro } from "../core/model/money.js";
 import type { OrderOf, OrderStatus, ProductDefinition } from "../core/model/order.js";
-import { type ListedOrder, type Order, PRODUCTS, type OrderFilter } from "../core/model/products.js";
+import { type ListedOrder, type Order, PRODUCTS, type OrderFilter, type ProductType } from "../core/model/products.js";
 import { type Reason, reasonOf } from "../core/model/reasons.js";
 import { compiledOnce, compiledWrite } from "./compiled.js";
 import { type Executor, rowFromJson } from "./database.js";
@@ -60,6 +60,9 @@ function orderOf<T extends string, D>(row: OrderRow, product: ProductDefinition<
     refunded: row.refunded,
     checkAfter: row.check_after,
     checkAttempts: row.check_attempts,
+    backend: row.backend,
+    recipientId: row.recipient_id,
+    held: row.held,
   };
 }
 
@@ -91,6 +94,9 @@ export interface NewOrder {
   upstreamRef: string;
   checkAfter: string;
   at: string;
+  /** The backend the order is sent to, and the recipient as it addresses them (see OrderBase); absent: null. */
+  backend?: string | null;
+  recipientId?: string | null;
 }
 
 const insertOrderRow = compiledWrite(
@@ -106,8 +112,10 @@ const insertOrderRow = compiledWrite(
     "upstreamRef",
     "checkAfter",
     "at",
+    "backend",
+    "recipientId",
   ],
-  (exec, v: Omit<NewOrder, "details"> & { details: string }) =>
+  (exec, v: Omit<NewOrder, "details" | "backend" | "recipientId"> & { details: string; backend: string | null; recipientId: string | null }) =>
     exec
       .insertInto("orders")
       .values({
@@ -124,13 +132,20 @@ const insertOrderRow = compiledWrite(
         check_after: v.checkAfter,
         created_at: v.at,
         updated_at: v.at,
+        backend: v.backend,
+        recipient_id: v.recipientId,
       })
       .returningAll(),
 );
 
 /** A new `processing` order. A duplicate (account, idempotency key, request) fails on the unique index. */
 export async function insertOrder(exec: Executor, order: NewOrder): Promise<Order> {
-  const [row] = await insertOrderRow(exec, { ...order, details: JSON.stringify(order.details) });
+  const [row] = await insertOrderRow(exec, {
+    ...order,
+    details: JSON.stringify(order.details),
+    backend: order.backend ?? null,
+    recipientId: order.recipientId ?? null,
+  });
   return toOrder(row!);
 }
 
@@ -325,9 +340,127 @@ export async function orderVolumeByDay(
   }));
 }
 
-/** Which of these provider transaction ids some order already holds (a backend matching lost answers skips them). */
-export async function heldTransactions(exec: Executor, ids: string[]): Promise<string[]> {
+/** Which of these provider transaction ids some order already has (a backend matching lost answers skips them). */
+export async function claimedTransactions(exec: Executor, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
   const rows = await exec.selectFrom("orders").select("transaction_id").where("transaction_id", "in", ids).execute();
   return rows.map((row) => row.transaction_id!);
+}
+
+// ---- The Telegram backend's deliveries: one Star transaction per order, and orders held for a decision ----------
+
+/** A Telegram order no Star transaction is linked to yet, as the backend weighs it (upstream/telegram.ts). */
+interface UnlinkedRow {
+  id: number;
+  reference: string;
+  productType: string;
+  status: "processing" | "completed";
+  details: unknown;
+  createdAt: string;
+  recipientId: string;
+}
+
+const unlinkedColumns = ["id", "upstream_ref", "product_type", "status", "details", "created_at", "recipient_id"] as const;
+const unlinkedOf = (row: Pick<OrderRow, (typeof unlinkedColumns)[number]>): UnlinkedRow => ({
+  id: row.id,
+  reference: row.upstream_ref,
+  productType: row.product_type,
+  status: row.status as UnlinkedRow["status"],
+  details: JSON.parse(row.details),
+  createdAt: row.created_at,
+  recipientId: row.recipient_id!,
+});
+
+/** The backend's orders to this recipient (processing, held or completed) with no transaction linked. */
+export async function unlinkedDeliveries(exec: Executor, backend: string, recipientId: string): Promise<UnlinkedRow[]> {
+  const rows = await exec
+    .selectFrom("orders")
+    .select(unlinkedColumns)
+    .where("recipient_id", "=", recipientId)
+    .where("backend", "=", backend)
+    .where("transaction_id", "is", null)
+    .where("status", "in", ["processing", "completed"])
+    .orderBy("id")
+    .limit(100)
+    .execute();
+  return rows.map(unlinkedOf);
+}
+
+/** The backend's completed orders with no transaction linked, the oldest first. */
+export async function deliveriesToLink(exec: Executor, backend: string, limit: number): Promise<UnlinkedRow[]> {
+  const rows = await exec
+    .selectFrom("orders")
+    .select(unlinkedColumns)
+    .where("backend", "=", backend)
+    .where("status", "=", "completed")
+    .where("transaction_id", "is", null)
+    .where("recipient_id", "is not", null)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map(unlinkedOf);
+}
+
+/** Links a transaction to a completed order that has none; false when it has one, or another order has this one. */
+export async function linkTransaction(exec: Executor, orderId: number, transactionId: string, at: string): Promise<boolean> {
+  try {
+    const result = await exec
+      .updateTable("orders")
+      .set({ transaction_id: transactionId, updated_at: at })
+      .where("id", "=", orderId)
+      .where("status", "=", "completed")
+      .where("transaction_id", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+/** A unique index refused the write (SQLite's and PostgreSQL's own codes). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
+}
+
+/**
+ * Holds a `processing` order for an administrator: the reconciler asks about it no more (no `check_after`) and never
+ * completes or refunds it. The order as it is now; undefined when it was not `processing`.
+ */
+export async function markHeld(exec: Executor, id: number, why: string, at: string): Promise<Order | undefined> {
+  const row = await exec
+    .updateTable("orders")
+    .set({ held: why, check_after: null, updated_at: at })
+    .where("id", "=", id)
+    .where("status", "=", "processing")
+    .returningAll()
+    .executeTakeFirst();
+  return row && toOrder(row);
+}
+
+/** Held orders (still processing), the oldest first, at most `limit`. */
+export async function heldOrders(exec: Executor, limit: number): Promise<Order[]> {
+  const rows = await exec
+    .selectFrom("orders")
+    .selectAll()
+    .where("status", "=", "processing")
+    .where("held", "is not", null)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map(toOrder);
+}
+
+/** Processing orders by product and backend (the backend each was sent to; null: placed before it was kept). */
+export async function openOrdersByBackend(exec: Executor): Promise<Array<{ productType: ProductType; backend: string | null; ids: number[] }>> {
+  const rows = await exec.selectFrom("orders").select(["id", "product_type", "backend"]).where("status", "=", "processing").orderBy("id").execute();
+  const groups = new Map<string, { productType: ProductType; backend: string | null; ids: number[] }>();
+  for (const row of rows) {
+    const key = `${row.product_type} ${row.backend}`;
+    const group = groups.get(key) ?? { productType: productOf(row).type as ProductType, backend: row.backend, ids: [] };
+    group.ids.push(row.id);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }

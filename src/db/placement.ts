@@ -48,10 +48,11 @@ export async function placeAtOnce(db: Db, order: NewOrder, actor: string): Promi
       returning balance_micro
     ), placed as (
       insert into orders (account_id, funding_account_id, product_type, status, idempotency_key, request_hash, recipient,
-        details, charge_micro, upstream_ref, check_after, created_at, updated_at)
+        details, charge_micro, upstream_ref, check_after, created_at, updated_at, backend, recipient_id)
       select ${order.accountId}::bigint, ${order.fundingAccountId}::bigint, ${order.productType}::text, 'processing',
         ${order.idempotencyKey}::text, ${order.requestHash}::text, ${order.recipient}::text, ${JSON.stringify(order.details)}::text,
-        ${charge}::bigint, ${order.upstreamRef}::text, ${order.checkAfter}::text, ${order.at}::text, ${order.at}::text
+        ${charge}::bigint, ${order.upstreamRef}::text, ${order.checkAfter}::text, ${order.at}::text, ${order.at}::text,
+        ${order.backend ?? null}::text, ${order.recipientId ?? null}::text
       from debit
       returning *
     ), entry as (

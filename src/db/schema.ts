@@ -89,6 +89,12 @@ interface OrdersTable {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  /** The backend that took the order (`protocol`, `telegram`, `reloadly`); null: placed before backends were recorded. */
+  backend: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The recipient as that backend addresses them (Telegram: the user id), fixed before the charge. */
+  recipient_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why the order is held for an administrator; null when it is not. */
+  held: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 interface AuditLogTable {

@@ -64,3 +64,12 @@ export async function contactByUsername(db: Executor, username: string): Promise
     .executeTakeFirst();
   return row ? contactOf(row) : null;
 }
+
+/** What Telegram shows a contact's username to be now (null: none), where the row still had an older one. */
+export async function correctContactUsername(db: Executor, telegramId: string, username: string | null): Promise<void> {
+  await db
+    .updateTable("telegram_contacts")
+    .set({ username, username_lower: username === null ? null : usernameKey(username) })
+    .where("telegram_id", "=", telegramId)
+    .execute();
+}

@@ -124,6 +124,16 @@ export class EmulatedChat {
     await this.call("POST", "/emulator/blocked", { chat_id: this.chatId, blocked });
   }
 
+  /**
+   * Changes this user's @username (null removes it), as a user does in Telegram's settings: the bot is told nothing
+   * until they next write to it, but getChat shows the new one at once. Their next messages carry it.
+   */
+  async rename(username: string | null) {
+    await this.call("POST", "/emulator/profile", { user_id: this.user.id, username });
+    if (username === null) delete this.user.username;
+    else this.user.username = username;
+  }
+
   /** This user's privacy: the gift classes they accept (false refuses one; unset classes stay as they were). */
   async setAcceptedGifts(types: Partial<AcceptedGiftTypes>) {
     await this.call("POST", "/emulator/gift-privacy", { user_id: this.user.id, accepted_gift_types: types });

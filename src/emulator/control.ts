@@ -23,6 +23,15 @@ export function controlRoutes(app: FastifyInstance, state: EmulatorState, shop: 
     else state.slow.delete(method);
     return { ok: true };
   });
+  // A user's @username changed in Telegram (null: removed), the bot not told: what getChat answers from now on.
+  app.post<{ Body: { user_id: number; username: string | null } }>("/emulator/profile", async (request, reply) => {
+    const user = state.users.get(request.body.user_id);
+    if (!user) return reply.code(404).send({ error: "no such user: they must have written to the bot" });
+    const { username: _old, ...rest } = user;
+    state.users.set(user.id, request.body.username === null ? rest : { ...rest, username: request.body.username });
+    return { ok: true };
+  });
+
   // Late calls waiting now (how long each has waited), and how many callers hung up on one.
   app.get("/emulator/late", async () => ({ waiting_ms: [...state.waiting].map((entry) => Date.now() - entry.since), hung_up: state.hungUp }));
 

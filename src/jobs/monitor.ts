@@ -105,6 +105,21 @@ function purchaseChecks(options: MonitorOptions) {
       };
     },
 
+    /** Orders held for an administrator: their delivery cannot be told without guessing (admin `resolve`). */
+    async held(): Promise<Condition> {
+      const held = await processingOrders(db, STUCK_SCAN, true);
+      const oldest = held[0];
+      return {
+        key: "held",
+        firing: held.length > 0,
+        details: {
+          kind: "held",
+          count: held.length,
+          oldest: oldest ? { orderId: oldest.id, product: oldest.productType, since: oldest.createdAt } : null,
+        },
+      };
+    },
+
     async stuck(now: Date): Promise<Condition> {
       const late = (await processingOrders(db, STUCK_SCAN)).filter(
         (order) => now.getTime() - Date.parse(order.createdAt) > (settleWithin.get(order.productType) ?? 0),
@@ -252,6 +267,7 @@ export function createMonitor(options: MonitorOptions) {
       checks.refunds(now),
       checks.wallet(),
       checks.stuck(now),
+      checks.held(),
       checks.ledger(now),
       checks.cryptoPay(),
       checks.invoices(now),

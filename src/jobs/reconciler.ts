@@ -16,6 +16,8 @@ export interface ReconcilerOptions {
   leaseMs: number;
   log: JobLog;
   scope?: BackgroundScope;
+  /** Links transactions to completed orders that could not read theirs when sent (the Telegram backend's); how many. */
+  linkDeliveries?: () => Promise<number>;
 }
 
 /** Orders claimed and asked about at once. */
@@ -54,6 +56,8 @@ export function createReconciler(options: ReconcilerOptions) {
     try {
       const after = await settlement.refresh(order);
       if (after.status !== "processing") return true;
+      // Held for an administrator: never asked about again.
+      if (after.held !== null) return false;
       // Rescheduled from the claimed row: a check changes no `check_attempts`.
       if (!state.handedBack) await reschedule(order);
     } catch (error) {
@@ -65,6 +69,10 @@ export function createReconciler(options: ReconcilerOptions) {
   }
 
   async function pass(state: LeaseState): Promise<number> {
+    if (options.linkDeliveries) {
+      // Before the claims: an order linked now is one fewer another order's lost answer could be mistaken for.
+      await options.linkDeliveries().catch((error: unknown) => log.warn({ err: error }, "could not link delivered orders to their transactions"));
+    }
     let settled = 0;
     for (let seen = 0; seen < PASS_MAX && !state.stopping;) {
       const claimed = await claim();

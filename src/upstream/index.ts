@@ -1,5 +1,6 @@
 import type pino from "pino";
-import { PROVIDER_NAMES, type Providers } from "../core/ports.js";
+import { PROVIDER_NAMES, type Providers, type StatusQuestion } from "../core/ports.js";
+import type { ProductType } from "../core/model/products.js";
 import { maskSecrets } from "../observability/log.js";
 import { createGamesAdapter } from "./games.js";
 import { createGatewayAdapter } from "./gateway.js";
@@ -30,6 +31,11 @@ export interface ProvidersOptions {
   reloadly?: Omit<ReloadlyOptions, "timeoutMs" | "onCall">;
   /** The bot's Bot API, for a `telegram` backend: its token and server, and the users it knows. */
   telegram?: Omit<TelegramBackendOptions, "timeoutMs" | "onCall">;
+  /**
+   * Orders still processing, by product and the backend that took them: a backend that takes no new orders is still
+   * opened for theirs (asked about, never sent to); one this configuration cannot open is refused, naming them.
+   */
+  openOrders?: Array<{ productType: ProductType; backend: string | null; ids: number[] }>;
   timeoutMs: number;
   log: pino.Logger;
   /** Told of every call (metrics). */
@@ -59,31 +65,70 @@ export function openProviders(options: ProvidersOptions) {
     ...(backends.gifts === "protocol" ? [] : (["gifts"] as const)),
     ...(backends.giftcards === "protocol" ? [] : (["giftcards"] as const)),
   ]);
+  // A backend that took orders still open, but no new ones: opened to settle them.
+  const configured: Record<ProductType, string> = { stars: "protocol", store: "protocol", game: "protocol", ...configuredBackends(backends) };
+  const former = (options.openOrders ?? []).filter((group) => group.backend !== null && group.backend !== configured[group.productType]);
+  const formerAt = (productType: ProductType, backend: string) => former.some((g) => g.productType === productType && g.backend === backend);
+  if (formerAt("gift", "protocol")) replaced.delete("gifts");
+  if (formerAt("giftcard", "protocol")) replaced.delete("giftcards");
   const clients = PROVIDER_NAMES.map((name) => {
     const url = options.urls[name];
     return url && !replaced.has(name) ? createHttpClient(url, options.timeoutMs, { provider: name, onCall }) : null;
   });
-  const providers = Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, ADAPTERS[name](clients[i])])) as unknown as Providers;
+  const protocol = Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, ADAPTERS[name](clients[i])])) as unknown as Providers;
+  const providers: Providers = { ...protocol };
   const pools: Array<{ close(): Promise<unknown>; destroy(): Promise<unknown> }> = clients.filter((client) => client !== null);
   const bounds = { timeoutMs: options.timeoutMs, onCall };
+  const reloadly =
+    (backends.giftcards === "reloadly" || formerAt("giftcard", "reloadly")) && options.reloadly
+      ? createReloadlyAdapter({ ...options.reloadly, ...bounds })
+      : null;
+  if (reloadly) pools.push({ close: reloadly.close, destroy: reloadly.destroy });
   if (backends.giftcards === "reloadly") {
-    if (!options.reloadly) throw new Error("GIFTCARDS_BACKEND=reloadly needs Reloadly's credentials");
-    const reloadly = createReloadlyAdapter({ ...options.reloadly, ...bounds });
+    if (!reloadly) throw new Error("GIFTCARDS_BACKEND=reloadly needs Reloadly's credentials");
     providers.giftcards = reloadly;
-    pools.push({ close: reloadly.close, destroy: reloadly.destroy });
   }
+  const usesTelegram = backends.gifts === "telegram" || backends.premium === "telegram" || former.some((g) => g.backend === "telegram");
+  const telegram = usesTelegram && options.telegram ? createTelegramBackend({ ...options.telegram, ...bounds }) : null;
+  if (telegram) pools.push(telegram);
   if (backends.gifts === "telegram" || backends.premium === "telegram") {
-    if (!options.telegram) throw new Error("a telegram backend needs the bot's token");
-    const telegram = createTelegramBackend({ ...options.telegram, ...bounds });
+    if (!telegram) throw new Error("a telegram backend needs the bot's token");
     if (backends.gifts === "telegram") providers.gifts = telegram.gifts;
     if (backends.premium === "telegram") providers.gateway = premiumVia(providers.gateway, telegram.premium);
-    pools.push(telegram);
+  }
+  // Each former backend's status question, where this configuration can open it.
+  const sources: Record<string, StatusQuestion | undefined> = {
+    "premium protocol": protocol.gateway.configured ? protocol.gateway.status : undefined,
+    "premium telegram": telegram?.premium.status,
+    "gift protocol": protocol.gifts.configured ? protocol.gifts.status : undefined,
+    "gift telegram": telegram?.gifts.status,
+    "giftcard protocol": protocol.giftcards.configured ? protocol.giftcards.status : undefined,
+    "giftcard reloadly": reloadly?.status,
+  };
+  const formerBackends: Partial<Record<ProductType, Record<string, StatusQuestion>>> = {};
+  const stranded: string[] = [];
+  for (const group of former) {
+    const source = sources[`${group.productType} ${group.backend}`];
+    if (source) formerBackends[group.productType] = { ...formerBackends[group.productType], [group.backend!]: source };
+    else stranded.push(`${group.ids.length} ${group.productType} order(s) at the ${group.backend} backend (#${group.ids.join(", #")})`);
   }
   return {
     providers,
+    formerBackends,
+    /** What the service refuses to start over: orders still open at a backend this configuration cannot open. */
+    stranded: stranded.length
+      ? `orders still processing at a backend this configuration removes: ${stranded.join("; ")}. Restore that backend's settings until they have settled, then switch`
+      : null,
+    /** Links Star transactions to completed Telegram orders that have none yet (the reconciler's passes call it). */
+    linkDeliveries: telegram ? () => telegram.linkDeliveries() : undefined,
     /** Waits for the calls under way, then closes the pools. */
     close: () => Promise.all(pools.map((pool) => pool.close())),
     /** Cuts the calls under way (they end as "no answer"). */
     abort: () => Promise.all(pools.map((pool) => pool.destroy())),
   };
+}
+
+/** The backend each product with a choice sends new orders to, by product type. */
+function configuredBackends(backends: Backends) {
+  return { premium: backends.premium, gift: backends.gifts, giftcard: backends.giftcards };
 }

@@ -365,7 +365,9 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
     if (errorCode === "CUSTOM_IDENTIFIER_ALREADY_USED") {
       // Our reference was taken before (a repeat after a lost answer): that order is the one, never a second.
       const earlier = await status(order.reference);
-      return earlier.kind === "not_found" ? { kind: "unknown", error: "Reloadly has our reference but cannot find its order" } : earlier;
+      if (earlier.kind === "not_found" || earlier.kind === "ambiguous")
+        return { kind: "unknown", error: "Reloadly has our reference but cannot find its order" };
+      return earlier;
     }
     const error = `Reloadly refused the order (HTTP ${code}${errorCode ? ` ${errorCode}` : ""})${message ? `: ${message}` : ""}`;
     if (errorCode === "INSUFFICIENT_BALANCE") return { kind: "failed", error, reason: "provider_balance" };

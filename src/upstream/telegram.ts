@@ -17,9 +17,13 @@ import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, ty
 
 // Gifts and Premium sold through the Telegram Bot API, paid from the bot's own Star balance
 // (docs/providers/telegram-bot-api.md; T1 to T10 below are that file's sources). The Bot API addresses users by id
-// only (T3), so a recipient's @username is looked up among the users the bot has seen (`find`, core/contacts.ts).
+// only (T3), so a recipient's @username is looked up among the users the bot has seen (`find`, core/contacts.ts)
+// and checked against what `getChat` shows that id holding now, before the charge and again before the send; the id
+// is kept on the order, and nothing resolves the name again after the charge.
 // Nothing is ever sent twice: no retries, since sendGift and giftPremiumSubscription take no idempotency key (T1),
-// and a lost answer is reconciled from the bot's Star transactions (`status`), never by sending again.
+// and a lost answer is reconciled from the bot's Star transactions (`status`), never by sending again. One Star
+// transaction belongs to at most one order (`DeliveryBook`); where the transactions cannot tell which of several
+// orders was delivered, the order is held for an administrator rather than guessed.
 
 /** Premium gifted for Stars: months → the fixed price (T1 giftPremiumSubscription, T6 types). */
 const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 1500, 12: 2500 };
@@ -57,6 +61,7 @@ const fileSchema = z.object({ file_id: z.string(), file_path: z.string().optiona
 // T1 ChatFullInfo.accepted_gift_types (9.0; absent from older servers: everything accepted).
 const chatSchema = z.object({
   id: z.number().int(),
+  username: z.string().optional(),
   accepted_gift_types: z
     .object({ unlimited_gifts: z.boolean(), limited_gifts: z.boolean(), premium_subscription: z.boolean().optional() })
     .optional(),
@@ -83,15 +88,40 @@ type Answer<T> = { ok: true; result: T } | { ok: false; status: number; code: nu
 /** An answer that is no Bot API envelope (a proxy's page, a cut body): its effect is unknown. */
 class GarbledAnswer extends Error {}
 
+/** An order of this backend's that no Star transaction is linked to yet (db/orders.ts). */
+export interface UnlinkedDelivery {
+  id: number;
+  /** Our reference (upstream_ref): how a send knows its own order among them. */
+  reference: string;
+  productType: string;
+  status: "processing" | "completed";
+  details: unknown;
+  createdAt: string;
+  recipientId: string;
+}
+
+/** The orders this backend delivered, as the database knows them: what a Star transaction can belong to. */
+export interface DeliveryBook {
+  /** Of these Star transaction ids, those already some order's. */
+  claimed(transactionIds: string[]): Promise<string[]>;
+  /** This backend's orders to the user (processing, held or completed) with no transaction linked. */
+  unlinked(recipientId: string): Promise<UnlinkedDelivery[]>;
+  /** Completed orders with no transaction linked, the oldest first. */
+  toLink(limit: number): Promise<UnlinkedDelivery[]>;
+  /** Links a transaction to a completed order without one; false when it has one or the transaction is another's. */
+  link(orderId: number, transactionId: string): Promise<boolean>;
+}
+
 export interface TelegramBackendOptions {
   token: string;
   /** https://api.telegram.org, or the emulator's URL. */
   apiRoot: string;
   timeoutMs: number;
-  /** The contact holding a @username (core/contacts.ts), or null when the bot has never seen them. */
+  /** The contact most recently seen holding a @username (core/contacts.ts), or null when the bot has seen none. */
   find(username: string): Promise<TelegramContact | null>;
-  /** Of these Star transaction ids, those already the transaction_id of some order (the database's answer). */
-  claimed?(transactionIds: string[]): Promise<string[]>;
+  /** Writes what getChat shows a contact's username to be now (null: none), when it no longer holds the one on file. */
+  correct?(telegramId: string, username: string | null): Promise<void>;
+  book?: DeliveryBook;
   onCall?: (call: UpstreamCall) => void;
 }
 
@@ -102,7 +132,7 @@ export interface TelegramPremium {
   funds(): Promise<Funds>;
   search(username: string): Promise<RecipientProfile | null>;
   precheck(order: Pick<Delivery, "username" | "amount">): Promise<Precheck>;
-  deliver(order: Pick<Delivery, "reference" | "username" | "amount">): Promise<UpstreamOutcome>;
+  deliver(order: Pick<Delivery, "reference" | "username" | "amount" | "recipientId">): Promise<UpstreamOutcome>;
   status(reference: string, order?: SentOrder): Promise<UpstreamStatus>;
 }
 
@@ -243,62 +273,190 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     throw new UpstreamError(`getStarTransactions: more than ${MAX_PAGES} pages`);
   }
 
+  // --- Which order a Star transaction is ---------------------------------------------------------------------
   const detailsSchema = z.object({ gift_id: z.string().optional(), months: z.coerce.number().int().optional() }).passthrough();
+  const bare = (username: string) => username.replace(/^@/, "");
+  const sameName = (held: string | undefined, asked: string) => held !== undefined && held.toLowerCase() === bare(asked).toLowerCase();
+  /** What an order delivers, as its transaction shows it: a gift's id or Premium's months; null when neither. */
+  const itemOf = (productType: string, details: unknown): string | null => {
+    const read = detailsSchema.safeParse(details);
+    if (productType === "gift" && read.data?.gift_id !== undefined) return `gift:${read.data.gift_id}`;
+    if (productType === "premium" && read.data?.months !== undefined) return `premium:${read.data.months}`;
+    return null;
+  };
+  /** A transaction paying for `item` to the user. */
+  const paysFor = (userId: number, item: string) => (t: Transaction) => {
+    if (t.receiver?.type !== "user" || t.receiver.user?.id !== userId) return false;
+    if (item.startsWith("gift:")) return t.receiver.transaction_type === "gift_purchase" && `gift:${t.receiver.gift?.id}` === item;
+    return t.receiver.transaction_type === "premium_purchase" && `premium:${t.receiver.premium_subscription_duration}` === item;
+  };
+  const sinceOf = (createdAt: string) => Math.floor((Date.parse(createdAt) - CLOCK_SLACK_MS) / 1000);
+  const unclaimed = async (matches: Transaction[]) => {
+    const taken = new Set(matches.length && options.book ? await options.book.claimed(matches.map((t) => t.id)) : []);
+    return matches.filter((t) => !taken.has(t.id));
+  };
 
-  async function status(_reference: string, order?: SentOrder): Promise<UpstreamStatus> {
+  /**
+   * The orders to one user for one item that no transaction is linked to, against the unlinked transactions paying
+   * for it: when there are transactions for all of them, each order (oldest first) takes the oldest one dated after
+   * it; otherwise null, since which were delivered cannot be told (the caller decides what that means).
+   */
+  async function assign(userId: number, item: string, members: UnlinkedDelivery[]): Promise<Map<number, string> | null> {
+    const ordered = [...members].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+    const free = await unclaimed(await scan(sinceOf(ordered[0]!.createdAt), paysFor(userId, item)));
+    if (free.length < ordered.length) return null;
+    const assigned = new Map<number, string>();
+    for (const member of ordered) {
+      const index = free.findIndex((t) => t.date >= sinceOf(member.createdAt));
+      if (index < 0) return null;
+      assigned.set(member.id, free.splice(index, 1)[0]!.id);
+    }
+    return assigned;
+  }
+
+  /** The other unlinked orders to this user for this item: they could be any of its transactions' too. */
+  const rivals = async (recipientId: string, item: string, reference: string) =>
+    options.book
+      ? (await options.book.unlinked(recipientId)).filter((o) => o.reference !== reference && itemOf(o.productType, o.details) === item)
+      : [];
+
+  async function status(reference: string, order?: SentOrder): Promise<UpstreamStatus> {
     // The Bot API has no lookup by our reference: without the order there is nothing to match by.
     if (!order) return { kind: "unknown", error: "the Bot API cannot look an order up by reference" };
-    const details = detailsSchema.safeParse(order.details);
-    const giftId = order.productType === "gift" ? details.data?.gift_id : undefined;
-    const months = order.productType === "premium" ? details.data?.months : undefined;
-    if (giftId === undefined && months === undefined)
-      return { kind: "unknown", error: `cannot match a ${order.productType} order to a Star transaction` };
+    const item = itemOf(order.productType, order.details);
+    if (!item) return { kind: "unknown", error: `cannot match a ${order.productType} order to a Star transaction` };
     try {
-      const contact = await find(order.recipient);
+      // Sent to the id fixed before the charge; an order placed before ids were kept falls back to its name.
+      const recipientId = order.recipientId ?? (await find(order.recipient))?.telegramId;
       // Never seen, so never sent to: nothing can have been delivered.
-      if (!contact) return { kind: "not_found" };
-      const userId = Number(contact.telegramId);
-      const since = Math.floor((Date.parse(order.createdAt) - CLOCK_SLACK_MS) / 1000);
-      const matches = await scan(since, giftId !== undefined ? giftTo(userId, giftId) : premiumTo(userId, months!));
-      // A transaction already another order's delivery is not this one's. Residual case: two orders for the same
-      // gift to the same user, both answers lost, only one sent, and neither reconciled yet: the first one asked
-      // claims the one transaction, whichever it was, so the one refunded may be the one that was in fact sent.
-      // The books still hold (one delivery, one charge kept); only which order shows it can be wrong.
-      const taken = new Set(matches.length && options.claimed ? await options.claimed(matches.map((t) => t.id)) : []);
-      const mine = matches.find((t) => !taken.has(t.id));
-      return mine ? { kind: "completed", transactionId: mine.id } : { kind: "not_found" };
+      if (!recipientId) return { kind: "not_found" };
+      const userId = Number(recipientId);
+      const others = await rivals(recipientId, item, reference);
+      if (others.length === 0) {
+        const mine = (await unclaimed(await scan(sinceOf(order.createdAt), paysFor(userId, item))))[0];
+        return mine ? { kind: "completed", transactionId: mine.id } : { kind: "not_found" };
+      }
+      const self: UnlinkedDelivery = { ...order, reference, status: "processing", recipientId };
+      const assigned = await assign(userId, item, [self, ...others]);
+      if (assigned) {
+        // Every one of them was delivered: the completed ones take their transactions now.
+        for (const other of others) if (other.status === "completed") await options.book!.link(other.id, assigned.get(other.id)!);
+        return { kind: "completed", transactionId: assigned.get(order.id)! };
+      }
+      const free = await unclaimed(await scan(sinceOf(order.createdAt), paysFor(userId, item)));
+      // Nothing paid for it since, and no completed order wants a transaction: none of them was sent.
+      if (free.length === 0 && others.every((o) => o.status === "processing")) return { kind: "not_found" };
+      return {
+        kind: "ambiguous",
+        error: `${others.length + 1} orders to user ${recipientId} for the same ${item.replace(":", " ")} await their Star transactions and ${free.length} unlinked transactions could be theirs: which were delivered cannot be told`,
+      };
     } catch (error) {
       return { kind: "unknown", error: (error as Error).message };
     }
   }
 
   /**
-   * A delivery Telegram confirmed, with the id of its Star transaction where it can be read now (sendGift answers
-   * only `true`, T1): kept on the order, it lets `claimed` keep a later reconciliation off this transaction. Not
-   * found, or not readable, the delivery stands without it.
+   * A delivery Telegram confirmed, with the id of its Star transaction where it can be read now and is certainly this
+   * order's (sendGift answers only `true`, T1). With another unlinked order to the same user for the same item, or
+   * no transaction readable yet, the delivery stands without it and `linkDeliveries` links one later.
    */
-  async function withTransaction(outcome: UpstreamOutcome, sentAt: number, mine: (t: Transaction) => boolean): Promise<UpstreamOutcome> {
+  async function withTransaction(outcome: UpstreamOutcome, sent: { reference: string; recipientId: string; item: string; at: number }) {
     if (outcome.kind !== "completed") return outcome;
     try {
-      const matches = await scan(Math.floor((sentAt - CLOCK_SLACK_MS) / 1000), mine);
-      const taken = new Set(matches.length && options.claimed ? await options.claimed(matches.map((t) => t.id)) : []);
-      const newest = matches.reverse().find((t) => !taken.has(t.id));
-      return newest ? { kind: "completed", transactionId: newest.id } : outcome;
+      if ((await rivals(sent.recipientId, sent.item, sent.reference)).length) return outcome;
+      const mine = (await unclaimed(await scan(Math.floor((sent.at - CLOCK_SLACK_MS) / 1000), paysFor(Number(sent.recipientId), sent.item)))).pop();
+      return mine ? { ...outcome, transactionId: mine.id } : outcome;
     } catch {
       return outcome;
     }
   }
 
-  const giftTo = (userId: number, giftId: string) => (t: Transaction) =>
-    t.receiver?.type === "user" &&
-    t.receiver.user?.id === userId &&
-    t.receiver.transaction_type === "gift_purchase" &&
-    t.receiver.gift?.id === giftId;
-  const premiumTo = (userId: number, months: number) => (t: Transaction) =>
-    t.receiver?.type === "user" &&
-    t.receiver.user?.id === userId &&
-    t.receiver.transaction_type === "premium_purchase" &&
-    t.receiver.premium_subscription_duration === months;
+  /** When each completed order without a transaction may be tried again (backing off, from this process's start). */
+  const linkAttempts = new Map<number, { at: number; wait: number }>();
+  /**
+   * Completed orders whose transaction could not be read when they were sent: each takes one once the transactions
+   * tell which is whose (all of that user's unlinked orders for the item accounted for). Returns how many were linked.
+   */
+  async function linkDeliveries(limit = 8): Promise<number> {
+    if (!options.book) return 0;
+    let linked = 0;
+    const now = Date.now();
+    for (const order of await options.book.toLink(limit)) {
+      const attempt = linkAttempts.get(order.id);
+      if (attempt && attempt.at > now) continue;
+      const item = itemOf(order.productType, order.details);
+      if (!item) continue;
+      const members = [order, ...(await rivals(order.recipientId, item, order.reference))];
+      const assigned = await assign(Number(order.recipientId), item, members).catch(() => null);
+      if (assigned) {
+        for (const member of members) if (member.status === "completed" && (await options.book.link(member.id, assigned.get(member.id)!))) linked++;
+        linkAttempts.delete(order.id);
+      } else {
+        const wait = Math.min((attempt?.wait ?? 2_500) * 2, 3_600_000);
+        linkAttempts.set(order.id, { at: now + wait, wait });
+      }
+    }
+    return linked;
+  }
+
+  /** What getChat shows the user holding now; null when Telegram does not know the chat. Throws UpstreamError. */
+  async function currentChat(userId: string): Promise<z.infer<typeof chatSchema> | null> {
+    let answer: Answer<z.infer<typeof chatSchema>>;
+    try {
+      answer = await api("getChat", { chat_id: Number(userId) }, chatSchema);
+    } catch (error) {
+      throw new UpstreamError(`getChat: ${(error as Error).message}`, error);
+    }
+    if (answer.ok) return answer.result;
+    if (isUnknownChat(answer.description)) return null;
+    throw new UpstreamError(`getChat: ${answer.description}`);
+  }
+
+  /**
+   * The user who holds @username now: the contact most recently seen with it, as long as getChat shows that id still
+   * holding it. A contact whose name has moved on is corrected and the next one asked; null when none holds it.
+   */
+  async function resolve(username: string): Promise<{ id: string; chat: z.infer<typeof chatSchema> } | null> {
+    for (let tries = 0; tries < 3; tries++) {
+      const contact = await find(bare(username));
+      if (!contact) return null;
+      const chat = await currentChat(contact.telegramId);
+      if (chat && sameName(chat.username, username)) return { id: contact.telegramId, chat };
+      if (!options.correct) return null;
+      await options.correct(contact.telegramId, chat?.username ?? null);
+    }
+    return null;
+  }
+
+  /**
+   * Before a send, after the charge: the id fixed on the order still holds the name it was bought for. A failure
+   * (refunded) when it does not or cannot be checked: nothing was sent.
+   */
+  async function checkedBeforeSend(recipientId: string | null, username: string, what: string): Promise<UpstreamOutcome | null> {
+    if (recipientId === null)
+      return {
+        kind: "failed",
+        error: `No Telegram user was fixed for @${bare(username)} before the charge: nothing was sent`,
+        reason: "provider_error",
+      };
+    let chat: z.infer<typeof chatSchema> | null;
+    try {
+      chat = await currentChat(recipientId);
+    } catch (error) {
+      return {
+        kind: "failed",
+        error: `The recipient could not be checked before sending ${what}: ${(error as Error).message}; nothing was sent`,
+        reason: "provider_unavailable",
+      };
+    }
+    if (chat && sameName(chat.username, username)) return null;
+    await options.correct?.(recipientId, chat?.username ?? null).catch(() => undefined);
+    return {
+      kind: "failed",
+      error: `@${bare(username)} no longer belongs to the user this order was placed for: nothing was sent`,
+      reason: "provider_error",
+    };
+  }
 
   const stickers = new Map<string, unknown>();
 
@@ -320,36 +478,30 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       }));
     },
     async checkRecipient(username, gift) {
-      const contact = await find(username);
-      const why = `@${username.replace(/^@/, "")} has not started this bot, so it cannot send them a gift: ask them to open the bot once`;
-      if (!contact) return { exists: false, acceptsGifts: false, why };
-      let answer: Answer<z.infer<typeof chatSchema>>;
-      try {
-        answer = await api("getChat", { chat_id: Number(contact.telegramId) }, chatSchema);
-      } catch (error) {
-        throw new UpstreamError(`getChat: ${(error as Error).message}`, error);
+      const holder = await resolve(username);
+      if (!holder) {
+        const why = `@${bare(username)} has not started this bot, so it cannot send them a gift: ask them to open the bot once`;
+        return { exists: false, acceptsGifts: false, why };
       }
-      if (!answer.ok) {
-        if (isUnknownChat(answer.description)) return { exists: false, acceptsGifts: false };
-        throw new UpstreamError(`getChat: ${answer.description}`);
-      }
-      const accepted = answer.result.accepted_gift_types;
-      if (!accepted) return { exists: true, acceptsGifts: true };
+      const accepted = holder.chat.accepted_gift_types;
+      if (!accepted) return { exists: true, acceptsGifts: true, recipientId: holder.id };
       const acceptsGifts =
         gift === undefined ? accepted.limited_gifts || accepted.unlimited_gifts : gift.limited ? accepted.limited_gifts : accepted.unlimited_gifts;
-      return { exists: true, acceptsGifts };
+      return { exists: true, acceptsGifts, recipientId: holder.id };
     },
     // `hideName` is not passed: the Bot API has no such parameter and always shows the bot as the sender (T1; T3
     // process_send_gift_query sends with is_private=false), never the buyer.
     async send(order) {
-      const contact = await find(order.recipient).catch((error: unknown) => error as Error);
-      if (contact instanceof Error) return { kind: "failed", error: `The contacts could not be read: ${contact.message}`, reason: "provider_error" };
-      if (!contact)
-        return { kind: "failed", error: `@${order.recipient} has not started this bot, so it cannot send them a gift`, reason: "provider_error" };
-      const userId = Number(contact.telegramId);
-      const sentAt = Date.now();
-      const outcome = await spend("sendGift", { user_id: userId, gift_id: order.giftId, ...(order.message ? { text: order.message } : {}) });
-      return withTransaction(outcome, sentAt, giftTo(userId, order.giftId));
+      const refused = await checkedBeforeSend(order.recipientId, order.recipient, "the gift");
+      if (refused) return refused;
+      const recipientId = order.recipientId!;
+      const at = Date.now();
+      const outcome = await spend("sendGift", {
+        user_id: Number(recipientId),
+        gift_id: order.giftId,
+        ...(order.message ? { text: order.message } : {}),
+      });
+      return withTransaction(outcome, { reference: order.reference, recipientId, item: `gift:${order.giftId}`, at });
     },
     status,
     async sticker(giftId) {
@@ -396,30 +548,27 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       };
     },
     async precheck({ username, amount }) {
-      const name = username.replace(/^@/, "");
-      if (!(await find(name))) {
+      const holder = await resolve(username);
+      if (!holder) {
         return {
           refused: "recipient_unknown",
-          message: `@${name} has not started this bot, so it cannot send them Premium: ask them to open the bot once`,
+          message: `@${bare(username)} has not started this bot, so it cannot send them Premium: ask them to open the bot once`,
         };
       }
       const price = PREMIUM_STARS[amount];
       if (price !== undefined && (await funds()).amount < price)
         return { refused: "funds", message: "The bot's Star balance cannot pay for this now" };
-      return null;
+      return { recipientId: holder.id };
     },
-    async deliver({ username, amount }) {
+    async deliver({ reference, username, amount, recipientId }) {
       const price = PREMIUM_STARS[amount];
       if (price === undefined)
         return { kind: "failed", error: `Telegram gifts Premium for 3, 6 or 12 months, not ${amount}`, reason: "provider_error" };
-      const contact = await find(username).catch((error: unknown) => error as Error);
-      if (contact instanceof Error) return { kind: "failed", error: `The contacts could not be read: ${contact.message}`, reason: "provider_error" };
-      if (!contact)
-        return { kind: "failed", error: `@${username} has not started this bot, so it cannot send them Premium`, reason: "provider_error" };
-      const userId = Number(contact.telegramId);
-      const sentAt = Date.now();
-      const outcome = await spend("giftPremiumSubscription", { user_id: userId, month_count: amount, star_count: price });
-      return withTransaction(outcome, sentAt, premiumTo(userId, amount));
+      const refused = await checkedBeforeSend(recipientId, username, "Premium");
+      if (refused) return refused;
+      const at = Date.now();
+      const outcome = await spend("giftPremiumSubscription", { user_id: Number(recipientId), month_count: amount, star_count: price });
+      return withTransaction(outcome, { reference, recipientId: recipientId!, item: `premium:${amount}`, at });
     },
     status,
   };
@@ -427,6 +576,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
   return {
     gifts: giftsPort,
     premium,
+    linkDeliveries,
     close: () => http.close(),
     /** Aborts the calls under way (a stop past its bound). */
     destroy: () => http.destroy(),

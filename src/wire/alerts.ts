@@ -11,6 +11,8 @@ export type AlertDetails =
   | { kind: "refunds"; count: number; minutes: number; threshold: number }
   | { kind: "wallet"; balanceMicro: Micro; thresholdMicro: Micro }
   | { kind: "stuck"; count: number; oldest: { orderId: number; product: string; since: string } | null }
+  /** Orders held for an administrator: the backend's records cannot tell whether they were delivered. */
+  | { kind: "held"; count: number; oldest: { orderId: number; product: string; since: string } | null }
   | { kind: "ledger"; accounts: number; accountId: number | null }
   | { kind: "cryptopay" }
   /** A backend's own balance (the bot's Stars, the Reloadly account's USD) under its line: deliveries will soon be refused. */

@@ -161,12 +161,14 @@ describe("the adapters and the simulator, over HTTP", () => {
     expect.soft(await ask(gateway.search("alice", "stars"))).toMatchObject({ username: "alice" });
     expect.soft(await ask(gateway.search("missing_bob", "premium"))).toBeNull();
     const delivered = ref();
-    const delivery = { reference: delivered, product: "stars", username: "alice", amount: 50 } as const;
+    const delivery = { reference: delivered, product: "stars", username: "alice", amount: 50, recipientId: null } as const;
     const first = await gateway.deliver(delivery);
     expect.soft(first).toMatchObject({ kind: "completed" });
     // The same reference again is the same order, as the document asks of a provider: not a second delivery.
     expect.soft(await gateway.deliver(delivery)).toEqual(first);
-    expect.soft(await gateway.deliver({ reference: ref(), product: "premium", username: "fail_carol", amount: 3 })).toMatchObject({ kind: "failed" });
+    expect
+      .soft(await gateway.deliver({ reference: ref(), product: "premium", username: "fail_carol", amount: 3, recipientId: null }))
+      .toMatchObject({ kind: "failed" });
     expect.soft(await gateway.status(delivered)).toMatchObject({ kind: "completed" });
     expect.soft(await gateway.status(ref())).toEqual({ kind: "not_found" });
 
@@ -233,7 +235,7 @@ describe("the adapters and the simulator, over HTTP", () => {
     expect.soft(await ask(gifts.catalogue())).toContainEqual(expect.objectContaining({ giftId: GIFT }));
     expect.soft(await ask(gifts.checkRecipient("alice"))).toEqual({ exists: true, acceptsGifts: true });
     const sent = ref();
-    const send = { recipient: "alice", giftId: GIFT, hideName: false, message: "" };
+    const send = { recipient: "alice", recipientId: null, giftId: GIFT, hideName: false, message: "" };
     expect.soft(await gifts.send({ reference: sent, ...send })).toMatchObject({ kind: "completed" });
     expect
       .soft(await gifts.send({ reference: ref(), ...send, recipient: "refuse_dan" }))
@@ -256,7 +258,9 @@ describe("the adapters and the simulator, over HTTP", () => {
       await expect.soft(giftcards.brands()).rejects.toThrow("HTTP 503");
       await expect.soft(gifts.catalogue()).rejects.toThrow("HTTP 503");
       const unavailable = { kind: "failed", reason: "provider_unavailable" };
-      expect.soft(await gateway.deliver({ reference: ref(), product: "stars", username: "alice", amount: 50 })).toMatchObject(unavailable);
+      expect
+        .soft(await gateway.deliver({ reference: ref(), product: "stars", username: "alice", amount: 50, recipientId: null }))
+        .toMatchObject(unavailable);
       expect.soft(await store.order({ reference: ref(), login: "alice", amountMicro: microUsd(10_000_000) })).toMatchObject(unavailable);
       expect
         .soft(await games.order({ reference: ref(), gameCode: "pubgm", denomination: "60", playerId: "123456", serverId: null }))

@@ -28,7 +28,12 @@ const backendWith = (timeoutMs: number) =>
     apiRoot: url,
     timeoutMs,
     find,
-    claimed: async (ids) => ids.filter((id) => claimedIds.includes(id)),
+    book: {
+      claimed: async (ids) => ids.filter((id) => claimedIds.includes(id)),
+      unlinked: async () => [],
+      toLink: async () => [],
+      link: async () => false,
+    },
     onCall: (call) => calls.push(call),
   });
 
@@ -71,6 +76,7 @@ const limited = async () => (await catalogue()).find((g) => g.limited && g.stars
 const order = (chat: EmulatedChat, giftId: string) => ({
   reference: `ref-${chat.user.id}`,
   recipient: chat.user.username!,
+  recipientId: String(chat.user.id),
   giftId,
   hideName: true,
   message: "",
@@ -133,7 +139,11 @@ describe("sending a gift", () => {
     const user = await knownUser();
     const gift = await unlimited();
     await stars.setBalance(1000);
-    expect(await backend.gifts.checkRecipient(user.user.username!, { limited: false })).toEqual({ exists: true, acceptsGifts: true });
+    expect(await backend.gifts.checkRecipient(user.user.username!, { limited: false })).toEqual({
+      exists: true,
+      acceptsGifts: true,
+      recipientId: String(user.user.id),
+    });
     // Completed with its Star transaction's id, read back after Telegram's bare `true`.
     expect(await backend.gifts.send({ ...order(user, gift.giftId), message: "Happy birthday" })).toEqual({
       kind: "completed",
@@ -152,14 +162,16 @@ describe("sending a gift", () => {
       acceptsGifts: false,
       why: "@never_seen has not started this bot, so it cannot send them a gift: ask them to open the bot once",
     });
+    // No user fixed before the charge: nothing is sent.
     const outcome = await backend.gifts.send({
       reference: "r-unknown",
       recipient: "never_seen",
+      recipientId: null,
       giftId: "5170145012310081615",
       hideName: false,
       message: "",
     });
-    expect(outcome).toMatchObject({ kind: "failed", reason: "provider_error", error: expect.stringContaining("has not started this bot") });
+    expect(outcome).toMatchObject({ kind: "failed", reason: "provider_error", error: expect.stringContaining("nothing was sent") });
     // A contact Telegram does not know (the emulator never saw them): "chat not found" is no recipient.
     contacts.set("ghost", {
       telegramId: "829999999",
@@ -169,11 +181,11 @@ describe("sending a gift", () => {
       isPremium: false,
       seenAt: new Date().toISOString(),
     });
-    expect(await backend.gifts.checkRecipient("ghost")).toEqual({ exists: false, acceptsGifts: false });
-    expect(await backend.gifts.send(order({ user: { id: 0, username: "ghost" } } as EmulatedChat, "5170145012310081615"))).toMatchObject({
+    expect(await backend.gifts.checkRecipient("ghost")).toMatchObject({ exists: false, acceptsGifts: false });
+    expect(await backend.gifts.send(order({ user: { id: 829999999, username: "ghost" } } as EmulatedChat, "5170145012310081615"))).toMatchObject({
       kind: "failed",
       reason: "provider_error",
-      error: expect.stringContaining("user not found"),
+      error: expect.stringContaining("no longer belongs to the user this order was placed for"),
     });
   });
 
@@ -183,8 +195,9 @@ describe("sending a gift", () => {
     const gift = await limited();
     await stars.setGiftStock(gift.giftId, 10);
     await stars.setBalance(1000);
-    expect(await backend.gifts.checkRecipient(user.user.username!, { limited: true })).toEqual({ exists: true, acceptsGifts: false });
-    expect(await backend.gifts.checkRecipient(user.user.username!, { limited: false })).toEqual({ exists: true, acceptsGifts: true });
+    const recipientId = String(user.user.id);
+    expect(await backend.gifts.checkRecipient(user.user.username!, { limited: true })).toEqual({ exists: true, acceptsGifts: false, recipientId });
+    expect(await backend.gifts.checkRecipient(user.user.username!, { limited: false })).toEqual({ exists: true, acceptsGifts: true, recipientId });
     expect(await backend.gifts.send(order(user, gift.giftId))).toMatchObject({ kind: "failed", reason: "recipient_refuses" });
     expect(await backend.gifts.funds!()).toEqual({ amount: 1000, unit: "stars" });
     expect(await user.giftsReceived()).toEqual([]);
@@ -240,18 +253,19 @@ describe("Premium", () => {
       refused: "funds",
       message: "The bot's Star balance cannot pay for this now",
     });
-    expect(await backend.premium.precheck({ username: name, amount: 3 })).toBeNull();
-    expect(await backend.premium.deliver({ reference: "p-1", username: name, amount: 6 })).toMatchObject({
+    const recipientId = String(user.user.id);
+    expect(await backend.premium.precheck({ username: name, amount: 3 })).toEqual({ recipientId });
+    expect(await backend.premium.deliver({ reference: "p-1", username: name, amount: 6, recipientId })).toMatchObject({
       kind: "failed",
       reason: "provider_balance",
     });
-    expect(await backend.premium.deliver({ reference: "p-2", username: name, amount: 3 })).toEqual({
+    expect(await backend.premium.deliver({ reference: "p-2", username: name, amount: 3, recipientId })).toEqual({
       kind: "completed",
       transactionId: expect.any(String),
     });
     expect(await user.giftsReceived()).toMatchObject([{ type: "premium", month_count: 3, star_count: 1000 }]);
     expect(await backend.premium.funds()).toEqual({ amount: 499, unit: "stars" });
-    expect(await backend.premium.deliver({ reference: "p-3", username: "never_seen", amount: 3 })).toMatchObject({
+    expect(await backend.premium.deliver({ reference: "p-3", username: "never_seen", amount: 3, recipientId: null })).toMatchObject({
       kind: "failed",
       reason: "provider_error",
     });
@@ -275,7 +289,14 @@ describe("a lost answer", () => {
       await impatient.destroy();
     }
     expect(outcome).toMatchObject({ kind: "unknown" });
-    const sent = { productType: "gift", recipient: user.user.username!, details: { gift_id: gift.giftId }, createdAt };
+    const sent = {
+      id: 1,
+      productType: "gift",
+      recipient: user.user.username!,
+      recipientId: String(user.user.id),
+      details: { gift_id: gift.giftId },
+      createdAt,
+    };
     const status = await backend.gifts.status("ref-lost", sent);
     expect(status).toEqual({ kind: "completed", transactionId: expect.any(String) });
     expect(await user.giftsReceived()).toHaveLength(1);
@@ -296,8 +317,9 @@ describe("a lost answer", () => {
     const user = await knownUser();
     await stars.setBalance(5000);
     const createdAt = new Date().toISOString();
-    const delivered = await backend.premium.deliver({ reference: "p-lost", username: user.user.username!, amount: 12 });
-    const sent = { productType: "premium", recipient: user.user.username!, details: { months: 12 }, createdAt };
+    const recipientId = String(user.user.id);
+    const delivered = await backend.premium.deliver({ reference: "p-lost", username: user.user.username!, amount: 12, recipientId });
+    const sent = { id: 2, productType: "premium", recipient: user.user.username!, recipientId, details: { months: 12 }, createdAt };
     expect(await backend.premium.status("p-lost", sent)).toEqual(delivered);
     // Once the delivered order holds its transaction, another order's reconciliation does not take it.
     claimedIds = [(delivered as { transactionId: string }).transactionId];
@@ -309,9 +331,17 @@ describe("a lost answer", () => {
   it("is not_found when nothing was sent, unknown without the order or when the Bot API does not answer", async () => {
     const user = await knownUser();
     const gift = await unlimited();
-    const sent = { productType: "gift", recipient: user.user.username!, details: { gift_id: gift.giftId }, createdAt: new Date().toISOString() };
+    const sent = {
+      id: 3,
+      productType: "gift",
+      recipient: user.user.username!,
+      recipientId: String(user.user.id),
+      details: { gift_id: gift.giftId },
+      createdAt: new Date().toISOString(),
+    };
     expect(await backend.gifts.status("ref-never", sent)).toEqual({ kind: "not_found" });
-    expect(await backend.gifts.status("ref-stranger", { ...sent, recipient: "never_seen" })).toEqual({ kind: "not_found" });
+    // An order placed before recipients' ids were kept falls back to its name: a stranger was never sent to.
+    expect(await backend.gifts.status("ref-stranger", { ...sent, recipient: "never_seen", recipientId: null })).toEqual({ kind: "not_found" });
     expect(await backend.gifts.status("ref-never")).toMatchObject({ kind: "unknown" });
     const nowhere = createTelegramBackend({ token: TOKEN, apiRoot: "http://127.0.0.1:19199", timeoutMs: 500, find });
     expect(await nowhere.gifts.status("ref-never", sent)).toMatchObject({ kind: "unknown" });

@@ -23,6 +23,9 @@ const giftcardOrder = (status: "completed" | "failed"): OrderOfType<"giftcard"> 
   refunded: status === "failed",
   checkAfter: null,
   checkAttempts: 0,
+  backend: null,
+  recipientId: null,
+  held: null,
   createdAt: "2026-11-01T00:00:00.000Z",
   completedAt: "2026-11-01T00:00:23.000Z",
   details: {

@@ -29,6 +29,12 @@ export interface OrderBase {
   checkAttempts: number;
   createdAt: string;
   completedAt: string | null;
+  /** The backend that took it and settles it; null for orders placed before backends were recorded. */
+  backend: string | null;
+  /** The recipient as that backend addresses them (Telegram: the user id), fixed before the charge. */
+  recipientId: string | null;
+  /** Why it waits for an administrator (its delivery cannot be told without guessing); null when it does not. */
+  held: string | null;
 }
 
 /** An order of one product: its type and its typed details (the product's fields and the prices it was charged at). */

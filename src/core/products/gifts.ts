@@ -63,7 +63,16 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
           message: request.message,
           usdt_per_star_micro: usdtPerStarMicro,
         },
-        send: (reference) => gifts.send({ reference, recipient, giftId: gift.giftId, hideName: request.hideName, message: request.message }),
+        recipientId: check.recipientId ?? null,
+        send: (reference) =>
+          gifts.send({
+            reference,
+            recipient,
+            recipientId: check.recipientId ?? null,
+            giftId: gift.giftId,
+            hideName: request.hideName,
+            message: request.message,
+          }),
       };
     },
   };

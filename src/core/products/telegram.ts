@@ -29,18 +29,23 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
     if (!gateway.configured) throw unavailable("The delivery backend is not configured");
   }
 
-  /** The backend's own refusals before the charge: an unknown recipient is the caller's to fix, a short balance ours. */
-  async function precheck(order: { product: "stars" | "premium"; username: string; amount: number }) {
-    if (!gateway.precheck) return;
-    let refusal: Precheck;
+  /**
+   * The backend's own refusals before the charge: an unknown recipient is the caller's to fix, a short balance ours.
+   * Else the recipient as the backend addresses them (the order keeps it), or null.
+   */
+  async function precheck(order: { product: "stars" | "premium"; username: string; amount: number }): Promise<string | null> {
+    if (!gateway.precheck) return null;
+    let answer: Precheck;
     try {
-      refusal = await gateway.precheck(order);
+      answer = await gateway.precheck({ ...order, recipientId: null });
     } catch (error) {
       if (error instanceof UpstreamError) throw unavailable("The delivery backend is unavailable: retry later");
       throw error;
     }
-    if (refusal?.refused === "recipient_unknown") throw invalid(`${refusal.message}; nothing was charged`);
-    if (refusal?.refused === "funds") throw unavailable(`${refusal.message}; nothing was charged`, { reason: "provider_balance" });
+    if (answer === null) return null;
+    if ("recipientId" in answer) return answer.recipientId;
+    if (answer.refused === "recipient_unknown") throw invalid(`${answer.message}; nothing was charged`);
+    throw unavailable(`${answer.message}; nothing was charged`, { reason: "provider_balance" });
   }
 
   /** Both products differ only in what they deliver and how it is priced. */
@@ -60,12 +65,13 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
         requireGateway();
         const { chargeMicro, details } = price(request);
         const amount = amountOf(request);
-        await precheck({ product: definition.type, username, amount });
+        const recipientId = await precheck({ product: definition.type, username, amount });
         return {
           recipient: username,
+          recipientId,
           chargeMicro,
           details,
-          send: (reference) => gateway.deliver({ reference, product: definition.type, username, amount }),
+          send: (reference) => gateway.deliver({ reference, product: definition.type, username, amount, recipientId }),
         };
       },
     };
