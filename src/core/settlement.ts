@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.js";
 import type { EventTarget } from "../db/outbox.js";
 import type { OneStatementWrites } from "../db/placement.js";
-import { type Finish, markFinished, markHeld, markPending, orderById } from "../db/orders.js";
+import { type Finish, isUniqueViolation, markFinished, markHeld, markPending, orderById } from "../db/orders.js";
 import { transaction, type Trx } from "../db/transaction.js";
 import { post } from "./ledger.js";
 import type { Micro } from "./model/money.js";
@@ -122,7 +122,12 @@ export function createSettlement(options: SettlementOptions) {
       const order = await markPending(db, orderId, { provider, soon, at });
       return order ? { order, refundBalanceMicro: null } : unchanged();
     }
-    const applied = await writeFinish(options, orderId, finishOf(outcome, provider, vault), at, how.endpoint);
+    const finish = finishOf(outcome, provider, vault);
+    const applied = await writeFinish(options, orderId, finish, at, how.endpoint).catch(async (error: unknown) => {
+      // Another order holds that transaction already (two settled at once): this delivery stands without it.
+      if (finish.status !== "completed" || finish.transactionId === null || !isUniqueViolation(error)) throw error;
+      return writeFinish(options, orderId, { ...finish, transactionId: null }, at, how.endpoint);
+    });
     return applied ? finished(applied, how) : unchanged();
   }
 

@@ -101,7 +101,7 @@ export interface UnlinkedDelivery {
 }
 
 /** The orders this backend delivered, as the database knows them: what a Star transaction can belong to. */
-export interface DeliveryBook {
+interface DeliveryBook {
   /** Of these Star transaction ids, those already some order's. */
   claimed(transactionIds: string[]): Promise<string[]>;
   /** This backend's orders to the user (processing, held or completed) with no transaction linked. */

@@ -189,6 +189,26 @@ describe("sending a gift", () => {
     });
   });
 
+  it("checks again before the send that the id still holds the name bought for, and sends nothing when not", async () => {
+    const user = await knownUser();
+    const gift = await unlimited();
+    await stars.setBalance(1000);
+    const bought = order(user, gift.giftId);
+    // Renamed between the charge and the send: the id fixed at the charge no longer holds the name.
+    await user.rename(`moved${user.user.id}`);
+    expect(await backend.gifts.send(bought)).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("no longer belongs to the user this order was placed for: nothing was sent"),
+    });
+    expect(
+      await backend.premium.deliver({ reference: "p-moved", username: bought.recipient, amount: 3, recipientId: bought.recipientId }),
+    ).toMatchObject({
+      kind: "failed",
+    });
+    expect(await user.giftsReceived()).toEqual([]);
+    expect(await backend.gifts.funds!()).toEqual({ amount: 1000, unit: "stars" });
+  });
+
   it("sees the recipient's privacy before paying, and maps Telegram's refusal", async () => {
     const user = await knownUser();
     await user.setAcceptedGifts({ limited_gifts: false });
