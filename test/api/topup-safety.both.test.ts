@@ -195,7 +195,8 @@ describe("money received is never lost", () => {
   it("settles top-ups left `creating` by a stop: tied to the invoice made, credited if paid, failed if none was made", async () => {
     const { key, telegramId } = await polled.newKey(0);
     const accountId = await accountIdOf(polled, telegramId);
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    // Made fresh, so no poll settles them before their invoices exist; an hour old once they do.
+    const now = new Date().toISOString();
     const creating = async (amount: number) =>
       (
         await polled.service.db
@@ -205,8 +206,8 @@ describe("money received is never lost", () => {
             method: "invoice",
             status: "creating",
             amount_micro: amount * 1e6,
-            created_at: hourAgo,
-            updated_at: hourAgo,
+            created_at: now,
+            updated_at: now,
           })
           .returning("id")
           .executeTakeFirstOrThrow()
@@ -217,6 +218,8 @@ describe("money received is never lost", () => {
     const open = await cryptoPay(polled, "createInvoice", { asset: "USDT", amount: "2", payload: `topup:${made}:${accountId}` });
     const settled = await cryptoPay(polled, "createInvoice", { asset: "USDT", amount: "3", payload: `topup:${paid}:${accountId}` });
     await control(polled, `/cryptopay/control/invoices/${settled.result.invoice_id}/pay`, { deliver: false });
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    await polled.service.db.updateTable("topups").set({ created_at: hourAgo, updated_at: hourAgo }).where("id", "in", [made, paid, none]).execute();
 
     await eventually(async () => ((await topupOf(polled, key, none)).status === "failed" ? true : undefined));
     expect(await topupOf(polled, key, made)).toMatchObject({ status: "active", invoice_id: open.result.invoice_id });
