@@ -63,6 +63,12 @@ export interface CoreDeps {
   /** Crypto Pay, where top-ups by invoice are offered (null: none), and the top-ups' bounds. */
   cryptoPay: CryptoPayPort | null;
   topupLimits: TopupLimits;
+  /** The bot's contacts: noted only while a Telegram backend is configured; administrators barred unless allowed. */
+  contacts: { recording: boolean; admins: readonly number[]; adminsReceive: boolean };
+  /** Whether Premium is sent by the bot (PREMIUM_BACKEND=telegram). */
+  premiumByBot: boolean;
+  /** Whether API keys may send a gift's text where the shop's bot sends it (GIFT_TEXTS_FROM_KEYS). */
+  giftTextsFromKeys: boolean;
 }
 
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
@@ -92,7 +98,8 @@ export function createCore(deps: CoreDeps) {
   const sharedCounter = deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null;
   const accounts = createAccounts({ db, clock, counting: sharedCounter ? { counter: sharedCounter, windowMs: deps.rateLimitWindowMs } : undefined });
   const pricing = createPricing({ tariffs: deps.tariffs, rates: providers.rates, clock });
-  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing });
+  const contacts = createContacts({ db, clock, ...deps.contacts });
+  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing, recipients: contacts, premiumByBot: deps.premiumByBot });
   const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
   return {
@@ -108,10 +115,16 @@ export function createCore(deps: CoreDeps) {
     store,
     games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
     giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
-    gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
+    gifts: createGifts({
+      gifts: providers.gifts,
+      pipeline,
+      usdtPerStarMicro: deps.tariffs.usdtPerStarMicro,
+      recipients: contacts,
+      textsFromKeys: deps.giftTextsFromKeys,
+    }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
-    contacts: createContacts({ db, clock }),
+    contacts,
     /** Money in: Crypto Pay invoices credited when paid, transfers credited when an administrator approves. */
     topups: createTopups({ db, clock, cryptoPay: deps.cryptoPay, outbox: webhooks.outbox, limits: deps.topupLimits, log: deps.log }),
     webhooks,
