@@ -225,6 +225,23 @@ export const configSchema = z
       .refine((v) => v === "" || /^\d{1,20}(,\s*\d{1,20})*$/.test(v), "must be Telegram user ids separated by commas")
       .transform((v) => (v === "" ? [] : v.split(",").map((id) => Number(id.trim()))))
       .describe("Comma-separated Telegram user ids of the administrators: admin commands, the Mini App's desk, alerts."),
+    CONTACTS_RETENTION_DAYS: integer("90", 1, 3650).describe(
+      "With a Telegram backend the bot keeps who wrote to it (id, @username) so a gift or Premium can reach them; a user not seen for this many days is deleted (hourly). 90: a recipient asked to open the bot stays reachable for a season, and someone who left is not kept.",
+    ),
+    GIFTS_TO_ADMINS: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true")
+      .describe(
+        "`true` lets gifts and Premium be bought for the administrators (`ADMIN_TELEGRAM_IDS`). Unset: `false`, they are answered as unknown recipients, so no key holder can send them a gift's text.",
+      ),
+    GIFT_TEXTS_FROM_KEYS: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true")
+      .describe(
+        "`true` lets API keys send a gift's text where the shop's bot sends the gift (`GIFTS_BACKEND=telegram`); always labelled with the buyer and under the text rules. Unset: `false`, only people in the bot and the Mini App write one.",
+      ),
     BOT_INBOX_LEASE_MS: integer("10000", 500, 600_000).describe(
       "How long an instance holds a bot update it handles (renewed while it runs); a dead instance's updates are taken over once it lapses.",
     ),

@@ -19,6 +19,7 @@ import { FLOWS } from "./flows/index.js";
 import { createI18n } from "./i18n.js";
 import { type BotInbox, type Polling, type PollingRole, runFromInbox } from "./inbox.js";
 import { mainMenu } from "./keyboards.js";
+import { contactPrivacy } from "./middleware/contact-privacy.js";
 import { conversationApi } from "./middleware/conversation-api.js";
 import { loadCaller } from "./middleware/load-caller.js";
 import { logUpdates, updateRequestId } from "./middleware/log-updates.js";
@@ -95,6 +96,8 @@ export function createBot(options: BotOptions) {
   bot.use(loadCaller(core, callersUnderWay));
   bot.use(i18n);
   bot.use(privateChatsOnly());
+  // Before anyone is noted: a block or /forget removes the contact, and is not noted again by its own update.
+  bot.use(contactPrivacy(core));
   // Before the account checks: whoever writes privately can be sent a gift, customer or not.
   bot.use(noteContact(core, log));
   bot.use(refuseBlocked(options.support));

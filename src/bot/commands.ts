@@ -15,6 +15,7 @@ const USER_COMMANDS = [
   "webhook",
   "language",
   "help",
+  "forget",
   "cancel",
 ];
 

@@ -68,6 +68,12 @@ export interface CoreDeps {
   backends: Readonly<Record<ProductType, string>>;
   /** Where orders still open at a backend that takes no new ones are asked about: by product type, then backend. */
   formerBackends?: Readonly<Partial<Record<ProductType, Readonly<Record<string, StatusQuestion>>>>>;
+  /** The bot's contacts: noted only while a Telegram backend is configured; administrators barred unless allowed. */
+  contacts: { recording: boolean; admins: readonly number[]; adminsReceive: boolean };
+  /** Whether Premium is sent by the bot (PREMIUM_BACKEND=telegram). */
+  premiumByBot: boolean;
+  /** Whether API keys may send a gift's text where the shop's bot sends it (GIFT_TEXTS_FROM_KEYS). */
+  giftTextsFromKeys: boolean;
 }
 
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
@@ -108,7 +114,8 @@ export function createCore(deps: CoreDeps) {
   const sharedCounter = deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null;
   const accounts = createAccounts({ db, clock, counting: sharedCounter ? { counter: sharedCounter, windowMs: deps.rateLimitWindowMs } : undefined });
   const pricing = createPricing({ tariffs: deps.tariffs, rates: providers.rates, clock });
-  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing });
+  const contacts = createContacts({ db, clock, ...deps.contacts });
+  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing, recipients: contacts, premiumByBot: deps.premiumByBot });
   const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
   return {
@@ -124,12 +131,18 @@ export function createCore(deps: CoreDeps) {
     store,
     games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
     giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
-    gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
+    gifts: createGifts({
+      gifts: providers.gifts,
+      pipeline,
+      usdtPerStarMicro: deps.tariffs.usdtPerStarMicro,
+      recipients: contacts,
+      textsFromKeys: deps.giftTextsFromKeys,
+    }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
     /** Orders whose delivery the backend's records cannot tell, held for an administrator's decision. */
     held: createHeldOrders({ db, clock, settlement }),
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
-    contacts: createContacts({ db, clock }),
+    contacts,
     /** Money in: Crypto Pay invoices credited when paid, transfers credited when an administrator approves. */
     topups: createTopups({ db, clock, cryptoPay: deps.cryptoPay, outbox: webhooks.outbox, limits: deps.topupLimits, log: deps.log }),
     webhooks,

@@ -73,3 +73,15 @@ export async function correctContactUsername(db: Executor, telegramId: string, u
     .where("telegram_id", "=", telegramId)
     .execute();
 }
+
+/** Removes the contact of `telegramId` (the user blocked the bot or sent /forget); returns what was kept, or null. */
+export async function deleteContact(db: Executor, telegramId: string): Promise<TelegramContact | null> {
+  const row = await db.deleteFrom("telegram_contacts").where("telegram_id", "=", telegramId).returningAll().executeTakeFirst();
+  return row ? contactOf(row) : null;
+}
+
+/** Removes every contact not seen since `before` (ISO 8601); returns how many went. */
+export async function purgeContacts(db: Executor, before: string): Promise<number> {
+  const result = await db.deleteFrom("telegram_contacts").where("seen_at", "<", before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

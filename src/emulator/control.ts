@@ -1,13 +1,30 @@
 import type { FastifyInstance } from "fastify";
-import type { AcceptedGiftTypes } from "grammy/types";
+import type { AcceptedGiftTypes, Update } from "grammy/types";
 import { ALL_GIFTS, type StarsAndGifts } from "./stars-and-gifts.js";
-import type { EmulatorState } from "./state.js";
+import { BOT_USER, type EmulatorState } from "./state.js";
 
 /** The emulator's own controls, for tests: faults set on purpose, and what the bot did, read back. */
 export function controlRoutes(app: FastifyInstance, state: EmulatorState, shop: StarsAndGifts): void {
+  // A user blocking (or unblocking) the bot: Telegram tells the bot with a my_chat_member update in the private chat
+  // (docs/providers/telegram-bot-api.md, "Blocking the bot").
   app.post<{ Body: { chat_id: number; blocked: boolean } }>("/emulator/blocked", async (request) => {
-    if (request.body.blocked) state.blocked.add(request.body.chat_id);
-    else state.blocked.delete(request.body.chat_id);
+    const { chat_id, blocked } = request.body;
+    const changed = blocked !== state.blocked.has(chat_id);
+    if (blocked) state.blocked.add(chat_id);
+    else state.blocked.delete(chat_id);
+    const user = state.users.get(chat_id);
+    if (changed && user && chat_id > 0) {
+      const bot = { user: BOT_USER };
+      state.pushUpdate({
+        my_chat_member: {
+          chat: { id: chat_id, type: "private", first_name: user.first_name, ...(user.username ? { username: user.username } : {}) },
+          from: user,
+          date: Math.floor(Date.now() / 1000),
+          old_chat_member: blocked ? { status: "member", ...bot } : { status: "kicked", until_date: 0, ...bot },
+          new_chat_member: blocked ? { status: "kicked", until_date: 0, ...bot } : { status: "member", ...bot },
+        },
+      } as Omit<Update, "update_id">);
+    }
     return { ok: true };
   });
 

@@ -3,6 +3,7 @@ import type { Clock } from "../core/model/clock.js";
 import type { Db } from "../db/database.js";
 import { purgeQuotes } from "../db/quotes.js";
 import { purgeRequestCounts } from "../db/request-counts.js";
+import { purgeContacts } from "../db/telegram-contacts.js";
 import { purgeEvents } from "../db/webhook-events.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
@@ -13,6 +14,8 @@ export interface PurgesOptions {
   requestCounts?: { db: Db; windowMs: number };
   /** Delivered and given-up webhook events, with their attempts, are kept this long. */
   webhookRetentionMs: number;
+  /** The bot's contacts not seen this long are deleted (CONTACTS_RETENTION_DAYS). */
+  contactsRetentionMs: number;
   /** The bot's conversation state, when there is a bot: flows untouched this long are abandoned. */
   botSessions?: { purgeOlderThan(ms: number): Promise<number> };
   /** The bot's inbox, when there is a bot: handled updates are kept a while (Telegram may send one again), then go. */
@@ -41,7 +44,7 @@ interface Purge {
 
 /**
  * "Purge now and then", written once: each table that only grows (expired quotes, request counts of windows
- * gone, old webhook events, abandoned bot flows, handled bot updates) is trimmed on a loop of its own. Every
+ * gone, old webhook events, abandoned bot flows, handled bot updates, contacts not seen lately) is trimmed on a loop of its own. Every
  * instance purges; the deletes are idempotent, so instances sharing a database only repeat each other's work.
  */
 export function createPurges(options: PurgesOptions) {
@@ -69,6 +72,7 @@ export function createPurges(options: PurgesOptions) {
     webhookEvents: () => runNow("webhook-events"),
     requestCounts: () => runNow("request-counts"),
     botSessions: () => runNow("bot-sessions"),
+    contacts: () => runNow("contacts"),
     start() {
       for (const loop of loops.values()) loop.start();
     },
@@ -102,7 +106,14 @@ function purgesOf(options: PurgesOptions): Purge[] {
     run: () => purgeEvents(db, { before: new Date(now() - options.webhookRetentionMs).toISOString(), max: WEBHOOK_PURGE_MAX }),
     failure: "could not delete old webhook events",
   };
-  const purges: Purge[] = [quotes, webhookEvents];
+  // Every instance, with a Telegram backend or not: contacts noted under an earlier configuration still age out.
+  const contacts: Purge = {
+    name: "contacts",
+    everyMs: HOUR,
+    run: () => purgeContacts(db, new Date(now() - options.contactsRetentionMs).toISOString()),
+    failure: "could not purge old Telegram contacts",
+  };
+  const purges: Purge[] = [quotes, webhookEvents, contacts];
   if (requestCounts) {
     // Counts of windows that have ended: every window, the ones before the current one.
     purges.push({

@@ -540,12 +540,8 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       const contact = await find(username);
       if (!contact) return null;
       const name = contact.username ?? username.replace(/^@/, "");
-      return {
-        username: name,
-        name: contact.lastName ? `${contact.firstName} ${contact.lastName}` : contact.firstName,
-        photo: `https://t.me/i/userpic/320/${name}.jpg`,
-        premium: contact.isPremium,
-      };
+      // Only what the purchase needs: the contact's real name and Premium status are theirs, not any key holder's.
+      return { username: name, name, photo: `https://t.me/i/userpic/320/${name}.jpg`, premium: null };
     },
     async precheck({ username, amount }) {
       const holder = await resolve(username);

@@ -102,7 +102,7 @@ describe("stars and premium", () => {
     await chat.tap("Stars");
     await chat.next((t) => t.includes("Who is it for?"));
     expect((await chat.reply("not a name!", (t) => t.includes("not a username"))).text).toContain("3 to 32");
-    expect((await chat.reply("@missing_zed", (t) => t.includes("could not find"))).text).toContain("@missing_zed");
+    expect((await chat.reply("@missing_zed", (t) => t.includes("cannot send to"))).text).toContain("@missing_zed");
     expect((await chat.reply("@alice", (t) => t.includes("How many stars?"))).text).toContain("Alice (@alice)");
     expect((await chat.reply("49", (t) => t.includes("whole number"))).text).toContain("50");
     const confirm = await chat.reply("200", (t) => t.includes("Confirm?"));

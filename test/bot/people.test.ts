@@ -178,7 +178,7 @@ describe("customers", () => {
     await chat.say("/gifts");
     await chat.next((t) => t.includes("Which gift"));
     await chat.tap("🌹");
-    expect((await chat.reply("@missing_moe", (t) => t.includes("could not find"))).text).toContain("@missing_moe");
+    expect((await chat.reply("@missing_moe", (t) => t.includes("cannot send to"))).text).toContain("@missing_moe");
     expect((await chat.reply("@alice", (t) => t.includes("message"))).text).toContain("Alice (@alice)");
     // Typing the Skip button's label skips, as tapping it does; it never becomes the gift's message.
     await chat.reply("skip", (t) => t.includes("Show your name"));

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createContacts } from "../../src/core/contacts.js";
 import type { Db } from "../../src/db/database.js";
 import { contactByUsername, noteContact } from "../../src/db/telegram-contacts.js";
+import { createPurges } from "../../src/jobs/purges.js";
 import { useMigratedDatabase } from "../support/migrated-database.js";
 
 // The users the bot knows, by @username (issue 37): on a real file (SQLite) and on PostgreSQL (test/db runs on both).
@@ -15,12 +16,15 @@ function handClock(start = "2026-03-01T10:00:00.000Z") {
   return { now: () => new Date(ms), advance: (by: number) => (ms += by) };
 }
 
+const RECORDING = { recording: true, admins: [], adminsReceive: false };
+const DAY = 86_400_000;
+
 const rows = async (telegramId: string) => db.selectFrom("telegram_contacts").selectAll().where("telegram_id", "=", telegramId).execute();
 
 describe("the contacts", () => {
   it("keep a user as their last update showed them, found by username in any case, with or without the @", async () => {
     const clock = handClock();
-    const contacts = createContacts({ db, clock });
+    const contacts = createContacts({ db, clock, ...RECORDING });
     await contacts.note({ id: 5001, username: "Alice_W", first_name: "Alice", last_name: "W", is_premium: true });
     const found = await contacts.find("@alice_w");
     expect(found).toEqual({
@@ -61,5 +65,49 @@ describe("the contacts", () => {
     // A user without a username is kept, found by no name.
     expect(await noteContact(db, { ...bob, telegramId: "6003", username: null }, 60_000)).toBe(true);
     expect((await rows("6003"))[0]).toMatchObject({ username: null, username_lower: null });
+  });
+
+  it("note no one without a Telegram backend", async () => {
+    const contacts = createContacts({ db, clock: handClock(), ...RECORDING, recording: false });
+    await contacts.note({ id: 7001, username: "dora", first_name: "Dora" });
+    expect(await rows("7001")).toEqual([]);
+  });
+
+  it("forget a user, and note them again on their next update even if just remembered", async () => {
+    const contacts = createContacts({ db, clock: handClock(), ...RECORDING });
+    await contacts.note({ id: 7101, username: "erin", first_name: "Erin" });
+    expect(await contacts.forget("7101")).toMatchObject({ telegramId: "7101", username: "erin" });
+    expect(await rows("7101")).toEqual([]);
+    expect(await contacts.forget("7101")).toBeNull();
+    await contacts.note({ id: 7101, username: "erin", first_name: "Erin" });
+    expect(await rows("7101")).toHaveLength(1);
+  });
+
+  it("are purged once not seen for the retention, and kept while seen", async () => {
+    const clock = handClock("2026-04-01T10:00:00.000Z");
+    const contacts = createContacts({ db, clock, ...RECORDING });
+    await contacts.note({ id: 7201, username: "old_fay", first_name: "Fay" });
+    clock.advance(80 * DAY);
+    await contacts.note({ id: 7202, username: "new_gus", first_name: "Gus" });
+    clock.advance(11 * DAY);
+    const purges = createPurges({ db, clock, webhookRetentionMs: DAY, contactsRetentionMs: 90 * DAY, log: { warn: () => {} } });
+    expect(await purges.contacts()).toBeGreaterThanOrEqual(1);
+    expect(await rows("7201")).toEqual([]);
+    expect(await rows("7202")).toHaveLength(1);
+  });
+
+  it("bar administrators as recipients unless allowed, by their contact or their account's username", async () => {
+    const clock = handClock();
+    const barring = createContacts({ db, clock, recording: true, admins: [7301, 7302], adminsReceive: false });
+    await barring.note({ id: 7301, username: "boss_one", first_name: "Boss" });
+    await db
+      .insertInto("accounts")
+      .values({ kind: "standard", telegram_id: "7302", username: "boss_two", created_at: clock.now().toISOString() })
+      .execute();
+    expect(await barring.barred("@Boss_One")).toBe(true);
+    expect(await barring.barred("boss_two")).toBe(true);
+    expect(await barring.barred("erin")).toBe(false);
+    const allowing = createContacts({ db, clock, recording: true, admins: [7301, 7302], adminsReceive: true });
+    expect(await allowing.barred("boss_one")).toBe(false);
   });
 });

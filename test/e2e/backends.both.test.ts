@@ -2,6 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { simulatedReloadly } from "../../src/config.js";
+import { unknownRecipient } from "../../src/core/model/contact.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
 
@@ -14,12 +15,20 @@ let bots: BotHarness;
 let h: Harness;
 let stars: EmulatedStars;
 
-const BACKENDS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", GIFTCARDS_BACKEND: "reloadly", ALERT_STARS_BELOW: "100" };
+// API keys may write a gift's text here (GIFT_TEXTS_FROM_KEYS); test/bot/contacts.both.test.ts runs the defaults.
+const BACKENDS = {
+  GIFTS_BACKEND: "telegram",
+  PREMIUM_BACKEND: "telegram",
+  GIFTCARDS_BACKEND: "reloadly",
+  ALERT_STARS_BELOW: "100",
+  GIFT_TEXTS_FROM_KEYS: "true",
+};
+const ADMIN = 720_900_001;
 const ROSE = "5168103777563050263";
 const TREE = "5782984811920491178";
 
 beforeAll(async () => {
-  bots = await startBotHarness(720_000_001, { reloadly: true }, BACKENDS);
+  bots = await startBotHarness(720_000_001, { reloadly: true, admins: [ADMIN] }, BACKENDS);
   h = bots.h;
   stars = new EmulatedStars(bots.emulatorUrl);
   await stars.setBalance(10_000);
@@ -34,6 +43,8 @@ async function knownRecipient(): Promise<{ chat: EmulatedChat; username: string 
   const username = `friend${id}`;
   const chat = new EmulatedChat(bots.emulatorUrl, { id, first_name: `Friend ${id}`, username, language_code: "en" });
   await chat.reply("/start", (t) => t.includes("sj_"));
+  // The update is done once the menu follows: a block before it would hold the chat's later updates behind it.
+  await chat.next((t) => t.includes("What would you like"));
   return { chat, username };
 }
 
@@ -56,8 +67,9 @@ describe("health says what each product runs on", () => {
 });
 
 describe("gifts sent by the bot from its Stars", () => {
-  it("lists Telegram's catalogue at the stars tariff, and sends a gift with its message", async () => {
-    const { key } = await h.newKey(5);
+  it("lists Telegram's catalogue at the stars tariff, and sends a gift with its message after the buyer's label", async () => {
+    const { key, telegramId } = await h.newKey(5);
+    const accountId = await accountIdOf(telegramId);
     const catalogue = await h.call("GET", "/v1/gifts", { key });
     expect(catalogue.status).toBe(200);
     expect(catalogue.body.gifts.find((g: { gift_id: string }) => g.gift_id === ROSE)).toMatchObject({ stars: 25, price_usdt: 0.375, limited: false });
@@ -67,7 +79,8 @@ describe("gifts sent by the bot from its Stars", () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: "completed", usdt_charged: 0.375 });
     expect(await h.balance(key)).toBe(4.625);
-    expect(await chat.giftsReceived()).toMatchObject([{ type: "gift", gift_id: ROSE, star_count: 25, text: "For you" }]);
+    expect(res.body.message).toBe(`From customer #${accountId}: For you`);
+    expect(await chat.giftsReceived()).toMatchObject([{ type: "gift", gift_id: ROSE, star_count: 25, text: `From customer #${accountId}: For you` }]);
     expect(await starBalance()).toBe(before - 25);
   });
 
@@ -81,15 +94,18 @@ describe("gifts sent by the bot from its Stars", () => {
   });
 
   it("refuses, before any charge, a recipient the bot has never seen, a message Telegram cannot carry, and a refusing recipient", async () => {
-    const { key } = await h.newKey(5);
+    const { key, telegramId } = await h.newKey(5);
     const orders = await h.orderCount();
     const unknown = await h.call("POST", "/v1/gifts", { key, body: { recipient: "@never_wrote_to_us", gift_id: ROSE } });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toContain("@never_wrote_to_us has not started this bot");
+    expect(unknown.body.error).toBe(`${unknownRecipient("never_wrote_to_us")}; nothing was charged`);
     const { chat, username } = await knownRecipient();
-    const long = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE, message: "x".repeat(129) } });
+    // Telegram carries 128 characters, the label included: what is left is said.
+    const label = `From customer #${await accountIdOf(telegramId)}: `;
+    const room = 128 - label.length;
+    const long = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE, message: "x".repeat(room + 1) } });
     expect(long.status).toBe(400);
-    expect(long.body.error).toContain("at most 128 characters");
+    expect(long.body.error).toContain(`message must be at most ${room} characters here: the text starts with "${label.trim()}"`);
     await chat.setAcceptedGifts({ unlimited_gifts: false });
     const refused = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
     expect(refused.status).toBe(400);
@@ -161,17 +177,20 @@ describe("gifts sent by the bot from its Stars", () => {
 });
 
 describe("Premium sent by the bot from its Stars", () => {
-  it("finds only users the bot knows, and gifts 3 months for 1000 stars", async () => {
+  it("finds users the bot knows without their name or Premium status, and gifts 3 months for 1000 stars", async () => {
     const { key } = await h.newKey(20);
     const search = (query: string) => h.call("POST", "/v1/search", { key, body: { product_type: "premium", query, months: "3" } });
-    expect((await search("never_wrote_to_us")).status).toBe(404);
+    const stranger = await search("never_wrote_to_us");
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.error).toBe(unknownRecipient("never_wrote_to_us"));
     const { chat, username } = await knownRecipient();
     const found = await search(username);
     expect(found.status).toBe(200);
-    expect(found.body.found).toMatchObject({ recipient: username, premium: false, myself: false });
+    // The contact's first name ("Friend …") and Premium status are theirs: the username and null, as the contract allows.
+    expect(found.body.found).toEqual({ recipient: username, name: username, photo: expect.any(String), premium: null, myself: false });
     const unknown = await h.call("POST", "/v1/premium", { key, body: { username: "never_wrote_to_us", months: 3 } });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toContain("has not started this bot");
+    expect(unknown.body.error).toBe(`${unknownRecipient("never_wrote_to_us")}; nothing was charged`);
     const before = await starBalance();
     const res = await h.call("POST", "/v1/premium", { key, body: { username, months: 3 } });
     expect(res.status).toBe(200);
@@ -193,6 +212,75 @@ describe("Premium sent by the bot from its Stars", () => {
     } finally {
       await stars.setBalance(10_000);
     }
+  });
+});
+
+describe("who uses the bot is nobody's business", () => {
+  /** Every refusal a key holder can meet for `username`, with the username taken out: one answer whatever the reason. */
+  async function answersFor(key: string, username: string) {
+    const strip = (text: string) => text.split(username).join("<name>");
+    const search = await h.call("POST", "/v1/search", { key, body: { product_type: "premium", query: username, months: "3" } });
+    const gift = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
+    const premium = await h.call("POST", "/v1/premium", { key, body: { username, months: 3 } });
+    return [search, gift, premium].map((r) => ({ status: r.status, body: { ...r.body, error: strip(r.body.error), request_id: undefined } }));
+  }
+
+  it("answers alike a stranger, an administrator, a user who blocked the bot and one who sent /forget, charging nothing", async () => {
+    const { key } = await h.newKey(20);
+    const orders = await h.orderCount();
+    const stranger = await answersFor(key, "never_wrote_to_us");
+    expect(stranger.map((a) => a.status)).toEqual([404, 400, 400]);
+
+    const admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Boss", username: "shop_boss", language_code: "en" });
+    await admin.say("/help");
+    await admin.next();
+    expect(await answersFor(key, "shop_boss")).toEqual(stranger);
+
+    const blocker = await knownRecipient();
+    expect((await h.call("POST", "/v1/search", { key, body: { product_type: "premium", query: blocker.username } })).status).toBe(200);
+    await blocker.chat.setBlocked(true);
+    await eventually(async () => ((await h.service.core.contacts.find(blocker.username)) === null ? true : undefined));
+    expect(await answersFor(key, blocker.username)).toEqual(stranger);
+
+    const leaver = await knownRecipient();
+    const said = await leaver.chat.reply("/forget", (t) => t.includes("Removed"));
+    expect(said.text).toContain(`@${leaver.username}`);
+    expect(await answersFor(key, leaver.username)).toEqual(stranger);
+
+    expect(await h.orderCount()).toBe(orders);
+    expect(await h.balance(key)).toBe(20);
+  });
+
+  it("sends to a user who unblocked the bot and wrote again", async () => {
+    const { key } = await h.newKey(5);
+    const { chat, username } = await knownRecipient();
+    await chat.setBlocked(true);
+    await eventually(async () => ((await h.service.core.contacts.find(username)) === null ? true : undefined));
+    await chat.setBlocked(false);
+    await chat.reply("/help");
+    const res = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE } });
+    expect(res.status).toBe(201);
+    expect(await chat.giftsReceived()).toHaveLength(1);
+  });
+
+  it("refuses a gift's text with a link or look-alike letters before any charge", async () => {
+    const { key } = await h.newKey(5);
+    const { username } = await knownRecipient();
+    const orders = await h.orderCount();
+    for (const message of [
+      "verify at t.me/shop_help",
+      "see www.example.com",
+      "write to @shop_help",
+      "hi\u200bthere",
+      "Pаypal",
+      "Your account is frozen",
+    ]) {
+      const res = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: ROSE, message } });
+      expect(res.status, message).toBe(400);
+      expect(res.body.error, message).toMatch(/^message refused: .*nothing was charged$/);
+    }
+    expect(await h.orderCount()).toBe(orders);
+    expect(await h.balance(key)).toBe(5);
   });
 });
 
@@ -262,21 +350,31 @@ describe("gift cards from Reloadly", () => {
 
 describe("the same backends through the bot", () => {
   it("sends a gift chosen in the chat to a user the bot knows", async () => {
-    const { chat, key } = await bots.registered(2);
+    const { chat, key, telegramId } = await bots.registered(2);
     const friend = await knownRecipient();
     await chat.tap("Gifts");
     await chat.next((t) => t.includes("Which gift?"));
     await chat.tap("🌹");
     // Telegram's limit, not the contract's 255, and no question of showing a name the bot never shows.
-    expect((await chat.reply(`@${friend.username}`, (t) => t.includes("message"))).text).toContain("128");
+    // The rules are told before the text is asked for; the room is what the label leaves of Telegram's 128.
+    const asked = (await chat.reply(`@${friend.username}`, (t) => t.includes("message"))).text;
+    expect(asked).toContain("From customer #");
+    expect(asked).toContain("Not allowed: links");
+    await chat.reply("see https://evil.example", (t) => t.includes("cannot go with the gift"));
+    await chat.reply("Your bаlance is frozen", (t) => t.includes("cannot go with the gift"));
     await chat.reply("Cheers", (t) => t.includes("Confirm?"));
     expect((await chat.messages()).some((m) => m.text?.includes("Show your name"))).toBe(false);
     await chat.tap("Confirm");
     await chat.next((t) => t.includes("Done!"));
-    expect(await friend.chat.giftsReceived()).toMatchObject([{ gift_id: ROSE, text: "Cheers" }]);
+    // The buyer's label first: the text cannot pass as the shop speaking.
+    expect(await friend.chat.giftsReceived()).toMatchObject([{ gift_id: ROSE, text: `From customer #${await accountIdOf(telegramId)}: Cheers` }]);
     expect(await h.balance(key)).toBe(1.625);
   });
 });
+
+async function accountIdOf(telegramId: string): Promise<number> {
+  return (await h.service.core.accounts.byTelegramId(telegramId))!.id;
+}
 
 /** Reloadly's own report of the transactions made for an order (its customIdentifier is the order's reference). */
 async function reloadlyTransactions(orderId: number): Promise<unknown[]> {

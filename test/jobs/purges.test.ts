@@ -66,6 +66,7 @@ describe("the purges", () => {
       clock: { now: () => now },
       requestCounts: { db, windowMs: window },
       webhookRetentionMs: 30 * 24 * HOUR,
+      contactsRetentionMs: 90 * 24 * HOUR,
       botSessions: sessions,
       log,
     });
@@ -80,7 +81,7 @@ describe("the purges", () => {
   });
 
   it("leave out the purges of what a deployment does not have", async () => {
-    const purges = createPurges({ db, clock: { now: () => now }, webhookRetentionMs: HOUR, log });
+    const purges = createPurges({ db, clock: { now: () => now }, webhookRetentionMs: HOUR, contactsRetentionMs: HOUR, log });
     expect(await purges.requestCounts()).toBe(0);
     expect(await purges.botSessions()).toBe(0);
     purges.start();

@@ -249,14 +249,14 @@ describe("Premium", () => {
   // What the lead wires in as the gateway's Premium side.
   const premium = (): TelegramPremium => backend.premium;
 
-  it("finds a contact as a profile, and none for a stranger", async () => {
+  it("finds a contact as a profile naming only the username (no real name, no Premium status), and none for a stranger", async () => {
     const user = await knownUser({ lastName: "Smith", isPremium: true });
     const name = user.user.username!;
     expect(await premium().search(`@${name}`)).toEqual({
       username: `User${user.user.id}`,
-      name: `User ${user.user.id} Smith`,
+      name: `User${user.user.id}`,
       photo: `https://t.me/i/userpic/320/User${user.user.id}.jpg`,
-      premium: true,
+      premium: null,
     });
     expect(await premium().search("never_seen")).toBeNull();
   });

@@ -36,16 +36,25 @@ async function giftRecipient(conversation: Flow, ctx: FlowContext, deps: FlowDep
   }
 }
 
-/** The message sent with the gift, up to its limit; Skip (tapped or typed) sends none. */
-async function giftMessage(conversation: Flow, ctx: FlowContext, recipient: Recipient, messageMax: number): Promise<string> {
-  let prompt = ctx.t("ask-gift-message", { max: messageMax, name: recipient.name, username: recipient.username });
+/**
+ * The message sent with the gift, under the core's text rules, told before it is asked for (with the label it will
+ * start with where the bot sends it); Skip (tapped or typed) sends none.
+ */
+async function giftMessage(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller, recipient: Recipient): Promise<string> {
+  const { gifts } = deps.core;
+  const max = gifts.textRoom(caller);
+  const label = gifts.textLabel(caller);
+  const vars = { max, name: recipient.name, username: recipient.username };
+  let prompt = label ? ctx.t("ask-gift-message-labelled", { ...vars, label: label.trim() }) : ctx.t("ask-gift-message", vars);
   for (;;) {
     const reply = await ask(conversation, ctx, prompt, new InlineKeyboard().text(ctx.t("btn-skip"), skipMessage.pack()));
     // Typing the button's label (in either language) skips too, as with every other button question.
     const typedSkip = reply.kind === "text" && SKIP_WORDS.has(reply.text.trim().toLowerCase());
     if ((reply.kind === "button" && skipMessage.parse(reply.data)) || typedSkip) return "";
-    if (reply.kind === "text" && reply.text.length <= messageMax) return reply.text;
-    prompt = ctx.t("bad-gift-message", { max: messageMax });
+    if (reply.kind !== "text") continue;
+    const why = gifts.textFault(caller, reply.text);
+    if (why === null) return reply.text;
+    prompt = ctx.t("bad-gift-message", { why });
   }
 }
 
@@ -81,7 +90,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
   );
 
   const recipient = await giftRecipient(conversation, ctx, deps, caller);
-  const message = await giftMessage(conversation, ctx, recipient, core.gifts.messageMax);
+  const message = await giftMessage(conversation, ctx, deps, caller, recipient);
 
   // Where the sender shown is never the buyer (the bot sends), there is nothing to hide: no question.
   const hideName = core.gifts.namesBuyer

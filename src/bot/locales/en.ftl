@@ -37,6 +37,7 @@ cmd-orders = Your recent orders
 cmd-language = Change the language
 cmd-help = What this bot does
 cmd-cancel = Leave the current step
+cmd-forget = Remove what the bot keeps to send you gifts
 
 help =
     I sell digital goods paid from your USDT balance: stars, Premium, store top-ups, game credit, gift cards and gifts.
@@ -102,7 +103,7 @@ later-giftcard = The codes will arrive in this private chat in about half a minu
 # Stars and Premium
 ask-recipient = Who is it for? Send a @username.
 bad-username = That is not a username: 3 to 32 letters, digits or underscores, like @alice.
-recipient-not-found = I could not find @{ $username }. Check the spelling and send it again.
+recipient-not-found = I cannot send to @{ $username }. Check the spelling; if it is right, ask them to open this bot and send /start, then send the username again.
 ask-stars = Recipient: { $name } (@{ $username }). How many stars? Tap a preset or send a number from { $min } to { $max }.
 bad-stars = Send a whole number of stars from { $min } to { $max }.
 what-stars = { $amount } stars for @{ $username }
@@ -147,7 +148,12 @@ what-giftcard = { $quantity } × { $name } { $brand } gift card
 # Gifts
 ask-gift = Which gift?
 ask-gift-message = For { $name } (@{ $username }). Add a message to the gift (up to { $max } characters), or tap Skip.
-bad-gift-message = The message can be at most { $max } characters.
+    { gift-text-rules }
+ask-gift-message-labelled = For { $name } (@{ $username }). Add a message to the gift, or tap Skip. The bot sends the gift, so your message starts with “{ $label }”: the recipient sees it is from a customer, not from the shop. Up to { $max } characters.
+    { gift-text-rules }
+gift-text-rules = Not allowed: links, web addresses and @mentions; hidden, look-alike or mixed-alphabet letters; line breaks; words of the shop's or Telegram's notices (support, admin, account, balance, verify, password, wallet…).
+bad-gift-message = That message cannot go with the gift: { $why }
+    Send another, or tap Skip.
 ask-gift-hide = Show your name on the recipient's public profile? (The recipient always sees who sent it.)
 what-gift = Gift { $emoji } ({ $stars }★) to { $name } (@{ $username }){ $hidden ->
         [yes] , name hidden
@@ -417,3 +423,7 @@ btn-reject = ❌ Reject
 topup-reject-how = To reject #{ $id }, send: /reject { $id } <the reason the user is told>
 topup-rejected-done = Top-up #{ $id } rejected; the user was told why.
 topup-decided-already = Top-up #{ $id } was decided already: nothing changed.
+
+# Contacts: what the bot keeps so gifts and Premium can reach a user
+forget-done = Removed: what I kept so that gifts and Premium can reach you — your Telegram id { $id }, your username { $username }, your name and Premium status as Telegram showed them. If you write to me again I keep your id and username again (that is how a gift finds you); block the bot to stay out. An account you have here, its balance and orders stay: they are the shop's books.
+forget-nothing = I keep nothing about you for gifts and Premium: nothing to remove.

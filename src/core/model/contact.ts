@@ -17,3 +17,11 @@ export interface TelegramUser {
   last_name?: string;
   is_premium?: boolean;
 }
+
+/**
+ * The one answer for a recipient the bot cannot send to, whatever the reason (never wrote to the bot, forgotten,
+ * blocked it, an administrator): telling the reasons apart would tell strangers who uses the bot. Search answers it
+ * with 404, purchases with 400; the bot says it in the user's language (`recipient-not-found`).
+ */
+export const unknownRecipient = (username: string) =>
+  `@${username.replace(/^@/, "")} is not a recipient this shop's bot can send to: ask them to open the bot and send /start, then try again`;

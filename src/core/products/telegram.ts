@@ -1,4 +1,6 @@
 import type { Caller } from "../accounts.js";
+import type { Contacts } from "../contacts.js";
+import { unknownRecipient } from "../model/contact.js";
 import { DomainError, invalid, notFound, unavailable } from "../model/errors.js";
 import { parseUsername, recipientOf } from "../formats.js";
 import type { Micro } from "../model/money.js";
@@ -24,7 +26,17 @@ export interface Found extends RecipientProfile {
   myself: boolean;
 }
 
-export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway: GatewayPort; pipeline: PurchasePipeline; pricing: Pricing }) {
+export interface TelegramProductsOptions {
+  gateway: GatewayPort;
+  pipeline: PurchasePipeline;
+  pricing: Pricing;
+  /** Who may not receive Premium (administrators, unless allowed). */
+  recipients: Pick<Contacts, "barred">;
+  /** Whether Premium is sent by the bot (PREMIUM_BACKEND=telegram): its recipients are the bot's contacts. */
+  premiumByBot: boolean;
+}
+
+export function createTelegramProducts({ gateway, pipeline, pricing, recipients, premiumByBot }: TelegramProductsOptions) {
   function requireGateway() {
     if (!gateway.configured) throw unavailable("The delivery backend is not configured");
   }
@@ -44,7 +56,8 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
     }
     if (answer === null) return null;
     if ("recipientId" in answer) return answer.recipientId;
-    if (answer.refused === "recipient_unknown") throw invalid(`${answer.message}; nothing was charged`);
+    // The backend's own wording may tell reasons apart: the one answer for every unknown recipient instead.
+    if (answer.refused === "recipient_unknown") throw invalid(`${unknownRecipient(order.username)}; nothing was charged`);
     throw unavailable(`${answer.message}; nothing was charged`, { reason: "provider_balance" });
   }
 
@@ -65,6 +78,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
         requireGateway();
         const { chargeMicro, details } = price(request);
         const amount = amountOf(request);
+        if (definition.type === "premium" && (await recipients.barred(username))) throw invalid(`${unknownRecipient(username)}; nothing was charged`);
         const recipientId = await precheck({ product: definition.type, username, amount });
         return {
           recipient: username,
@@ -99,6 +113,10 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
     async search(caller: Caller, product: SearchProduct, query: string): Promise<Found> {
       const username = recipientOf(query, "query");
       requireGateway();
+      // Premium from the bot: its contacts answer, and every unknown (barred included) reads alike.
+      const fromContacts = product === "premium" && premiumByBot;
+      const missing = () => notFound(fromContacts ? unknownRecipient(username) : `Recipient ${query} not found`);
+      if (product === "premium" && (await recipients.barred(username))) throw missing();
       let profile: RecipientProfile | null;
       try {
         profile = await gateway.search(username, product);
@@ -106,7 +124,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing }: { gateway
         if (error instanceof UpstreamError) throw new DomainError("upstream_failed", `Recipient search failed: ${error.message}`);
         throw error;
       }
-      if (!profile || parseUsername(profile.username) === null) throw notFound(`Recipient ${query} not found`);
+      if (!profile || parseUsername(profile.username) === null) throw missing();
       const own = caller.account.username;
       return {
         myself: own !== null && own.toLowerCase() === profile.username.toLowerCase(),
