@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { parseBasisPoints, parseUsdt } from "./core/model/money.js";
+import { formatUsdt, parseBasisPoints, parseUsdt } from "./core/model/money.js";
+import { PREMIUM_STARS } from "./core/model/products.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN, SIMULATOR_RELOADLY_CREDENTIALS } from "./simulator/credentials.js";
@@ -16,6 +17,17 @@ const usdt = (fallback: string, max: number) =>
       return micro !== null && micro > 0 && micro <= max * 1_000_000;
     }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
     .transform((v) => parseUsdt(v)!);
+
+/** An optional USDT amount, same rule as `usdt`. */
+const optionalUsdt = (max: number) =>
+  z
+    .string()
+    .optional()
+    .refine((v) => {
+      const micro = v === undefined ? 0 : parseUsdt(v);
+      return v === undefined || (micro !== null && micro > 0 && micro <= max * 1_000_000);
+    }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
+    .transform((v) => (v === undefined ? undefined : parseUsdt(v)!));
 
 const percent = (fallback: string) =>
   z
@@ -68,6 +80,48 @@ const providerUrls = Object.fromEntries(
     ),
   ]),
 ) as Record<ProviderUrlName, typeof url>;
+
+type TelegramBackend = "PREMIUM_BACKEND" | "GIFTS_BACKEND";
+
+/**
+ * What the bot pays in Stars is sold above what those Stars cost: gifts at STARS_USDT_PER_STAR a star, Premium at
+ * PREMIUM_USDT_n for PREMIUM_STARS[n]. Only for the products the bot delivers from its own balance.
+ */
+function sellsAboveCost(
+  c: { STAR_COST_USDT?: number; STARS_USDT_PER_STAR: number; PREMIUM_USDT_3: number; PREMIUM_USDT_6: number; PREMIUM_USDT_12: number },
+  backends: TelegramBackend[],
+  ctx: z.RefinementCtx,
+): void {
+  const cost = c.STAR_COST_USDT;
+  if (cost === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["STAR_COST_USDT"],
+      message: `is required by ${backends.map((name) => `${name}=telegram`).join(" and ")}: what one Star costs you in USDT, so that no tariff sells below it`,
+    });
+    return;
+  }
+  const priced: Array<{ name: string; micro: number; stars: number; what: string }> = [];
+  if (backends.includes("GIFTS_BACKEND"))
+    priced.push({ name: "STARS_USDT_PER_STAR", micro: c.STARS_USDT_PER_STAR, stars: 1, what: "a star of a gift" });
+  if (backends.includes("PREMIUM_BACKEND"))
+    for (const months of [3, 6, 12] as const)
+      priced.push({
+        name: `PREMIUM_USDT_${months}`,
+        micro: c[`PREMIUM_USDT_${months}`],
+        stars: PREMIUM_STARS[months]!,
+        what: `${PREMIUM_STARS[months]} stars`,
+      });
+  for (const { name, micro, stars, what } of priced) {
+    const costMicro = stars * cost;
+    if (micro <= costMicro)
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: `(${formatUsdt(micro)} USDT for ${what}) is at or below what it costs at STAR_COST_USDT=${formatUsdt(cost)} (${formatUsdt(costMicro)} USDT): set it above ${formatUsdt(costMicro)}`,
+      });
+  }
+}
 
 /**
  * Every setting of the service, read once from the environment by its variable's name. Amounts become micro-USDT
@@ -189,6 +243,9 @@ export const configSchema = z
     PREMIUM_USDT_3: usdt("11.99", 100_000).describe("Premium tariff for 3 months, USDT."),
     PREMIUM_USDT_6: usdt("15.99", 100_000).describe("Premium tariff for 6 months, USDT."),
     PREMIUM_USDT_12: usdt("28.99", 100_000).describe("Premium tariff for 12 months, USDT."),
+    STAR_COST_USDT: optionalUsdt(100).describe(
+      "What one Telegram Star costs you, USDT. Required with a `telegram` backend (the bot pays gifts and Premium from its Stars): start-up and `preflight` refuse `STARS_USDT_PER_STAR` (gifts) and `PREMIUM_USDT_*` (1000, 1500, 2500 Stars) at or below it, and `preflight` prints each product's margin.",
+    ),
     UZS_PER_USD: integer("12800", 1, 1_000_000).describe("UZS equivalents in `/v1/rates` and the bot."),
     TON_RATE_CACHE_SECONDS: integer("60", 0, 3600).describe("How long the live TON rate is cached."),
     STORE_MARKUP_PERCENT: percent("3").describe("Default markup on store top-ups (a personal markup overrides it)."),
@@ -380,6 +437,7 @@ export const configSchema = z
         message: `is required by ${telegramBackends.map((name) => `${name}=telegram`).join(" and ")}: the bot delivers them from its own Star balance`,
       });
     }
+    if (telegramBackends.length) sellsAboveCost(c, telegramBackends, ctx);
     if (reloadly && c.UPSTREAM === "external") {
       for (const name of ["RELOADLY_CLIENT_ID", "RELOADLY_CLIENT_SECRET"] as const) {
         if (c[name] === undefined)
@@ -434,6 +492,7 @@ export const configSchema = z
       PREMIUM_USDT_3,
       PREMIUM_USDT_6,
       PREMIUM_USDT_12,
+      STAR_COST_USDT,
       ADMIN_CONFIRM_ABOVE_USDT,
       ALERT_WALLET_BELOW_USDT,
       LOW_BALANCE_USDT,
@@ -447,6 +506,7 @@ export const configSchema = z
       ...rest,
       STAR_PRICE_MICRO: STARS_USDT_PER_STAR,
       PREMIUM_PRICE_MICRO: { 3: PREMIUM_USDT_3, 6: PREMIUM_USDT_6, 12: PREMIUM_USDT_12 },
+      STAR_COST_MICRO: STAR_COST_USDT,
       ADMIN_CONFIRM_ABOVE_MICRO: ADMIN_CONFIRM_ABOVE_USDT,
       ALERT_WALLET_BELOW_MICRO: ALERT_WALLET_BELOW_USDT,
       LOW_BALANCE_MICRO: LOW_BALANCE_USDT,

@@ -86,6 +86,35 @@ describe("configuration", () => {
     expect(() => loadConfig(simulated)).toThrow(/RELOADLY_CLIENT_ID: is the simulator's public client id/);
   });
 
+  it("with the bot paying from its Stars, needs what a Star costs and refuses every tariff at or below it", () => {
+    const message = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const bot = { BOT_TOKEN: "123456:emulator-token-for-local-chat", TELEGRAM_API_ROOT: "http://127.0.0.1:8081", TELEGRAM_API_EMULATOR: "true" };
+    expect(message({ ...bot, PREMIUM_BACKEND: "telegram", GIFTS_BACKEND: "telegram" })).toContain(
+      "STAR_COST_USDT: is required by PREMIUM_BACKEND=telegram and GIFTS_BACKEND=telegram",
+    );
+    // At 0.0107 a Star, 6 months (15.99 for 1500 Stars, 0.01066 each) loses money; 3 and 12 months do not.
+    const premium = message({ ...bot, PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.0107" });
+    expect(premium).toContain("PREMIUM_USDT_6: (15.99 USDT for 1500 stars) is at or below what it costs at STAR_COST_USDT=0.0107 (16.05 USDT)");
+    expect(premium).not.toMatch(/PREMIUM_USDT_(3|12):/);
+    // At cost exactly is refused too; the stars tariff prices gifts only where the bot sends them.
+    expect(message({ ...bot, GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.015" })).toContain(
+      "STARS_USDT_PER_STAR: (0.015 USDT for a star of a gift)",
+    );
+    expect(message({ ...bot, PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.015" })).not.toContain("STARS_USDT_PER_STAR");
+    expect(message({ ...bot, GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.01" })).toBe("");
+    expect(loadConfig({ ...bot, GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.0125" }).STAR_COST_MICRO).toBe(12_500);
+    // Without a Telegram backend it is not needed; a bad amount is named.
+    expect(loadConfig({}).STAR_COST_MICRO).toBeUndefined();
+    expect(message({ STAR_COST_USDT: "-1" })).toContain("STAR_COST_USDT: must be a USDT amount");
+  });
+
   it("refuses a reconcile delay that an in-flight call could outlast", () => {
     expect(() => loadConfig({ UPSTREAM_TIMEOUT_MS: "30000", RECONCILE_AFTER_MS: "20000" })).toThrow(/RECONCILE_AFTER_MS/);
   });

@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import type { TelegramContact } from "../core/model/contact.js";
+import { PREMIUM_STARS } from "../core/model/products.js";
 import type { Reason } from "../core/model/reasons.js";
 import {
   type Delivery,
@@ -21,8 +22,6 @@ import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, ty
 // Nothing is ever sent twice: no retries, since sendGift and giftPremiumSubscription take no idempotency key (T1),
 // and a lost answer is reconciled from the bot's Star transactions (`status`), never by sending again.
 
-/** Premium gifted for Stars: months → the fixed price (T1 giftPremiumSubscription, T6 types). */
-const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 1500, 12: 2500 };
 /** A gift's text is 0–128 characters (T1 sendGift.text). */
 const MESSAGE_MAX = 128;
 /** A transaction dated this much before the order's creation still counts as its delivery (the two clocks differ). */

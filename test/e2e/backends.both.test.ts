@@ -14,7 +14,13 @@ let bots: BotHarness;
 let h: Harness;
 let stars: EmulatedStars;
 
-const BACKENDS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", GIFTCARDS_BACKEND: "reloadly", ALERT_STARS_BELOW: "100" };
+const BACKENDS = {
+  GIFTS_BACKEND: "telegram",
+  PREMIUM_BACKEND: "telegram",
+  GIFTCARDS_BACKEND: "reloadly",
+  ALERT_STARS_BELOW: "100",
+  STAR_COST_USDT: "0.01",
+};
 const ROSE = "5168103777563050263";
 const TREE = "5782984811920491178";
 

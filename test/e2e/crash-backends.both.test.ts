@@ -52,6 +52,7 @@ describe("a crash mid-delivery on the real backends", () => {
       ...allProvidersAt(simulator.url),
       ...simulatedReloadly(simulator.url, "sandbox"),
       GIFTS_BACKEND: "telegram",
+      STAR_COST_USDT: "0.01",
       GIFTCARDS_BACKEND: "reloadly",
       BOT_TOKEN: TEST_BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.url,
