@@ -133,9 +133,20 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     onCall: options.onCall && ((call) => options.onCall!({ ...call, path: redact(call.path) })),
   });
 
+  /** A failed call's error, its message and stack cleared of the token its path carried (orders, logs, the CLI show them). */
+  const hidden = (error: unknown) => {
+    if (error instanceof Error) {
+      error.message = redact(error.message);
+      if (error.stack) error.stack = redact(error.stack);
+    }
+    return error;
+  };
+
   /** One Bot API call, JSON POST; throws NotSentError or a no-answer error from http, or GarbledAnswer. */
   async function api<T>(method: string, params: object, result: z.ZodType<T>, timeoutMs?: number): Promise<Answer<T>> {
-    const response: UpstreamResponse = await http.call("POST", `${root.prefix}/bot${token}/${method}`, params, timeoutMs);
+    const response: UpstreamResponse = await http.call("POST", `${root.prefix}/bot${token}/${method}`, params, timeoutMs).catch((error: unknown) => {
+      throw hidden(error);
+    });
     const ok = okOf(result).safeParse(response.body);
     if (ok.success && response.status === 200) return { ok: true, result: ok.data.result };
     const refused = errorSchema.safeParse(response.body);
@@ -363,7 +374,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       try {
         download = await http.download(`${root.prefix}/file/bot${token}/${file.file_path}`);
       } catch (error) {
-        throw new UpstreamError(`sticker download: ${(error as Error).message}`, error);
+        throw new UpstreamError(`sticker download: ${(hidden(error) as Error).message}`, error);
       }
       if (download.status !== 200) throw new UpstreamError(`sticker download: HTTP ${download.status}`);
       let lottie: unknown;

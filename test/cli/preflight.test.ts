@@ -97,6 +97,38 @@ describe("preflight", () => {
     expect(unset.lines.join("\n")).toContain("STAR_COST_USDT: is required by PREMIUM_BACKEND=telegram and GIFTS_BACKEND=telegram");
   });
 
+  it("prints no secret when the Bot API, Reloadly and Crypto Pay cannot be reached", async () => {
+    // A port nothing listens on: every call to it is refused.
+    const closed = await startEmulator();
+    const gone = closed.url;
+    await closed.app.close();
+    const secrets = {
+      BOT_TOKEN: "123456:AAsecret-bot-token-never-printed",
+      CRYPTO_PAY_TOKEN: "12345:AAcryptoPaySecretNeverPrinted",
+      RELOADLY_CLIENT_SECRET: "reloadly-secret-never-printed",
+      BOT_WEBHOOK_SECRET: "webhook-secret-never-printed",
+      METRICS_TOKEN: "metrics-token-never-printed",
+    };
+    const { code, lines } = await preflight({
+      ...live(),
+      ...secrets,
+      TELEGRAM_API_ROOT: gone,
+      CRYPTO_PAY_URL: `${gone}/cryptopay`,
+      RELOADLY_AUTH_URL: `${gone}/reloadly/auth`,
+      RELOADLY_GIFTCARDS_URL: `${gone}/reloadly/giftcards-sandbox`,
+      BOT_WEBHOOK_URL: `${gone}/telegram/webhook`,
+    });
+    expect(code).toBe(1);
+    expect(line(lines, "bot")).toMatch(/^fail\s+bot\s+the Bot API at 127\.0\.0\.1:\d+ does not answer/);
+    expect(line(lines, "gifts (telegram)")).toMatch(/^fail/);
+    const printed = lines.join("\n");
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(printed, name).not.toContain(secret);
+      // Nor the part after the bot id, which is the secret half of a bot token.
+      expect(printed, name).not.toContain(secret.split(":").at(-1));
+    }
+  });
+
   it("names the variable a chosen backend lacks, opening nothing", async () => {
     const { code, lines } = await preflight({ ...live(), BOT_TOKEN: undefined, RELOADLY_CLIENT_ID: undefined });
     expect(code).toBe(1);
