@@ -81,6 +81,16 @@ const providerUrls = Object.fromEntries(
   ]),
 ) as Record<ProviderUrlName, typeof url>;
 
+/** URLs a secret travels to or from: plain `http://` only on this machine, where nothing between can read it. */
+const SECRET_URLS = [
+  ["CRYPTO_PAY_URL", "the Crypto Pay token"],
+  ["RELOADLY_AUTH_URL", "Reloadly's client secret"],
+  ["RELOADLY_GIFTCARDS_URL", "Reloadly's access token and the cards' codes"],
+  ["TELEGRAM_API_ROOT", "the bot's token in every path"],
+  ["BOT_WEBHOOK_URL", "the webhook's secret in every update"],
+  ["GIFTCARDS_URL", "the cards' redeem codes"],
+] as const;
+
 type TelegramBackend = "PREMIUM_BACKEND" | "GIFTS_BACKEND";
 
 /**
@@ -275,7 +285,16 @@ export const configSchema = z
     ADMIN_CONFIRM_ABOVE_USDT: usdt("1000", 1_000_000_000).describe(
       "Admin credits, debits and wallet settings above this ask the admin to confirm first (bot and Mini App).",
     ),
-    TELEGRAM_API_ROOT: url.describe("Another Bot API server for the bot (the local emulator in tests and `npm run chat`). Unset: Telegram's."),
+    TELEGRAM_API_ROOT: url.describe(
+      "Another Bot API server for the bot: a self-hosted Bot API server (a real bot, spending real Stars), or the local emulator in tests and `npm run chat` (then with `TELEGRAM_API_EMULATOR=true`). `https://` unless on this machine. Unset: Telegram's.",
+    ),
+    TELEGRAM_API_EMULATOR: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true")
+      .describe(
+        "`true` marks `TELEGRAM_API_ROOT` (on this machine) as the Bot API emulator: only then is the bot simulated and may run beside the simulated providers and Crypto Pay. Any other bot, a self-hosted Bot API server on loopback included, is real.",
+      ),
     ADMIN_TELEGRAM_IDS: z
       .string()
       .default("")
@@ -419,7 +438,20 @@ export const configSchema = z
   .superRefine((c, ctx) => {
     // Nothing simulated runs beside a real credential: the simulator's Crypto Pay token is public, so beside a
     // real bot (users paying real money) or a real provider anyone could sign a payment that never happened.
-    const realBot = c.BOT_TOKEN !== undefined && (c.TELEGRAM_API_ROOT === undefined || !isLoopbackHost(new URL(c.TELEGRAM_API_ROOT).hostname));
+    // Only an explicitly marked emulator is simulated: a self-hosted Bot API server also listens on loopback.
+    const realBot = c.BOT_TOKEN !== undefined && !c.TELEGRAM_API_EMULATOR;
+    if (c.TELEGRAM_API_EMULATOR && (c.TELEGRAM_API_ROOT === undefined || !isLoopbackHost(new URL(c.TELEGRAM_API_ROOT).hostname))) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TELEGRAM_API_EMULATOR"],
+        message: "marks a local Bot API emulator: it needs TELEGRAM_API_ROOT on this machine (127.0.0.1, ::1 or localhost)",
+      });
+    }
+    for (const [name, carries] of SECRET_URLS) {
+      const value = c[name];
+      if (value !== undefined && new URL(value).protocol !== "https:" && !isLoopbackHost(new URL(value).hostname))
+        ctx.addIssue({ code: "custom", path: [name], message: `must be https:// beyond this machine: it carries ${carries}` });
+    }
     const reloadly = c.GIFTCARDS_BACKEND === "reloadly";
     const realUrls = (["CRYPTO_PAY_URL", ...PROVIDER_URLS] as const).filter(
       (name) => c[name] !== undefined && !isLoopbackHost(new URL(c[name]!).hostname),

@@ -51,9 +51,82 @@ describe("configuration", () => {
       CRYPTO_PAY_TOKEN: "12345:AAsimulatedCryptoPayAppToken0000001",
     };
     expect(() => loadConfig(external)).toThrow(/CRYPTO_PAY_TOKEN: is the simulator's public token/);
-    // A local Bot API emulator with the simulator is development, and starts.
-    expect(loadConfig({ ...realBot, TELEGRAM_API_ROOT: "http://127.0.0.1:8081" })).toMatchObject({ UPSTREAM: "simulator" });
+    // A local Bot API emulator, marked as one, with the simulator is development, and starts.
+    expect(loadConfig({ ...realBot, TELEGRAM_API_ROOT: "http://127.0.0.1:8081", TELEGRAM_API_EMULATOR: "true" })).toMatchObject({
+      UPSTREAM: "simulator",
+    });
     expect(loadConfig({ GATEWAY_URL: "http://localhost:9191" })).toMatchObject({ GATEWAY_URL: "http://localhost:9191" });
+  });
+
+  it("counts only an explicitly marked emulator as simulated: a self-hosted Bot API server on loopback is a real bot", () => {
+    const selfHosted = { BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather", TELEGRAM_API_ROOT: "http://127.0.0.1:8081" };
+    // Beside the in-process simulator (its Crypto Pay token is public).
+    expect(() => loadConfig(selfHosted)).toThrow(/BOT_TOKEN: is a real bot's/);
+    // Beside the simulated Crypto Pay and Reloadly, with the bot spending its Stars.
+    const external = {
+      ...selfHosted,
+      UPSTREAM: "external",
+      GIFTS_BACKEND: "telegram",
+      STAR_COST_USDT: "0.01",
+      GIFTCARDS_BACKEND: "reloadly",
+      RELOADLY_CLIENT_ID: "SimReloadlySandboxClientId000001",
+      RELOADLY_CLIENT_SECRET: "anything-at-all-1",
+      RELOADLY_AUTH_URL: "http://127.0.0.1:9090/reloadly/auth",
+      RELOADLY_GIFTCARDS_URL: "http://127.0.0.1:9090/reloadly/giftcards-sandbox",
+      CRYPTO_PAY_URL: "http://127.0.0.1:9090/cryptopay",
+      CRYPTO_PAY_TOKEN: "12345:AAsimulatedCryptoPayAppToken0000001",
+    };
+    const message = (() => {
+      try {
+        loadConfig(external);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toContain("CRYPTO_PAY_TOKEN: is the simulator's public token");
+    expect(message).toContain("RELOADLY_CLIENT_ID: is the simulator's public client id");
+    // Marked, it is the emulator; the marker is refused off this machine.
+    expect(loadConfig({ ...external, TELEGRAM_API_EMULATOR: "true" }).TELEGRAM_API_EMULATOR).toBe(true);
+    expect(() => loadConfig({ ...selfHosted, TELEGRAM_API_ROOT: "https://bot-api.example.com", TELEGRAM_API_EMULATOR: "true" })).toThrow(
+      /TELEGRAM_API_EMULATOR: marks a local Bot API emulator/,
+    );
+    expect(() => loadConfig({ TELEGRAM_API_EMULATOR: "true" })).toThrow(/TELEGRAM_API_EMULATOR/);
+  });
+
+  it("requires https beyond this machine for every URL that carries a secret, naming it", () => {
+    const base = {
+      UPSTREAM: "external",
+      BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather",
+      GIFTCARDS_BACKEND: "reloadly",
+      RELOADLY_CLIENT_ID: "realClientId12345",
+      RELOADLY_CLIENT_SECRET: "real-client-secret-123",
+      CRYPTO_PAY_TOKEN: "1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      BOT_WEBHOOK_SECRET: "a-webhook-secret-of-some-length",
+    };
+    const plain = {
+      CRYPTO_PAY_URL: "http://pay.crypt.bot",
+      RELOADLY_AUTH_URL: "http://auth.reloadly.com",
+      RELOADLY_GIFTCARDS_URL: "http://giftcards.reloadly.com",
+      TELEGRAM_API_ROOT: "http://bot-api.internal:8081",
+      BOT_WEBHOOK_URL: "http://shop.example.com/telegram/webhook",
+      GIFTCARDS_URL: "http://10.0.0.7:7004",
+    };
+    const message = (() => {
+      try {
+        loadConfig({ ...base, ...plain });
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (const name of Object.keys(plain)) expect(message).toMatch(new RegExp(`${name}: must be https:// beyond this machine: it carries`));
+    const secure = Object.fromEntries(Object.entries(plain).map(([name, value]) => [name, value.replace("http://", "https://")]));
+    expect(loadConfig({ ...base, ...secure })).toMatchObject({ CRYPTO_PAY_URL: "https://pay.crypt.bot" });
+    // On this machine plain http stays (a self-hosted Bot API server, a local bridge); a bridge carrying no secret may be remote.
+    expect(loadConfig({ ...base, ...secure, TELEGRAM_API_ROOT: "http://127.0.0.1:8081", GATEWAY_URL: "http://10.0.0.7:7001" })).toMatchObject({
+      GATEWAY_URL: "http://10.0.0.7:7001",
+    });
   });
 
   it("chooses each product's backend, and names the credential a chosen backend lacks", () => {

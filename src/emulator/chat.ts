@@ -40,6 +40,7 @@ const config = loadConfig({
   STAR_COST_USDT: process.env.STAR_COST_USDT ?? "0.01",
   BOT_TOKEN: EMULATOR_TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
+  TELEGRAM_API_EMULATOR: "true",
   BOT_WEBHOOK_URL: "",
   // A development tool: /webhook may point at a receiver on this machine.
   WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? "true",

@@ -40,6 +40,7 @@ const live = () => ({
   GIFTCARDS_BACKEND: "reloadly",
   BOT_TOKEN: TEST_BOT_TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
+  TELEGRAM_API_EMULATOR: "true",
   CRYPTO_PAY_URL: `${simulator.url}/cryptopay`,
   CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
 });

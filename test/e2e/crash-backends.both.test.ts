@@ -56,6 +56,7 @@ describe("a crash mid-delivery on the real backends", () => {
       GIFTCARDS_BACKEND: "reloadly",
       BOT_TOKEN: TEST_BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.url,
+      TELEGRAM_API_EMULATOR: "true",
       UPSTREAM_TIMEOUT_MS: "3000",
       RECONCILE_AFTER_MS: "3500",
       RECONCILE_INTERVAL_MS: "200",
