@@ -283,6 +283,7 @@ function deliveryOf(config: Config): Delivery {
   const gateway = config.UPSTREAM === "simulator" ? "simulator" : "gateway";
   return {
     provider: premium === "telegram" ? `${gateway}+telegram` : gateway,
+    publicProvider: gateway,
     backends: { ...PROTOCOL_DELIVERY.backends, premium, gifts, giftcards },
   };
 }

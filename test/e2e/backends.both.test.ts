@@ -48,16 +48,34 @@ async function starBalance(): Promise<number> {
   return ((await response.body.json()) as { result: { amount: number } }).result.amount;
 }
 
-describe("health says what each product runs on", () => {
-  it("names the backends and is ready", async () => {
+describe("health says what each product runs on, to a key only", () => {
+  it("names the backends to a key and is ready", async () => {
+    const { key } = await h.newKey();
     const health = await eventually(async () => {
-      const res = await h.call("GET", "/v1/health");
+      const res = await h.call("GET", "/v1/health", { key });
       return res.body.gift_ready && res.body.giftcard_ready && res.body.delivery_ready ? res.body : undefined;
     });
     expect(health).toMatchObject({
       delivery_provider: "gateway+telegram",
       backends: { stars: "protocol", premium: "telegram", store: "protocol", games: "protocol", giftcards: "reloadly", gifts: "telegram" },
     });
+  });
+
+  it("tells an anonymous caller neither the suppliers nor that the Stars ran out", async () => {
+    const anonymous = async () => (await h.call("GET", "/v1/health")).body;
+    const before = await anonymous();
+    expect(before).toMatchObject({ delivery_provider: "gateway", delivery_ready: true, giftcard_ready: true });
+    expect(before).not.toHaveProperty("backends");
+    expect(before).not.toHaveProperty("gift_ready");
+    expect(JSON.stringify(before)).not.toMatch(/telegram|reloadly/i);
+    await stars.setBalance(0);
+    try {
+      // Rounds run every 100 ms: past several, readiness still says only that the Bot API answers.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await anonymous()).toEqual(before);
+    } finally {
+      await stars.setBalance(10_000);
+    }
   });
 });
 
