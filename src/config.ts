@@ -258,6 +258,9 @@ export const configSchema = z
     ),
     UZS_PER_USD: integer("12800", 1, 1_000_000).describe("UZS equivalents in `/v1/rates` and the bot."),
     TON_RATE_CACHE_SECONDS: integer("60", 0, 3600).describe("How long the live TON rate is cached."),
+    CATALOGUE_CACHE_SECONDS: integer("60", 0, 3600).describe(
+      "How long each instance keeps a catalogue listing before reading it again: the gifts (`GET /v1/gifts`, the bot, the Mini App; Telegram's `getAvailableGifts`) and the gift card brands (`GET /v1/giftcards`; Reloadly's whole product list). Concurrent reads share one call and a failed read is not kept. A purchase still reads its gift or card live, so a gift sold out meanwhile is refused before the charge. `0`: read on every listing.",
+    ),
     STORE_MARKUP_PERCENT: percent("3").describe("Default markup on store top-ups (a personal markup overrides it)."),
     GAMES_MARKUP_PERCENT: percent("5").describe("Default markup on game credit."),
     GIFTCARDS_MARKUP_PERCENT: percent("5").describe("Default markup on gift cards."),

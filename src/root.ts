@@ -233,6 +233,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     quotesOpenMax: config.QUOTES_OPEN_MAX,
     healthProbeMs: config.HEALTH_PROBE_MS,
+    catalogueCacheMs: config.CATALOGUE_CACHE_SECONDS * 1000,
     cryptoPay: on.cryptoPay,
     topupLimits: topupLimits(config),
     log: on.log,

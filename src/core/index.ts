@@ -43,6 +43,8 @@ export interface CoreDeps {
   quotesOpenMax: number;
   /** How often a round of health probes runs (jobs/health-probe.ts), shared by every instance. */
   healthProbeMs: number;
+  /** How long this instance keeps a catalogue listing (the gifts, the gift card brands) before reading it again. */
+  catalogueCacheMs: number;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
@@ -68,6 +70,7 @@ export interface CoreDeps {
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {
   const { db, clock, providers } = deps;
+  const catalogueCache = { cacheMs: deps.catalogueCacheMs, now: () => clock.now().getTime() };
   // Where each product's asynchronous outcome is asked for, by our reference: the product list says whom.
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
     PRODUCTS.map((product) => [product.type, (order: Order) => providers[product.provider].status(order.upstreamRef, order)]),
@@ -107,8 +110,8 @@ export function createCore(deps: CoreDeps) {
     premium: telegram.premium,
     store,
     games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
-    giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
-    gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro }),
+    giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups, ...catalogueCache }),
+    gifts: createGifts({ gifts: providers.gifts, pipeline, usdtPerStarMicro: deps.tariffs.usdtPerStarMicro, ...catalogueCache }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
     contacts: createContacts({ db, clock }),

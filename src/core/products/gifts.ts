@@ -4,6 +4,7 @@ import { GIFT_MESSAGE_MAX, recipientOf } from "../formats.js";
 import { type Micro, micro } from "../model/money.js";
 import { giftProduct, type GiftDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
+import { sharedRead } from "../shared-read.js";
 
 export interface GiftRequest {
   recipient: string;
@@ -12,13 +13,30 @@ export interface GiftRequest {
   message: string;
 }
 
-/** Gifts are priced by their stars at the stars tariff. */
-export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: GiftsPort; pipeline: PurchasePipeline; usdtPerStarMicro: Micro }) {
+/**
+ * Gifts are priced by their stars at the stars tariff. The listing is read from the provider at most once per
+ * `cacheMs` (sharedRead); a purchase reads the catalogue live, so a gift sold out meanwhile is refused before the
+ * charge.
+ */
+export function createGifts({
+  gifts,
+  pipeline,
+  usdtPerStarMicro,
+  cacheMs,
+  now,
+}: {
+  gifts: GiftsPort;
+  pipeline: PurchasePipeline;
+  usdtPerStarMicro: Micro;
+  cacheMs: number;
+  now: () => number;
+}) {
   const live = providerReader(gifts, { missing: "The gift service is not configured", down: "The gift service is unavailable: retry later" });
+  const listed = sharedRead(() => live(() => gifts.catalogue()), cacheMs, now);
 
-  /** The gifts on sale now (sold-out items left out), each with its USDT price. */
+  /** The gifts on sale (sold-out items left out), each with its USDT price, as read within the last `cacheMs`. */
   async function catalogue() {
-    const items = (await live(() => gifts.catalogue())).filter((g) => g.remaining !== 0);
+    const items = (await listed()).filter((g) => g.remaining !== 0);
     return items.map((g) => ({ priceMicro: micro(g.stars * usdtPerStarMicro), ...g }));
   }
 
@@ -75,7 +93,11 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro }: { gifts: Gift
     messageMax,
     /** Whether `hide_name` matters: false where the sender shown is never the buyer (Telegram's bot sends). */
     namesBuyer: gifts.namesBuyer,
-    sticker: (giftId: string): Promise<unknown | null> => live(() => gifts.sticker(giftId)),
+    /** A listed gift's sticker; an id not in the listing is none, without asking the provider. */
+    async sticker(giftId: string): Promise<unknown | null> {
+      if (!(await listed()).some((g) => g.giftId === giftId)) return null;
+      return live(() => gifts.sticker(giftId));
+    },
     /** Whether the recipient exists and takes gifts, asked before anything is chosen or charged. */
     checkRecipient: (recipient: string) => live(() => gifts.checkRecipient(recipientOf(recipient, "recipient"))),
   };
