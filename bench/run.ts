@@ -78,6 +78,7 @@ const benchEnv = {
   ...serviceEnv(databaseUrl, codesKey, simulator.url),
   BOT_TOKEN: TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
+  TELEGRAM_API_EMULATOR: "true",
   RECONCILE_INTERVAL_MS: "500",
 };
 const instances: Proc[] = [];

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { parseBasisPoints, parseUsdt } from "./core/model/money.js";
+import { formatUsdt, parseBasisPoints, parseUsdt } from "./core/model/money.js";
+import { PREMIUM_STARS } from "./core/model/products.js";
 import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN, SIMULATOR_RELOADLY_CREDENTIALS } from "./simulator/credentials.js";
@@ -16,6 +17,17 @@ const usdt = (fallback: string, max: number) =>
       return micro !== null && micro > 0 && micro <= max * 1_000_000;
     }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
     .transform((v) => parseUsdt(v)!);
+
+/** An optional USDT amount, same rule as `usdt`. */
+const optionalUsdt = (max: number) =>
+  z
+    .string()
+    .optional()
+    .refine((v) => {
+      const micro = v === undefined ? 0 : parseUsdt(v);
+      return v === undefined || (micro !== null && micro > 0 && micro <= max * 1_000_000);
+    }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
+    .transform((v) => (v === undefined ? undefined : parseUsdt(v)!));
 
 const percent = (fallback: string) =>
   z
@@ -68,6 +80,58 @@ const providerUrls = Object.fromEntries(
     ),
   ]),
 ) as Record<ProviderUrlName, typeof url>;
+
+/** URLs a secret travels to or from: plain `http://` only on this machine, where nothing between can read it. */
+const SECRET_URLS = [
+  ["CRYPTO_PAY_URL", "the Crypto Pay token"],
+  ["RELOADLY_AUTH_URL", "Reloadly's client secret"],
+  ["RELOADLY_GIFTCARDS_URL", "Reloadly's access token and the cards' codes"],
+  ["TELEGRAM_API_ROOT", "the bot's token in every path"],
+  ["BOT_WEBHOOK_URL", "the webhook's secret in every update"],
+  ["GIFTCARDS_URL", "the cards' redeem codes"],
+] as const;
+
+type TelegramBackend = "PREMIUM_BACKEND" | "GIFTS_BACKEND";
+
+/**
+ * What the bot pays in Stars is sold above what those Stars cost: gifts at STARS_USDT_PER_STAR a star, Premium at
+ * PREMIUM_USDT_n for PREMIUM_STARS[n]. Only for the products the bot delivers from its own balance.
+ */
+function sellsAboveCost(
+  c: { STAR_COST_USDT?: number; STARS_USDT_PER_STAR: number; PREMIUM_USDT_3: number; PREMIUM_USDT_6: number; PREMIUM_USDT_12: number },
+  backends: TelegramBackend[],
+  ctx: z.RefinementCtx,
+): void {
+  const cost = c.STAR_COST_USDT;
+  if (cost === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["STAR_COST_USDT"],
+      message: `is required by ${backends.map((name) => `${name}=telegram`).join(" and ")}: what one Star costs you in USDT, so that no tariff sells below it`,
+    });
+    return;
+  }
+  const priced: Array<{ name: string; micro: number; stars: number; what: string }> = [];
+  if (backends.includes("GIFTS_BACKEND"))
+    priced.push({ name: "STARS_USDT_PER_STAR", micro: c.STARS_USDT_PER_STAR, stars: 1, what: "a star of a gift" });
+  if (backends.includes("PREMIUM_BACKEND"))
+    for (const months of [3, 6, 12] as const)
+      priced.push({
+        name: `PREMIUM_USDT_${months}`,
+        micro: c[`PREMIUM_USDT_${months}`],
+        stars: PREMIUM_STARS[months]!,
+        what: `${PREMIUM_STARS[months]} stars`,
+      });
+  for (const { name, micro, stars, what } of priced) {
+    const costMicro = stars * cost;
+    if (micro <= costMicro)
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: `(${formatUsdt(micro)} USDT for ${what}) is at or below what it costs at STAR_COST_USDT=${formatUsdt(cost)} (${formatUsdt(costMicro)} USDT): set it above ${formatUsdt(costMicro)}`,
+      });
+  }
+}
 
 /**
  * Every setting of the service, read once from the environment by its variable's name. Amounts become micro-USDT
@@ -189,8 +253,14 @@ export const configSchema = z
     PREMIUM_USDT_3: usdt("11.99", 100_000).describe("Premium tariff for 3 months, USDT."),
     PREMIUM_USDT_6: usdt("15.99", 100_000).describe("Premium tariff for 6 months, USDT."),
     PREMIUM_USDT_12: usdt("28.99", 100_000).describe("Premium tariff for 12 months, USDT."),
+    STAR_COST_USDT: optionalUsdt(100).describe(
+      "What one Telegram Star costs you, USDT. Required with a `telegram` backend (the bot pays gifts and Premium from its Stars): start-up and `preflight` refuse `STARS_USDT_PER_STAR` (gifts) and `PREMIUM_USDT_*` (1000, 1500, 2500 Stars) at or below it, and `preflight` prints each product's margin.",
+    ),
     UZS_PER_USD: integer("12800", 1, 1_000_000).describe("UZS equivalents in `/v1/rates` and the bot."),
     TON_RATE_CACHE_SECONDS: integer("60", 0, 3600).describe("How long the live TON rate is cached."),
+    CATALOGUE_CACHE_SECONDS: integer("60", 0, 3600).describe(
+      "How long each instance keeps a catalogue listing before reading it again: the gifts (`GET /v1/gifts`, the bot, the Mini App; Telegram's `getAvailableGifts`) and the gift card brands (`GET /v1/giftcards`; Reloadly's whole product list). Concurrent reads share one call and a failed read is not kept. A purchase still reads its gift or card live, so a gift sold out meanwhile is refused before the charge. `0`: read on every listing.",
+    ),
     STORE_MARKUP_PERCENT: percent("3").describe("Default markup on store top-ups (a personal markup overrides it)."),
     GAMES_MARKUP_PERCENT: percent("5").describe("Default markup on game credit."),
     GIFTCARDS_MARKUP_PERCENT: percent("5").describe("Default markup on gift cards."),
@@ -218,7 +288,16 @@ export const configSchema = z
     ADMIN_CONFIRM_ABOVE_USDT: usdt("1000", 1_000_000_000).describe(
       "Admin credits, debits and wallet settings above this ask the admin to confirm first (bot and Mini App).",
     ),
-    TELEGRAM_API_ROOT: url.describe("Another Bot API server for the bot (the local emulator in tests and `npm run chat`). Unset: Telegram's."),
+    TELEGRAM_API_ROOT: url.describe(
+      "Another Bot API server for the bot: a self-hosted Bot API server (a real bot, spending real Stars), or the local emulator in tests and `npm run chat` (then with `TELEGRAM_API_EMULATOR=true`). `https://` unless on this machine. Unset: Telegram's.",
+    ),
+    TELEGRAM_API_EMULATOR: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true")
+      .describe(
+        "`true` marks `TELEGRAM_API_ROOT` (on this machine) as the Bot API emulator: only then is the bot simulated and may run beside the simulated providers and Crypto Pay. Any other bot, a self-hosted Bot API server on loopback included, is real.",
+      ),
     ADMIN_TELEGRAM_IDS: z
       .string()
       .default("")
@@ -379,7 +458,20 @@ export const configSchema = z
   .superRefine((c, ctx) => {
     // Nothing simulated runs beside a real credential: the simulator's Crypto Pay token is public, so beside a
     // real bot (users paying real money) or a real provider anyone could sign a payment that never happened.
-    const realBot = c.BOT_TOKEN !== undefined && (c.TELEGRAM_API_ROOT === undefined || !isLoopbackHost(new URL(c.TELEGRAM_API_ROOT).hostname));
+    // Only an explicitly marked emulator is simulated: a self-hosted Bot API server also listens on loopback.
+    const realBot = c.BOT_TOKEN !== undefined && !c.TELEGRAM_API_EMULATOR;
+    if (c.TELEGRAM_API_EMULATOR && (c.TELEGRAM_API_ROOT === undefined || !isLoopbackHost(new URL(c.TELEGRAM_API_ROOT).hostname))) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TELEGRAM_API_EMULATOR"],
+        message: "marks a local Bot API emulator: it needs TELEGRAM_API_ROOT on this machine (127.0.0.1, ::1 or localhost)",
+      });
+    }
+    for (const [name, carries] of SECRET_URLS) {
+      const value = c[name];
+      if (value !== undefined && new URL(value).protocol !== "https:" && !isLoopbackHost(new URL(value).hostname))
+        ctx.addIssue({ code: "custom", path: [name], message: `must be https:// beyond this machine: it carries ${carries}` });
+    }
     const reloadly = c.GIFTCARDS_BACKEND === "reloadly";
     const realUrls = (["CRYPTO_PAY_URL", ...PROVIDER_URLS] as const).filter(
       (name) => c[name] !== undefined && !isLoopbackHost(new URL(c[name]!).hostname),
@@ -397,6 +489,7 @@ export const configSchema = z
         message: `is required by ${telegramBackends.map((name) => `${name}=telegram`).join(" and ")}: the bot delivers them from its own Star balance`,
       });
     }
+    if (telegramBackends.length) sellsAboveCost(c, telegramBackends, ctx);
     if (reloadly && c.UPSTREAM === "external") {
       for (const name of ["RELOADLY_CLIENT_ID", "RELOADLY_CLIENT_SECRET"] as const) {
         if (c[name] === undefined)
@@ -451,6 +544,7 @@ export const configSchema = z
       PREMIUM_USDT_3,
       PREMIUM_USDT_6,
       PREMIUM_USDT_12,
+      STAR_COST_USDT,
       ADMIN_CONFIRM_ABOVE_USDT,
       ALERT_WALLET_BELOW_USDT,
       LOW_BALANCE_USDT,
@@ -464,6 +558,7 @@ export const configSchema = z
       ...rest,
       STAR_PRICE_MICRO: STARS_USDT_PER_STAR,
       PREMIUM_PRICE_MICRO: { 3: PREMIUM_USDT_3, 6: PREMIUM_USDT_6, 12: PREMIUM_USDT_12 },
+      STAR_COST_MICRO: STAR_COST_USDT,
       ADMIN_CONFIRM_ABOVE_MICRO: ADMIN_CONFIRM_ABOVE_USDT,
       ALERT_WALLET_BELOW_MICRO: ALERT_WALLET_BELOW_USDT,
       LOW_BALANCE_MICRO: LOW_BALANCE_USDT,

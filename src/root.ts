@@ -250,6 +250,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     quoteTtlMs: config.QUOTE_TTL_SECONDS * 1000,
     quotesOpenMax: config.QUOTES_OPEN_MAX,
     healthProbeMs: config.HEALTH_PROBE_MS,
+    catalogueCacheMs: config.CATALOGUE_CACHE_SECONDS * 1000,
     cryptoPay: on.cryptoPay,
     topupLimits: topupLimits(config),
     backends: {
@@ -316,6 +317,7 @@ function deliveryOf(config: Config): Delivery {
   const gateway = config.UPSTREAM === "simulator" ? "simulator" : "gateway";
   return {
     provider: premium === "telegram" ? `${gateway}+telegram` : gateway,
+    publicProvider: gateway,
     backends: { ...PROTOCOL_DELIVERY.backends, premium, gifts, giftcards },
   };
 }

@@ -51,9 +51,82 @@ describe("configuration", () => {
       CRYPTO_PAY_TOKEN: "12345:AAsimulatedCryptoPayAppToken0000001",
     };
     expect(() => loadConfig(external)).toThrow(/CRYPTO_PAY_TOKEN: is the simulator's public token/);
-    // A local Bot API emulator with the simulator is development, and starts.
-    expect(loadConfig({ ...realBot, TELEGRAM_API_ROOT: "http://127.0.0.1:8081" })).toMatchObject({ UPSTREAM: "simulator" });
+    // A local Bot API emulator, marked as one, with the simulator is development, and starts.
+    expect(loadConfig({ ...realBot, TELEGRAM_API_ROOT: "http://127.0.0.1:8081", TELEGRAM_API_EMULATOR: "true" })).toMatchObject({
+      UPSTREAM: "simulator",
+    });
     expect(loadConfig({ GATEWAY_URL: "http://localhost:9191" })).toMatchObject({ GATEWAY_URL: "http://localhost:9191" });
+  });
+
+  it("counts only an explicitly marked emulator as simulated: a self-hosted Bot API server on loopback is a real bot", () => {
+    const selfHosted = { BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather", TELEGRAM_API_ROOT: "http://127.0.0.1:8081" };
+    // Beside the in-process simulator (its Crypto Pay token is public).
+    expect(() => loadConfig(selfHosted)).toThrow(/BOT_TOKEN: is a real bot's/);
+    // Beside the simulated Crypto Pay and Reloadly, with the bot spending its Stars.
+    const external = {
+      ...selfHosted,
+      UPSTREAM: "external",
+      GIFTS_BACKEND: "telegram",
+      STAR_COST_USDT: "0.01",
+      GIFTCARDS_BACKEND: "reloadly",
+      RELOADLY_CLIENT_ID: "SimReloadlySandboxClientId000001",
+      RELOADLY_CLIENT_SECRET: "anything-at-all-1",
+      RELOADLY_AUTH_URL: "http://127.0.0.1:9090/reloadly/auth",
+      RELOADLY_GIFTCARDS_URL: "http://127.0.0.1:9090/reloadly/giftcards-sandbox",
+      CRYPTO_PAY_URL: "http://127.0.0.1:9090/cryptopay",
+      CRYPTO_PAY_TOKEN: "12345:AAsimulatedCryptoPayAppToken0000001",
+    };
+    const message = (() => {
+      try {
+        loadConfig(external);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toContain("CRYPTO_PAY_TOKEN: is the simulator's public token");
+    expect(message).toContain("RELOADLY_CLIENT_ID: is the simulator's public client id");
+    // Marked, it is the emulator; the marker is refused off this machine.
+    expect(loadConfig({ ...external, TELEGRAM_API_EMULATOR: "true" }).TELEGRAM_API_EMULATOR).toBe(true);
+    expect(() => loadConfig({ ...selfHosted, TELEGRAM_API_ROOT: "https://bot-api.example.com", TELEGRAM_API_EMULATOR: "true" })).toThrow(
+      /TELEGRAM_API_EMULATOR: marks a local Bot API emulator/,
+    );
+    expect(() => loadConfig({ TELEGRAM_API_EMULATOR: "true" })).toThrow(/TELEGRAM_API_EMULATOR/);
+  });
+
+  it("requires https beyond this machine for every URL that carries a secret, naming it", () => {
+    const base = {
+      UPSTREAM: "external",
+      BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather",
+      GIFTCARDS_BACKEND: "reloadly",
+      RELOADLY_CLIENT_ID: "realClientId12345",
+      RELOADLY_CLIENT_SECRET: "real-client-secret-123",
+      CRYPTO_PAY_TOKEN: "1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      BOT_WEBHOOK_SECRET: "a-webhook-secret-of-some-length",
+    };
+    const plain = {
+      CRYPTO_PAY_URL: "http://pay.crypt.bot",
+      RELOADLY_AUTH_URL: "http://auth.reloadly.com",
+      RELOADLY_GIFTCARDS_URL: "http://giftcards.reloadly.com",
+      TELEGRAM_API_ROOT: "http://bot-api.internal:8081",
+      BOT_WEBHOOK_URL: "http://shop.example.com/telegram/webhook",
+      GIFTCARDS_URL: "http://10.0.0.7:7004",
+    };
+    const message = (() => {
+      try {
+        loadConfig({ ...base, ...plain });
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (const name of Object.keys(plain)) expect(message).toMatch(new RegExp(`${name}: must be https:// beyond this machine: it carries`));
+    const secure = Object.fromEntries(Object.entries(plain).map(([name, value]) => [name, value.replace("http://", "https://")]));
+    expect(loadConfig({ ...base, ...secure })).toMatchObject({ CRYPTO_PAY_URL: "https://pay.crypt.bot" });
+    // On this machine plain http stays (a self-hosted Bot API server, a local bridge); a bridge carrying no secret may be remote.
+    expect(loadConfig({ ...base, ...secure, TELEGRAM_API_ROOT: "http://127.0.0.1:8081", GATEWAY_URL: "http://10.0.0.7:7001" })).toMatchObject({
+      GATEWAY_URL: "http://10.0.0.7:7001",
+    });
   });
 
   it("chooses each product's backend, and names the credential a chosen backend lacks", () => {
@@ -84,6 +157,35 @@ describe("configuration", () => {
     // The simulator's public Reloadly credentials never run beside a real Reloadly or a real bot.
     const simulated = { ...reloadly, RELOADLY_CLIENT_ID: "SimReloadlySandboxClientId000001", RELOADLY_CLIENT_SECRET: "anything-at-all-1" };
     expect(() => loadConfig(simulated)).toThrow(/RELOADLY_CLIENT_ID: is the simulator's public client id/);
+  });
+
+  it("with the bot paying from its Stars, needs what a Star costs and refuses every tariff at or below it", () => {
+    const message = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const bot = { BOT_TOKEN: "123456:emulator-token-for-local-chat", TELEGRAM_API_ROOT: "http://127.0.0.1:8081", TELEGRAM_API_EMULATOR: "true" };
+    expect(message({ ...bot, PREMIUM_BACKEND: "telegram", GIFTS_BACKEND: "telegram" })).toContain(
+      "STAR_COST_USDT: is required by PREMIUM_BACKEND=telegram and GIFTS_BACKEND=telegram",
+    );
+    // At 0.0107 a Star, 6 months (15.99 for 1500 Stars, 0.01066 each) loses money; 3 and 12 months do not.
+    const premium = message({ ...bot, PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.0107" });
+    expect(premium).toContain("PREMIUM_USDT_6: (15.99 USDT for 1500 stars) is at or below what it costs at STAR_COST_USDT=0.0107 (16.05 USDT)");
+    expect(premium).not.toMatch(/PREMIUM_USDT_(3|12):/);
+    // At cost exactly is refused too; the stars tariff prices gifts only where the bot sends them.
+    expect(message({ ...bot, GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.015" })).toContain(
+      "STARS_USDT_PER_STAR: (0.015 USDT for a star of a gift)",
+    );
+    expect(message({ ...bot, PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.015" })).not.toContain("STARS_USDT_PER_STAR");
+    expect(message({ ...bot, GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.01" })).toBe("");
+    expect(loadConfig({ ...bot, GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.0125" }).STAR_COST_MICRO).toBe(12_500);
+    // Without a Telegram backend it is not needed; a bad amount is named.
+    expect(loadConfig({}).STAR_COST_MICRO).toBeUndefined();
+    expect(message({ STAR_COST_USDT: "-1" })).toContain("STAR_COST_USDT: must be a USDT amount");
   });
 
   it("refuses a reconcile delay that an in-flight call could outlast", () => {

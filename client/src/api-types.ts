@@ -49,7 +49,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Service and provider readiness (no key) */
+    /**
+     * Service and provider readiness (no key)
+     * @description No key needed. Readiness means the provider answers, not that its balance covers a sale (a purchase checks that before the charge). With a valid key the body also names the suppliers: `delivery_provider` as configured, `gift_ready` and `backends`.
+     */
     get: operations["getHealth"];
     put?: never;
     post?: never;
@@ -1281,13 +1284,13 @@ export interface operations {
             store_ready: boolean;
             game_ready: boolean;
             giftcard_ready: boolean;
-            /** @description Whether gifts can be sent now (beyond the contract's fields) */
-            gift_ready: boolean;
+            /** @description Whether the gift service answers now (beyond the contract's fields); only with a valid key */
+            gift_ready?: boolean;
             db_ready: boolean;
             api_configured: boolean;
             version: string;
-            /** @description What each product is delivered by (beyond the contract's fields): `protocol`, a provider speaking the service's provider protocol (the embedded simulator by default); `telegram`, the bot through the Telegram Bot API; `reloadly`, Reloadly's Gift Cards API */
-            backends: {
+            /** @description What each product is delivered by (beyond the contract's fields), only with a valid key: `protocol`, a provider speaking the service's provider protocol (the embedded simulator by default); `telegram`, the bot through the Telegram Bot API; `reloadly`, Reloadly's Gift Cards API */
+            backends?: {
               /** @enum {string} */
               stars: "protocol";
               /** @enum {string} */

@@ -15,6 +15,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** No key needed (health, the OpenAPI document). */
     public?: boolean;
+    /** A public route that reads a key when one is sent: a valid one sets the caller, any other leaves it anonymous. */
+    keyOptional?: boolean;
     /** error_code to send when request validation fails on a field. */
     fieldErrorCodes?: Record<string, Reason>;
     /**

@@ -7,6 +7,7 @@ import type { Topups } from "../core/topups.js";
 import type { HeldOrders } from "../core/held-orders.js";
 import { DomainError } from "../core/model/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/model/account.js";
+import { secretMask } from "./secrets.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/model/money.js";
 
 const USAGE = `usage: npm run admin -- <command>
@@ -173,7 +174,13 @@ async function backup(
  * why and the usage on `err`). The tests call this; the process entry below only passes its arguments.
  */
 export async function runAdmin(argv: string[], options: AdminOptions = {}): Promise<number> {
-  const { env = process.env, out = (line) => console.log(line), err = (line) => console.error(line) } = options;
+  const { env = process.env } = options;
+  // Every line any command prints passes the mask: no secret of the configuration reaches the terminal.
+  const mask = secretMask(env);
+  const print = options.out ?? ((line: string) => console.log(line));
+  const printErr = options.err ?? ((line: string) => console.error(line));
+  const out = (line: string) => print(mask(line));
+  const err = (line: string) => printErr(mask(line));
   // The backup opens no core: it must not create, migrate or write to the database it copies.
   if (argv[0] === "backup") return backup(argv.slice(1), env, out, err);
   if (argv[0] === "preflight") return (await import("./preflight.js")).preflight(env, out);
@@ -206,5 +213,11 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const argv = process.argv.slice(2);
   if (!isHelp(argv)) (await import("../config.js")).loadDotEnv();
-  process.exitCode = await runAdmin(argv);
+  try {
+    process.exitCode = await runAdmin(argv);
+  } catch (error) {
+    // An unexpected failure (the database unreachable, …): its message and stack, masked like every other line.
+    console.error(secretMask(process.env)(String((error as Error).stack ?? error)));
+    process.exitCode = 1;
+  }
 }

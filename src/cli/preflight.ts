@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Funds, Providers } from "../core/ports.js";
+import { formatUsdt } from "../core/model/money.js";
+import { PREMIUM_STARS } from "../core/model/products.js";
 
 /** One check's verdict: `fail` stops a go-live (exit 1), `warn` is worth reading, `ok` is ready. */
 type Verdict = "ok" | "warn" | "fail";
@@ -88,6 +90,35 @@ async function productChecks(config: Config, providers: Providers): Promise<Line
   );
 }
 
+/** One product's margin: its tariff less what its Stars cost, in USDT and as a share of the tariff. */
+function margin(subject: string, priceMicro: number, costMicro: number, what: string): Line {
+  const percent = ((priceMicro - costMicro) / priceMicro) * 100;
+  return {
+    verdict: "ok",
+    subject,
+    text: `${formatUsdt(priceMicro)} USDT ${what}, its Stars cost ${formatUsdt(costMicro)}: margin ${formatUsdt(priceMicro - costMicro)} USDT (${percent.toFixed(1)}%)`,
+  };
+}
+
+/** Each product the bot pays from its Stars, its margin at STAR_COST_USDT (the configuration refuses a loss). */
+function marginChecks(config: Config): Line[] {
+  const cost = config.STAR_COST_MICRO;
+  if (cost === undefined) return [];
+  return [
+    ...(config.GIFTS_BACKEND === "telegram" ? [margin("margin gifts", config.STAR_PRICE_MICRO, cost, "a star")] : []),
+    ...(config.PREMIUM_BACKEND === "telegram"
+      ? ([3, 6, 12] as const).map((months) =>
+          margin(
+            `margin premium ${months} months`,
+            config.PREMIUM_PRICE_MICRO[months],
+            PREMIUM_STARS[months]! * cost,
+            `for ${PREMIUM_STARS[months]} stars`,
+          ),
+        )
+      : []),
+  ];
+}
+
 /**
  * `npm run admin -- preflight`: every configured backend's credentials and balance, the bot's token, Crypto Pay
  * and the public addresses, one line each; 0 when nothing fails. Opens the service's own root, so it sees what the
@@ -131,6 +162,7 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
         : { verdict: "warn", subject: "bot", text: "BOT_TOKEN unset: no bot, no Mini App, no alerts to administrators" },
     );
     if (config.UPSTREAM === "external") lines.push(...(await productChecks(config, opened.providers)));
+    lines.push(...marginChecks(config));
     const cryptoPay = opened.cryptoPay;
     lines.push(
       !cryptoPay

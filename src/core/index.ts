@@ -44,6 +44,8 @@ export interface CoreDeps {
   quotesOpenMax: number;
   /** How often a round of health probes runs (jobs/health-probe.ts), shared by every instance. */
   healthProbeMs: number;
+  /** How long this instance keeps a catalogue listing (the gifts, the gift card brands) before reading it again. */
+  catalogueCacheMs: number;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /**
    * Where request counts shared by every instance live (PostgreSQL, where several instances may run): a pool
@@ -79,6 +81,7 @@ export interface CoreDeps {
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {
   const { db, clock, providers } = deps;
+  const catalogueCache = { cacheMs: deps.catalogueCacheMs, now: () => clock.now().getTime() };
   // Where each order's asynchronous outcome is asked for: the backend that took it (the product list says which
   // provider serves the configured one; a former backend still settles what it took).
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
@@ -130,13 +133,14 @@ export function createCore(deps: CoreDeps) {
     premium: telegram.premium,
     store,
     games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
-    giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups }),
+    giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups, ...catalogueCache }),
     gifts: createGifts({
       gifts: providers.gifts,
       pipeline,
       usdtPerStarMicro: deps.tariffs.usdtPerStarMicro,
       recipients: contacts,
       textsFromKeys: deps.giftTextsFromKeys,
+      ...catalogueCache,
     }),
     admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
     /** Orders whose delivery the backend's records cannot tell, held for an administrator's decision. */

@@ -36,8 +36,11 @@ const config = loadConfig({
   // The simulator's Crypto Pay: /topup makes an invoice you can pay in a browser (its pay page).
   CRYPTO_PAY_URL: `${simulator.url}/cryptopay`,
   CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
+  // The emulator's Stars cost nothing; a cost under every default tariff lets PREMIUM_BACKEND/GIFTS_BACKEND=telegram start.
+  STAR_COST_USDT: process.env.STAR_COST_USDT ?? "0.01",
   BOT_TOKEN: EMULATOR_TOKEN,
   TELEGRAM_API_ROOT: emulator.url,
+  TELEGRAM_API_EMULATOR: "true",
   BOT_WEBHOOK_URL: "",
   // A development tool: /webhook may point at a receiver on this machine.
   WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? "true",

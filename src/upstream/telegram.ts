@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import type { TelegramContact } from "../core/model/contact.js";
+import { PREMIUM_STARS } from "../core/model/products.js";
 import type { Reason } from "../core/model/reasons.js";
 import {
   type Delivery,
@@ -25,8 +26,6 @@ import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, ty
 // transaction belongs to at most one order (`DeliveryBook`); where the transactions cannot tell which of several
 // orders was delivered, the order is held for an administrator rather than guessed.
 
-/** Premium gifted for Stars: months → the fixed price (T1 giftPremiumSubscription, T6 types). */
-const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 1500, 12: 2500 };
 /** A gift's text is 0–128 characters (T1 sendGift.text). */
 const MESSAGE_MAX = 128;
 /** A transaction dated this much before the order's creation still counts as its delivery (the two clocks differ). */
@@ -164,9 +163,20 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     onCall: options.onCall && ((call) => options.onCall!({ ...call, path: redact(call.path) })),
   });
 
+  /** A failed call's error, its message and stack cleared of the token its path carried (orders, logs, the CLI show them). */
+  const hidden = (error: unknown) => {
+    if (error instanceof Error) {
+      error.message = redact(error.message);
+      if (error.stack) error.stack = redact(error.stack);
+    }
+    return error;
+  };
+
   /** One Bot API call, JSON POST; throws NotSentError or a no-answer error from http, or GarbledAnswer. */
   async function api<T>(method: string, params: object, result: z.ZodType<T>, timeoutMs?: number): Promise<Answer<T>> {
-    const response: UpstreamResponse = await http.call("POST", `${root.prefix}/bot${token}/${method}`, params, timeoutMs);
+    const response: UpstreamResponse = await http.call("POST", `${root.prefix}/bot${token}/${method}`, params, timeoutMs).catch((error: unknown) => {
+      throw hidden(error);
+    });
     const ok = okOf(result).safeParse(response.body);
     if (ok.success && response.status === 200) return { ok: true, result: ok.data.result };
     const refused = errorSchema.safeParse(response.body);
@@ -210,8 +220,10 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
   };
   const ready = async () => {
     try {
-      // Ready to deliver: the Bot API answers and the bot holds Stars to pay with.
-      return (await balance(Math.min(options.timeoutMs, READY_TIMEOUT_MS))).amount > 0;
+      // Ready: the Bot API answers and takes the token. Not whether Stars remain: the public health must not tell
+      // that (a purchase checks the balance before the charge; the operator sees it in preflight and the alerts).
+      await balance(Math.min(options.timeoutMs, READY_TIMEOUT_MS));
+      return true;
     } catch {
       return false;
     }
@@ -516,7 +528,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       try {
         download = await http.download(`${root.prefix}/file/bot${token}/${file.file_path}`);
       } catch (error) {
-        throw new UpstreamError(`sticker download: ${(error as Error).message}`, error);
+        throw new UpstreamError(`sticker download: ${(hidden(error) as Error).message}`, error);
       }
       if (download.status !== 200) throw new UpstreamError(`sticker download: HTTP ${download.status}`);
       let lottie: unknown;

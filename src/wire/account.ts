@@ -56,7 +56,7 @@ export const healthResponse = z.object({
   store_ready: z.boolean(),
   game_ready: z.boolean(),
   giftcard_ready: z.boolean(),
-  gift_ready: z.boolean().describe("Whether gifts can be sent now (beyond the contract's fields)"),
+  gift_ready: z.boolean().optional().describe("Whether the gift service answers now (beyond the contract's fields); only with a valid key"),
   db_ready: z.boolean(),
   api_configured: z.boolean(),
   version: z.string(),
@@ -69,20 +69,24 @@ export const healthResponse = z.object({
       giftcards: z.enum(["protocol", "reloadly"]),
       gifts: z.enum(["protocol", "telegram"]),
     })
+    .optional()
     .describe(
-      "What each product is delivered by (beyond the contract's fields): `protocol`, a provider speaking the service's provider protocol (the embedded simulator by default); `telegram`, the bot through the Telegram Bot API; `reloadly`, Reloadly's Gift Cards API",
+      "What each product is delivered by (beyond the contract's fields), only with a valid key: `protocol`, a provider speaking the service's provider protocol (the embedded simulator by default); `telegram`, the bot through the Telegram Bot API; `reloadly`, Reloadly's Gift Cards API",
     ),
 });
 
 /** What the deployment delivers by: `delivery_provider` and each product's backend. */
 export interface Delivery {
   provider: string;
-  backends: z.infer<typeof healthResponse>["backends"];
+  /** What an anonymous caller is told: no supplier's name. */
+  publicProvider: string;
+  backends: NonNullable<z.infer<typeof healthResponse>["backends"]>;
 }
 
 /** Every product by the provider protocol's gateway and providers: the deployment without other backends. */
 export const PROTOCOL_DELIVERY: Delivery = {
   provider: "gateway",
+  publicProvider: "gateway",
   backends: { stars: "protocol", premium: "protocol", store: "protocol", games: "protocol", giftcards: "protocol", gifts: "protocol" },
 };
 
@@ -105,24 +109,30 @@ export function readinessView(databaseReady: boolean, stopping: boolean): z.infe
   return databaseReady ? { ready: true, reason: null } : { ready: false, reason: "database_unreachable" };
 }
 
+/**
+ * The contract's health. Anonymous callers get its fields alone, readiness meaning "answers" (never whether a
+ * backend's balance is spent) and `delivery_provider` the protocol's word, naming no supplier; a valid key also
+ * gets the supplier's `delivery_provider`, `gift_ready` and `backends`.
+ */
 export function healthView(
   health: { databaseReady: boolean; ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean>; storeEnabled: boolean },
   delivery: Delivery,
+  keyed: boolean,
 ): z.infer<typeof healthResponse> {
   const { databaseReady, ready, configured, storeEnabled } = health;
   return {
     success: databaseReady,
-    delivery_provider: delivery.provider,
+    delivery_provider: keyed ? delivery.provider : delivery.publicProvider,
     delivery_ready: ready.gateway,
     gateway_ready: ready.gateway,
     store_ready: ready.store && storeEnabled,
     game_ready: ready.games,
     giftcard_ready: ready.giftcards,
-    gift_ready: ready.gifts,
+    ...(keyed ? { gift_ready: ready.gifts } : {}),
     db_ready: databaseReady,
     api_configured: configured.gateway,
     version: API_VERSION,
-    backends: delivery.backends,
+    ...(keyed ? { backends: delivery.backends } : {}),
   };
 }
 

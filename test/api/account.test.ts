@@ -10,21 +10,32 @@ afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => h.close());
 
 describe("health and the OpenAPI document", () => {
-  it("answers health without a key, with every readiness flag and the version", async () => {
+  const contract = {
+    success: true,
+    delivery_provider: "gateway",
+    delivery_ready: true,
+    gateway_ready: true,
+    store_ready: true,
+    game_ready: true,
+    giftcard_ready: true,
+    db_ready: true,
+    api_configured: true,
+    version: "1.0.0",
+  };
+
+  it("answers health without a key with the contract's fields alone, the suppliers only to a valid key", async () => {
     const res = await h.call("GET", "/v1/health");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      success: true,
-      delivery_provider: "gateway",
-      delivery_ready: true,
-      gateway_ready: true,
-      store_ready: true,
-      game_ready: true,
-      giftcard_ready: true,
+    expect(res.body).toEqual(contract);
+    // A wrong key is no key: still 200, still nothing more.
+    const wrong = await h.call("GET", "/v1/health", { key: "sj_" + "x".repeat(43) });
+    expect(wrong.status).toBe(200);
+    expect(wrong.body).toEqual(contract);
+    const { key } = await h.newKey();
+    const keyed = await h.call("GET", "/v1/health", { key });
+    expect(keyed.body).toEqual({
+      ...contract,
       gift_ready: true,
-      db_ready: true,
-      api_configured: true,
-      version: "1.0.0",
       backends: { stars: "protocol", premium: "protocol", store: "protocol", games: "protocol", giftcards: "protocol", gifts: "protocol" },
     });
   });
@@ -37,12 +48,14 @@ describe("health and the OpenAPI document", () => {
       giftcards: ["giftcard_ready"],
       gifts: ["gift_ready"],
     } as const;
+    // gift_ready is shown to a key only.
+    const { key } = await h.newKey();
     for (const [provider, names] of Object.entries(flags)) {
       await h.fault(provider as keyof typeof flags, "down");
       try {
         // Health answers from the last round of probes (a round every 100 ms here).
         const res = await eventually(async () => {
-          const answer = await h.call("GET", "/v1/health");
+          const answer = await h.call("GET", "/v1/health", { key });
           return names.every((name) => answer.body[name] === false) ? answer : undefined;
         });
         for (const name of names) expect(res.body[name], `${provider}: ${name}`).toBe(false);
@@ -53,7 +66,7 @@ describe("health and the OpenAPI document", () => {
       } finally {
         await h.fault(provider as keyof typeof flags, "ok");
         await eventually(async () =>
-          (await h.call("GET", "/v1/health")).body.success && (await h.call("GET", "/v1/health")).body[names[0]] ? true : undefined,
+          (await h.call("GET", "/v1/health", { key })).body.success && (await h.call("GET", "/v1/health", { key })).body[names[0]] ? true : undefined,
         );
       }
     }

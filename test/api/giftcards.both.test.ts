@@ -136,10 +136,13 @@ describe("POST /v1/giftcards/{category_id}/order", () => {
     expect(poor.status).toBe(402);
     expect(poor.body).toMatchObject({ required_usdt: 21, balance_usdt: 10 });
     await h.fault("giftcards", "down");
+    // Past the brand list's cache period (CATALOGUE_CACHE_SECONDS), so it is read again.
+    h.clock.advance(60_000);
     try {
       expect((await h.call("GET", "/v1/giftcards", { key })).status).toBe(503);
       expect((await order(key, "psn-us", { card_id: "psn-us-10" })).status).toBe(503);
     } finally {
+      h.clock.reset();
       await h.fault("giftcards", "ok");
     }
   });

@@ -22,6 +22,7 @@ const BACKENDS = {
   GIFTCARDS_BACKEND: "reloadly",
   ALERT_STARS_BELOW: "100",
   GIFT_TEXTS_FROM_KEYS: "true",
+  STAR_COST_USDT: "0.01",
 };
 const ADMIN = 720_900_001;
 const ROSE = "5168103777563050263";
@@ -53,16 +54,34 @@ async function starBalance(): Promise<number> {
   return ((await response.body.json()) as { result: { amount: number } }).result.amount;
 }
 
-describe("health says what each product runs on", () => {
-  it("names the backends and is ready", async () => {
+describe("health says what each product runs on, to a key only", () => {
+  it("names the backends to a key and is ready", async () => {
+    const { key } = await h.newKey();
     const health = await eventually(async () => {
-      const res = await h.call("GET", "/v1/health");
+      const res = await h.call("GET", "/v1/health", { key });
       return res.body.gift_ready && res.body.giftcard_ready && res.body.delivery_ready ? res.body : undefined;
     });
     expect(health).toMatchObject({
       delivery_provider: "gateway+telegram",
       backends: { stars: "protocol", premium: "telegram", store: "protocol", games: "protocol", giftcards: "reloadly", gifts: "telegram" },
     });
+  });
+
+  it("tells an anonymous caller neither the suppliers nor that the Stars ran out", async () => {
+    const anonymous = async () => (await h.call("GET", "/v1/health")).body;
+    const before = await anonymous();
+    expect(before).toMatchObject({ delivery_provider: "gateway", delivery_ready: true, giftcard_ready: true });
+    expect(before).not.toHaveProperty("backends");
+    expect(before).not.toHaveProperty("gift_ready");
+    expect(JSON.stringify(before)).not.toMatch(/telegram|reloadly/i);
+    await stars.setBalance(0);
+    try {
+      // Rounds run every 100 ms: past several, readiness still says only that the Bot API answers.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await anonymous()).toEqual(before);
+    } finally {
+      await stars.setBalance(10_000);
+    }
   });
 });
 
@@ -281,6 +300,87 @@ describe("who uses the bot is nobody's business", () => {
     }
     expect(await h.orderCount()).toBe(orders);
     expect(await h.balance(key)).toBe(5);
+  });
+});
+
+describe("catalogues are read from the backend at most once a cache period", () => {
+  const emulatorCalls = async (method: string) => {
+    const response = await request(`${bots.emulatorUrl}/emulator/calls`);
+    const { calls } = (await response.body.json()) as { calls: Array<{ method: string }> };
+    return calls.filter((call) => call.method === method).length;
+  };
+  const reloadlyListings = async () => {
+    const response = await request(`${h.simulatorUrl}/control/requests`);
+    const { requests } = (await response.body.json()) as { requests: Record<string, number> };
+    return Object.entries(requests)
+      .filter(([route]) => /^GET \/reloadly\/[^/]+\/products$/.test(route))
+      .reduce((sum, [, count]) => sum + count, 0);
+  };
+
+  it("answers 30 gift listings, 20 of them at once, with one getAvailableGifts; a failed read is not kept", async () => {
+    const { key } = await h.newKey();
+    // Past any listing an earlier test left, so this one starts with none kept.
+    h.clock.advance(120_000);
+    try {
+      const before = await emulatorCalls("getAvailableGifts");
+      const listings = await Promise.all(Array.from({ length: 20 }, () => h.call("GET", "/v1/gifts", { key })));
+      for (let i = 0; i < 10; i++) listings.push(await h.call("GET", "/v1/gifts", { key }));
+      expect(listings.map((res) => res.status)).toEqual(Array(30).fill(200));
+      expect(await emulatorCalls("getAvailableGifts")).toBe(before + 1);
+      // A failed read answers 503 and is not kept: the next listing asks again.
+      h.clock.advance(60_000);
+      await control("/emulator/refuse", { method: "getAvailableGifts", refuse: true });
+      try {
+        expect((await h.call("GET", "/v1/gifts", { key })).status).toBe(503);
+      } finally {
+        await control("/emulator/refuse", { method: "getAvailableGifts", refuse: false });
+      }
+      expect((await h.call("GET", "/v1/gifts", { key })).status).toBe(200);
+      expect(await emulatorCalls("getAvailableGifts")).toBe(before + 3);
+    } finally {
+      h.clock.reset();
+    }
+  });
+
+  it("answers 30 gift card brand listings with one read of Reloadly's product list, then reads it again once the period ends", async () => {
+    const { key } = await h.newKey();
+    h.clock.advance(120_000);
+    try {
+      const before = await reloadlyListings();
+      const listings = await Promise.all(Array.from({ length: 30 }, () => h.call("GET", "/v1/giftcards", { key })));
+      expect(listings.map((res) => res.status)).toEqual(Array(30).fill(200));
+      // One listing is one read of every page (the simulated catalogue is a page or a few).
+      const one = (await reloadlyListings()) - before;
+      expect(one).toBeGreaterThan(0);
+      expect(one).toBeLessThanOrEqual(3);
+      h.clock.advance(60_000);
+      expect((await h.call("GET", "/v1/giftcards", { key })).status).toBe(200);
+      expect((await reloadlyListings()) - before).toBe(2 * one);
+    } finally {
+      h.clock.reset();
+    }
+  });
+
+  it("still refuses a gift sold out since the listing, before the charge", async () => {
+    const { key } = await h.newKey(20);
+    const { username } = await knownRecipient();
+    const listed = await h.call("GET", "/v1/gifts", { key });
+    const pumpkin = listed.body.gifts.find((g: { emoji: string }) => g.emoji === "🎃");
+    expect(pumpkin).toBeDefined();
+    // Sold out after the listing was kept: the listing still shows it, the purchase reads the stock live.
+    await control("/emulator/gift-stock", { gift_id: pumpkin.gift_id, remaining_count: 0 });
+    try {
+      expect((await h.call("GET", "/v1/gifts", { key })).body.gifts.map((g: { gift_id: string }) => g.gift_id)).toContain(pumpkin.gift_id);
+      const orders = await h.orderCount();
+      const res = await h.call("POST", "/v1/gifts", { key, body: { recipient: username, gift_id: pumpkin.gift_id } });
+      // Telegram's getAvailableGifts leaves a sold-out gift out: the live read no longer has it.
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain("is not in the catalogue");
+      expect(await h.orderCount()).toBe(orders);
+      expect(await h.balance(key)).toBe(20);
+    } finally {
+      await control("/emulator/gift-stock", { gift_id: pumpkin.gift_id, remaining_count: 1000 });
+    }
   });
 });
 

@@ -34,6 +34,7 @@ async function start(port: number, extra: Record<string, string> = {}) {
     LOG_LEVEL: "info",
     BOT_TOKEN: TEST_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.url,
+    TELEGRAM_API_EMULATOR: "true",
     BOT_INBOX_LEASE_MS: String(LEASE_MS),
     // Each instance its own embedded simulator (the bot needs no provider here), on a free port.
     SIMULATOR_PORT: "0",

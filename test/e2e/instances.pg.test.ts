@@ -45,6 +45,7 @@ beforeAll(async () => {
     LOG_LEVEL: "info",
     BOT_TOKEN: TEST_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.url,
+    TELEGRAM_API_EMULATOR: "true",
   };
   ports.push(await freePort(), await freePort());
   db = openDatabase(database.url);

@@ -35,6 +35,7 @@ describe("the production start", () => {
         LOG_LEVEL: "warn",
         BOT_TOKEN: TEST_BOT_TOKEN,
         TELEGRAM_API_ROOT: emulator.url,
+        TELEGRAM_API_EMULATOR: "true",
       },
       port,
       true,

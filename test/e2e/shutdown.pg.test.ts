@@ -55,6 +55,7 @@ describe("SIGTERM to the instance that polls the bot", () => {
       SHUTDOWN_GRACE_MS: "15000",
       BOT_TOKEN: TEST_BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.url,
+      TELEGRAM_API_EMULATOR: "true",
     };
     instances.push(...(await Promise.all([freePort(), freePort()].map(async (port) => startServiceProcess(env, await port, true)))));
     await eventually(async () => (instances.some(polling) ? true : undefined));

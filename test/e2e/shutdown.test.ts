@@ -120,7 +120,12 @@ async function allSettled(db: Db, timeoutMs = 20_000) {
 describe("SIGTERM", () => {
   it("under load answers every request already taken, refuses new connections, finishes bot updates under way and exits 0 within the bound, leaving no order leased", async () => {
     const { db, keys, telegramIds } = await books(4);
-    const env = envFor(database!, { SHUTDOWN_GRACE_MS: "8000", BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: emulator.url });
+    const env = envFor(database!, {
+      SHUTDOWN_GRACE_MS: "8000",
+      BOT_TOKEN: TEST_BOT_TOKEN,
+      TELEGRAM_API_ROOT: emulator.url,
+      TELEGRAM_API_EMULATOR: "true",
+    });
     const service = await start(env);
     await eventually(async () => (logged(service, '"msg":"bot polling"').length ? true : undefined));
     // Kept-alive connections that sit idle must not hold the stop open (Fastify keeps them 72 s by default).

@@ -48,6 +48,7 @@ describe("the service's start", () => {
         SIMULATOR_PORT: "0",
         BOT_TOKEN: TEST_BOT_TOKEN,
         TELEGRAM_API_ROOT: emulator.url,
+        TELEGRAM_API_EMULATOR: "true",
         LOG_LEVEL: "info",
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -105,7 +106,14 @@ describe("the service's start", () => {
 
   it("with SIGTERM during a slow start (Telegram slow to answer getMe): stops what had begun and exits 0, never polling", async () => {
     await slowTelegram(emulator.url, 20_000, "getMe", "at-once");
-    const env = { DATABASE_URL: database.url, ...database.env, SIMULATOR_PORT: "0", BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: emulator.url };
+    const env = {
+      DATABASE_URL: database.url,
+      ...database.env,
+      SIMULATOR_PORT: "0",
+      BOT_TOKEN: TEST_BOT_TOKEN,
+      TELEGRAM_API_ROOT: emulator.url,
+      TELEGRAM_API_EMULATOR: "true",
+    };
     // The API's step comes before the bot's: it answers while the bot's step waits for getMe.
     const service = await startServiceProcess(env, await freePort(), true);
     try {

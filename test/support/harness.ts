@@ -101,7 +101,12 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     RESPONSE_CHECK: "true",
     ...(options.reloadly ? simulatedReloadly(simulator.url, "sandbox") : {}),
     ...(options.emulatorUrl
-      ? { BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: options.emulatorUrl, ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(",") }
+      ? {
+          BOT_TOKEN: TEST_BOT_TOKEN,
+          TELEGRAM_API_ROOT: options.emulatorUrl,
+          TELEGRAM_API_EMULATOR: "true",
+          ADMIN_TELEGRAM_IDS: (options.admins ?? []).join(","),
+        }
       : {}),
     ...env,
   });

@@ -43,7 +43,19 @@ const authPlugin: FastifyPluginAsync<AuthOptions> = async (app, { accounts, sess
   app.decorateRequest("counted", null);
   app.decorateRequest("authError", null);
   app.addHook("onRequest", async (request) => {
-    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    if (request.routeOptions.config?.public) {
+      const presented = request.routeOptions.config.keyOptional ? presentedKey(request) : undefined;
+      if (!presented) return;
+      try {
+        const { counted: _counted, ...caller } = await authenticate(presented);
+        request.caller = caller;
+      } catch (error) {
+        // A wrong key on a public route is answered as no key: the route is public either way.
+        if (!(error instanceof DomainError)) throw error;
+      }
+      return;
+    }
+    if (!request.routeOptions.url) return;
     try {
       const { counted, ...caller } = await authenticate(presentedKey(request), readFirst(request));
       request.caller = caller;

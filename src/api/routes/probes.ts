@@ -54,15 +54,17 @@ export const probeRoutes: FastifyPluginAsyncZod<ProbeOptions> = async (app, { co
     {
       // Always 200 (the contract lists nothing else): no key, and no share in any rate-limit counter. Answered
       // from the last round of probes (jobs/health-probe.ts), so a flood of requests probes nothing.
-      config: { public: true, rateLimit: false },
+      config: { public: true, keyOptional: true, rateLimit: false },
       schema: {
         summary: "Service and provider readiness (no key)",
+        description:
+          "No key needed. Readiness means the provider answers, not that its balance covers a sale (a purchase checks that before the charge). With a valid key the body also names the suppliers: `delivery_provider` as configured, `gift_ready` and `backends`.",
         operationId: "getHealth",
         tags: ["Service"],
         security: [],
         response: { 200: healthResponse },
       },
     },
-    async () => healthView(await core.health.current(), delivery),
+    async (request) => healthView(await core.health.current(), delivery, request.caller !== null),
   );
 };

@@ -14,6 +14,12 @@ export const starsProduct: ProductDefinition<"stars", StarsDetails> = {
   details: starsDetails,
   settlesWithinMs: 10 * MINUTE,
 };
+/**
+ * Premium gifted by a bot for Stars: months to Telegram's fixed price in Stars (Bot API giftPremiumSubscription).
+ * Here, not in the Telegram adapter, so the configuration can hold the tariffs against what those Stars cost.
+ */
+export const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 1500, 12: 2500 };
+
 export const premiumProduct: ProductDefinition<"premium", PremiumDetails> = {
   type: "premium",
   provider: "gateway",

@@ -6,6 +6,7 @@ import { catalogPrice, type MarkupDefaults, markupOf } from "../markup.js";
 import { type Micro, micro } from "../model/money.js";
 import { giftcardProduct, type GiftcardDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
+import { sharedRead } from "../shared-read.js";
 
 export interface GiftcardRequest {
   categoryId: string;
@@ -17,8 +18,25 @@ export interface PricedCard extends GiftcardDenomination {
   priceMicro: Micro;
 }
 
-export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: GiftcardsPort; pipeline: PurchasePipeline; markups: MarkupDefaults }) {
+/**
+ * Gift cards: the brand list (Reloadly's whole product list, page after page) is read at most once per `cacheMs`
+ * (sharedRead); a brand's cards, one call, are read live for the listing and the purchase alike.
+ */
+export function createGiftcards({
+  giftcards,
+  pipeline,
+  markups,
+  cacheMs,
+  now,
+}: {
+  giftcards: GiftcardsPort;
+  pipeline: PurchasePipeline;
+  markups: MarkupDefaults;
+  cacheMs: number;
+  now: () => number;
+}) {
   const live = providerReader(giftcards, { missing: "Gift cards are not configured", down: "The gift card provider is unavailable: retry later" });
+  const brands = sharedRead(() => live(() => giftcards.brands()), cacheMs, now);
 
   /** The brand's priced cards. The provider's catalogue has none for a brand it does not sell (no list read first). */
   async function catalogue(caller: Caller, categoryId: string): Promise<{ markupBp: number; cards: PricedCard[] }> {
@@ -65,7 +83,7 @@ export function createGiftcards({ giftcards, pipeline, markups }: { giftcards: G
     ...pipeline.offer(product),
     catalogue,
     async list(caller: Caller) {
-      return { markupBp: markupOf(caller.account, "giftcards", markups), brands: await live(() => giftcards.brands()) };
+      return { markupBp: markupOf(caller.account, "giftcards", markups), brands: await brands() };
     },
   };
 }

@@ -8,6 +8,7 @@ import { GIFT_MESSAGE_MAX, recipientOf } from "../formats.js";
 import { type Micro, micro } from "../model/money.js";
 import { giftProduct, type GiftDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
+import { sharedRead } from "../shared-read.js";
 
 export interface GiftRequest {
   recipient: string;
@@ -24,15 +25,23 @@ export interface GiftsOptions {
   recipients: Pick<Contacts, "barred">;
   /** Whether API keys may send a text where the shop's bot sends the gift (GIFT_TEXTS_FROM_KEYS). */
   textsFromKeys: boolean;
+  /** How long a listing is kept (sharedRead), on this clock. */
+  cacheMs: number;
+  now: () => number;
 }
 
-/** Gifts are priced by their stars at the stars tariff. */
-export function createGifts({ gifts, pipeline, usdtPerStarMicro, recipients, textsFromKeys }: GiftsOptions) {
+/**
+ * Gifts are priced by their stars at the stars tariff. The listing is read from the provider at most once per
+ * `cacheMs` (sharedRead); a purchase reads the catalogue live, so a gift sold out meanwhile is refused before the
+ * charge.
+ */
+export function createGifts({ gifts, pipeline, usdtPerStarMicro, recipients, textsFromKeys, cacheMs, now }: GiftsOptions) {
   const live = providerReader(gifts, { missing: "The gift service is not configured", down: "The gift service is unavailable: retry later" });
+  const listed = sharedRead(() => live(() => gifts.catalogue()), cacheMs, now);
 
-  /** The gifts on sale now (sold-out items left out), each with its USDT price. */
+  /** The gifts on sale (sold-out items left out), each with its USDT price, as read within the last `cacheMs`. */
   async function catalogue() {
-    const items = (await live(() => gifts.catalogue())).filter((g) => g.remaining !== 0);
+    const items = (await listed()).filter((g) => g.remaining !== 0);
     return items.map((g) => ({ priceMicro: micro(g.stars * usdtPerStarMicro), ...g }));
   }
 
@@ -126,7 +135,11 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro, recipients, tex
     messageMax,
     /** Whether `hide_name` matters: false where the sender shown is never the buyer (Telegram's bot sends). */
     namesBuyer: gifts.namesBuyer,
-    sticker: (giftId: string): Promise<unknown | null> => live(() => gifts.sticker(giftId)),
+    /** A listed gift's sticker; an id not in the listing is none, without asking the provider. */
+    async sticker(giftId: string): Promise<unknown | null> {
+      if (!(await listed()).some((g) => g.giftId === giftId)) return null;
+      return live(() => gifts.sticker(giftId));
+    },
     /** Whether the recipient exists and takes gifts, asked before anything is chosen or charged; barred ones do not exist. */
     async checkRecipient(recipient: string) {
       const username = recipientOf(recipient, "recipient");
