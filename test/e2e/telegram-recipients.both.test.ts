@@ -13,7 +13,7 @@ import { type BotHarness, eventually, type Harness, startBotHarness, TEST_BOT_TO
 
 const ADMIN = 760_000_999;
 const ROSE = "5168103777563050263";
-const BACKENDS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", ALERT_CHECK_INTERVAL_MS: "100" };
+const BACKENDS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.01", ALERT_CHECK_INTERVAL_MS: "100" };
 
 let bots: BotHarness;
 let h: Harness;
@@ -242,6 +242,7 @@ describe("a backend switched while it holds orders", () => {
       CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
       BOT_TOKEN: TEST_BOT_TOKEN,
       TELEGRAM_API_ROOT: bots.emulatorUrl,
+      TELEGRAM_API_EMULATOR: "true",
       LOG_LEVEL: "silent",
       ...changes,
     });
@@ -254,9 +255,9 @@ describe("a backend switched while it holds orders", () => {
     await h.service.close();
     try {
       // Gifts back on the protocol, and no bot: the Telegram backend that took the order cannot be opened.
-      await expect(openService(configWith({ BOT_TOKEN: undefined, TELEGRAM_API_ROOT: undefined }), { clock: h.clock })).rejects.toThrow(
-        new RegExp(`gift order\\(s\\) at the telegram backend \\(#${placed.body.order_id}\\)`),
-      );
+      await expect(
+        openService(configWith({ BOT_TOKEN: undefined, TELEGRAM_API_ROOT: undefined, TELEGRAM_API_EMULATOR: undefined }), { clock: h.clock }),
+      ).rejects.toThrow(new RegExp(`gift order\\(s\\) at the telegram backend \\(#${placed.body.order_id}\\)`));
       // With the bot, the order is asked about where it was sent (the protocol's provider never heard of it).
       const switched = await openService(configWith({ GIFTS_BACKEND: "protocol" }), { clock: h.clock });
       await switched.start({ listen: false });
