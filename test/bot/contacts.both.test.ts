@@ -10,7 +10,7 @@ const ROSE = "5168103777563050263";
 let telegram: BotHarness;
 let plain: BotHarness;
 beforeAll(async () => {
-  telegram = await startBotHarness(670_000_001, {}, { GIFTS_BACKEND: "telegram" });
+  telegram = await startBotHarness(670_000_001, {}, { GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.01" });
   await new EmulatedStars(telegram.emulatorUrl).setBalance(1_000);
   plain = await startBotHarness(671_000_001);
 });
