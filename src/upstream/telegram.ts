@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
-import type { TelegramContact } from "../core/model/contact.js";
+import { type TelegramContact, unknownRecipient } from "../core/model/contact.js";
 import { PREMIUM_STARS } from "../core/model/products.js";
 import type { Reason } from "../core/model/reasons.js";
 import {
@@ -491,10 +491,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     },
     async checkRecipient(username, gift) {
       const holder = await resolve(username);
-      if (!holder) {
-        const why = `@${bare(username)} has not started this bot, so it cannot send them a gift: ask them to open the bot once`;
-        return { exists: false, acceptsGifts: false, why };
-      }
+      if (!holder) return { exists: false, acceptsGifts: false, why: unknownRecipient(bare(username)) };
       const accepted = holder.chat.accepted_gift_types;
       if (!accepted) return { exists: true, acceptsGifts: true, recipientId: holder.id };
       const acceptsGifts =
@@ -560,7 +557,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       if (!holder) {
         return {
           refused: "recipient_unknown",
-          message: `@${bare(username)} has not started this bot, so it cannot send them Premium: ask them to open the bot once`,
+          message: unknownRecipient(bare(username)),
         };
       }
       const price = PREMIUM_STARS[amount];

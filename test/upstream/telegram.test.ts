@@ -161,7 +161,7 @@ describe("sending a gift", () => {
     expect(await backend.gifts.checkRecipient("never_seen")).toEqual({
       exists: false,
       acceptsGifts: false,
-      why: "@never_seen has not started this bot, so it cannot send them a gift: ask them to open the bot once",
+      why: "@never_seen is not a recipient this shop's bot can send to: ask them to open the bot and send /start, then try again",
     });
     // No user fixed before the charge: nothing is sent.
     const outcome = await backend.gifts.send({
@@ -267,7 +267,7 @@ describe("Premium", () => {
     const name = user.user.username!;
     expect(await backend.premium.precheck({ username: "never_seen", amount: 3 })).toEqual({
       refused: "recipient_unknown",
-      message: "@never_seen has not started this bot, so it cannot send them Premium: ask them to open the bot once",
+      message: "@never_seen is not a recipient this shop's bot can send to: ask them to open the bot and send /start, then try again",
     });
     await stars.setBalance(1499);
     expect(await backend.premium.precheck({ username: name, amount: 6 })).toEqual({
