@@ -13,8 +13,9 @@ import { startEmulator } from "./server.js";
  * `npm run chat`: talk to the real bot from a terminal, with no Telegram token. It starts the Bot API
  * emulator, the upstream simulator and the service (API on a free port, the bot polling the emulator), and
  * plays one user who is also an administrator. Type text to send it (a number stays text); type `#2` to tap
- * button 2, which may be on any message still on screen. EMULATOR_PORT and SIMULATOR_PORT pick the ports (a
- * free one by default); both are printed.
+ * button 2, which may be on any message still on screen; type `/pay` to pay the bot's latest invoice in Stars (or
+ * `/pay <link>` for an invoice link), as Telegram's payment form would. EMULATOR_PORT and SIMULATOR_PORT pick the
+ * ports (a free one by default); both are printed.
  */
 const USER_ID = 100_200_300;
 const EMULATOR_TOKEN = "123456:emulator-token-for-local-chat";
@@ -65,7 +66,11 @@ const buttons = new Map<number, { messageId: number; data: string }>();
 let nextButton = 1;
 function show(message: ChatMessage) {
   for (const [number, button] of buttons) if (button.messageId === message.message_id) buttons.delete(number);
-  console.log(`\n🤖 ${message.edits ? "(edited) " : ""}${message.text}`);
+  // An invoice (sendInvoice) has no text: its title, description and amount in Stars, and how to pay it.
+  if (message.invoice) {
+    const { title, description, total_amount } = message.invoice;
+    console.log(`\n🤖 🧾 ${title}: ${description}\n   ⭐ ${total_amount} Stars. Type /pay to pay it.`);
+  } else console.log(`\n🤖 ${message.edits ? "(edited) " : ""}${message.text}`);
   // A document is shown whole when it is text (a CSV statement), so the chat shows what the user would open.
   if (message.document) console.log(`📎 ${message.document.file_name}\n${EmulatedChat.documentText(message)}`);
   for (const row of message.reply_markup?.inline_keyboard ?? []) {
@@ -74,7 +79,9 @@ function show(message: ChatMessage) {
         // A link: an invoice's opens @CryptoBot in Telegram; here the simulator's pay page stands in for it.
         const url = "url" in button ? String(button.url) : "";
         const invoice = /CryptoBot\?start=(IV\w+)/.exec(url);
-        return invoice ? `[${button.text}] ${simulator.url}/cryptopay/pay/${invoice[1]} (open it and press Pay)` : `[${button.text}] ${url}`;
+        if (invoice) return `[${button.text}] ${simulator.url}/cryptopay/pay/${invoice[1]} (open it and press Pay)`;
+        // A Stars invoice link (createInvoiceLink) is paid here as Telegram's payment form would.
+        return /^https:\/\/t\.me\/\$/.test(url) ? `[${button.text}] ${url} (type /pay ${url} to pay it)` : `[${button.text}] ${url}`;
       }
       buttons.set(nextButton, { messageId: message.message_id, data: button.callback_data });
       return `[#${nextButton++}] ${button.text}`;
@@ -92,7 +99,21 @@ const initData = sign(
   new Date(),
 );
 console.log(`Mini App (open in a browser; signed in as you for an hour): ${apiUrl}/app/#${new URLSearchParams({ tgWebAppData: initData })}`);
-console.log("Type a message (/start to begin), #2 to tap button 2, or /quit. Try /credit 100200300 50 to fund yourself.");
+console.log(
+  "Type a message (/start to begin), #2 to tap button 2, /pay to pay the bot's latest invoice in Stars, or /quit. Try /credit 100200300 50 to fund yourself.",
+);
+
+/** Pays an invoice as this user (the latest one the bot sent, or a link) and says how it ended, without holding the prompt. */
+async function payInvoice(link: string | undefined) {
+  const latest = link ? undefined : (await chat.messages()).filter((m) => m.from_bot && m.invoice).at(-1);
+  if (!link && !latest) return console.log("(no invoice from the bot to pay)");
+  console.log(`(paying ${latest ? `⭐ ${latest.invoice!.total_amount} Stars` : link}: the bot has 10 s to confirm)`);
+  const attempt = await chat.pay(latest ? latest.message_id : link!).catch((error: Error) => ({ error: error.message }));
+  if ("error" in attempt) console.log(`(not paid: ${attempt.error})`);
+  else if (attempt.outcome === "paid") console.log(`✅ Paid ⭐ ${attempt.total_amount} Stars (charge ${attempt.telegram_payment_charge_id}).`);
+  else if (attempt.outcome === "refused") console.log(`❌ The bot refused the payment: ${attempt.error_message}`);
+  else console.log("❌ The bot did not confirm the payment in time: cancelled, nothing was charged.");
+}
 
 let running = true;
 void (async () => {
@@ -107,6 +128,11 @@ for await (const line of input) {
   const text = line.trim();
   if (!text) continue;
   if (text === "/quit") break;
+  const paying = /^\/pay(?:\s+(\S+))?$/.exec(text);
+  if (paying) {
+    void payInvoice(paying[1]);
+    continue;
+  }
   const tapped = /^#(\d+)$/.exec(text);
   const button = tapped ? buttons.get(Number(tapped[1])) : undefined;
   if (!tapped) await chat.say(text);

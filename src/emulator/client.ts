@@ -1,5 +1,6 @@
 import type { AcceptedGiftTypes } from "grammy/types";
 import { request } from "undici";
+import type { PaymentAttempt } from "./payments.js";
 import type { ReceivedGift } from "./stars-and-gifts.js";
 import type { ChatMessage, EmulatedUser } from "./state.js";
 
@@ -139,13 +140,24 @@ export class EmulatedChat {
     await this.call("POST", "/emulator/gift-privacy", { user_id: this.user.id, accepted_gift_types: types });
   }
 
+  /**
+   * Pays an invoice in Stars as this user: the invoice in a message of this chat (its message id), or behind a link
+   * createInvoiceLink made (the link), as the Mini App's openInvoice does. Answers when the payment ended: the bot
+   * answered its pre_checkout_query (paid, or failed with its error_message) or let Telegram's wait pass (failed).
+   * `close` plays a user who closes the invoice without paying (cancelled; the bot hears nothing).
+   */
+  async pay(invoice: number | string, options: { close?: boolean } = {}): Promise<PaymentAttempt> {
+    const which = typeof invoice === "number" ? { message_id: invoice } : { link: invoice };
+    return this.call("POST", "/emulator/payments/pay", { user: this.user, chat_id: this.chatId, ...which, ...options });
+  }
+
   /** The gifts and Premium this user received from the bot, oldest first. */
   async giftsReceived(): Promise<ReceivedGift[]> {
     return (await this.call("GET", `/emulator/gifts-received/${this.user.id}`)).received;
   }
 }
 
-/** The bot's side of the emulator that no user plays: its Star balance and the gifts' stock. */
+/** The bot's side of the emulator that no user plays: its Star balance, the gifts' stock, and Telegram's payments. */
 export class EmulatedStars {
   constructor(private readonly baseUrl: string) {}
 
@@ -156,5 +168,25 @@ export class EmulatedStars {
   /** A limited gift's remaining count (0 sells it out), and optionally its total. */
   async setGiftStock(giftId: string, remainingCount: number, totalCount?: number) {
     await call(this.baseUrl, "POST", "/emulator/gift-stock", { gift_id: giftId, remaining_count: remainingCount, total_count: totalCount });
+  }
+
+  /** How long a pre_checkout_query waits for the bot's answer (Telegram's 10 s unless set). */
+  async setCheckoutTimeout(ms = 10_000) {
+    await call(this.baseUrl, "POST", "/emulator/payments/checkout-timeout", { timeout_ms: ms });
+  }
+
+  /** The next `payments` payments' successful_payment update: delivered twice, or dropped (completed, update lost). */
+  async nextDelivery(delivery: "twice" | "dropped", payments = 1) {
+    await call(this.baseUrl, "POST", "/emulator/payments/next-delivery", { delivery, payments });
+  }
+
+  /** A refund Telegram makes on its own (a dispute): the bot gets refunded_payment without having asked. */
+  async dispute(telegramPaymentChargeId: string) {
+    await call(this.baseUrl, "POST", "/emulator/payments/dispute", { telegram_payment_charge_id: telegramPaymentChargeId });
+  }
+
+  /** Every attempt to pay so far, oldest first, with how it ended (and the error_message a refused one showed). */
+  async paymentAttempts(): Promise<PaymentAttempt[]> {
+    return (await call(this.baseUrl, "GET", "/emulator/payments")).attempts;
   }
 }

@@ -4,6 +4,7 @@ import { botApiRoute, settingMethods } from "./bot-api.js";
 import { controlRoutes } from "./control.js";
 import { acceptUploads, documentMethods } from "./documents.js";
 import { chatRoutes, messageMethods } from "./messages.js";
+import { createPayments, paymentMethods, paymentRoutes } from "./payments.js";
 import { createStarsAndGifts, fileRoutes, starsAndGiftsMethods } from "./stars-and-gifts.js";
 import { createState } from "./state.js";
 import { updateMethods, userRoutes } from "./updates.js";
@@ -19,17 +20,20 @@ function buildEmulator(): FastifyInstance {
   acceptUploads(app);
   const state = createState();
   const shop = createStarsAndGifts();
+  const payments = createPayments();
   botApiRoute(app, state, {
     ...settingMethods(state),
     ...messageMethods(state),
     ...documentMethods(state),
     ...updateMethods(state),
     ...starsAndGiftsMethods(state, shop),
+    ...paymentMethods(state, shop, payments),
   });
   fileRoutes(app, state, shop);
   userRoutes(app, state);
   chatRoutes(app, state);
   controlRoutes(app, state, shop);
+  paymentRoutes(app, state, shop, payments);
   // A closing emulator ends the long polls and chat reads it holds.
   app.addHook("preClose", async () => state.wake());
   return app;

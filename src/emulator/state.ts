@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import type { InlineKeyboardMarkup, Message, MessageEntity, Update, User } from "grammy/types";
+import type { InlineKeyboardMarkup, Invoice, Message, MessageEntity, RefundedPayment, SuccessfulPayment, Update, User } from "grammy/types";
 
 export interface EmulatedUser {
   id: number;
@@ -27,6 +27,11 @@ export interface ChatMessage {
   reply_markup?: InlineKeyboardMarkup;
   protect_content?: boolean;
   edits: number;
+  /** An invoice the bot sent (sendInvoice): the message has no text, only this (src/emulator/payments.ts). */
+  invoice?: Invoice;
+  /** A payment's service message in the user's chat, as the bot was (or would have been) told of it. */
+  successful_payment?: SuccessfulPayment;
+  refunded_payment?: RefundedPayment;
 }
 
 export interface Chat {
@@ -72,6 +77,9 @@ export function asMessage(c: Chat, m: ChatMessage, from: User): Message {
           ...(m.text ? { caption: m.text } : {}),
         }
       : {}),
+    ...(m.invoice ? { text: undefined, invoice: m.invoice } : {}),
+    ...(m.successful_payment ? { text: undefined, successful_payment: m.successful_payment } : {}),
+    ...(m.refunded_payment ? { text: undefined, refunded_payment: m.refunded_payment } : {}),
     ...(m.entities ? { entities: m.entities } : {}),
     ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}),
     ...(m.edits ? { edit_date: now() } : {}),
@@ -125,7 +133,7 @@ export function createState() {
     },
     pushUpdate(update: Omit<Update, "update_id">): Update {
       const full = { update_id: state.nextUpdateId++, ...update } as Update;
-      const from = full.message?.from ?? full.callback_query?.from;
+      const from = full.message?.from ?? full.callback_query?.from ?? full.pre_checkout_query?.from;
       if (from) state.users.set(from.id, from);
       state.updates.push(full);
       state.wake();

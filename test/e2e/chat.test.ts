@@ -35,6 +35,10 @@ describe("npm run chat", () => {
       // Button #1 of the first menu is still on screen under the newer one: tapping it starts the stars flow.
       child.stdin.write("#1\n");
       await shown("Your balance");
+      // /pay is the chat's own: it pays the bot's latest Stars invoice, and says so when there is none.
+      expect(output).toContain("/pay to pay the bot's latest invoice in Stars");
+      child.stdin.write("/pay\n");
+      await shown("(no invoice from the bot to pay)");
       const quitAt = Date.now();
       child.stdin.write("/quit\n");
       expect(await exited).toBe(0);
