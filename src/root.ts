@@ -37,7 +37,7 @@ import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 import { type Delivery, PROTOCOL_DELIVERY } from "./wire/account.js";
 import type { Backends } from "./upstream/backends.js";
-import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, unlinkedDeliveries } from "./db/orders.js";
+import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, stampLegacyBackends, unlinkedDeliveries } from "./db/orders.js";
 import { contactByUsername, correctContactUsername } from "./db/telegram-contacts.js";
 
 /** Telegram's own Bot API server (grammY's default too). */
@@ -194,7 +194,7 @@ async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logge
             book: {
               claimed: (ids: string[]) => claimedTransactions(db, ids),
               unlinked: (recipientId: string) => unlinkedDeliveries(db, "telegram", recipientId),
-              toLink: (limit: number) => deliveriesToLink(db, "telegram", limit),
+              toLink: (limit: number, afterId: number) => deliveriesToLink(db, "telegram", limit, afterId),
               link: (orderId: number, transactionId: string) => linkTransaction(db, orderId, transactionId, clock.now().toISOString()),
             },
           },
@@ -253,14 +253,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     catalogueCacheMs: config.CATALOGUE_CACHE_SECONDS * 1000,
     cryptoPay: on.cryptoPay,
     topupLimits: topupLimits(config),
-    backends: {
-      stars: "protocol",
-      store: "protocol",
-      game: "protocol",
-      premium: config.PREMIUM_BACKEND,
-      gift: config.GIFTS_BACKEND,
-      giftcard: config.GIFTCARDS_BACKEND,
-    },
+    backends: orderBackends(config),
     formerBackends: on.formerBackends,
     contacts: {
       recording: config.GIFTS_BACKEND === "telegram" || config.PREMIUM_BACKEND === "telegram",
@@ -304,6 +297,18 @@ function fundsWatched(config: Config, providers: Providers): NonNullable<Monitor
     ...(stars ? [{ source: "stars" as const, threshold: config.ALERT_STARS_BELOW, read: stars }] : []),
     ...(reloadly ? [{ source: "reloadly" as const, threshold: config.ALERT_RELOADLY_BELOW_USD, read: reloadly }] : []),
   ];
+}
+
+/** The backend each product type sends new orders to, as its orders record it. */
+function orderBackends(config: Config) {
+  return {
+    stars: "protocol",
+    store: "protocol",
+    game: "protocol",
+    premium: config.PREMIUM_BACKEND,
+    gift: config.GIFTS_BACKEND,
+    giftcard: config.GIFTCARDS_BACKEND,
+  } as const;
 }
 
 /** What each product is delivered by, as configured. */
@@ -455,6 +460,9 @@ async function buildService(config: Config, opened: Opened): Promise<Service> {
   const { core, db, log } = service;
   // The admin CLI still opens over them (it reads and resolves); the service would ask the wrong backend.
   if (opened.stranded) throw new Error(opened.stranded);
+  // Not the CLI's to do: its settings need not be the service's.
+  const legacy = await stampLegacyBackends(db, orderBackends(config));
+  if (legacy.length) log.warn({ orders: legacy }, "orders placed before backends were recorded are settled by the backends configured now");
   addCheckpointer(lifecycle, opened);
   const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults, funds, linkDeliveries });
   // The jobs are the first steps: started before the API takes requests, stopped after it.

@@ -121,7 +121,8 @@ async function run(admin: Admin, topups: Topups, held: HeldOrders, argv: string[
         .join("\n");
     }
     case "resolve": {
-      if (!first || !/^[1-9]\d{0,15}$/.test(first)) throw new UsageError(`an order id is a positive whole number, got ${first ?? "nothing"}`);
+      if (!first || !/^[1-9]\d{0,9}$/.test(first) || Number(first) > 2_147_483_647)
+        throw new UsageError(`an order id is a whole number from 1 to 2147483647, got ${first ?? "nothing"}`);
       if (second !== "delivered" && second !== "refund") throw new UsageError(`decide with delivered or refund, got ${second ?? "nothing"}`);
       const order = await held.resolve(Number(first), second, ACTOR);
       return `order #${order.id}: ${order.status === "completed" ? "completed, the charge stands" : `refunded ${formatUsdt(order.chargeMicro)} USDT`}`;

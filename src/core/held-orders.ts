@@ -29,6 +29,7 @@ export function createHeldOrders({ db, clock, settlement }: { db: Db; clock: Clo
         decision === "delivered"
           ? { kind: "completed" }
           : { kind: "failed", error: "Refunded by an administrator: its delivery could not be confirmed", reason: "provider_error" },
+        { inline: false, decided: true },
       );
       await insertAudit(db, {
         actor,

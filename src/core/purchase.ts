@@ -68,6 +68,8 @@ export interface PurchaseOptions {
 /** inline: the outcome came back with the purchase itself, so the buyer already saw it. */
 export interface SettledHow {
   inline: boolean;
+  /** An administrator's decision on a held order: the only outcome a held order takes. */
+  decided?: boolean;
   /** Whether the order's account has a webhook endpoint, when its placement just read it: the finish need not ask. */
   endpoint?: boolean;
 }

@@ -122,7 +122,7 @@ export function createSettlement(options: SettlementOptions) {
       const order = await markPending(db, orderId, { provider, soon, at });
       return order ? { order, refundBalanceMicro: null } : unchanged();
     }
-    const finish = finishOf(outcome, provider, vault);
+    const finish: Finish = { ...finishOf(outcome, provider, vault), decided: how.decided };
     const applied = await writeFinish(options, orderId, finish, at, how.endpoint).catch(async (error: unknown) => {
       // Another order holds that transaction already (two settled at once): this delivery stands without it.
       if (finish.status !== "completed" || finish.transactionId === null || !isUniqueViolation(error)) throw error;

@@ -262,10 +262,14 @@ export async function markPending(
   return row && toOrder(row);
 }
 
-/** The final state an outcome gives a `processing` order. */
-export type Finish =
+/**
+ * The final state an outcome gives a `processing` order. A held order takes one only by an administrator's decision
+ * (`decided`): no other path finishes it, however it read the order before.
+ */
+export type Finish = { decided?: boolean } & (
   | { status: "completed"; providerOrderId?: string; providerStatus?: string; transactionId: string | null; sealedCodes: string | null }
-  | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason };
+  | { status: "failed"; providerOrderId?: string; providerStatus?: string; error: string; reason: Reason }
+);
 
 /** A finish as the columns it writes: the other outcome's fields null, a provider's absent marks null (kept). */
 export function finalValues(finish: Finish) {
@@ -277,13 +281,14 @@ export function finalValues(finish: Finish) {
     sealedCodes: failed ? null : finish.sealedCodes,
     error: failed ? finish.error : null,
     reason: failed ? finish.reason : null,
+    decided: finish.decided ? 1 : 0,
   };
 }
 
 type Final = ReturnType<typeof finalValues> & { id: number; at: string };
 
 const finalUpdate = compiledWrite(
-  ["id", "status", "providerOrderId", "providerStatus", "transactionId", "sealedCodes", "error", "reason", "at"],
+  ["id", "status", "providerOrderId", "providerStatus", "transactionId", "sealedCodes", "error", "reason", "decided", "at"],
   (exec, v: Final) =>
     exec
       .updateTable("orders")
@@ -301,6 +306,7 @@ const finalUpdate = compiledWrite(
       })
       .where("id", "=", v.id)
       .where("status", "=", "processing")
+      .where(sql<boolean>`(held is null or ${v.decided} = 1)`)
       .returningAll(),
 );
 
@@ -386,8 +392,11 @@ export async function unlinkedDeliveries(exec: Executor, backend: string, recipi
   return rows.map(unlinkedOf);
 }
 
-/** The backend's completed orders with no transaction linked, the oldest first. */
-export async function deliveriesToLink(exec: Executor, backend: string, limit: number): Promise<UnlinkedRow[]> {
+/**
+ * The backend's completed orders with no transaction linked, after order `afterId`, the oldest first; not those an
+ * administrator decided (held before), whose transaction may never show.
+ */
+export async function deliveriesToLink(exec: Executor, backend: string, limit: number, afterId = 0): Promise<UnlinkedRow[]> {
   const rows = await exec
     .selectFrom("orders")
     .select(unlinkedColumns)
@@ -395,6 +404,8 @@ export async function deliveriesToLink(exec: Executor, backend: string, limit: n
     .where("status", "=", "completed")
     .where("transaction_id", "is", null)
     .where("recipient_id", "is not", null)
+    .where("held", "is", null)
+    .where("id", ">", afterId)
     .orderBy("id")
     .limit(limit)
     .execute();
@@ -463,4 +474,25 @@ export async function openOrdersByBackend(exec: Executor): Promise<Array<{ produ
     groups.set(key, group);
   }
   return [...groups.values()];
+}
+
+/**
+ * Orders still processing that were placed before each order recorded its backend (migration 0018) are taken as
+ * sent to the backend configured at this start: the upgrade keeps each product's backend (docs/operations.md). Their
+ * ids, by product type.
+ */
+export async function stampLegacyBackends(exec: Executor, backends: Readonly<Record<string, string>>): Promise<number[]> {
+  const stamped: number[] = [];
+  for (const [productType, backend] of Object.entries(backends)) {
+    const rows = await exec
+      .updateTable("orders")
+      .set({ backend })
+      .where("backend", "is", null)
+      .where("status", "=", "processing")
+      .where("product_type", "=", productType)
+      .returning("id")
+      .execute();
+    stamped.push(...rows.map((row) => row.id));
+  }
+  return stamped;
 }

@@ -113,7 +113,7 @@ export async function finishAtOnce(
         error = ${v.error}::text, error_code = ${v.reason}::text,
         refunded = ${failed}::boolean,
         completed_at = ${at}::text, updated_at = ${at}::text, check_after = null
-      where id = ${id}::bigint and status = 'processing'
+      where id = ${id}::bigint and status = 'processing' and (held is null or ${v.decided}::int = 1)
         and (${event !== undefined}::boolean or not ${hasEndpoint(sql.ref("orders.account_id"))})
       returning *
     ), refund as (

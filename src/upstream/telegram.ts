@@ -105,8 +105,8 @@ interface DeliveryBook {
   claimed(transactionIds: string[]): Promise<string[]>;
   /** This backend's orders to the user (processing, held or completed) with no transaction linked. */
   unlinked(recipientId: string): Promise<UnlinkedDelivery[]>;
-  /** Completed orders with no transaction linked, the oldest first. */
-  toLink(limit: number): Promise<UnlinkedDelivery[]>;
+  /** Completed orders with no transaction linked and none held for a decision, after order `afterId`, oldest first. */
+  toLink(limit: number, afterId: number): Promise<UnlinkedDelivery[]>;
   /** Links a transaction to a completed order without one; false when it has one or the transaction is another's. */
   link(orderId: number, transactionId: string): Promise<boolean>;
 }
@@ -332,6 +332,30 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       ? (await options.book.unlinked(recipientId)).filter((o) => o.reference !== reference && itemOf(o.productType, o.details) === item)
       : [];
 
+  /** The same orders, by id: nothing placed, linked or settled between two reads. */
+  const sameOrders = (a: UnlinkedDelivery[], b: UnlinkedDelivery[]) =>
+    a.length === b.length && a.every((order) => b.some((other) => other.id === order.id && other.status === order.status));
+
+  /** What the transactions say of `self` among its rivals, and the completed rivals' transactions to link. */
+  async function weigh(userId: number, item: string, self: UnlinkedDelivery, others: UnlinkedDelivery[]) {
+    const links: Array<[number, string]> = [];
+    if (others.length === 0) {
+      const mine = (await unclaimed(await scan(sinceOf(self.createdAt), paysFor(userId, item))))[0];
+      return { status: mine ? ({ kind: "completed", transactionId: mine.id } as const) : ({ kind: "not_found" } as const), links };
+    }
+    const assigned = await assign(userId, item, [self, ...others]);
+    if (assigned) {
+      // Every one of them was delivered: the completed ones take their transactions too.
+      for (const other of others) if (other.status === "completed") links.push([other.id, assigned.get(other.id)!]);
+      return { status: { kind: "completed", transactionId: assigned.get(self.id)! } as const, links };
+    }
+    const free = await unclaimed(await scan(sinceOf(self.createdAt), paysFor(userId, item)));
+    // Nothing paid for it since, and no completed order wants a transaction: none of them was sent.
+    if (free.length === 0 && others.every((o) => o.status === "processing")) return { status: { kind: "not_found" } as const, links };
+    const error = `${others.length + 1} orders to user ${self.recipientId} for the same ${item.replace(":", " ")} await their Star transactions and ${free.length} unlinked transactions could be theirs: which were delivered cannot be told`;
+    return { status: { kind: "ambiguous", error } as const, links };
+  }
+
   async function status(reference: string, order?: SentOrder): Promise<UpstreamStatus> {
     // The Bot API has no lookup by our reference: without the order there is nothing to match by.
     if (!order) return { kind: "unknown", error: "the Bot API cannot look an order up by reference" };
@@ -342,26 +366,15 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       const recipientId = order.recipientId ?? (await find(order.recipient))?.telegramId;
       // Never seen, so never sent to: nothing can have been delivered.
       if (!recipientId) return { kind: "not_found" };
-      const userId = Number(recipientId);
       const others = await rivals(recipientId, item, reference);
-      if (others.length === 0) {
-        const mine = (await unclaimed(await scan(sinceOf(order.createdAt), paysFor(userId, item))))[0];
-        return mine ? { kind: "completed", transactionId: mine.id } : { kind: "not_found" };
-      }
       const self: UnlinkedDelivery = { ...order, reference, status: "processing", recipientId };
-      const assigned = await assign(userId, item, [self, ...others]);
-      if (assigned) {
-        // Every one of them was delivered: the completed ones take their transactions now.
-        for (const other of others) if (other.status === "completed") await options.book!.link(other.id, assigned.get(other.id)!);
-        return { kind: "completed", transactionId: assigned.get(order.id)! };
-      }
-      const free = await unclaimed(await scan(sinceOf(order.createdAt), paysFor(userId, item)));
-      // Nothing paid for it since, and no completed order wants a transaction: none of them was sent.
-      if (free.length === 0 && others.every((o) => o.status === "processing")) return { kind: "not_found" };
-      return {
-        kind: "ambiguous",
-        error: `${others.length + 1} orders to user ${recipientId} for the same ${item.replace(":", " ")} await their Star transactions and ${free.length} unlinked transactions could be theirs: which were delivered cannot be told`,
-      };
+      const { status: found, links } = await weigh(Number(recipientId), item, self, others);
+      // An order is committed before its send: one placed (or settled) while the transactions were read shows here,
+      // and could own one of them. Asked again later rather than weighed without it.
+      if (!sameOrders(others, await rivals(recipientId, item, reference)))
+        return { kind: "unknown", error: "another order to this user for the same item changed while the transactions were read" };
+      for (const [orderId, transactionId] of links) await options.book!.link(orderId, transactionId);
+      return found;
     } catch (error) {
       return { kind: "unknown", error: (error as Error).message };
     }
@@ -369,15 +382,17 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
 
   /**
    * A delivery Telegram confirmed, with the id of its Star transaction where it can be read now and is certainly this
-   * order's (sendGift answers only `true`, T1). With another unlinked order to the same user for the same item, or
-   * no transaction readable yet, the delivery stands without it and `linkDeliveries` links one later.
+   * order's (sendGift answers only `true`, T1): no other unlinked order to the user for the item, before the read or
+   * after it. Otherwise, or with no transaction readable yet, the delivery stands without it and `linkDeliveries`
+   * links one later.
    */
   async function withTransaction(outcome: UpstreamOutcome, sent: { reference: string; recipientId: string; item: string; at: number }) {
     if (outcome.kind !== "completed") return outcome;
     try {
-      if ((await rivals(sent.recipientId, sent.item, sent.reference)).length) return outcome;
+      const alone = async () => (await rivals(sent.recipientId, sent.item, sent.reference)).length === 0;
+      if (!(await alone())) return outcome;
       const mine = (await unclaimed(await scan(Math.floor((sent.at - CLOCK_SLACK_MS) / 1000), paysFor(Number(sent.recipientId), sent.item)))).pop();
-      return mine ? { ...outcome, transactionId: mine.id } : outcome;
+      return mine && (await alone()) ? { ...outcome, transactionId: mine.id } : outcome;
     } catch {
       return outcome;
     }
@@ -385,6 +400,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
 
   /** When each completed order without a transaction may be tried again (backing off, from this process's start). */
   const linkAttempts = new Map<number, { at: number; wait: number }>();
+  let linkCursor = 0;
   /**
    * Completed orders whose transaction could not be read when they were sent: each takes one once the transactions
    * tell which is whose (all of that user's unlinked orders for the item accounted for). Returns how many were linked.
@@ -393,13 +409,19 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     if (!options.book) return 0;
     let linked = 0;
     const now = Date.now();
-    for (const order of await options.book.toLink(limit)) {
+    // A page at a time from where the last pass stopped, so orders waiting for their next try never block the rest.
+    const page = await options.book.toLink(limit, linkCursor);
+    linkCursor = page.length < limit ? 0 : page.at(-1)!.id;
+    for (const order of page) {
       const attempt = linkAttempts.get(order.id);
       if (attempt && attempt.at > now) continue;
       const item = itemOf(order.productType, order.details);
       if (!item) continue;
-      const members = [order, ...(await rivals(order.recipientId, item, order.reference))];
+      const others = await rivals(order.recipientId, item, order.reference);
+      const members = [order, ...others];
       const assigned = await assign(Number(order.recipientId), item, members).catch(() => null);
+      // As in `status`: an order placed while the transactions were read could own one of them.
+      if (assigned && !sameOrders(others, await rivals(order.recipientId, item, order.reference))) continue;
       if (assigned) {
         for (const member of members) if (member.status === "completed" && (await options.book.link(member.id, assigned.get(member.id)!))) linked++;
         linkAttempts.delete(order.id);
@@ -517,8 +539,12 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       if (stickers.has(giftId)) return stickers.get(giftId);
       const gift = (await gifts()).find((g) => g.id === giftId);
       if (!gift) return null;
-      // Only an animated sticker is a TGS, "a gzipped bodymovin JSON file" (T7); a video or static one has no Lottie.
-      if (!gift.sticker.is_animated) return null;
+      // Only an animated sticker is a TGS, "a gzipped bodymovin JSON file" (T7); a video or static one has no Lottie,
+      // which is kept too, so asking again costs no call.
+      if (!gift.sticker.is_animated) {
+        stickers.set(giftId, null);
+        return null;
+      }
       const file = await read("getFile", { file_id: gift.sticker.file_id }, fileSchema);
       if (!file.file_path) throw new UpstreamError("getFile: no file_path");
       let download: { status: number; bytes: Buffer };

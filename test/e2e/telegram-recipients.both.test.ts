@@ -204,6 +204,35 @@ describe("one Star transaction, one order", () => {
     expect(await h.balance(key)).toBe(4.625);
   });
 
+  it("never completes a lost gift with a retry's transaction, whichever of the two is read first", async () => {
+    const { key } = await h.newKey(5);
+    const friend = await knownRecipient();
+    const name = friend.user.username!;
+    const lost = await withLateAnswer("sendGift", "when-answered", () => giftTo(key, name));
+    expect(lost.body.status).toBe("processing");
+    // The buyer asks about the lost order, whose transactions are slow to read, and buys the same gift again meanwhile.
+    await control("/emulator/slow", { method: "getStarTransactions", ms: 700 });
+    let retry;
+    try {
+      const polling = h.call("GET", `/v1/orders/${lost.body.order_id}`, { key });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      retry = await giftTo(key, name);
+      await polling;
+    } finally {
+      await control("/emulator/slow", { method: "getStarTransactions", ms: 0 });
+    }
+    expect(retry.body.status).toBe("completed");
+    // One gift was delivered: the lost order is held (or refunded), never completed with the retry's transaction.
+    const settled = await reconciled(async () => {
+      const row = await orderRow(lost.body.order_id);
+      return row.held || row.status !== "processing" ? row : undefined;
+    });
+    expect(settled.status).not.toBe("completed");
+    expect(await friend.giftsReceived()).toHaveLength(1);
+    if (settled.status === "processing") await h.service.core.held.resolve(lost.body.order_id, "refund", "test");
+    expect(await h.balance(key)).toBe(4.625);
+  });
+
   it("lets no two orders hold one transaction", async () => {
     const { key } = await h.newKey(5);
     const friend = await knownRecipient();
@@ -276,6 +305,37 @@ describe("a backend switched while it holds orders", () => {
       await h.restart();
     }
     expect(await friend.giftsReceived()).toHaveLength(1);
+    expect(await h.balance(key)).toBe(4.625);
+  });
+
+  it("takes an order open from before backends were recorded as sent to the backend of the first start after", async () => {
+    const { key } = await h.newKey(5);
+    const friend = await knownRecipient();
+    const placed = await withLateAnswer("sendGift", "at-once", () => giftTo(key, friend.user.username!));
+    // As the previous version placed it: no backend on the order.
+    await h.service.db.updateTable("orders").set({ backend: null }).where("id", "=", placed.body.order_id).execute();
+    await h.restart();
+    expect((await orderRow(placed.body.order_id)).backend).toBe("telegram");
+    expect(h.logs.some((line) => line.includes("orders placed before backends were recorded"))).toBe(true);
+    // A later switch asks the backend it was stamped with.
+    await h.service.close();
+    try {
+      const switched = await openService(configWith({ GIFTS_BACKEND: "protocol" }), { clock: h.clock });
+      await switched.start({ listen: false });
+      try {
+        h.clock.advance(5_000);
+        const row = await eventually(async () => {
+          const found = await switched.db.selectFrom("orders").selectAll().where("id", "=", placed.body.order_id).executeTakeFirstOrThrow();
+          return found.status === "processing" ? undefined : found;
+        });
+        expect(row.status).toBe("completed");
+      } finally {
+        h.clock.reset();
+        await switched.close();
+      }
+    } finally {
+      await h.restart();
+    }
     expect(await h.balance(key)).toBe(4.625);
   });
 });
