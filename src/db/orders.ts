@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { type Micro, micro } from "../core/model/money.js";
-import type { OrderOf, OrderStatus, ProductDefinition } from "../core/model/order.js";
+import type { OrderOf, OrderStatus, ProductDefinition, UnlinkedDelivery } from "../core/model/order.js";
 import { type ListedOrder, type Order, PRODUCTS, type OrderFilter, type ProductType } from "../core/model/products.js";
 import { type Reason, reasonOf } from "../core/model/reasons.js";
 import { compiledOnce, compiledWrite } from "./compiled.js";
@@ -355,30 +355,19 @@ export async function claimedTransactions(exec: Executor, ids: string[]): Promis
 
 // ---- The Telegram backend's deliveries: one Star transaction per order, and orders held for a decision ----------
 
-/** A Telegram order no Star transaction is linked to yet, as the backend weighs it (upstream/telegram.ts). */
-interface UnlinkedRow {
-  id: number;
-  reference: string;
-  productType: string;
-  status: "processing" | "completed";
-  details: unknown;
-  createdAt: string;
-  recipientId: string;
-}
-
 const unlinkedColumns = ["id", "upstream_ref", "product_type", "status", "details", "created_at", "recipient_id"] as const;
-const unlinkedOf = (row: Pick<OrderRow, (typeof unlinkedColumns)[number]>): UnlinkedRow => ({
+const unlinkedOf = (row: Pick<OrderRow, (typeof unlinkedColumns)[number]>): UnlinkedDelivery => ({
   id: row.id,
   reference: row.upstream_ref,
   productType: row.product_type,
-  status: row.status as UnlinkedRow["status"],
+  status: row.status as UnlinkedDelivery["status"],
   details: JSON.parse(row.details),
   createdAt: row.created_at,
   recipientId: row.recipient_id!,
 });
 
 /** The backend's orders to this recipient (processing, held or completed) with no transaction linked. */
-export async function unlinkedDeliveries(exec: Executor, backend: string, recipientId: string): Promise<UnlinkedRow[]> {
+export async function unlinkedDeliveries(exec: Executor, backend: string, recipientId: string): Promise<UnlinkedDelivery[]> {
   const rows = await exec
     .selectFrom("orders")
     .select(unlinkedColumns)
@@ -396,7 +385,7 @@ export async function unlinkedDeliveries(exec: Executor, backend: string, recipi
  * The backend's completed orders with no transaction linked, after order `afterId`, the oldest first; not those an
  * administrator decided (held before), whose transaction may never show.
  */
-export async function deliveriesToLink(exec: Executor, backend: string, limit: number, afterId = 0): Promise<UnlinkedRow[]> {
+export async function deliveriesToLink(exec: Executor, backend: string, limit: number, afterId = 0): Promise<UnlinkedDelivery[]> {
   const rows = await exec
     .selectFrom("orders")
     .select(unlinkedColumns)

@@ -58,6 +58,13 @@ function createChecks(options: MonitorOptions) {
   return { ...purchaseChecks(options), ...topupChecks(options) };
 }
 
+/** Orders waiting (stuck past their time, or held), the oldest first, as the condition that names the oldest. */
+function waiting(kind: "stuck" | "held", orders: Array<{ id: number; productType: string; createdAt: string }>): Condition {
+  const oldest = orders[0];
+  const details = { count: orders.length, oldest: oldest ? { orderId: oldest.id, product: oldest.productType, since: oldest.createdAt } : null };
+  return { key: kind, firing: orders.length > 0, details: { kind, ...details } };
+}
+
 /** What purchases stand on and leave behind: the providers, refunds, the service wallet, stuck orders, the books. */
 function purchaseChecks(options: MonitorOptions) {
   const { db, settings } = options;
@@ -106,35 +113,15 @@ function purchaseChecks(options: MonitorOptions) {
     },
 
     /** Orders held for an administrator: their delivery cannot be told without guessing (admin `resolve`). */
-    async held(): Promise<Condition> {
-      const held = await processingOrders(db, STUCK_SCAN, true);
-      const oldest = held[0];
-      return {
-        key: "held",
-        firing: held.length > 0,
-        details: {
-          kind: "held",
-          count: held.length,
-          oldest: oldest ? { orderId: oldest.id, product: oldest.productType, since: oldest.createdAt } : null,
-        },
-      };
-    },
+    held: async (): Promise<Condition> => waiting("held", await processingOrders(db, STUCK_SCAN, true)),
 
-    async stuck(now: Date): Promise<Condition> {
-      const late = (await processingOrders(db, STUCK_SCAN)).filter(
-        (order) => now.getTime() - Date.parse(order.createdAt) > (settleWithin.get(order.productType) ?? 0),
-      );
-      const oldest = late[0];
-      return {
-        key: "stuck",
-        firing: late.length > 0,
-        details: {
-          kind: "stuck",
-          count: late.length,
-          oldest: oldest ? { orderId: oldest.id, product: oldest.productType, since: oldest.createdAt } : null,
-        },
-      };
-    },
+    stuck: async (now: Date): Promise<Condition> =>
+      waiting(
+        "stuck",
+        (await processingOrders(db, STUCK_SCAN)).filter(
+          (order) => now.getTime() - Date.parse(order.createdAt) > (settleWithin.get(order.productType) ?? 0),
+        ),
+      ),
 
     /** The books, at most every `ledgerEveryMs`: between checks the last verdict stands. */
     async ledger(now: Date): Promise<Condition | null> {

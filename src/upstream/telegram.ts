@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { type TelegramContact, unknownRecipient } from "../core/model/contact.js";
+import type { UnlinkedDelivery } from "../core/model/order.js";
 import { PREMIUM_STARS } from "../core/model/products.js";
 import type { Reason } from "../core/model/reasons.js";
 import {
@@ -86,18 +87,6 @@ type Answer<T> = { ok: true; result: T } | { ok: false; status: number; code: nu
 
 /** An answer that is no Bot API envelope (a proxy's page, a cut body): its effect is unknown. */
 class GarbledAnswer extends Error {}
-
-/** An order of this backend's that no Star transaction is linked to yet (db/orders.ts). */
-export interface UnlinkedDelivery {
-  id: number;
-  /** Our reference (upstream_ref): how a send knows its own order among them. */
-  reference: string;
-  productType: string;
-  status: "processing" | "completed";
-  details: unknown;
-  createdAt: string;
-  recipientId: string;
-}
 
 /** The orders this backend delivered, as the database knows them: what a Star transaction can belong to. */
 interface DeliveryBook {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../src/cli/admin.js";
+import { adminCli } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
@@ -13,16 +13,7 @@ afterAll(async () => h.close());
  * `npm run admin -- ...` as an administrator runs it, against the running service's database: in-process, with
  * the CLI's own database connection and core (test/cli/smoke.test.ts runs the compiled program once).
  */
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runAdmin(args, {
-    env: { DATABASE_URL: h.databaseUrl, ...h.databaseEnv },
-    out: (line) => stdout.push(`${line}\n`),
-    err: (line) => stderr.push(`${line}\n`),
-  });
-  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-}
+const admin = (...args: string[]) => adminCli({ DATABASE_URL: h.databaseUrl, ...h.databaseEnv }, ...args);
 
 describe("admin CLI against a running service", () => {
   it("issues a key, credits, blocks and unblocks, and the service sees each change at once", async () => {

@@ -1,10 +1,10 @@
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../src/cli/admin.js";
 import { allProvidersAt, loadConfig } from "../../src/config.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { openService } from "../../src/root.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/credentials.js";
+import { adminCli } from "../support/admin-core.js";
 import { type BotHarness, eventually, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 
 // Gifts and Premium sent by the bot go to the Telegram user the order was placed for, and each Star transaction pays
@@ -245,16 +245,7 @@ describe("one Star transaction, one order", () => {
 });
 
 /** `npm run admin -- <args>` against this service's database. */
-async function cli(...args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runAdmin(args, {
-    env: { DATABASE_URL: h.databaseUrl, ...h.databaseEnv },
-    out: (line) => stdout.push(`${line}\n`),
-    err: (line) => stderr.push(`${line}\n`),
-  });
-  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-}
+const cli = (...args: string[]) => adminCli({ DATABASE_URL: h.databaseUrl, ...h.databaseEnv }, ...args);
 
 describe("a backend switched while it holds orders", () => {
   /** The harness's settings with some changed, for a service started anew on the same database. */
@@ -276,6 +267,22 @@ describe("a backend switched while it holds orders", () => {
       ...changes,
     });
 
+  /** The order's final status once a service with gifts back on the protocol has settled it (then closed). */
+  async function settledWithGiftsOnProtocol(orderId: number): Promise<string> {
+    const switched = await openService(configWith({ GIFTS_BACKEND: "protocol" }), { clock: h.clock });
+    await switched.start({ listen: false });
+    try {
+      h.clock.advance(5_000);
+      return await eventually(async () => {
+        const found = await switched.db.selectFrom("orders").select("status").where("id", "=", orderId).executeTakeFirstOrThrow();
+        return found.status === "processing" ? undefined : found.status;
+      });
+    } finally {
+      h.clock.reset();
+      await switched.close();
+    }
+  }
+
   it("refuses to start where it cannot reach them, naming the orders, and settles them where they were sent", async () => {
     const { key } = await h.newKey(5);
     const friend = await knownRecipient();
@@ -288,19 +295,7 @@ describe("a backend switched while it holds orders", () => {
         openService(configWith({ BOT_TOKEN: undefined, TELEGRAM_API_ROOT: undefined, TELEGRAM_API_EMULATOR: undefined }), { clock: h.clock }),
       ).rejects.toThrow(new RegExp(`gift order\\(s\\) at the telegram backend \\(#${placed.body.order_id}\\)`));
       // With the bot, the order is asked about where it was sent (the protocol's provider never heard of it).
-      const switched = await openService(configWith({ GIFTS_BACKEND: "protocol" }), { clock: h.clock });
-      await switched.start({ listen: false });
-      try {
-        h.clock.advance(5_000);
-        const row = await eventually(async () => {
-          const found = await switched.db.selectFrom("orders").selectAll().where("id", "=", placed.body.order_id).executeTakeFirstOrThrow();
-          return found.status === "processing" ? undefined : found;
-        });
-        expect(row.status).toBe("completed");
-      } finally {
-        h.clock.reset();
-        await switched.close();
-      }
+      expect(await settledWithGiftsOnProtocol(placed.body.order_id)).toBe("completed");
     } finally {
       await h.restart();
     }
@@ -320,19 +315,7 @@ describe("a backend switched while it holds orders", () => {
     // A later switch asks the backend it was stamped with.
     await h.service.close();
     try {
-      const switched = await openService(configWith({ GIFTS_BACKEND: "protocol" }), { clock: h.clock });
-      await switched.start({ listen: false });
-      try {
-        h.clock.advance(5_000);
-        const row = await eventually(async () => {
-          const found = await switched.db.selectFrom("orders").selectAll().where("id", "=", placed.body.order_id).executeTakeFirstOrThrow();
-          return found.status === "processing" ? undefined : found;
-        });
-        expect(row.status).toBe("completed");
-      } finally {
-        h.clock.reset();
-        await switched.close();
-      }
+      expect(await settledWithGiftsOnProtocol(placed.body.order_id)).toBe("completed");
     } finally {
       await h.restart();
     }

@@ -2,6 +2,7 @@ import { onTestFinished } from "vitest";
 import type { Admin } from "../../src/core/admin.js";
 import { loadConfig } from "../../src/config.js";
 import { openCore } from "../../src/root.js";
+import { runAdmin } from "../../src/cli/admin.js";
 
 const configFor = (env: Record<string, string>) => loadConfig({ ...env, UPSTREAM: "external", LOG_LEVEL: "warn" });
 
@@ -29,4 +30,12 @@ export async function adminForTest(env: Record<string, string>): Promise<Admin> 
   const { service } = await openCore(configFor(env));
   onTestFinished(() => service.close());
   return service.core.admin;
+}
+
+/** `npm run admin -- <args>` in-process against the database `env` names: its exit code and what it printed. */
+export async function adminCli(env: Record<string, string>, ...args: string[]) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runAdmin(args, { env, out: (line) => stdout.push(`${line}\n`), err: (line) => stderr.push(`${line}\n`) });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 }

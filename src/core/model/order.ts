@@ -40,6 +40,18 @@ export interface OrderBase {
 /** An order of one product: its type and its typed details (the product's fields and the prices it was charged at). */
 export type OrderOf<T extends string, D> = OrderBase & { productType: T; details: D };
 
+/** An order whose delivery no backend transaction is linked to yet (Telegram's Star transactions; db/orders.ts). */
+export interface UnlinkedDelivery {
+  id: number;
+  /** Our reference (upstream_ref): how a send knows its own order among them. */
+  reference: string;
+  productType: string;
+  status: "processing" | "completed";
+  details: unknown;
+  createdAt: string;
+  recipientId: string;
+}
+
 export const MINUTE = 60_000;
 
 /**
