@@ -7,27 +7,18 @@ import { PROVIDER_NAMES, type ProviderName } from "./core/ports.js";
 import { engineOf } from "./db/database.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN, SIMULATOR_RELOADLY_CREDENTIALS } from "./simulator/credentials.js";
 
-/** A tariff in USDT, bounded so that the largest order it prices stays far inside MAX_USDT. */
-const usdt = (fallback: string, max: number) =>
+/** A USDT amount above 0 and at most `max`, read into micro-USDT. */
+const usdtAmount = (max: number) =>
   z
     .string()
-    .default(fallback)
     .refine((v) => {
       const micro = parseUsdt(v);
       return micro !== null && micro > 0 && micro <= max * 1_000_000;
     }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
     .transform((v) => parseUsdt(v)!);
 
-/** An optional USDT amount, same rule as `usdt`. */
-const optionalUsdt = (max: number) =>
-  z
-    .string()
-    .optional()
-    .refine((v) => {
-      const micro = v === undefined ? 0 : parseUsdt(v);
-      return v === undefined || (micro !== null && micro > 0 && micro <= max * 1_000_000);
-    }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
-    .transform((v) => (v === undefined ? undefined : parseUsdt(v)!));
+/** A tariff in USDT, bounded so that the largest order it prices stays far inside MAX_USDT. */
+const usdt = (fallback: string, max: number) => z.string().default(fallback).pipe(usdtAmount(max));
 
 const percent = (fallback: string) =>
   z
@@ -253,9 +244,11 @@ export const configSchema = z
     PREMIUM_USDT_3: usdt("11.99", 100_000).describe("Premium tariff for 3 months, USDT."),
     PREMIUM_USDT_6: usdt("15.99", 100_000).describe("Premium tariff for 6 months, USDT."),
     PREMIUM_USDT_12: usdt("28.99", 100_000).describe("Premium tariff for 12 months, USDT."),
-    STAR_COST_USDT: optionalUsdt(100).describe(
-      "What one Telegram Star costs you, USDT. Required with a `telegram` backend (the bot pays gifts and Premium from its Stars): start-up and `preflight` refuse `STARS_USDT_PER_STAR` (gifts) and `PREMIUM_USDT_*` (1000, 1500, 2500 Stars) at or below it, and `preflight` prints each product's margin.",
-    ),
+    STAR_COST_USDT: usdtAmount(100)
+      .optional()
+      .describe(
+        "What one Telegram Star costs you, USDT. Required with a `telegram` backend (the bot pays gifts and Premium from its Stars): start-up and `preflight` refuse `STARS_USDT_PER_STAR` (gifts) and `PREMIUM_USDT_*` (1000, 1500, 2500 Stars) at or below it, and `preflight` prints each product's margin.",
+      ),
     UZS_PER_USD: integer("12800", 1, 1_000_000).describe("UZS equivalents in `/v1/rates` and the bot."),
     TON_RATE_CACHE_SECONDS: integer("60", 0, 3600).describe("How long the live TON rate is cached."),
     CATALOGUE_CACHE_SECONDS: integer("60", 0, 3600).describe(

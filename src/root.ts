@@ -37,7 +37,7 @@ import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 import { type Delivery, PROTOCOL_DELIVERY } from "./wire/account.js";
 import type { Backends } from "./upstream/backends.js";
-import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, stampLegacyBackends, unlinkedDeliveries } from "./db/orders.js";
+import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, stampBackends, unlinkedDeliveries } from "./db/orders.js";
 import { contactByUsername, correctContactUsername } from "./db/telegram-contacts.js";
 
 /** Telegram's own Bot API server (grammY's default too). */
@@ -134,6 +134,7 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     providers: upstream.providers,
     linkDeliveries: upstream.linkDeliveries,
     stranded: upstream.stranded,
+    legacyOrders: upstream.legacyOrders,
     funds: fundsWatched(config, upstream.providers),
   };
 }
@@ -167,8 +168,12 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
 
 /** What the service calls out to: the providers' HTTP pools, Crypto Pay (when set) and the webhook sender. */
 async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics, { db, clock }: { db: Db; clock: Clock }) {
+  // Orders still open: those a backend no longer configured took are settled there; those from before orders
+  // recorded their backend (null) are stamped by the service's start.
+  const open = await openOrdersByBackend(db);
+  const configured = orderBackends(config);
   const upstream = openProviders({
-    openOrders: await openOrdersByBackend(db),
+    formerOrders: open.filter((group) => group.backend !== null && group.backend !== configured[group.productType]),
     urls: Object.fromEntries(PROVIDER_NAMES.map((name) => [name, config[providerUrl(name)]])),
     backends: backendsOf(config),
     ...(config.RELOADLY_CLIENT_ID && config.RELOADLY_CLIENT_SECRET
@@ -220,6 +225,7 @@ async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logge
     formerBackends: upstream.formerBackends,
     linkDeliveries: upstream.linkDeliveries,
     stranded: upstream.stranded,
+    legacyOrders: open.filter((group) => group.backend === null).map((group) => ({ ids: group.ids, backend: configured[group.productType] })),
     cryptoPay,
     allowLoopback,
     webhookSender,
@@ -461,7 +467,7 @@ async function buildService(config: Config, opened: Opened): Promise<Service> {
   // The admin CLI still opens over them (it reads and resolves); the service would ask the wrong backend.
   if (opened.stranded) throw new Error(opened.stranded);
   // Not the CLI's to do: its settings need not be the service's.
-  const legacy = await stampLegacyBackends(db, orderBackends(config));
+  const legacy = await stampBackends(db, opened.legacyOrders);
   if (legacy.length) log.warn({ orders: legacy }, "orders placed before backends were recorded are settled by the backends configured now");
   addCheckpointer(lifecycle, opened);
   const jobs = openJobs(config, { core, db, counterDb, clock, log, cryptoPay, faults, funds, linkDeliveries });

@@ -30,8 +30,6 @@ export function createContacts({ db, clock, recording, admins, adminsReceive }: 
   const adminIds = new Set(admins.map(String));
 
   return {
-    /** Whether users are noted (a Telegram backend is configured). */
-    recording,
     /** Keeps the user as this update shows them; writes only when something changed. Nothing without a Telegram backend. */
     async note(user: TelegramUser): Promise<void> {
       if (!recording) return;

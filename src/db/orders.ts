@@ -467,20 +467,13 @@ export async function openOrdersByBackend(exec: Executor): Promise<Array<{ produ
 
 /**
  * Orders still processing that were placed before each order recorded its backend (migration 0018) are taken as
- * sent to the backend configured at this start: the upgrade keeps each product's backend (docs/operations.md). Their
- * ids, by product type.
+ * sent to the backend configured at this start: the upgrade keeps each product's backend (docs/operations.md).
+ * Returns the ids stamped.
  */
-export async function stampLegacyBackends(exec: Executor, backends: Readonly<Record<string, string>>): Promise<number[]> {
+export async function stampBackends(exec: Executor, groups: ReadonlyArray<{ ids: number[]; backend: string }>): Promise<number[]> {
   const stamped: number[] = [];
-  for (const [productType, backend] of Object.entries(backends)) {
-    const rows = await exec
-      .updateTable("orders")
-      .set({ backend })
-      .where("backend", "is", null)
-      .where("status", "=", "processing")
-      .where("product_type", "=", productType)
-      .returning("id")
-      .execute();
+  for (const { ids, backend } of groups) {
+    const rows = await exec.updateTable("orders").set({ backend }).where("id", "in", ids).where("backend", "is", null).returning("id").execute();
     stamped.push(...rows.map((row) => row.id));
   }
   return stamped;

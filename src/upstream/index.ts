@@ -32,10 +32,10 @@ export interface ProvidersOptions {
   /** The bot's Bot API, for a `telegram` backend: its token and server, and the users it knows. */
   telegram?: Omit<TelegramBackendOptions, "timeoutMs" | "onCall">;
   /**
-   * Orders still processing, by product and the backend that took them: a backend that takes no new orders is still
-   * opened for theirs (asked about, never sent to); one this configuration cannot open is refused, naming them.
+   * Orders still processing at a backend that takes no new orders, by product and backend: it is still opened for
+   * theirs (asked about, never sent to); one this configuration cannot open is reported (`stranded`), naming them.
    */
-  openOrders?: Array<{ productType: ProductType; backend: string | null; ids: number[] }>;
+  formerOrders?: Array<{ productType: ProductType; backend: string | null; ids: number[] }>;
   timeoutMs: number;
   log: pino.Logger;
   /** Told of every call (metrics). */
@@ -66,8 +66,7 @@ export function openProviders(options: ProvidersOptions) {
     ...(backends.giftcards === "protocol" ? [] : (["giftcards"] as const)),
   ]);
   // A backend that took orders still open, but no new ones: opened to settle them.
-  const configured: Record<ProductType, string> = { stars: "protocol", store: "protocol", game: "protocol", ...configuredBackends(backends) };
-  const former = (options.openOrders ?? []).filter((group) => group.backend !== null && group.backend !== configured[group.productType]);
+  const former = options.formerOrders ?? [];
   const formerAt = (productType: ProductType, backend: string) => former.some((g) => g.productType === productType && g.backend === backend);
   if (formerAt("gift", "protocol")) replaced.delete("gifts");
   if (formerAt("giftcard", "protocol")) replaced.delete("giftcards");
@@ -126,9 +125,4 @@ export function openProviders(options: ProvidersOptions) {
     /** Cuts the calls under way (they end as "no answer"). */
     abort: () => Promise.all(pools.map((pool) => pool.destroy())),
   };
-}
-
-/** The backend each product with a choice sends new orders to, by product type. */
-function configuredBackends(backends: Backends) {
-  return { premium: backends.premium, gift: backends.gifts, giftcard: backends.giftcards };
 }

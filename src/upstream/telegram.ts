@@ -299,20 +299,23 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
 
   /**
    * The orders to one user for one item that no transaction is linked to, against the unlinked transactions paying
-   * for it: when there are transactions for all of them, each order (oldest first) takes the oldest one dated after
-   * it; otherwise null, since which were delivered cannot be told (the caller decides what that means).
+   * for it (`free`, since the oldest of them): when there are transactions for all of them, each order (oldest first)
+   * takes the oldest one dated after it; otherwise `assigned` is null, since which were delivered cannot be told.
    */
-  async function assign(userId: number, item: string, members: UnlinkedDelivery[]): Promise<Map<number, string> | null> {
+  async function assign(userId: number, item: string, members: UnlinkedDelivery[]) {
     const ordered = [...members].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
     const free = await unclaimed(await scan(sinceOf(ordered[0]!.createdAt), paysFor(userId, item)));
-    if (free.length < ordered.length) return null;
-    const assigned = new Map<number, string>();
+    const left = [...free];
+    let assigned: Map<number, string> | null = new Map();
     for (const member of ordered) {
-      const index = free.findIndex((t) => t.date >= sinceOf(member.createdAt));
-      if (index < 0) return null;
-      assigned.set(member.id, free.splice(index, 1)[0]!.id);
+      const index = left.findIndex((t) => t.date >= sinceOf(member.createdAt));
+      if (index < 0) {
+        assigned = null;
+        break;
+      }
+      assigned.set(member.id, left.splice(index, 1)[0]!.id);
     }
-    return assigned;
+    return { assigned, free };
   }
 
   /** The other unlinked orders to this user for this item: they could be any of its transactions' too. */
@@ -328,20 +331,16 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
   /** What the transactions say of `self` among its rivals, and the completed rivals' transactions to link. */
   async function weigh(userId: number, item: string, self: UnlinkedDelivery, others: UnlinkedDelivery[]) {
     const links: Array<[number, string]> = [];
-    if (others.length === 0) {
-      const mine = (await unclaimed(await scan(sinceOf(self.createdAt), paysFor(userId, item))))[0];
-      return { status: mine ? ({ kind: "completed", transactionId: mine.id } as const) : ({ kind: "not_found" } as const), links };
-    }
-    const assigned = await assign(userId, item, [self, ...others]);
+    const { assigned, free } = await assign(userId, item, [self, ...others]);
     if (assigned) {
       // Every one of them was delivered: the completed ones take their transactions too.
       for (const other of others) if (other.status === "completed") links.push([other.id, assigned.get(other.id)!]);
       return { status: { kind: "completed", transactionId: assigned.get(self.id)! } as const, links };
     }
-    const free = await unclaimed(await scan(sinceOf(self.createdAt), paysFor(userId, item)));
+    const since = free.filter((t) => t.date >= sinceOf(self.createdAt)).length;
     // Nothing paid for it since, and no completed order wants a transaction: none of them was sent.
-    if (free.length === 0 && others.every((o) => o.status === "processing")) return { status: { kind: "not_found" } as const, links };
-    const error = `${others.length + 1} orders to user ${self.recipientId} for the same ${item.replace(":", " ")} await their Star transactions and ${free.length} unlinked transactions could be theirs: which were delivered cannot be told`;
+    if (since === 0 && others.every((o) => o.status === "processing")) return { status: { kind: "not_found" } as const, links };
+    const error = `${others.length + 1} orders to user ${self.recipientId} for the same ${item.replace(":", " ")} await their Star transactions and ${since} unlinked transactions could be theirs: which were delivered cannot be told`;
     return { status: { kind: "ambiguous", error } as const, links };
   }
 
@@ -408,7 +407,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       if (!item) continue;
       const others = await rivals(order.recipientId, item, order.reference);
       const members = [order, ...others];
-      const assigned = await assign(Number(order.recipientId), item, members).catch(() => null);
+      const assigned = (await assign(Number(order.recipientId), item, members).catch(() => null))?.assigned;
       // As in `status`: an order placed while the transactions were read could own one of them.
       if (assigned && !sameOrders(others, await rivals(order.recipientId, item, order.reference))) continue;
       if (assigned) {

@@ -1,3 +1,5 @@
+import { invalid } from "./errors.js";
+
 /** A Telegram user the bot has seen in a private chat, as their last update showed them (src/db/telegram-contacts.ts). */
 export interface TelegramContact {
   telegramId: string;
@@ -25,3 +27,6 @@ export interface TelegramUser {
  */
 export const unknownRecipient = (username: string) =>
   `@${username.replace(/^@/, "")} is not a recipient this shop's bot can send to: ask them to open the bot and send /start, then try again`;
+
+/** A purchase's refusal of such a recipient, before the charge (a 400). */
+export const unknownRecipientRefusal = (username: string) => invalid(`${unknownRecipient(username)}; nothing was charged`);

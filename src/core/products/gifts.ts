@@ -1,7 +1,7 @@
 import type { Caller } from "../accounts.js";
 import type { Contacts } from "../contacts.js";
 import { buyerLabel, GIFT_TEXT_RULES, giftTextFault, isKeyCaller } from "../gift-text.js";
-import { unknownRecipient } from "../model/contact.js";
+import { unknownRecipientRefusal } from "../model/contact.js";
 import { DomainError, invalid, unavailable } from "../model/errors.js";
 import { providerReader, type GiftsPort } from "../ports.js";
 import { GIFT_MESSAGE_MAX, recipientOf } from "../formats.js";
@@ -71,9 +71,6 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro, recipients, tex
     return label + message;
   }
 
-  /** A recipient the backend cannot send to, or one barred (an administrator): one answer for both. */
-  const unknown = (recipient: string) => invalid(`${unknownRecipient(recipient)}; nothing was charged`);
-
   /** A backend paying from its own Stars (Telegram: the bot's) must hold the gift's price before anyone is charged. */
   async function covered(stars: number) {
     if (!gifts.funds) return;
@@ -93,9 +90,9 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro, recipients, tex
       const gift = (await live(() => gifts.catalogue())).find((g) => g.giftId === request.giftId);
       if (!gift) throw invalid(`gift_id ${request.giftId} is not in the catalogue: read GET /v1/gifts`);
       if (gift.remaining === 0) throw unavailable("This gift is sold out for now: choose another from GET /v1/gifts");
-      if (await recipients.barred(recipient)) throw unknown(recipient);
+      if (await recipients.barred(recipient)) throw unknownRecipientRefusal(recipient);
       const check = await live(() => gifts.checkRecipient(recipient, { limited: gift.limited }));
-      if (!check.exists) throw unknown(recipient);
+      if (!check.exists) throw unknownRecipientRefusal(recipient);
       if (!check.acceptsGifts) {
         throw new DomainError("invalid_input", `@${recipient} does not accept gifts: that is the recipient's choice; nothing was charged`, {
           reason: "recipient_refuses",

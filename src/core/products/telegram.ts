@@ -1,7 +1,7 @@
 import type { Caller } from "../accounts.js";
 import type { Contacts } from "../contacts.js";
-import { unknownRecipient } from "../model/contact.js";
-import { DomainError, invalid, notFound, unavailable } from "../model/errors.js";
+import { unknownRecipient, unknownRecipientRefusal } from "../model/contact.js";
+import { DomainError, notFound, unavailable } from "../model/errors.js";
 import { parseUsername, recipientOf } from "../formats.js";
 import type { Micro } from "../model/money.js";
 import type { ProductDefinition } from "../model/order.js";
@@ -57,7 +57,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing, recipients,
     if (answer === null) return null;
     if ("recipientId" in answer) return answer.recipientId;
     // The backend's own wording may tell reasons apart: the one answer for every unknown recipient instead.
-    if (answer.refused === "recipient_unknown") throw invalid(`${unknownRecipient(order.username)}; nothing was charged`);
+    if (answer.refused === "recipient_unknown") throw unknownRecipientRefusal(order.username);
     throw unavailable(`${answer.message}; nothing was charged`, { reason: "provider_balance" });
   }
 
@@ -78,7 +78,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing, recipients,
         requireGateway();
         const { chargeMicro, details } = price(request);
         const amount = amountOf(request);
-        if (definition.type === "premium" && (await recipients.barred(username))) throw invalid(`${unknownRecipient(username)}; nothing was charged`);
+        if (definition.type === "premium" && (await recipients.barred(username))) throw unknownRecipientRefusal(username);
         const recipientId = await precheck({ product: definition.type, username, amount });
         return {
           recipient: username,
