@@ -17,6 +17,7 @@ import * as topupSafety from "./0015_topup_safety.js";
 import * as botInbox from "./0016_bot_inbox.js";
 import * as telegramContacts from "./0017_telegram_contacts.js";
 import * as orderDelivery from "./0018_order_delivery.js";
+import * as starsIn from "./0019_stars_in.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   "0016_bot_inbox": botInbox,
   "0017_telegram_contacts": telegramContacts,
   "0018_order_delivery": orderDelivery,
+  "0019_stars_in": starsIn,
 };

@@ -249,6 +249,27 @@ export const configSchema = z
       .describe(
         "What one Telegram Star costs you, USDT. Required with a `telegram` backend (the bot pays gifts and Premium from its Stars): start-up and `preflight` refuse `STARS_USDT_PER_STAR` (gifts) and `PREMIUM_USDT_*` (1000, 1500, 2500 Stars) at or below it, and `preflight` prints each product's margin.",
       ),
+    STARS_TOPUPS: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((v) => v === "true")
+      .describe(
+        "Whether the bot and the Mini App take top-ups in Telegram Stars (XTR invoices), with `BOT_TOKEN` and a rate (`STARS_TOPUP_USDT_PER_STAR`, or `STAR_COST_USDT`).",
+      ),
+    STARS_TOPUP_USDT_PER_STAR: usdtAmount(100)
+      .optional()
+      .describe(
+        "USDT credited for each Star paid. Default: `STAR_COST_USDT` (a Star taken in pays for a Star the bot would otherwise buy at that cost); never above it, so no top-up credits more than its Stars are worth to you.",
+      ),
+    STARS_TOPUP_PACKS: z
+      .string()
+      .default("100,250,500,1000,2500")
+      .refine((v) => /^\d{1,5}(,\s*\d{1,5})*$/.test(v), "must be whole numbers of Stars separated by commas")
+      .transform((v) => v.split(",").map((n) => Number(n.trim())))
+      .describe("The Stars packs offered (those within `TOPUP_MIN_USDT`..`TOPUP_MAX_USDT` at the rate are shown); any other amount can be typed."),
+    STARS_TOPUP_DAILY_MAX_USDT: usdt("500", 1_000_000_000).describe(
+      "The most one key may have credited by Stars top-ups in 24 hours: a payment past it is refused at Telegram's checkout, before any Star is taken.",
+    ),
     UZS_PER_USD: integer("12800", 1, 1_000_000).describe("UZS equivalents in `/v1/rates` and the bot."),
     TON_RATE_CACHE_SECONDS: integer("60", 0, 3600).describe("How long the live TON rate is cached."),
     CATALOGUE_CACHE_SECONDS: integer("60", 0, 3600).describe(
@@ -525,6 +546,10 @@ export const configSchema = z
     }
   })
   .refine((c) => c.TOPUP_MIN_USDT <= c.TOPUP_MAX_USDT, { path: ["TOPUP_MIN_USDT"], message: "must be at most TOPUP_MAX_USDT" })
+  .refine((c) => c.STARS_TOPUP_USDT_PER_STAR === undefined || c.STAR_COST_USDT === undefined || c.STARS_TOPUP_USDT_PER_STAR <= c.STAR_COST_USDT, {
+    path: ["STARS_TOPUP_USDT_PER_STAR"],
+    message: "must be at most STAR_COST_USDT: a top-up would credit more USDT than its Stars cost you",
+  })
   .refine((c) => c.RECONCILE_AFTER_MS > c.UPSTREAM_TIMEOUT_MS, {
     path: ["RECONCILE_AFTER_MS"],
     message: "must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
@@ -543,6 +568,9 @@ export const configSchema = z
       LOW_BALANCE_USDT,
       TOPUP_MIN_USDT,
       TOPUP_MAX_USDT,
+      STARS_TOPUPS,
+      STARS_TOPUP_USDT_PER_STAR,
+      STARS_TOPUP_DAILY_MAX_USDT,
       STORE_MARKUP_PERCENT,
       GAMES_MARKUP_PERCENT,
       GIFTCARDS_MARKUP_PERCENT,
@@ -557,6 +585,9 @@ export const configSchema = z
       LOW_BALANCE_MICRO: LOW_BALANCE_USDT,
       TOPUP_MIN_MICRO: TOPUP_MIN_USDT,
       TOPUP_MAX_MICRO: TOPUP_MAX_USDT,
+      // Stars top-ups need the bot and a rate; null: not offered.
+      STARS_TOPUP_RATE_MICRO: STARS_TOPUPS && rest.BOT_TOKEN ? (STARS_TOPUP_USDT_PER_STAR ?? STAR_COST_USDT ?? null) : null,
+      STARS_TOPUP_DAILY_MAX_MICRO: STARS_TOPUP_DAILY_MAX_USDT,
       MARKUP_BASIS_POINTS: { store: STORE_MARKUP_PERCENT, games: GAMES_MARKUP_PERCENT, giftcards: GIFTCARDS_MARKUP_PERCENT },
     }),
   );

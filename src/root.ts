@@ -33,6 +33,8 @@ import type { MiniAppOptions } from "./api/miniapp/options.js";
 import { createMiniAppSessions } from "./api/miniapp/session.js";
 import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
+import { createTelegramPayments } from "./upstream/telegram-payments.js";
+import { createStarsSettle } from "./jobs/stars-settle.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 import { type Delivery, PROTOCOL_DELIVERY } from "./wire/account.js";
@@ -216,6 +218,17 @@ async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logge
       ? createCryptoPay({ baseUrl: config.CRYPTO_PAY_URL, token: config.CRYPTO_PAY_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, log })
       : null;
   if (cryptoPay) lifecycle.add({ name: "crypto pay", close: cryptoPay.close });
+  // The bot's Stars as money in: invoice links, refunds, its transactions (where Stars top-ups are offered).
+  const starPayments =
+    config.BOT_TOKEN && config.STARS_TOPUP_RATE_MICRO !== null
+      ? createTelegramPayments({
+          token: config.BOT_TOKEN,
+          apiRoot: config.TELEGRAM_API_ROOT ?? TELEGRAM_API,
+          timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+          onCall: metrics.providerCall,
+        })
+      : null;
+  if (starPayments) lifecycle.add({ name: "star payments", close: starPayments.close });
   // Webhooks to this machine only when asked for (the chat and the tests ask): else any key could probe local ports.
   const allowLoopback = config.WEBHOOK_ALLOW_LOOPBACK === "true";
   const webhookSender = createWebhookSender({ allowLoopback, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
@@ -227,6 +240,7 @@ async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logge
     stranded: upstream.stranded,
     legacyOrders: open.filter((group) => group.backend === null).map((group) => ({ ids: group.ids, backend: configured[group.productType] })),
     cryptoPay,
+    starPayments,
     allowLoopback,
     webhookSender,
   };
@@ -258,6 +272,15 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     healthProbeMs: config.HEALTH_PROBE_MS,
     catalogueCacheMs: config.CATALOGUE_CACHE_SECONDS * 1000,
     cryptoPay: on.cryptoPay,
+    starsTopups:
+      on.starPayments && config.STARS_TOPUP_RATE_MICRO !== null
+        ? {
+            port: on.starPayments,
+            rateMicro: config.STARS_TOPUP_RATE_MICRO,
+            packs: config.STARS_TOPUP_PACKS,
+            dailyMaxMicro: config.STARS_TOPUP_DAILY_MAX_MICRO,
+          }
+        : null,
     topupLimits: topupLimits(config),
     backends: orderBackends(config),
     formerBackends: on.formerBackends,
@@ -422,7 +445,9 @@ function openJobs(
         scope,
       })
     : null;
-  return { ...jobs, ...(topupPoll ? { topupPoll } : {}) };
+  // The bot's Star transactions are read on a schedule, so a Stars payment whose update was lost is still credited.
+  const starsSettle = core.topups.methods().stars ? createStarsSettle({ topups: core.topups, intervalMs: config.TOPUP_POLL_MS, log, scope }) : null;
+  return { ...jobs, ...(topupPoll ? { topupPoll } : {}), ...(starsSettle ? { starsSettle } : {}) };
 }
 
 function dispatchSettings(config: Config) {

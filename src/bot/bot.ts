@@ -10,6 +10,7 @@ import { adminFeatures, isAdminUpdate } from "./features/admin.js";
 import { cancelFeature } from "./features/cancel.js";
 import { keyFeatures } from "./features/keys.js";
 import { languageFeature } from "./features/language.js";
+import { answerCheckout, starPaymentFeatures } from "./features/star-payments.js";
 import { statementFeatures } from "./features/statement.js";
 import { topupDecisionFeatures } from "./features/topup-decisions.js";
 import { type TopupDeps, topupFeatures } from "./features/topups.js";
@@ -95,6 +96,8 @@ export function createBot(options: BotOptions) {
   bot.use(oneUpdatePerChat());
   bot.use(loadCaller(core, callersUnderWay));
   bot.use(i18n);
+  // Before every refusal: Stars that moved are credited (or taken back) whoever the payer is now.
+  bot.use(starPaymentFeatures(core));
   bot.use(privateChatsOnly());
   // Before anyone is noted: a block or /forget removes the contact, and is not noted again by its own update.
   bot.use(contactPrivacy(core));
@@ -143,6 +146,7 @@ export function createBot(options: BotOptions) {
     inbox: options.inbox,
     inboxLeaseMs: options.inboxLeaseMs,
     pollOnOneInstance: options.pollOnOneInstance,
+    answerAtOnce: answerCheckout(core, bot.api, log),
     publishCommands: () => publishCommands({ api: bot.api, i18n, admins, miniAppUrl: options.miniAppUrl, log }),
     log,
   });

@@ -28,6 +28,11 @@ interface InboxRunOptions {
   inbox: BotInbox;
   inboxLeaseMs: number;
   pollOnOneInstance(role: PollingRole): Polling;
+  /**
+   * Updates answered as they arrive, never stored (the bot's pre-checkout questions, which Telegram gives 10 s):
+   * true when it took the update.
+   */
+  answerAtOnce(update: Update): Promise<boolean>;
   /** Sets the command lists (and the menu button): done by whichever instance takes Telegram's updates. */
   publishCommands(): Promise<void>;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -97,7 +102,11 @@ function openInbox<C extends Context>(bot: Bot<C>, options: InboxRunOptions) {
     log: options.log,
   });
   const intake = async (updates: Update[]) => {
-    await options.inbox.store(updates.map((update) => ({ updateId: update.update_id, chat: inboxChat(update), update })));
+    // Answered first, side by side: however many updates wait in the inbox, these do not wait behind them.
+    const answered = await Promise.all(updates.map((update) => options.answerAtOnce(update)));
+    const rest = updates.filter((_, i) => !answered[i]);
+    if (!rest.length) return;
+    await options.inbox.store(rest.map((update) => ({ updateId: update.update_id, chat: inboxChat(update), update })));
     worker.wake();
   };
   return { worker, intake };

@@ -24,7 +24,7 @@ import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
 import { createStatements } from "./statement.js";
 import { createTopups } from "./topups.js";
-import type { TopupLimits } from "./topups/context.js";
+import type { StarsSettings, TopupLimits } from "./topups/context.js";
 import type { Vault } from "./vault.js";
 import { createWebhooks, type WebhooksOptions } from "./webhooks/index.js";
 
@@ -65,6 +65,8 @@ export interface CoreDeps {
   lowBalanceMicro: Micro;
   /** Crypto Pay, where top-ups by invoice are offered (null: none), and the top-ups' bounds. */
   cryptoPay: CryptoPayPort | null;
+  /** Top-ups in Telegram Stars (the bot's XTR invoices), or null where they are not offered. */
+  starsTopups: StarsSettings | null;
   topupLimits: TopupLimits;
   /** The backend each product type sends new orders to (`*_BACKEND`; `protocol` where there is no choice). */
   backends: Readonly<Record<ProductType, string>>;
@@ -147,8 +149,16 @@ export function createCore(deps: CoreDeps) {
     held: createHeldOrders({ db, clock, settlement }),
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
     contacts,
-    /** Money in: Crypto Pay invoices credited when paid, transfers credited when an administrator approves. */
-    topups: createTopups({ db, clock, cryptoPay: deps.cryptoPay, outbox: webhooks.outbox, limits: deps.topupLimits, log: deps.log }),
+    /** Money in: Crypto Pay invoices and Stars credited when paid, transfers credited when an administrator approves. */
+    topups: createTopups({
+      db,
+      clock,
+      cryptoPay: deps.cryptoPay,
+      stars: deps.starsTopups,
+      outbox: webhooks.outbox,
+      limits: deps.topupLimits,
+      log: deps.log,
+    }),
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter,

@@ -269,6 +269,41 @@ export interface CryptoPayPort extends Provider {
   readWebhook(rawBody: string, signature: string | undefined): { forged: true } | { malformed: string } | { invoice: CryptoInvoice | null };
 }
 
+/** An XTR invoice for a Stars top-up: one price, no provider token (docs/providers/telegram-bot-api.md P1). */
+export interface StarInvoice {
+  title: string;
+  description: string;
+  /** Names the top-up (at most 128 bytes): what the pre-checkout and the payment come back with. */
+  payload: string;
+  stars: number;
+}
+
+/** A Star transaction of the bot, in (positive) or out (negative), as getStarTransactions lists it. */
+export interface StarTransactionRecord {
+  id: string;
+  stars: number;
+  date: number;
+  /** payment (a user paid an invoice), refund (a payment given back), gift, premium, or other. */
+  kind: "payment" | "refund" | "gift" | "premium" | "other";
+  userId: string | null;
+  payload: string | null;
+}
+
+/** The bot's Telegram Stars as money in: invoice links, refunds, and the record of what was paid. */
+export interface StarPaymentsPort {
+  /** A link the Mini App opens with openInvoice (createInvoiceLink). Throws UpstreamError. */
+  invoiceLink(invoice: StarInvoice): Promise<string>;
+  /**
+   * Gives a payment's Stars back (refundStarPayment): `refunded`, `already` when Telegram had refunded it, or
+   * `refused` with Telegram's words when nothing was done. Throws UpstreamError when the outcome is unknown.
+   */
+  refund(userId: string, chargeId: string): Promise<"refunded" | "already" | { refused: string }>;
+  /** The bot's Star transactions dated at or after `since` (unix seconds), oldest first. Throws UpstreamError. */
+  transactions(since: number): Promise<StarTransactionRecord[]>;
+  /** The bot's Star balance (getMyStarBalance), whole Stars. Throws UpstreamError. */
+  balance(): Promise<number>;
+}
+
 /** One signed webhook POST. */
 export interface WebhookRequest {
   url: string;

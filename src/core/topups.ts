@@ -6,9 +6,20 @@ import { notFound } from "./model/errors.js";
 import type { Micro } from "./model/money.js";
 import type { Topup } from "./model/topup.js";
 import type { CryptoInvoice, CryptoPayPort } from "./ports.js";
-import type { DecidingAdmin, TopupContext, TopupEvent, TopupLimits, TopupListener, TopupListeners } from "./topups/context.js";
+import type { DecidingAdmin, StarsSettings, TopupContext, TopupEvent, TopupLimits, TopupListener, TopupListeners } from "./topups/context.js";
 import { invoiceSeen } from "./topups/invoice-record.js";
 import { cancelInvoice, invoiceGone, invoiceWebhook, startInvoice, sweepCreating } from "./topups/invoices.js";
+import {
+  preCheckout,
+  refundStars,
+  settleStars,
+  type StarPaymentUpdate,
+  starsLink,
+  starsOffer,
+  starsPaid,
+  starsRefunded,
+  startStars,
+} from "./topups/stars.js";
 import { cancelTransfer, decideTransfer, pendingWithReviews, requestTransfer, reviewTransfer, type TransferDecision } from "./topups/transfers.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
@@ -24,17 +35,19 @@ export function createTopups(options: {
   db: Db;
   clock: Clock;
   cryptoPay: CryptoPayPort | null;
+  /** Stars top-ups (the bot's XTR invoices), or null where they are not offered. */
+  stars: StarsSettings | null;
   outbox: Outbox;
   limits: TopupLimits;
   log: TopupContext["log"];
 }) {
   const { db, limits } = options;
-  const listeners: TopupListeners = { credited: [], requested: [], cancelled: [], decided: [], events: [] };
+  const listeners: TopupListeners = { credited: [], requested: [], cancelled: [], decided: [], events: [], refunded: [] };
   const ctx: TopupContext = { ...options, cryptoPay: options.cryptoPay?.configured ? options.cryptoPay : null, listeners };
 
   return {
     /** Which ways of paying this deployment offers. */
-    methods: () => ({ invoice: ctx.cryptoPay !== null, transfer: limits.transfers }),
+    methods: () => ({ invoice: ctx.cryptoPay !== null, transfer: limits.transfers, stars: ctx.stars !== null }),
     limits,
 
     // Crypto Pay invoices (topups/invoices.ts): Crypto Pay's own record decides; a webhook only says where to look.
@@ -43,6 +56,22 @@ export function createTopups(options: {
     invoiceSeen: (record: CryptoInvoice) => invoiceSeen(ctx, record),
     invoiceGone: (id: number) => invoiceGone(ctx, id),
     sweepCreating: () => sweepCreating(ctx),
+
+    // Telegram Stars (topups/stars.ts): Telegram's successful_payment credits, once per charge.
+    starsOffer: () => starsOffer(ctx),
+    /** A Stars top-up and the invoice the bot sends (sendInvoice). */
+    startStars: (account: Account, stars: number) => startStars(ctx, account, stars),
+    /** A Stars top-up and a link the Mini App opens (openInvoice). */
+    starsLink: (account: Account, stars: number) => starsLink(ctx, account, stars),
+    preCheckout: (query: Omit<StarPaymentUpdate, "chargeId">) => preCheckout(ctx, query),
+    starsPaid: (payment: StarPaymentUpdate) => starsPaid(ctx, payment),
+    starsRefunded: (update: Pick<StarPaymentUpdate, "chargeId" | "totalAmount" | "userId">) => starsRefunded(ctx, update),
+    /** An administrator's refund of a Stars top-up (refused when its credit is spent). */
+    refundStars: (id: number, admin: DecidingAdmin) => refundStars(ctx, id, admin),
+    /** Payments and refunds the bot's transactions show that its updates did not, and expiry: the scheduled look. */
+    settleStars: () => settleStars(ctx),
+    /** The Stars payments port, for the book's reconciliation (null where Stars are not taken). */
+    starsPort: () => ctx.stars?.port ?? null,
 
     // Transfers (topups/transfers.ts): stated by a user, decided by an administrator.
     requestTransfer: (account: Account, amountMicro: Micro, reference: string) => requestTransfer(ctx, account, amountMicro, reference),
@@ -79,6 +108,8 @@ export function createTopups(options: {
     onDecided: (listener: (topup: Topup, admin: DecidingAdmin) => void) => void listeners.decided.push(listener),
     /** Told after a user states a transfer. Must not throw. */
     onRequested: (listener: TopupListener) => void listeners.requested.push(listener),
+    /** Told after a Stars top-up is refunded, with what of its credit the balance could not give back. Must not throw. */
+    onRefunded: (listener: (topup: Topup, shortMicro: number) => void) => void listeners.refunded.push(listener),
     /** Told after a user cancels a pending transfer (its administrators' messages lose their buttons). Must not throw. */
     onCancelled: (listener: (topup: Topup) => void) => void listeners.cancelled.push(listener),
   };

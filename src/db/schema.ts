@@ -52,7 +52,7 @@ interface LedgerEntriesTable {
   actor: string;
   note: string | null;
   created_at: string;
-  /** The top-up a `topup` entry credits (unique: a top-up is credited once). */
+  /** The top-up a `topup` entry credits or a `reversal` takes back (one of each kind: a top-up is credited once). */
   topup_id: number | null;
 }
 
@@ -219,6 +219,7 @@ export interface Database {
   alert_states: AlertStatesTable;
   health_probes: HealthProbesTable;
   topups: TopupsTable;
+  star_book: StarBookTable;
   topup_notices: TopupNoticesTable;
   payment_anomalies: PaymentAnomaliesTable;
   telegram_contacts: TelegramContactsTable;
@@ -281,6 +282,25 @@ export interface TopupsTable {
   created_at: string;
   updated_at: string;
   credited_at: string | null;
+  stars: number | null;
+  /** The Stars invoice's payload (unique): what a pre-checkout and a payment name. */
+  payload: string | null;
+  /** telegram_payment_charge_id (unique): a payment is credited once. */
+  charge_id: string | null;
+  payer_id: string | null;
+  reversed_micro: number | null;
+}
+
+/** Every Star the bot receives (positive) or spends (negative), one row per Telegram transaction and kind. */
+export interface StarBookTable {
+  id: Generated<number>;
+  kind: "payment" | "refund" | "gift" | "premium";
+  stars: number;
+  transaction_id: string | null;
+  topup_id: number | null;
+  order_id: number | null;
+  user_id: string | null;
+  created_at: string;
 }
 
 /** A message an administrator got about a transfer, edited by whichever instance sees it decided or cancelled. */

@@ -26,6 +26,10 @@ const toTopup = (row: Selectable<TopupsTable>): Topup => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   creditedAt: row.credited_at,
+  stars: row.stars === null ? null : Number(row.stars),
+  chargeId: row.charge_id,
+  payerId: row.payer_id,
+  reversedMicro: row.reversed_micro === null ? null : micro(row.reversed_micro),
 });
 
 export interface NewTopup {
@@ -34,6 +38,8 @@ export interface NewTopup {
   status: TopupStatus;
   amountMicro: number;
   reference?: { text: string; key: string };
+  /** A Stars top-up: the Stars asked, the invoice's payload and until when it may be paid. */
+  stars?: { count: number; payload: string; expiresAt: string };
   at: string;
 }
 
@@ -72,6 +78,9 @@ export async function insertTopupWithin(
         amount_micro: topup.amountMicro,
         reference: topup.reference?.text ?? null,
         reference_key: topup.reference?.key ?? null,
+        stars: topup.stars?.count ?? null,
+        payload: topup.stars?.payload ?? null,
+        expires_at: topup.stars?.expiresAt ?? null,
         created_at: topup.at,
         updated_at: topup.at,
       })
@@ -170,6 +179,59 @@ export async function topupById(exec: Executor, id: number): Promise<Topup | und
   return row && toTopup(row);
 }
 
+/** A Stars top-up by its invoice's payload, or by the charge that paid it. */
+export async function topupByPayload(exec: Executor, payload: string): Promise<Topup | undefined> {
+  const row = await exec.selectFrom("topups").selectAll().where("payload", "=", payload).executeTakeFirst();
+  return row && toTopup(row);
+}
+
+export async function topupByCharge(exec: Executor, chargeId: string): Promise<Topup | undefined> {
+  const row = await exec.selectFrom("topups").selectAll().where("charge_id", "=", chargeId).executeTakeFirst();
+  return row && toTopup(row);
+}
+
+/** USDT credited to the account by Stars top-ups since `since`: the day's bound a new payment is checked against. */
+export async function starsCreditedSince(exec: Executor, accountId: number, since: string): Promise<number> {
+  const row = await exec
+    .selectFrom("topups")
+    .select((eb) => eb.fn.sum<number>("credited_micro").as("credited"))
+    .where("account_id", "=", accountId)
+    .where("method", "=", "stars")
+    .where("status", "in", ["credited", "refunding", "refunded"])
+    .where("credited_at", ">=", since)
+    .executeTakeFirstOrThrow();
+  return Number(row.credited ?? 0);
+}
+
+/** The oldest Stars top-up still waiting for its payment or its refund made since `since`: where a look back starts. */
+export async function oldestUnsettledStars(exec: Executor, since: string): Promise<string | null> {
+  const row = await exec
+    .selectFrom("topups")
+    .select((eb) => eb.fn.min<string>("created_at").as("oldest"))
+    .where("method", "=", "stars")
+    .where("status", "in", ["active", "expired", "cancelled", "refunding"])
+    .where("created_at", ">=", since)
+    .executeTakeFirstOrThrow();
+  return row.oldest ?? null;
+}
+
+/** The link a Stars top-up's invoice is paid through (the Mini App's openInvoice). */
+export async function setPayUrl(exec: Executor, id: number, url: string): Promise<void> {
+  await exec.updateTable("topups").set({ pay_url: url }).where("id", "=", id).execute();
+}
+
+/** Unpaid Stars top-ups past their time: expired (a payment that still comes is credited even so). */
+export async function expireStars(exec: Executor, now: string): Promise<number> {
+  const result = await exec
+    .updateTable("topups")
+    .set({ status: "expired", updated_at: now })
+    .where("method", "=", "stars")
+    .where("status", "=", "active")
+    .where("expires_at", "<", now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function topupByInvoice(exec: Executor, invoiceId: number): Promise<Topup | undefined> {
   const row = await exec.selectFrom("topups").selectAll().where("invoice_id", "=", invoiceId).executeTakeFirst();
   return row && toTopup(row);
@@ -245,7 +307,12 @@ export async function moveTopup(
   id: number,
   from: TopupStatus[],
   to: TopupStatus,
-  set: Partial<Pick<TopupsTable, "credited_micro" | "credited_at" | "invoice_id" | "decided_by" | "reason">> & { at: string },
+  set: Partial<
+    Pick<
+      TopupsTable,
+      "credited_micro" | "credited_at" | "invoice_id" | "decided_by" | "reason" | "charge_id" | "payer_id" | "reversed_micro" | "pay_url"
+    >
+  > & { at: string },
 ): Promise<boolean> {
   const { at, ...rest } = set;
   const result = await exec
@@ -259,7 +326,14 @@ export async function moveTopup(
 
 /** Open invoices whose check is due at `now`, the longest waiting first (the poll's work). */
 const dueInvoices = (exec: Executor, now: string, limit: number) =>
-  exec.selectFrom("topups").selectAll().where("status", "=", "active").where("check_after", "<=", now).orderBy("check_after").limit(limit);
+  exec
+    .selectFrom("topups")
+    .selectAll()
+    .where("method", "=", "invoice")
+    .where("status", "=", "active")
+    .where("check_after", "<=", now)
+    .orderBy("check_after")
+    .limit(limit);
 
 /** Leases up to `limit` due invoices to this instance until `until` (db/leases.ts: of several instances one asks). */
 export async function claimDueInvoices(db: Db, claims: Claims, options: { now: string; until: string; limit: number }): Promise<Topup[]> {

@@ -15,7 +15,8 @@ import {
   type UpstreamOutcome,
   type UpstreamStatus,
 } from "../core/ports.js";
-import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, type UpstreamResponse } from "./http.js";
+import { type Answer, createBotApi } from "./bot-api.js";
+import { NotSentError, READY_TIMEOUT_MS, type UpstreamCall } from "./http.js";
 
 // Gifts and Premium sold through the Telegram Bot API, paid from the bot's own Star balance
 // (docs/providers/telegram-bot-api.md; T1 to T10 below are that file's sources). The Bot API addresses users by id
@@ -35,15 +36,6 @@ const CLOCK_SLACK_MS = 5_000;
 const PAGE = 100;
 /** The most pages one scan reads: a bound, not an expectation. */
 const MAX_PAGES = 1_000;
-
-// The answer envelope (T1 "Making requests").
-const errorSchema = z.object({
-  ok: z.literal(false),
-  error_code: z.number().int(),
-  description: z.string(),
-  parameters: z.object({ retry_after: z.number().optional(), migrate_to_chat_id: z.number().optional() }).optional(),
-});
-const okOf = <T extends z.ZodType>(result: T) => z.object({ ok: z.literal(true), result });
 
 // T1 Gift / Sticker (only the fields read here); ids are int64 written as decimal strings (T3 JsonGift).
 const giftSchema = z.object({
@@ -83,11 +75,6 @@ const transactionSchema = z.object({
 const transactionsSchema = z.object({ transactions: z.array(transactionSchema) });
 type Transaction = z.infer<typeof transactionSchema>;
 
-type Answer<T> = { ok: true; result: T } | { ok: false; status: number; code: number; description: string };
-
-/** An answer that is no Bot API envelope (a proxy's page, a cut body): its effect is unknown. */
-class GarbledAnswer extends Error {}
-
 /** The orders this backend delivered, as the database knows them: what a Star transaction can belong to. */
 interface DeliveryBook {
   /** Of these Star transaction ids, those already some order's. */
@@ -124,12 +111,6 @@ export interface TelegramPremium {
   status(reference: string, order?: SentOrder): Promise<UpstreamStatus>;
 }
 
-/** A base URL as undici's pool (the origin) and the path prefix every call carries. */
-function split(url: string) {
-  const parsed = new URL(url);
-  return { origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, "") };
-}
-
 const isUnknownChat = (description: string) => /chat not found|user not found/i.test(description);
 
 /** A refusal as the order's failure (T3 keeps the MTProto names verbatim after "Bad Request: "). */
@@ -144,46 +125,7 @@ function refusalReason(status: number, description: string): Reason {
 /** The Telegram Bot API as the gift port and the Premium side of the gateway. */
 export function createTelegramBackend(options: TelegramBackendOptions) {
   const { token, find } = options;
-  const root = split(options.apiRoot);
-  // The token is in every path: it never reaches the log or a metric label.
-  const redact = (path: string) => path.split(token).join("<token>");
-  const http = createHttpClient(root.origin, options.timeoutMs, {
-    provider: "gifts",
-    onCall: options.onCall && ((call) => options.onCall!({ ...call, path: redact(call.path) })),
-  });
-
-  /** A failed call's error, its message and stack cleared of the token its path carried (orders, logs, the CLI show them). */
-  const hidden = (error: unknown) => {
-    if (error instanceof Error) {
-      error.message = redact(error.message);
-      if (error.stack) error.stack = redact(error.stack);
-    }
-    return error;
-  };
-
-  /** One Bot API call, JSON POST; throws NotSentError or a no-answer error from http, or GarbledAnswer. */
-  async function api<T>(method: string, params: object, result: z.ZodType<T>, timeoutMs?: number): Promise<Answer<T>> {
-    const response: UpstreamResponse = await http.call("POST", `${root.prefix}/bot${token}/${method}`, params, timeoutMs).catch((error: unknown) => {
-      throw hidden(error);
-    });
-    const ok = okOf(result).safeParse(response.body);
-    if (ok.success && response.status === 200) return { ok: true, result: ok.data.result };
-    const refused = errorSchema.safeParse(response.body);
-    if (refused.success) return { ok: false, status: response.status, code: refused.data.error_code, description: refused.data.description };
-    throw new GarbledAnswer(`${method}: unexpected Bot API answer (HTTP ${response.status})`);
-  }
-
-  /** A read that must succeed: its result, or UpstreamError. */
-  async function read<T>(method: string, params: object, result: z.ZodType<T>, timeoutMs?: number): Promise<T> {
-    let answer: Answer<T>;
-    try {
-      answer = await api(method, params, result, timeoutMs);
-    } catch (error) {
-      throw new UpstreamError(`${method}: ${(error as Error).message}`, error);
-    }
-    if (!answer.ok) throw new UpstreamError(`${method}: ${answer.description}`);
-    return answer.result;
-  }
+  const { api, read, hidden, http, root } = createBotApi({ ...options, provider: "gifts" });
 
   /** A call that spends Stars, as the order's outcome. */
   async function spend(method: string, params: object): Promise<UpstreamOutcome> {

@@ -99,7 +99,7 @@ const EVENT_DATA: Record<WebhookEventType, object> = {
     type: "object",
     required: ["kind", "amount_usdt", "balance_usdt", "note"],
     properties: {
-      kind: { enum: ["credit", "debit", "topup"] },
+      kind: { enum: ["credit", "debit", "topup", "reversal"] },
       amount_usdt: { type: "number", description: "Signed: negative for a debit" },
       balance_usdt: { type: "number", description: "The balance right after" },
       note: { type: ["string", "null"] },

@@ -69,7 +69,9 @@ export const ledgerExportQuery = z.object({
 export const ledgerEntrySchema = z
   .object({
     entry_id: z.number().int(),
-    kind: z.enum(["credit", "debit", "charge", "refund", "adjustment", "topup"]),
+    kind: z
+      .enum(["credit", "debit", "charge", "refund", "adjustment", "topup", "reversal"])
+      .describe("topup: a top-up credited; reversal: a refunded Stars top-up's credit taken back"),
     amount_usdt: z.number().describe("Signed: credits and refunds positive, charges and debits negative"),
     balance_after_usdt: z.number().nullable().describe("The balance after this entry; null for an owner key, which has no balance of its own"),
     order_id: z.number().int().nullable(),

@@ -46,12 +46,13 @@ export const topupsQuery = z.object({
 export const topupView = z
   .object({
     topup_id: z.number().int(),
-    method: z.enum(["invoice", "transfer"]),
+    method: z.enum(["invoice", "transfer", "stars"]).describe("stars: paid in Telegram Stars, in the bot or the Mini App"),
     status: z
-      .enum(["creating", "active", "pending", "credited", "expired", "cancelled", "rejected", "failed"])
+      .enum(["creating", "active", "pending", "credited", "expired", "cancelled", "rejected", "failed", "refunding", "refunded"])
       .describe(
-        "invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled",
+        "invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled. stars: active, credited, expired, cancelled, refunding, refunded (the Stars given back, the credit reversed)",
       ),
+    stars: z.number().int().nullable().describe("stars only: the Stars the invoice asks"),
     amount_usdt: z.number(),
     credited_usdt: z.number().nullable().describe("What was added to the balance, once credited"),
     invoice_id: z.number().int().nullable(),
@@ -88,6 +89,7 @@ export const toTopupView = (topup: Topup): z.infer<typeof topupView> => ({
   reason: topup.reason,
   created_at: topup.createdAt,
   credited_at: topup.creditedAt,
+  stars: topup.stars,
 });
 
 export const topupsView = (topups: Topup[], limit: number): z.infer<typeof topupsResponse> => ({

@@ -27,7 +27,8 @@ type AdminRule =
   | "balance_bound"
   | "holds_balance"
   | "markup_range"
-  | "confirm_needed";
+  | "confirm_needed"
+  | "stars_refund";
 
 export interface ErrorDetails {
   reason?: Reason;

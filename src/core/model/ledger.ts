@@ -1,6 +1,6 @@
 import type { Micro } from "./money.js";
 
-export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup";
+export type LedgerKind = "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup" | "reversal";
 
 export interface Posting {
   accountId: number;
@@ -9,7 +9,7 @@ export interface Posting {
   kind: LedgerKind;
   actor: string;
   orderId?: number | null;
-  /** The top-up a `topup` entry credits. */
+  /** The top-up a `topup` entry credits, or a `reversal` entry takes back. */
   topupId?: number | null;
   note?: string | null;
   at: string;

@@ -5,7 +5,7 @@ import type { Clock } from "../model/clock.js";
 import { DomainError, invalid } from "../model/errors.js";
 import { formatUsdt, type Micro } from "../model/money.js";
 import type { Topup, TopupStatus } from "../model/topup.js";
-import type { CryptoPayPort } from "../ports.js";
+import type { CryptoPayPort, StarPaymentsPort } from "../ports.js";
 import type { Outbox } from "../webhooks/outbox.js";
 
 export interface TopupLimits {
@@ -28,6 +28,17 @@ export interface TopupLimits {
   confirmAboveMicro: Micro;
 }
 
+export interface StarsSettings {
+  /** USDT credited for one Star, micro-USDT (STARS_TOPUP_USDT_PER_STAR, at most what a Star costs). */
+  rateMicro: Micro;
+  /** The packs offered, in Stars. */
+  packs: number[];
+  /** Stars top-ups one account may have credited in 24 hours, micro-USDT. */
+  dailyMaxMicro: Micro;
+  /** Invoice links, refunds and the bot's transactions. */
+  port: StarPaymentsPort;
+}
+
 /** What listeners hear: a top-up credited (the bot tells its owner), a transfer stated (the bot asks the admins). */
 export type TopupListener = (topup: Topup, balanceMicro: Micro | null) => void;
 /** What happened to a top-up on this instance (the metrics count it). */
@@ -39,6 +50,8 @@ export interface TopupListeners {
   credited: TopupListener[];
   requested: TopupListener[];
   cancelled: Array<(topup: Topup) => void>;
+  /** A Stars top-up refunded, and what of its credit the balance could not give back (0: all of it). */
+  refunded: Array<(topup: Topup, shortMicro: number) => void>;
   decided: Array<(topup: Topup, admin: DecidingAdmin) => void>;
   events: Array<(event: TopupEvent, topup: Topup) => void>;
 }
@@ -51,6 +64,8 @@ export interface TopupContext {
   cryptoPay: CryptoPayPort | null;
   outbox: Outbox;
   limits: TopupLimits;
+  /** Stars top-ups where the bot runs and a rate is set, otherwise null. */
+  stars: StarsSettings | null;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   listeners: TopupListeners;
 }

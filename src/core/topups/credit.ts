@@ -1,4 +1,5 @@
 import { insertAudit } from "../../db/accounts.js";
+import type { Executor } from "../../db/database.js";
 import { moveTopup, topupById } from "../../db/topups.js";
 import { transaction } from "../../db/transaction.js";
 import { post } from "../ledger.js";
@@ -8,15 +9,22 @@ import { emit, nowIso, type TopupContext } from "./context.js";
 
 /**
  * Credits the top-up with `amountMicro` once, in one transaction with its ledger entry, audit and webhook event;
- * null when it was no longer in a `from` state (credited or decided meanwhile). Both kinds end here: a paid
- * invoice and an approved transfer.
+ * null when it was no longer in a `from` state (credited or decided meanwhile). Every kind ends here: a paid
+ * invoice, an approved transfer, a Stars payment.
  */
 export async function credit(
   ctx: TopupContext,
   topup: Topup,
   from: TopupStatus[],
   amountMicro: Micro,
-  entry: { actor: string; note: string; decidedBy?: string; invoiceId?: number },
+  entry: {
+    actor: string;
+    note: string;
+    decidedBy?: string;
+    invoiceId?: number;
+    /** A Stars payment: its charge and payer kept on the top-up, and `also` written in the same transaction (the Star book). */
+    charge?: { chargeId: string; payerId: string; also(trx: Executor): Promise<void> };
+  },
 ): Promise<Topup | null> {
   const { db, outbox } = ctx;
   const when = nowIso(ctx);
@@ -28,8 +36,10 @@ export async function credit(
       ...(entry.decidedBy ? { decided_by: entry.decidedBy } : {}),
       // An invoice whose answer was lost when it was made is tied to its top-up now.
       ...(entry.invoiceId ? { invoice_id: entry.invoiceId } : {}),
+      ...(entry.charge ? { charge_id: entry.charge.chargeId, payer_id: entry.charge.payerId } : {}),
     });
     if (!moved) return null;
+    await entry.charge?.also(trx);
     const balance = await post(trx, {
       accountId: topup.accountId,
       amountMicro: micro(amountMicro),
@@ -60,7 +70,7 @@ export async function credit(
   if (!done) return null;
   if (done.event) outbox.committed();
   const credited = (await topupById(db, topup.id))!;
-  if (credited.method === "invoice") emit(ctx, "paid", credited);
+  if (credited.method !== "transfer") emit(ctx, "paid", credited);
   emit(ctx, "credited", credited);
   for (const listener of ctx.listeners.credited) listener(credited, done.balance);
   return credited;

@@ -26,8 +26,8 @@ export interface EventEnvelope {
 }
 
 export interface BalanceChange {
-  /** An administrator's credit or debit, or a top-up credited. */
-  kind: "credit" | "debit" | "topup";
+  /** An administrator's credit or debit, a top-up credited, or a refunded top-up's credit taken back. */
+  kind: "credit" | "debit" | "topup" | "reversal";
   amountMicro: Micro;
   balanceAfterMicro: Micro;
   note: string | null;
