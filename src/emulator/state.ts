@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type { Socket } from "node:net";
 import type { InlineKeyboardMarkup, Invoice, Message, MessageEntity, RefundedPayment, SuccessfulPayment, Update, User } from "grammy/types";
 
@@ -95,7 +96,9 @@ export function createState() {
   const state = {
     chats: new Map<number, Chat>(),
     updates: [] as Update[],
-    nextUpdateId: 1,
+    // Telegram's update ids run on from a starting number, chosen afresh after a week without updates (Bot API,
+    // Update.update_id): a random start lets a restarted emulator talk to a bot whose inbox remembers earlier ids.
+    nextUpdateId: randomInt(1_000_000, 1_000_000_000),
     documents: new Map<string, SentDocument>(),
     /** The users who have sent the bot an update (a message, a button), as the last one showed them: the users it knows. */
     users: new Map<number, User>(),
