@@ -132,6 +132,30 @@ describe("Stars top-ups in the bot", () => {
     expect(texts.some((t) => t.includes("did not understand"))).toBe(false);
   });
 
+  it("says so when the price moved while the Stars were paid: nothing bought, the credit stays on the balance", async () => {
+    const { chat, telegramId } = await bots.registered(1);
+    await chat.tap("Store top-up");
+    await chat.next((t) => t.includes("login"));
+    await chat.reply("pending_gabe", (t) => t.includes("How much to add"));
+    // 10 USD costs 10.61 USDT at the default 3% markup: 9.61 short, 961 Stars.
+    const offer = await chat.reply("10", (t) => t.includes("short"));
+    expect(offer.text).toContain("Charge: 10.61 USDT. Your balance: 1.00 USDT, 9.61 USDT short.");
+    const before = await lastMessageId(chat);
+    await chat.tap("Top up 961 ⭐ and buy");
+    const invoice = await invoiceAfter(chat, before);
+    await h.service.core.admin.setMarkup(telegramId, "store", 500, "test");
+    await chat.pay(invoice.message_id);
+    const moved = await chat.next((t) => t.includes("The price changed"));
+    expect(moved.text).toContain("from 10.61 to 10.82 USDT");
+    expect(moved.text).toContain("Your Stars top-up stays on your balance.");
+    // Still 0.21 short at the new price: the offer comes again, for the smallest top-up.
+    expect((await chat.next((t) => t.includes("short"))).text).toContain("Your balance: 10.61 USDT, 0.21 USDT short.");
+    expect(await h.service.core.orders.list((await account(telegramId)).id, 10)).toEqual([]);
+    expect(await balance(telegramId)).toBe(10_610_000);
+    await chat.tap("Cancel");
+    await chat.next((t) => t.includes("Cancelled"));
+  });
+
   it("leaves nothing charged when the buyer closes the invoice and cancels", async () => {
     const { chat, telegramId } = await bots.registered(1);
     await chat.tap("Stars");
@@ -189,7 +213,9 @@ describe("Stars top-ups in the bot", () => {
   });
 
   it("refuses a checkout past the day's bound in the payer's language, and takes nothing", async () => {
-    const { chat, telegramId } = await bots.registered(0, { language_code: "ru" });
+    // Telegram says English; the account chose Russian (/language): the account's choice is the payer's language.
+    const { chat, telegramId } = await bots.registered(0, { language_code: "en" });
+    await h.service.core.accounts.setLanguage((await account(telegramId)).id, "ru");
     const payInRussian = async (count: number) => {
       const before = await lastMessageId(chat);
       await chat.reply("/topup", (t) => t.includes("Сколько добавить"));
