@@ -35,6 +35,14 @@ const integer = (fallback: string, min: number, max: number) =>
     .transform(Number);
 
 const url = z.url({ protocol: /^https?$/ }).optional();
+/** A text the bot sends as it is (a Telegram message holds 4096 characters); `\n` typed in it is a new line. */
+const botText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(3500)
+  .transform((text) => text.replaceAll("\\n", "\n"))
+  .optional();
 
 /** One entry of TRUST_PROXY: an address, a CIDR, or one of proxy-addr's presets. */
 function isProxyAddress(entry: string): boolean {
@@ -299,6 +307,12 @@ export const configSchema = z
       .max(200)
       .optional()
       .describe("Who users can write to (an @username, a link or an address); the bot shows it with refusals and to blocked users."),
+    PAYMENT_SUPPORT_TEXT: botText.describe(
+      "What the bot's /paysupport answers, in every language (Telegram asks bots that take payments to answer it); `\\n` starts a new line. Unset: a text in the user's language naming `SUPPORT_CONTACT`.",
+    ),
+    PAYMENT_TERMS_TEXT: botText.describe(
+      "What the bot's /terms answers, in every language (Telegram asks bots that take payments to answer it); `\\n` starts a new line. Unset: a text in the user's language on what a top-up in Stars buys and how a refund goes.",
+    ),
     ADMIN_CONFIRM_ABOVE_USDT: usdt("1000", 1_000_000_000).describe(
       "Admin credits, debits and wallet settings above this ask the admin to confirm first (bot and Mini App).",
     ),

@@ -544,6 +544,7 @@ function openBot(config: Config, { service: { core, db, log, metrics }, clock }:
     apiRoot: config.TELEGRAM_API_ROOT,
     admins: config.ADMIN_TELEGRAM_IDS,
     support: config.SUPPORT_CONTACT ?? null,
+    paymentHelp: { support: config.PAYMENT_SUPPORT_TEXT ?? null, terms: config.PAYMENT_TERMS_TEXT ?? null },
     miniAppUrl: config.MINIAPP_URL ?? null,
     adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
     log,

@@ -10,7 +10,9 @@ import { adminFeatures, isAdminUpdate } from "./features/admin.js";
 import { cancelFeature } from "./features/cancel.js";
 import { keyFeatures } from "./features/keys.js";
 import { languageFeature } from "./features/language.js";
+import { type PaymentHelpTexts, paymentHelpFeatures } from "./features/payment-help.js";
 import { answerCheckout, starPaymentFeatures } from "./features/star-payments.js";
+import { starsRefundFeatures } from "./features/stars-refunds.js";
 import { statementFeatures } from "./features/statement.js";
 import { topupDecisionFeatures } from "./features/topup-decisions.js";
 import { type TopupDeps, topupFeatures } from "./features/topups.js";
@@ -46,6 +48,8 @@ export interface BotOptions {
   admins: number[];
   /** Who users can write to, shown wherever a flow ends in a refusal; null for none. */
   support: string | null;
+  /** What /paysupport and /terms answer (PAYMENT_SUPPORT_TEXT, PAYMENT_TERMS_TEXT), null for the locales' texts. */
+  paymentHelp: PaymentHelpTexts;
   /** The Mini App's public HTTPS address (MINIAPP_URL): the menu's "Open the shop" and the chat's menu button. */
   miniAppUrl?: string | null;
   /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
@@ -104,6 +108,8 @@ export function createBot(options: BotOptions) {
   // Before the account checks: whoever writes privately can be sent a gift, customer or not.
   bot.use(noteContact(core, log));
   bot.use(refuseBlocked(options.support));
+  // Before the account check: Telegram asks that anyone can read how payments go and where to get help.
+  bot.use(paymentHelpFeatures(options.paymentHelp, options.support));
   bot.use(requireAccount(isAdminUpdate(admins)));
   bot.use(noteUsername(core));
   bot.use(shopUrl);
@@ -136,6 +142,7 @@ export function createBot(options: BotOptions) {
   };
   bot.use(topupFeatures(topups));
   bot.use(topupDecisionFeatures(topups));
+  bot.use(starsRefundFeatures(topups));
   bot.use(adminFeatures({ core, admins, confirmAboveMicro: options.adminConfirmAboveMicro }));
   bot.use(unhandledFeature());
   bot.catch((error) =>
@@ -146,7 +153,7 @@ export function createBot(options: BotOptions) {
     inbox: options.inbox,
     inboxLeaseMs: options.inboxLeaseMs,
     pollOnOneInstance: options.pollOnOneInstance,
-    answerAtOnce: answerCheckout(core, bot.api, log),
+    answerAtOnce: answerCheckout(core, bot.api, i18n, log),
     publishCommands: () => publishCommands({ api: bot.api, i18n, admins, miniAppUrl: options.miniAppUrl, log }),
     log,
   });

@@ -119,6 +119,10 @@ export const topupAmount = callbackData("tp", { usdt: whole() });
 export const topupByTransfer = callbackData("tp:transfer");
 /** Cancels the user's open invoice or pending transfer. */
 export const topupCancel = callbackData("tp:cancel", { id: whole() });
+/** "Pay with Telegram Stars" in the top-up flow. */
+export const topupByStars = callbackData("tp:stars");
+/** A Stars pack offered in the top-up flow, in Stars. */
+export const starsPack = callbackData("tps", { stars: whole() });
 /** An administrator's Approve of a transfer; `confirmed` once they confirmed a flagged one. */
 export const topupApprove = callbackData("tq", { confirmed: flag("okc", "ok"), id: whole() });
 /** An administrator's Reject of a transfer (the reason follows as /reject). */
@@ -127,6 +131,9 @@ export const topupReject = callbackData("tq:no", { id: whole() });
 // Administrators.
 /** Confirms (or drops) a large money move waiting under `token`. */
 export const adminConfirm = callbackData("adm", { go: flag("ok", "no"), token: word });
+
+/** An administrator's answer to "refund this Stars top-up?": the top-up's id rides on the button, so any instance can act. */
+export const starsRefund = callbackData("rf", { go: flag("ok", "no"), id: whole() });
 
 // Inside purchase flows (their buttons are read by the conversation waiting for them).
 /** Leaves the flow under way. */
@@ -145,3 +152,5 @@ export const quantityPreset = callbackData("q", { quantity: whole() });
 export const skipMessage = callbackData("skip");
 /** Confirm on a purchase summary: `key` names the purchase, `round` the price shown (an older round's Confirm buys nothing). */
 export const confirmPurchase = callbackData("ok", { key: word, round: whole() });
+/** "Top up N Stars and buy" on a purchase short of balance: like Confirm, it names the purchase and the price's round. */
+export const shortfallStars = callbackData("okst", { key: word, round: whole() });

@@ -15,6 +15,8 @@ const USER_COMMANDS = [
   "webhook",
   "language",
   "help",
+  "paysupport",
+  "terms",
   "forget",
   "cancel",
 ];

@@ -24,6 +24,8 @@ export function refusalText(t: Translate, refusal: Refusal): string {
   // Said whole: a purchase cut short by the database may have been charged (it is then settled or refunded by itself).
   if (reason === "database_unavailable") return t("reason-database_unavailable");
   if (reason) return t("refusal", { reason: t(`reason-${reason}`, money) });
+  // A Stars refund says which of its refusals it met (spent, refunded already, Telegram refused…).
+  if (details.rule === "stars_refund" && details.refund) return t(`rule-stars_refund-${details.refund}`, money);
   if (details.rule) return t(`rule-${details.rule}`, { ...money, candidates: (details.candidates ?? []).join(", ") });
   return t(`refused-${refusal.code}`, money);
 }

@@ -92,6 +92,13 @@ export function createTopups(options: {
       return topup;
     },
 
+    /** Any account's top-up, for an administrator (the bot's /refund shows it before asking to confirm). */
+    async find(id: number): Promise<Topup> {
+      const topup = await topupById(db, id);
+      if (!topup) throw notFound(`No top-up ${id}`);
+      return topup;
+    },
+
     list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
 
     /** The messages the administrators got about a transfer: stored, so any instance can edit them. */

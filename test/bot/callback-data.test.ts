@@ -14,13 +14,17 @@ import {
   recipientMyself,
   rotateKey,
   rotateKeyAnswer,
+  shortfallStars,
   skipMessage,
+  starsPack,
+  starsRefund,
   starsPreset,
   statementExport,
   statementPage,
   storeAmountPreset,
   topupAmount,
   topupApprove,
+  topupByStars,
   topupByTransfer,
   topupCancel,
   topupReject,
@@ -58,6 +62,10 @@ const WIRE: Array<[string, { pack(...args: never[]): string; parse(data: string)
   ["top-up approve", topupApprove, { confirmed: false, id: 7 }, "tq:ok:7"],
   ["top-up approve, confirmed", topupApprove, { confirmed: true, id: 7 }, "tq:okc:7"],
   ["top-up reject", topupReject, { id: 7 }, "tq:no:7"],
+  ["top-up by stars", topupByStars, undefined, "tp:stars"],
+  ["stars pack", starsPack, { stars: 250 }, "tps:250"],
+  ["stars refund", starsRefund, { go: true, id: 7 }, "rf:ok:7"],
+  ["stars refund dropped", starsRefund, { go: false, id: 7 }, "rf:no:7"],
   ["admin confirm", adminConfirm, { go: true, token: "1a2b3c4d-5e6" }, "adm:ok:1a2b3c4d-5e6"],
   ["admin drop", adminConfirm, { go: false, token: "1a2b3c4d-5e6" }, "adm:no:1a2b3c4d-5e6"],
   ["flow cancel", cancelFlow, undefined, "cancel"],
@@ -68,6 +76,7 @@ const WIRE: Array<[string, { pack(...args: never[]): string; parse(data: string)
   ["quantity preset", quantityPreset, { quantity: 2 }, "q:2"],
   ["skip", skipMessage, undefined, "skip"],
   ["confirm purchase", confirmPurchase, { key: "9f8e7d6c", round: 1 }, "ok:9f8e7d6c:1"],
+  ["shortfall in stars", shortfallStars, { key: "9f8e7d6c", round: 1 }, "okst:9f8e7d6c:1"],
 ];
 
 describe("callback data", () => {
@@ -105,6 +114,8 @@ describe("callback data", () => {
     expect(rotateKeyAnswer.parse("key:rotate")).toBeUndefined();
     expect(topupAmount.parse("tp:transfer")).toBeUndefined();
     expect(topupAmount.parse("tp:cancel:7")).toBeUndefined();
+    expect(topupAmount.parse("tp:stars")).toBeUndefined();
+    expect(confirmPurchase.parse("okst:9f8e7d6c:1")).toBeUndefined();
     expect(topupApprove.parse("tq:no:7")).toBeUndefined();
     expect(topupReject.parse("tq:ok:7")).toBeUndefined();
     expect(menuEntry.filter({ entry: "balance" }).test("menu:balances")).toBe(false);

@@ -5,7 +5,7 @@ import { DomainError } from "../../core/model/errors.js";
 import { targetLabel } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/model/money.js";
-import { adminConfirm, topupApprove, topupReject } from "../callback-data.js";
+import { adminConfirm, starsRefund, topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";
 import { orderLine, plainNumber, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
@@ -24,10 +24,11 @@ export const ADMIN_COMMANDS = {
   user: "/user <target>",
   stats: "/stats",
   reject: "/reject <top-up id> <reason>",
+  refund: "/refund <top-up id>",
 } as const;
 
 /** The buttons only administrators are sent. */
-const ADMIN_BUTTONS = [adminConfirm, topupApprove, topupReject];
+const ADMIN_BUTTONS = [adminConfirm, topupApprove, topupReject, starsRefund];
 const ADMIN_COMMAND = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
 
 /** An administrator's own command or button: administrators use them without being customers (no key needed). */

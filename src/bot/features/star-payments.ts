@@ -1,28 +1,41 @@
 import { Composer } from "grammy";
-import type { Update } from "grammy/types";
+import type { I18n } from "@grammyjs/i18n";
+import type { Update, User } from "grammy/types";
+import { speak } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
+import type { CheckoutAnswer } from "../../core/topups/stars.js";
+import { usdt } from "../format.js";
 import type { BotContext } from "../context.js";
 
 /**
  * Telegram's checkout for the bot's Stars invoices. The pre-checkout question is answered as the update arrives,
  * before it would wait in the inbox behind others (Telegram cancels the payment after 10 s): a few reads in the
- * core decide it. Nothing is stored for it: a question lost is a payment Telegram cancels, never a charge.
+ * core decide it. A refusal is worded in the payer's language (their account's, else their Telegram's), one read
+ * more, on refusals only. Nothing is stored for it: a question lost is a payment Telegram cancels, never a charge.
  */
-export function answerCheckout(core: Core, api: BotContext["api"], log: { warn(obj: object, msg: string): void }) {
+export function answerCheckout(core: Core, api: BotContext["api"], i18n: I18n, log: { warn(obj: object, msg: string): void }) {
   return async (update: Update): Promise<boolean> => {
     const query = update.pre_checkout_query;
     if (!query) return false;
-    const answer = await core.topups
+    const answer: CheckoutAnswer = await core.topups
       .preCheckout({ userId: String(query.from.id), currency: query.currency, totalAmount: query.total_amount, payload: query.invoice_payload })
       .catch((error: unknown) => {
         log.warn({ err: error, update: update.update_id }, "a pre-checkout could not be checked: refused");
-        return { ok: false as const, message: "This payment could not be checked just now: nothing was taken; try again in a minute." };
+        return { ok: false, reason: "unchecked", message: "This payment could not be checked just now." };
       });
+    const refusal = answer.ok ? undefined : { error_message: await checkoutRefusal(core, i18n, query.from, answer) };
     await api
-      .answerPreCheckoutQuery(query.id, answer.ok, answer.ok ? undefined : { error_message: answer.message })
+      .answerPreCheckoutQuery(query.id, answer.ok, refusal)
       .catch((error: unknown) => log.warn({ err: error, update: update.update_id }, "a pre-checkout answer failed"));
     return true;
   };
+}
+
+/** A refused checkout's words, in the payer's language: their account's choice, else their Telegram's. */
+async function checkoutRefusal(core: Core, i18n: I18n, from: User, answer: Extract<CheckoutAnswer, { ok: false }>): Promise<string> {
+  const account = await core.accounts.byTelegramId(String(from.id)).catch(() => undefined);
+  const locale = account?.language ?? speak(from.language_code);
+  return i18n.t(locale, `checkout-${answer.reason}`, { max: usdt(answer.dailyMaxMicro ?? 0) });
 }
 
 /**

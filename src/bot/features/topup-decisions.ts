@@ -22,7 +22,7 @@ function warnings(t: Translate, review: TransferReview, thresholdMicro: Micro): 
   return lines;
 }
 /** A user as administrators see them: their Telegram id and @username. */
-const accountLabel = (account: Account) => `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
+export const accountLabel = (account: Account) => `${account.telegramId}${account.username ? ` @${account.username}` : ""}`;
 
 /** The text of an administrator's message once the transfer is no longer pending, by what became of it. */
 const CLOSED_NOTICE: Partial<Record<Topup["status"], string>> = {
@@ -111,7 +111,8 @@ function listenToTopups(deps: TopupDeps) {
     void (async () => {
       const account = await core.accounts.get(topup.accountId);
       if (account.telegramId) {
-        await deps.tell(account.telegramId, (t) => t("topup-credited", { amount: usdt(topup.creditedMicro ?? 0), balance: usdt(balance ?? 0) }));
+        const vars = { amount: usdt(topup.creditedMicro ?? 0), balance: usdt(balance ?? 0), stars: String(topup.stars ?? 0) };
+        await deps.tell(account.telegramId, (t) => t(topup.method === "stars" ? "topup-credited-stars" : "topup-credited", vars));
       }
     })().catch((error) => log.error({ topupId: topup.id, err: error }, "top-up notice failed"));
   });

@@ -5,9 +5,10 @@ import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
 import { type Micro, parseUsdt } from "../../core/model/money.js";
 import type { Topup } from "../../core/model/topup.js";
-import { menuEntry, topupAmount, topupByTransfer, topupCancel } from "../callback-data.js";
+import { menuEntry, starsPack, topupAmount, topupByStars, topupByTransfer, topupCancel } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
-import { answer, callCore, withCancel } from "../flows/kit.js";
+import { answer, ask, callCore, parseWhole, withCancel } from "../flows/kit.js";
+import { sendStarsInvoice } from "../flows/stars-invoice.js";
 import { plainNumber, type Translate, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";
 import { type Refusal, refusalText } from "../refusals.js";
@@ -27,10 +28,10 @@ export interface TopupDeps {
 
 const minute = (at: string) => at.slice(0, 16).replace("T", " ");
 
-/** A top-up's line in /topups. */
+/** A top-up's line in /topups: a Stars top-up names its Stars. */
 const lineVars = (t: Translate, topup: Topup) => ({
   id: topup.id,
-  method: t(`topup-method-${topup.method}`),
+  method: topup.method === "stars" ? `${t("topup-method-stars")} ${topup.stars ?? 0} ⭐` : t(`topup-method-${topup.method}`),
   amount: usdt(topup.creditedMicro ?? topup.amountMicro),
   status: t(`topup-status-${topup.status}`),
 });
@@ -43,24 +44,29 @@ const invoiceKeyboard = (t: Translate, topup: Topup) =>
     .row()
     .text(t("btn-topup-cancel"), topupCancel.pack({ id: topup.id }));
 
+type Chosen = { kind: "invoice" | "transfer"; amountMicro: Micro } | { kind: "stars" };
+
 /**
  * The amount to top up, within the limits: a button (an invoice), or typed. "I paid by transfer" switches to a
- * transfer, which takes a typed amount; so does a service with transfers only.
+ * transfer, which takes a typed amount; so does a service with transfers only. "Pay with Telegram Stars" goes on to
+ * the Stars packs; a service taking Stars only goes there at once.
  */
-async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Promise<{ amountMicro: Micro; transfer: boolean }> {
+async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Promise<Chosen> {
   const methods = core.topups.methods();
+  if (!methods.invoice && !methods.transfer) return { kind: "stars" };
   const { minMicro, maxMicro } = core.topups.limits;
   const bounds = { min: usdt(minMicro), max: usdt(maxMicro) };
   const keyboard = new InlineKeyboard();
   for (const amount of AMOUNTS)
     if (amount * 1_000_000 >= minMicro && amount * 1_000_000 <= maxMicro) keyboard.text(`${amount} USDT`, topupAmount.pack({ usdt: amount }));
+  if (methods.stars) keyboard.row().text(ctx.t("btn-topup-stars"), topupByStars.pack());
   if (methods.transfer) keyboard.row().text(ctx.t("btn-topup-transfer"), topupByTransfer.pack());
   let transfer = !methods.invoice;
-  await ctx.reply(ctx.t(transfer ? "topup-transfer-amount" : "topup-ask", bounds), {
-    reply_markup: withCancel(ctx, transfer ? undefined : keyboard),
-  });
+  const first = transfer ? new InlineKeyboard(methods.stars ? [[InlineKeyboard.text(ctx.t("btn-topup-stars"), topupByStars.pack())]] : []) : keyboard;
+  await ctx.reply(ctx.t(transfer ? "topup-transfer-amount" : "topup-ask", bounds), { reply_markup: withCancel(ctx, first) });
   for (;;) {
     const reply = await answer(conversation, ctx);
+    if (reply.kind === "button" && topupByStars.parse(reply.data) && methods.stars) return { kind: "stars" };
     if (reply.kind === "button" && topupByTransfer.parse(reply.data)) {
       transfer = true;
       await ctx.reply(ctx.t("topup-transfer-amount", bounds), { reply_markup: withCancel(ctx) });
@@ -68,9 +74,39 @@ async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Prom
     }
     const text = reply.kind === "button" ? String(topupAmount.parse(reply.data)?.usdt ?? "") : plainNumber(reply.text);
     const micro = text === null ? null : parseUsdt(text);
-    if (micro !== null && micro >= minMicro && micro <= maxMicro) return { amountMicro: micro, transfer };
+    if (micro !== null && micro >= minMicro && micro <= maxMicro) return { kind: transfer ? "transfer" : "invoice", amountMicro: micro };
     await ctx.reply(ctx.t("topup-bad-amount", bounds), { reply_markup: withCancel(ctx) });
   }
+}
+
+/** How many Stars: a pack (each saying the USDT it credits), or a typed number within the bounds; null without Stars. */
+async function askStars(conversation: Flow, ctx: FlowContext, core: Core): Promise<number | null> {
+  const offer = core.topups.starsOffer();
+  if (!offer) return null;
+  const keyboard = new InlineKeyboard();
+  offer.packs.forEach((pack, i) => {
+    keyboard.text(ctx.t("btn-stars-pack", { stars: String(pack.stars), amount: usdt(pack.amountMicro) }), starsPack.pack({ stars: pack.stars }));
+    if (i % 2 === 1) keyboard.row();
+  });
+  // Plain digits, as they are typed back (Fluent would group 10000 as "10,000").
+  const bounds = { min: String(offer.minStars), max: String(offer.maxStars) };
+  let prompt = ctx.t("stars-topup-ask", { rate: usdt(offer.rateMicro), ...bounds });
+  for (;;) {
+    const reply = await ask(conversation, ctx, prompt, keyboard);
+    const text = reply.kind === "button" ? String(starsPack.parse(reply.data)?.stars ?? "") : reply.text;
+    const stars = parseWhole(text, offer.minStars, offer.maxStars);
+    if (stars !== null) return stars;
+    prompt = ctx.t("stars-topup-bad", bounds);
+  }
+}
+
+/** A Stars top-up: its XTR invoice in the chat; the payment's credit is told by the top-up listeners. */
+async function starsTopup(conversation: Flow, ctx: FlowContext, core: Core, account: Account) {
+  const stars = await askStars(conversation, ctx, core);
+  if (stars === null) return ctx.reply(ctx.t("topup-off"), { reply_markup: mainMenu(ctx) });
+  const made = await callCore(conversation, () => core.topups.startStars(account, stars));
+  if (!made.ok) return ctx.reply(refusal(ctx, made), { reply_markup: mainMenu(ctx) });
+  return sendStarsInvoice(ctx, made.value);
 }
 
 /** An invoice for the amount: its pay link and Cancel. */
@@ -101,9 +137,10 @@ const topupFlow = (core: Core) => async (conversation: Flow, ctx: FlowContext) =
   const account = await conversation.external(async () => (await core.accounts.byTelegramId(telegramId)) ?? null);
   if (!account) return ctx.reply(ctx.t("start-first"));
   const methods = core.topups.methods();
-  if (!methods.invoice && !methods.transfer) return ctx.reply(ctx.t("topup-off"), { reply_markup: mainMenu(ctx) });
+  if (!methods.invoice && !methods.transfer && !methods.stars) return ctx.reply(ctx.t("topup-off"), { reply_markup: mainMenu(ctx) });
   const chosen = await askAmount(conversation, ctx, core);
-  if (chosen.transfer) return transfer(conversation, ctx, core, account, chosen.amountMicro);
+  if (chosen.kind === "stars") return starsTopup(conversation, ctx, core, account);
+  if (chosen.kind === "transfer") return transfer(conversation, ctx, core, account, chosen.amountMicro);
   return invoice(conversation, ctx, core, account, chosen.amountMicro);
 };
 
@@ -131,7 +168,8 @@ export function topupFeatures({ core }: Pick<TopupDeps, "core">) {
     const topups = await core.topups.list(ctx.caller!.account, { limit: 10 });
     if (!topups.length) return ctx.reply(ctx.t("topups-none"), { reply_markup: mainMenu(ctx) });
     const keyboard = new InlineKeyboard();
-    for (const topup of topups.filter((t) => t.status === "active" || t.status === "pending")) {
+    // A Stars invoice cannot be withdrawn from the chat: it expires unpaid on its own (and a late payment is credited).
+    for (const topup of topups.filter((t) => t.method !== "stars" && (t.status === "active" || t.status === "pending"))) {
       keyboard.text(ctx.t("btn-topup-cancel-one", { id: topup.id }), topupCancel.pack({ id: topup.id })).row();
     }
     const lines = topups.map((t) => ctx.t("topups-line", lineVars(ctx.t.bind(ctx), t)));

@@ -6,6 +6,9 @@ import { mainMenu } from "../keyboards.js";
 export function unhandledFeature() {
   const composer = new Composer<BotContext>();
   composer.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: ctx.t("button-expired") }));
-  composer.on("message", (ctx) => ctx.reply(ctx.t("unknown"), { reply_markup: mainMenu(ctx) }));
+  // A payment's service message needs no answer: its credit (or refund) has its own notice.
+  composer.on("message", (ctx) =>
+    ctx.message.successful_payment || ctx.message.refunded_payment ? undefined : ctx.reply(ctx.t("unknown"), { reply_markup: mainMenu(ctx) }),
+  );
   return composer;
 }

@@ -7,10 +7,11 @@ import type { Core } from "../../core/index.js";
 import { type Micro, micro } from "../../core/model/money.js";
 import type { Order } from "../../core/model/products.js";
 import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
-import { cancelFlow, confirmPurchase, menuEntry, pickOption, rotateKey, rotateKeyAnswer } from "../callback-data.js";
+import { cancelFlow, confirmPurchase, menuEntry, pickOption, rotateKey, rotateKeyAnswer, shortfallStars } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
+import { sendStarsInvoice, starsCovering, starsTopupMaxMicro } from "./stars-invoice.js";
 
 export interface FlowDeps {
   core: Core;
@@ -86,9 +87,13 @@ export async function answer(conversation: Flow, ctx: FlowContext): Promise<Answ
       if (text.startsWith("/")) await conversation.halt({ next: true });
       return { kind: "text", text: text.trim(), ctx: next };
     }
+    // A payment's service message (an earlier invoice paid now) is no answer: its credit has its own notice.
+    if (isPaymentMessage(next)) continue;
     await ctx.reply(ctx.t("flow-text-please"));
   }
 }
+
+const isPaymentMessage = (ctx: FlowContext) => Boolean(ctx.message?.successful_payment || ctx.message?.refunded_payment);
 
 export async function ask(conversation: Flow, ctx: FlowContext, prompt: string, keyboard?: InlineKeyboard): Promise<Answer> {
   await ctx.reply(prompt, { reply_markup: withCancel(ctx, keyboard) });
@@ -180,7 +185,10 @@ export async function startFlow(conversation: Flow, ctx: FlowContext, deps: Flow
     ? ctx.t("flow-owner-limits", { today: usdt(funds.availableMicro), perOrder: funds.orderLimitMicro === null ? "-" : usdt(funds.orderLimitMicro) })
     : ctx.t("flow-balance", { balance: usdt(funds.availableMicro) });
   await ctx.reply(text);
-  const canSpendMicro = funds.orderLimitMicro === null ? funds.availableMicro : micro(Math.min(funds.availableMicro, funds.orderLimitMicro));
+  // A balance short of a choice can be topped up in Stars at the confirmation (one top-up's worth at most).
+  const inStars = caller.account.kind === "standard" ? starsTopupMaxMicro(deps.core) : 0;
+  const spendable = micro(funds.availableMicro + inStars);
+  const canSpendMicro = funds.orderLimitMicro === null ? spendable : micro(Math.min(spendable, funds.orderLimitMicro));
   return { caller, canSpendMicro };
 }
 
@@ -207,10 +215,11 @@ export interface Purchase<D> {
 }
 
 /**
- * The step every purchase ends with. The core's price gives the exact charge; a short balance ends the flow,
- * otherwise the summary waits for Confirm, and the purchase carries the confirmed charge: should the price
- * have moved meanwhile, nothing is charged and the new price is shown to confirm again. The idempotency key
- * is made (and kept in the conversation's state) before the question, so a double tap or a replayed update buys once.
+ * The step every purchase ends with. The core's price gives the exact charge; the summary waits for Confirm, and
+ * the purchase carries the confirmed charge: should the price have moved meanwhile, nothing is charged and the new
+ * price is shown to confirm again. A short balance ends the flow, or, where Stars are taken, offers to top up the
+ * shortfall in Stars and buy in one tap (see `payShortfall`). The idempotency key is made (and kept in the
+ * conversation's state) before the question, so a double tap or a replayed update buys once.
  */
 export async function confirmAndBuy<D>(
   conversation: Flow,
@@ -227,24 +236,93 @@ export async function confirmAndBuy<D>(
     if (!price.ok) return refuse(conversation, ctx, deps, price);
     const chargeMicro = price.value.chargeMicro;
     const balance = await balanceOf(conversation, deps.core, caller);
+    const what = order.describe(price.value);
+    let toppedUp = false;
     if (balance < chargeMicro) {
-      return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro: balance } });
-    }
-    // The token names this round: a Confirm left over from an earlier price buys nothing.
-    const token = confirmPurchase.pack({ key: key.slice(0, 8), round });
-    const summary = ctx.t("confirm", { what: order.describe(price.value), charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
-    await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), cancelFlow.pack()) });
-    for (;;) {
-      const reply = await answer(conversation, ctx);
-      if (reply.kind === "button" && reply.data === token) break;
-      await ctx.reply(ctx.t("flow-confirm-or-cancel"));
+      await payShortfall(conversation, ctx, deps, caller, { what, chargeMicro, balanceMicro: balance, key, round });
+      toppedUp = true;
+    } else {
+      // The token names this round: a Confirm left over from an earlier price buys nothing.
+      const token = confirmPurchase.pack({ key: key.slice(0, 8), round });
+      const summary = ctx.t("confirm", { what, charge: usdt(chargeMicro), after: usdt(balance - chargeMicro) });
+      await ctx.reply(summary, { reply_markup: new InlineKeyboard().text(ctx.t("btn-confirm"), token).text(ctx.t("btn-cancel"), cancelFlow.pack()) });
+      await waitForButton(conversation, ctx, token);
     }
     const result = await callCore(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
     if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
-    await ctx.reply(ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) }));
+    const changed = ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) });
+    await ctx.reply(toppedUp ? `${changed}\n${ctx.t("shortfall-credit-kept")}` : changed);
     price = await callCore(conversation, () => order.price());
+  }
+}
+
+/** Waits for the button with `token` (Confirm, or "Top up and buy"); anything else is asked again. */
+async function waitForButton(conversation: Flow, ctx: FlowContext, token: string): Promise<void> {
+  for (;;) {
+    const reply = await answer(conversation, ctx);
+    if (reply.kind === "button" && reply.data === token) return;
+    await ctx.reply(ctx.t("flow-confirm-or-cancel"));
+  }
+}
+
+/**
+ * A purchase short of balance, where Stars are taken: one button tops up the fewest Stars covering the shortfall,
+ * sends their invoice and waits here for its payment (the star-payments middleware credited it before this flow
+ * sees the message); the caller then places the order as confirmed, with the flow's one idempotency key. Cancel
+ * (or closing the invoice) charges nothing; a payment made after Cancel stays on the balance. Without Stars, or
+ * past what one top-up covers, the flow ends saying the balance is short.
+ */
+async function payShortfall(
+  conversation: Flow,
+  ctx: FlowContext,
+  deps: FlowDeps,
+  caller: Caller,
+  order: { what: string; chargeMicro: Micro; balanceMicro: Micro; key: string; round: number },
+): Promise<void> {
+  const { chargeMicro, balanceMicro } = order;
+  const shortMicro = micro(chargeMicro - balanceMicro);
+  const covering = caller.account.kind === "standard" ? starsCovering(deps.core, shortMicro) : null;
+  if (!covering) return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro } });
+  const token = shortfallStars.pack({ key: order.key.slice(0, 8), round: order.round });
+  const offer = ctx.t("shortfall-offer", {
+    what: order.what,
+    charge: usdt(chargeMicro),
+    balance: usdt(balanceMicro),
+    short: usdt(shortMicro),
+    stars: String(covering.stars),
+    credit: usdt(covering.creditMicro),
+  });
+  await ctx.reply(offer, {
+    reply_markup: new InlineKeyboard()
+      .text(ctx.t("btn-shortfall", { stars: String(covering.stars) }), token)
+      .row()
+      .text(ctx.t("btn-cancel"), cancelFlow.pack()),
+  });
+  await waitForButton(conversation, ctx, token);
+  const made = await callCore(conversation, () => deps.core.topups.startStars(caller.account, covering.stars));
+  if (!made.ok) return refuse(conversation, ctx, deps, made);
+  if (!(await sendStarsInvoice(ctx, made.value, true))) return conversation.halt();
+  await waitForPayment(conversation, ctx, made.value.invoice.payload);
+}
+
+/**
+ * Waits for the successful_payment of the invoice with `payload`. A command or a main-menu button leaves the flow
+ * (the payment, if made later, is credited all the same); anything else is reminded what is awaited.
+ */
+async function waitForPayment(conversation: Flow, ctx: FlowContext, payload: string): Promise<void> {
+  for (;;) {
+    const next = await conversation.wait();
+    const paid = next.message?.successful_payment;
+    if (paid?.invoice_payload === payload) return;
+    if (isPaymentMessage(next)) continue;
+    const data = next.callbackQuery?.data;
+    if (data !== undefined) {
+      if (LEAVING.some((button) => button.parse(data) !== undefined)) await conversation.halt({ next: true });
+      await next.answerCallbackQuery();
+    } else if (next.message?.text?.startsWith("/")) await conversation.halt({ next: true });
+    await ctx.reply(ctx.t("shortfall-waiting"), { reply_markup: withCancel(ctx) });
   }
 }
 

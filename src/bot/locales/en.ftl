@@ -427,3 +427,55 @@ topup-decided-already = Top-up #{ $id } was decided already: nothing changed.
 # Contacts: what the bot keeps so gifts and Premium can reach a user
 forget-done = Removed: what I kept so that gifts and Premium can reach you — your Telegram id { $id }, your username { $username }, your name and Premium status as Telegram showed them. If you write to me again I keep your id and username again (that is how a gift finds you); block the bot to stay out. An account you have here, its balance and orders stay: they are the shop's books.
 forget-nothing = I keep nothing about you for gifts and Premium: nothing to remove.
+
+# Stars in: top-ups paid in Telegram Stars, a short balance topped up in one step, refunds, /paysupport and /terms
+btn-topup-stars = ⭐ Pay with Telegram Stars
+stars-topup-ask = Pay in Telegram Stars: each ⭐ adds { $rate } USDT to your balance. Tap a pack or send a number of Stars from { $min } to { $max }.
+btn-stars-pack = { $stars } ⭐ → { $amount } USDT
+stars-topup-bad = Send a whole number of Stars from { $min } to { $max }.
+stars-invoice-title = Top-up { $amount } USDT
+stars-invoice-description = { $stars } Telegram Stars add { $amount } USDT to your balance in this bot (top-up #{ $id }). Terms: /terms.
+stars-invoice-label = { $amount } USDT
+stars-invoice-failed = Telegram did not take the invoice just now: nothing was charged. Please try again in a minute.
+btn-stars-pay = Pay { $stars } ⭐
+topup-method-stars = Telegram Stars
+topup-status-refunding = being refunded
+topup-status-refunded = refunded
+topup-credited-stars = ✅ Paid in Telegram Stars: { $stars } ⭐ → +{ $amount } USDT. Balance: { $balance } USDT.
+topup-refunded = ↩ Your Telegram Stars top-up #{ $id } was refunded: { $stars } ⭐ went back to you and { $amount } USDT left your balance.
+shortfall-offer =
+    { $what }
+    Charge: { $charge } USDT. Your balance: { $balance } USDT, { $short } USDT short.
+    Pay { $stars } ⭐ in Telegram Stars: { $credit } USDT is added to your balance and the order is placed at once.
+btn-shortfall = ⭐ Top up { $stars } ⭐ and buy
+shortfall-waiting = Waiting for your payment: tap Pay on the invoice above, or Cancel.
+shortfall-credit-kept = Your Stars top-up stays on your balance.
+checkout-off = Payments in Telegram Stars are not taken here now.
+checkout-currency = This invoice is paid in Telegram Stars only.
+checkout-unknown = This invoice is not one of ours any more: start a new top-up with /topup.
+checkout-closed = This top-up is closed (paid, expired or cancelled): start a new one with /topup.
+checkout-amount = The amount differs from the top-up's: start a new one with /topup.
+checkout-blocked = This account is blocked: ask support.
+checkout-daily = Stars top-ups are limited to { $max } USDT a day: try a smaller amount or later.
+checkout-unchecked = This payment could not be checked just now: nothing was taken; try again in a minute.
+cmd-paysupport = Help with a payment in Stars
+cmd-terms = Terms of payment
+paysupport = Help with a payment: write to { $contact }, naming your Telegram id { $id } and the top-up number from /topups. A Stars top-up whose credit you have not spent can be refunded.
+paysupport-no-contact = Help with a payment: no support contact is set up here yet. Your Telegram id { $id } and the top-up number from /topups identify a payment. A Stars top-up whose credit you have not spent can be refunded by an administrator.
+terms =
+    Terms of payment. This bot sells digital goods paid from a prepaid USDT balance. A top-up in Telegram Stars adds the USDT shown before you pay, as soon as Telegram confirms the payment. Goods delivered are not refunded; an order that fails is refunded to your balance at once.
+    An administrator can refund a Stars top-up whose credit is unspent: the Stars go back to you and the USDT leaves your balance. Help with a payment: /paysupport.
+adm-refund-bad-id = the top-up id is a whole number, as /topups and the desk show it
+adm-refund-ask = Refund Telegram Stars top-up #{ $id }? { $user } paid { $stars } ⭐ on { $date } UTC; { $amount } USDT were credited. The USDT leave their balance and Telegram gives the Stars back.
+btn-refund-confirm = ↩ Yes, refund #{ $id }
+adm-refund-done = ↩ Top-up #{ $id } refunded: { $stars } ⭐ given back to { $user }, { $amount } USDT taken from their balance.
+adm-refund-dropped = Not refunded: nothing changed.
+adm-refund-short = ⚠ Telegram refunded Stars top-up #{ $id } ({ $user }, { $stars } ⭐) on its own, but its credit was partly spent: { $taken } of { $credited } USDT were taken back; { $short } USDT are lost.
+rule-stars_refund = That top-up cannot be refunded: nothing changed.
+rule-stars_refund-not_stars = That top-up was not paid in Telegram Stars: only a Stars top-up is refunded in Stars.
+rule-stars_refund-refunded = That top-up was refunded already: nothing changed.
+rule-stars_refund-not_paid = That top-up was never paid: there is nothing to refund.
+rule-stars_refund-changed = That top-up changed meanwhile: look at it again.
+rule-stars_refund-spent = Its credit is already spent: the refund needs { $needed } USDT and the balance is { $balance } USDT. Nothing changed.
+rule-stars_refund-telegram_refused = Telegram refused the refund: the credit is back on the balance, nothing changed.
+rule-stars_refund-no_answer = Telegram did not answer: the refund is under way and the credit is taken back. Send /refund again to finish it.

@@ -44,7 +44,12 @@ export interface ErrorDetails {
   confirm?: Array<"above_threshold" | "reference_reused">;
   /** ambiguous_target: the accounts a target could mean, as `<telegram id> @<username>`. */
   candidates?: string[];
+  /** stars_refund: why a Stars top-up's refund did not go ahead, for the faces to word it. */
+  refund?: StarsRefundRefusal;
 }
+
+/** Why an administrator's refund of a Stars top-up was refused (or is left under way: no_answer). */
+export type StarsRefundRefusal = "not_stars" | "refunded" | "not_paid" | "changed" | "spent" | "telegram_refused" | "no_answer";
 
 export class DomainError extends Error {
   constructor(

@@ -14,7 +14,7 @@ import {
 import { transaction } from "../../db/transaction.js";
 import { post } from "../ledger.js";
 import type { Account } from "../model/account.js";
-import { DomainError, type ErrorDetails, invalid, notFound, unavailable } from "../model/errors.js";
+import { DomainError, type ErrorDetails, invalid, notFound, type StarsRefundRefusal, unavailable } from "../model/errors.js";
 import { formatUsdt, type Micro, micro } from "../model/money.js";
 import type { Topup } from "../model/topup.js";
 import { type StarInvoice, type StarPaymentsPort, UpstreamError } from "../ports.js";
@@ -35,8 +35,14 @@ const LOOK_BACK_MS = 7 * DAY_MS;
 /** A transaction dated this much before its top-up's creation still counts (the two clocks differ). */
 const CLOCK_SLACK_MS = 60_000;
 
-/** What a pre-checkout is answered: go on, or refuse with a message Telegram shows the payer. */
-export type CheckoutAnswer = { ok: true } | { ok: false; message: string };
+/** Why a pre-checkout is refused: the faces word it in the payer's language. */
+type CheckoutRefusal = "off" | "currency" | "unknown" | "closed" | "amount" | "blocked" | "daily" | "unchecked";
+
+/**
+ * What a pre-checkout is answered: go on, or refuse by a reason (with the day's bound for `daily`); `message` is the
+ * reason in English, for logs and for a face without words of its own.
+ */
+export type CheckoutAnswer = { ok: true } | { ok: false; reason: CheckoutRefusal; message: string; dailyMaxMicro?: Micro };
 
 /** A payment or a refund as Telegram tells the bot (successful_payment, refunded_payment). */
 export interface StarPaymentUpdate {
@@ -132,21 +138,27 @@ function invoiceOf(topup: Topup, payload: string): StarInvoice {
  * only for an open Stars top-up of an account not blocked, for the Stars it was made for, within the day's bound.
  */
 export async function preCheckout(ctx: TopupContext, query: Omit<StarPaymentUpdate, "chargeId">): Promise<CheckoutAnswer> {
-  if (!ctx.stars) return { ok: false, message: "Payments in Stars are not taken here now." };
-  const refuse = (message: string): CheckoutAnswer => ({ ok: false, message });
-  if (query.currency !== "XTR") return refuse("This invoice is paid in Telegram Stars only.");
+  const refuse = (reason: CheckoutRefusal, message: string, dailyMaxMicro?: Micro): CheckoutAnswer => ({
+    ok: false,
+    reason,
+    message,
+    ...(dailyMaxMicro === undefined ? {} : { dailyMaxMicro }),
+  });
+  if (!ctx.stars) return refuse("off", "Payments in Stars are not taken here now.");
+  if (query.currency !== "XTR") return refuse("currency", "This invoice is paid in Telegram Stars only.");
   const topup = await topupByPayload(ctx.db, query.payload);
-  if (!topup || topup.method !== "stars") return refuse("This invoice is not one of ours any more: start a new top-up.");
+  if (!topup || topup.method !== "stars") return refuse("unknown", "This invoice is not one of ours any more: start a new top-up.");
   const now = ctx.clock.now();
   if (topup.status !== "active" || (topup.expiresAt && Date.parse(topup.expiresAt) <= now.getTime()))
-    return refuse("This top-up is closed (paid, expired or cancelled): start a new one.");
-  if (query.totalAmount !== topup.stars) return refuse("The amount differs from the top-up's: start a new one.");
+    return refuse("closed", "This top-up is closed (paid, expired or cancelled): start a new one.");
+  if (query.totalAmount !== topup.stars) return refuse("amount", "The amount differs from the top-up's: start a new one.");
   const account = await accountById(ctx.db, topup.accountId);
-  if (!account || account.blocked) return refuse("This account is blocked: ask support.");
+  if (!account || account.blocked) return refuse("blocked", "This account is blocked: ask support.");
   const since = new Date(now.getTime() - DAY_MS).toISOString();
   const today = await starsCreditedSince(ctx.db, topup.accountId, since);
-  if (today + topup.amountMicro > ctx.stars.dailyMaxMicro)
-    return refuse(`Stars top-ups are limited to ${formatUsdt(ctx.stars.dailyMaxMicro)} USDT a day: try a smaller amount or later.`);
+  const max = ctx.stars.dailyMaxMicro;
+  if (today + topup.amountMicro > max)
+    return refuse("daily", `Stars top-ups are limited to ${formatUsdt(max)} USDT a day: try a smaller amount or later.`, max);
   return { ok: true };
 }
 
@@ -194,7 +206,8 @@ export async function starsPaid(ctx: TopupContext, payment: StarPaymentUpdate): 
 }
 
 /** Why an administrator's refund cannot go ahead, said to them. */
-const refusal = (message: string, details?: ErrorDetails) => invalid(message, { rule: "stars_refund", ...details });
+const refusal = (refund: StarsRefundRefusal, message: string, details?: ErrorDetails) =>
+  invalid(message, { rule: "stars_refund", refund, ...details });
 
 /**
  * An administrator gives a Stars top-up's Stars back. The credit is taken back first, in one transaction with the
@@ -207,15 +220,16 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
   const { db } = ctx;
   let topup = await topupById(db, id);
   if (!topup) throw notFound(`No top-up ${id}`);
-  if (topup.method !== "stars") throw refusal(`Top-up ${id} was not paid in Stars: only a Stars top-up is refunded in Stars`);
-  if (topup.status === "refunded") throw refusal(`Top-up ${id} was refunded already`);
-  if (topup.status !== "credited" && topup.status !== "refunding") throw refusal(`Top-up ${id} is ${topup.status}: only a paid one can be refunded`);
+  if (topup.method !== "stars") throw refusal("not_stars", `Top-up ${id} was not paid in Stars: only a Stars top-up is refunded in Stars`);
+  if (topup.status === "refunded") throw refusal("refunded", `Top-up ${id} was refunded already`);
+  if (topup.status !== "credited" && topup.status !== "refunding")
+    throw refusal("not_paid", `Top-up ${id} is ${topup.status}: only a paid one can be refunded`);
   const actor = `telegram:${admin.telegramId}`;
   if (topup.status === "credited") {
     const creditedMicro = topup.creditedMicro!;
     const event = await transaction(db, async (trx) => {
       if (!(await moveTopup(trx, id, ["credited"], "refunding", { decided_by: admin.telegramId, at: nowIso(ctx) })))
-        throw refusal(`Top-up ${id} changed meanwhile: look again`);
+        throw refusal("changed", `Top-up ${id} changed meanwhile: look again`);
       try {
         const balance = await post(trx, {
           accountId: topup!.accountId,
@@ -244,6 +258,7 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
         if (error instanceof DomainError && error.code === "insufficient_funds") {
           const balance = (error.details as { balanceMicro?: number } | undefined)?.balanceMicro ?? 0;
           throw refusal(
+            "spent",
             `Top-up ${id}'s ${formatUsdt(creditedMicro)} USDT is already spent (the balance is ${formatUsdt(micro(balance))} USDT): it cannot be refunded`,
             { requiredMicro: creditedMicro, balanceMicro: micro(balance) },
           );
@@ -259,11 +274,14 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
     answer = await port.refund(topup.payerId!, topup.chargeId!);
   } catch (error) {
     ctx.log.warn({ err: error, topupId: id }, "refundStarPayment gave no answer: the refund stays under way");
-    throw unavailable(`Telegram did not answer the refund of top-up ${id}: it is under way; ask again to finish it`);
+    throw unavailable(`Telegram did not answer the refund of top-up ${id}: it is under way; ask again to finish it`, {
+      rule: "stars_refund",
+      refund: "no_answer",
+    });
   }
   if (typeof answer === "object") {
     await undoReversal(ctx, topup, actor, answer.refused);
-    throw refusal(`Telegram refused the refund of top-up ${id} (${answer.refused}): the credit is back on the balance`);
+    throw refusal("telegram_refused", `Telegram refused the refund of top-up ${id} (${answer.refused}): the credit is back on the balance`);
   }
   return (await refunded(ctx, topup, topup.creditedMicro!)) ?? (await topupById(db, id))!;
 }
