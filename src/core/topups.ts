@@ -92,7 +92,10 @@ export function createTopups(options: {
       return topup;
     },
 
-    list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
+    list: (account: Account, page: { limit: number; before?: number; method?: Topup["method"] }) => listTopups(db, account.id, page),
+
+    /** Any account's top-up, for an administrator (the desk's Stars refund); undefined when there is none. */
+    find: (id: number) => topupById(db, id),
 
     /** The messages the administrators got about a transfer: stored, so any instance can edit them. */
     saveNotices: (topupId: number, sent: Array<{ chat: number; message: number }>) => saveNotices(db, topupId, sent),

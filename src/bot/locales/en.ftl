@@ -272,6 +272,11 @@ rule-balance_bound = A balance is at most { $max } USDT: this would take it past
 rule-holds_balance = That account still holds a balance: debit it before making it an owner key.
 rule-markup_range = The markup must be a percentage from 0 to 100.
 rule-confirm_needed = Approving this needs a confirmation first: nothing changed.
+rule-stars_refund = Only a paid Stars top-up can be refunded in Stars (this one is not, or it changed meanwhile): nothing changed.
+rule-stars_refund_done = That Stars top-up was refunded already: nothing changed.
+rule-stars_refund_spent = Its credit of { $needed } USDT is already spent (the balance is { $balance } USDT): it cannot be refunded. Nothing changed.
+rule-stars_refund_refused = Telegram refused the refund: the credit is back on the balance.
+rule-stars_refund_pending = Telegram did not answer the refund: it is under way, the credit is off the balance. Refund it again to finish.
 
 # Webhooks
 cmd-webhook = Signed notifications to your server

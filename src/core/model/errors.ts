@@ -28,7 +28,13 @@ type AdminRule =
   | "holds_balance"
   | "markup_range"
   | "confirm_needed"
-  | "stars_refund";
+  // A Stars top-up's refund: not one that can be (not Stars, unpaid, changed), done already, its credit spent,
+  // refused by Telegram, or left without Telegram's answer (under way).
+  | "stars_refund"
+  | "stars_refund_done"
+  | "stars_refund_spent"
+  | "stars_refund_refused"
+  | "stars_refund_pending";
 
 export interface ErrorDetails {
   reason?: Reason;

@@ -58,6 +58,8 @@ const usdtForStars = (settings: StarsSettings, stars: number) => micro(stars * s
 /** The fewest Stars that credit at least `amountMicro`. */
 const starsForUsdt = (settings: StarsSettings, amountMicro: Micro) => Math.ceil(amountMicro / settings.rateMicro);
 
+export type StarsOffer = NonNullable<ReturnType<typeof starsOffer>>;
+
 /** The offer as the faces show it: the rate, the packs within the top-up bounds, and the bounds in Stars. */
 export function starsOffer(ctx: TopupContext) {
   if (!ctx.stars) return null;
@@ -194,7 +196,8 @@ export async function starsPaid(ctx: TopupContext, payment: StarPaymentUpdate): 
 }
 
 /** Why an administrator's refund cannot go ahead, said to them. */
-const refusal = (message: string, details?: ErrorDetails) => invalid(message, { rule: "stars_refund", ...details });
+const refusal = (message: string, rule: RefundRule = "stars_refund", details?: ErrorDetails) => invalid(message, { rule, ...details });
+type RefundRule = "stars_refund" | "stars_refund_done" | "stars_refund_spent" | "stars_refund_refused";
 
 /**
  * An administrator gives a Stars top-up's Stars back. The credit is taken back first, in one transaction with the
@@ -208,7 +211,7 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
   let topup = await topupById(db, id);
   if (!topup) throw notFound(`No top-up ${id}`);
   if (topup.method !== "stars") throw refusal(`Top-up ${id} was not paid in Stars: only a Stars top-up is refunded in Stars`);
-  if (topup.status === "refunded") throw refusal(`Top-up ${id} was refunded already`);
+  if (topup.status === "refunded") throw refusal(`Top-up ${id} was refunded already`, "stars_refund_done");
   if (topup.status !== "credited" && topup.status !== "refunding") throw refusal(`Top-up ${id} is ${topup.status}: only a paid one can be refunded`);
   const actor = `telegram:${admin.telegramId}`;
   if (topup.status === "credited") {
@@ -245,6 +248,7 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
           const balance = (error.details as { balanceMicro?: number } | undefined)?.balanceMicro ?? 0;
           throw refusal(
             `Top-up ${id}'s ${formatUsdt(creditedMicro)} USDT is already spent (the balance is ${formatUsdt(micro(balance))} USDT): it cannot be refunded`,
+            "stars_refund_spent",
             { requiredMicro: creditedMicro, balanceMicro: micro(balance) },
           );
         }
@@ -259,11 +263,13 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
     answer = await port.refund(topup.payerId!, topup.chargeId!);
   } catch (error) {
     ctx.log.warn({ err: error, topupId: id }, "refundStarPayment gave no answer: the refund stays under way");
-    throw unavailable(`Telegram did not answer the refund of top-up ${id}: it is under way; ask again to finish it`);
+    throw unavailable(`Telegram did not answer the refund of top-up ${id}: it is under way; ask again to finish it`, {
+      rule: "stars_refund_pending",
+    });
   }
   if (typeof answer === "object") {
     await undoReversal(ctx, topup, actor, answer.refused);
-    throw refusal(`Telegram refused the refund of top-up ${id} (${answer.refused}): the credit is back on the balance`);
+    throw refusal(`Telegram refused the refund of top-up ${id} (${answer.refused}): the credit is back on the balance`, "stars_refund_refused");
   }
   return (await refunded(ctx, topup, topup.creditedMicro!)) ?? (await topupById(db, id))!;
 }
