@@ -160,6 +160,67 @@ describe("Stars top-ups in the Mini App", () => {
     await app.close();
   }, 60_000);
 
+  it("buys at the same charge when the quote lapsed while the Stars were paid; a moved price is said and the credit stays", async () => {
+    // While Telegram's form is open the quote lapses (the service's clock moves past it), and for a second buyer
+    // the price goes up too (a personal gift card markup).
+    let meanwhile = async () => h.clock.advance(120_000);
+    const pay = { telegram: true, emulatorUrl: bots.emulatorUrl, whilePaying: () => meanwhile() };
+    const ava = await user(697_100_004, "ava_a", 1);
+    const lapsed = await openMiniApp(browser, base, ava, pay);
+    try {
+      await expect.poll(() => lapsed.page.getByTestId("balance").textContent()).toContain("1.00 USDT");
+      await lapsed.page.getByTestId("pack-100").click();
+      await lapsed.page.getByTestId("recipient-myself").click();
+      await expect.poll(() => lapsed.page.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT");
+      await lapsed.page.getByTestId("topup-and-buy").click();
+      await expect.poll(() => lapsed.page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered.");
+      const orders = await h.service.core.orders.list((await account(ava.id)).id, 5);
+      expect(orders.map((o) => [o.productType, o.chargeMicro])).toEqual([["stars", 1_500_000]]);
+      expect(await balance(ava.id)).toBe(500_000);
+      // The browser logs the lapsed quote's refusal (400) the page answered by asking again; nothing else.
+      const unexpected = lapsed.errors.filter((e) => !e.includes("status of 400"));
+      expect(unexpected, unexpected.join("\n")).toEqual([]);
+    } finally {
+      h.clock.reset();
+      await lapsed.close();
+    }
+
+    const ben = await user(697_100_005, "ben_b", 10);
+    meanwhile = async () => {
+      await h.service.core.admin.setMarkup(String(ben.id), "giftcards", 2000, "test");
+      h.clock.advance(120_000);
+    };
+    const moved = await openMiniApp(browser, base, ben, pay);
+    const { page } = moved;
+    try {
+      await expect.poll(() => page.getByTestId("balance").textContent()).toContain("10.00 USDT");
+      await page.getByTestId("brand-psn-us").click();
+      await page.getByTestId("card-psn-us-10").click();
+      await page.getByTestId("get-price").click();
+      await expect.poll(() => page.getByTestId("topup-and-buy").count()).toBe(1);
+      const before = /Charge: (\d+\.\d+) USDT/.exec((await page.getByTestId("quote").textContent())!)![1];
+      await page.getByTestId("topup-and-buy").click();
+      await expect
+        .poll(() => page.getByTestId("price-moved").textContent(), { timeout: 15_000 })
+        .toMatch(/^The price changed while you paid: it is now \d+\.\d{2,6} USDT\. Your top-up is on your balance; confirm the new price to buy\.$/);
+      const now = /now (\d+\.\d+) USDT/.exec((await page.getByTestId("price-moved").textContent())!)![1];
+      expect(Number(now)).toBeGreaterThan(Number(before));
+      // Nothing bought; the credit is on the balance, and the new price is asked against it.
+      expect(await h.service.core.orders.list((await account(ben.id)).id, 5)).toEqual([]);
+      expect(await balance(ben.id)).toBe(11_000_000);
+      expect(await page.getByTestId("quote").textContent()).toContain(`Charge: ${now} USDT`);
+      expect(await page.getByTestId("shortfall").textContent()).toContain(`Your balance is ${(Number(now) - 11).toFixed(2)}`);
+      await page.getByTestId("quote").scrollIntoViewIfNeeded();
+      await shot(page, "stars-price-moved", false);
+      expect(moved.invoices.map((i) => i.attempt.status)).toEqual(["paid"]);
+      expect(moved.errors.filter((e) => !e.includes("status of 400"))).toEqual([]);
+    } finally {
+      h.clock.reset();
+      await h.service.core.admin.setMarkup(String(ben.id), "giftcards", null, "test");
+      await moved.close();
+    }
+  }, 90_000);
+
   it("lets the desk refund a Stars top-up after a confirmation, and refuses, saying why, one whose credit is spent", async () => {
     const { chat, telegramId } = await bots.registered(0, { username: "uma_u" });
     const who = Number(telegramId);

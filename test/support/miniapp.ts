@@ -85,7 +85,14 @@ export async function openMiniApp(
   browser: Browser,
   base: string,
   user: MiniAppUser,
-  options: { theme?: Record<string, string>; telegram?: boolean; emulatorUrl?: string; context?: BrowserContextOptions } = {},
+  options: {
+    theme?: Record<string, string>;
+    telegram?: boolean;
+    emulatorUrl?: string;
+    context?: BrowserContextOptions;
+    /** Runs while Telegram's payment form is open, before the user pays (what happens meanwhile). */
+    whilePaying?: () => Promise<void>;
+  } = {},
 ): Promise<OpenedApp> {
   const context = await browser.newContext({ viewport: { width: 360, height: 640 }, ...options.context });
   const invoices: OpenedApp["invoices"] = [];
@@ -94,6 +101,7 @@ export async function openMiniApp(
     const chat = options.emulatorUrl ? new EmulatedChat(options.emulatorUrl, { ...user }) : null;
     await context.exposeFunction("payInvoice", async (slug: string) => {
       if (!chat) throw new Error("openMiniApp: an invoice needs emulatorUrl");
+      await options.whilePaying?.();
       const attempt = await chat.pay(`https://t.me/$${slug}`, { close: mode === "close" });
       invoices.push({ slug, attempt });
       return attempt.status;

@@ -112,8 +112,16 @@ export function Checkout({
         if (!(error instanceof ApiError && error.code !== null && ASK_AGAIN.has(error.code))) throw error;
         const fresh = await api.post<Quote>("/v1/quotes", purchase);
         if (toMicro(fresh.charge_usdt) !== toMicro(quoted.quote.charge_usdt)) {
+          // Asked again at the new price, against the balance with the credit on it.
+          const now = await api.get<Me>("/miniapp/me").catch(() => null);
           telegram.haptic("warning");
-          setStep({ kind: "quoted", quote: fresh, idempotencyKey: crypto.randomUUID(), note: t.priceMovedKept(usdt(fresh.charge_usdt)) });
+          setStep({
+            kind: "quoted",
+            quote: fresh,
+            idempotencyKey: crypto.randomUUID(),
+            ...(now ? { balance: now.balance_usdt } : {}),
+            note: t.priceMovedKept(usdt(fresh.charge_usdt)),
+          });
           return;
         }
         await place({ ...quoted, quote: fresh });
