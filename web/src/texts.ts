@@ -543,7 +543,7 @@ const ru: Texts = {
   deskStars: "Пополнения звёздами",
   deskStarsNone: "Пополнений звёздами нет.",
   deskTopupId: "Номер пополнения",
-  deskLookUp: "Найти",
+  deskLookUp: "Открыть",
   deskRefund: "Вернуть",
   deskRefundAsk: (stars: number, credit: string, who: string) =>
     `Вернуть ${stars.toLocaleString("ru")} ⭐ пользователю ${who}? С его баланса спишется ${credit}, Telegram вернёт звёзды.`,

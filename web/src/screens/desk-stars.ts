@@ -90,6 +90,8 @@ export function StarsRefundLookup({ ctx }: { ctx: Ctx }) {
   const [id, setId] = useState("");
   const [found, setFound] = useState<Item | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Not a form: the desk's one form is finding a user.
+  const ready = /^\d+$/.test(id.trim());
   const look = async () => {
     setError(null);
     setFound(null);
@@ -101,15 +103,18 @@ export function StarsRefundLookup({ ctx }: { ctx: Ctx }) {
   };
   return html`<section class="card desk" data-testid="stars-refund">
     <h2>${t.deskStars}</h2>
-    <form
-      onSubmit=${(e: Event) => {
-        e.preventDefault();
-        void look();
-      }}
-    >
-      <${Field} label=${t.deskTopupId} name="topup_id" inputmode="numeric" value=${id} onInput=${setId} autocomplete="off" />
-      <button type="submit" disabled=${!/^\d+$/.test(id.trim())}>${t.deskLookUp}</button>
-    </form>
+    <div class="dlookup">
+      <${Field}
+        label=${t.deskTopupId}
+        name="topup_id"
+        inputmode="numeric"
+        value=${id}
+        onInput=${setId}
+        autocomplete="off"
+        onKeyDown=${(e: KeyboardEvent) => e.key === "Enter" && ready && void look()}
+      />
+      <button type="button" data-testid="stars-lookup" disabled=${!ready} onClick=${() => void look()}>${t.deskLookUp}</button>
+    </div>
     ${error && html`<${Outcome} kind="error" text=${error} testId="stars-lookup-error" />`}
     ${
       found &&
