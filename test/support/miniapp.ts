@@ -48,10 +48,10 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** Signed init data for `user`, as Telegram hands it to the Mini App. */
-export const initDataOf = (user: MiniAppUser) => sign({ user, query_id: "AAHtest" } as never, TEST_BOT_TOKEN, new Date());
+const initDataOf = (user: MiniAppUser) => sign({ user, query_id: "AAHtest" } as never, TEST_BOT_TOKEN, new Date());
 
 /** The URL Telegram opens: the page, with tgWebAppData (signed init data) and the theme in the fragment. */
-export function launchUrl(base: string, user: MiniAppUser, theme: Record<string, string> = {}) {
+function launchUrl(base: string, user: MiniAppUser, theme: Record<string, string> = {}) {
   const fragment = new URLSearchParams({
     tgWebAppData: initDataOf(user),
     tgWebAppVersion: "8.0",
@@ -62,7 +62,7 @@ export function launchUrl(base: string, user: MiniAppUser, theme: Record<string,
 }
 
 /** How the fake client's payment form ends the next invoices: paid through the emulator, or closed unpaid. */
-export type InvoiceMode = "pay" | "close";
+type InvoiceMode = "pay" | "close";
 
 export interface OpenedApp {
   page: Page;
