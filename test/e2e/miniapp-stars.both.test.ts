@@ -58,9 +58,15 @@ async function user(id: number, username: string, usdt = 0, language?: "ru"): Pr
 }
 
 describe("Stars top-ups in the Mini App", () => {
-  it("pays a pack in Telegram's form, credited by the bot and the new balance shown; a form closed unpaid changes nothing", async () => {
+  it("pays a pack in Telegram's form, credited by the bot and the new balance shown; a form closed unpaid or refused at checkout changes nothing", async () => {
     const sara = await user(697_100_001, "sara_s");
-    const app = await openMiniApp(browser, base, sara, { telegram: true, theme: LIGHT, emulatorUrl: bots.emulatorUrl });
+    let meanwhile = async () => undefined;
+    const app = await openMiniApp(browser, base, sara, {
+      telegram: true,
+      theme: LIGHT,
+      emulatorUrl: bots.emulatorUrl,
+      whilePaying: () => meanwhile(),
+    });
     const { page } = app;
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("0.00 USDT");
     await page.getByTestId("wallet-topup").click();
@@ -105,6 +111,19 @@ describe("Stars top-ups in the Mini App", () => {
     ]);
     await press(page, "back_button_pressed");
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("2.50 USDT");
+
+    // Refused at Telegram's checkout (the account blocked while the form was open): failed, nothing taken.
+    app.invoiceMode("pay");
+    meanwhile = async () => void (await h.service.core.admin.setBlocked(String(sara.id), true, "test"));
+    await page.getByTestId("wallet-topup").click();
+    await page.getByTestId("stars-pack-100").click();
+    await expect
+      .poll(() => page.getByTestId("stars-status").textContent())
+      .toBe("The payment did not go through: no Stars were taken, nothing changed. Try again.");
+    expect(app.invoices[2].attempt).toMatchObject({ status: "failed", outcome: "refused", error_message: "This account is blocked: ask support." });
+    expect(await balance(sara.id)).toBe(2_500_000);
+    expect(await ledger(sara.id)).toHaveLength(1);
+    await h.service.core.admin.setBlocked(String(sara.id), false, "test");
     expect(app.errors, app.errors.join("\n")).toEqual([]);
     await app.close();
 
