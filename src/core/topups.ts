@@ -92,14 +92,14 @@ export function createTopups(options: {
       return topup;
     },
 
-    /** Any account's top-up, for an administrator (the bot's /refund shows it before asking to confirm). */
+    /** Any account's top-up, for an administrator (the bot's /refund and the desk show it before asking to confirm). */
     async find(id: number): Promise<Topup> {
       const topup = await topupById(db, id);
       if (!topup) throw notFound(`No top-up ${id}`);
       return topup;
     },
 
-    list: (account: Account, page: { limit: number; before?: number }) => listTopups(db, account.id, page),
+    list: (account: Account, page: { limit: number; before?: number; method?: Topup["method"] }) => listTopups(db, account.id, page),
 
     /** The messages the administrators got about a transfer: stored, so any instance can edit them. */
     saveNotices: (topupId: number, sent: Array<{ chat: number; message: number }>) => saveNotices(db, topupId, sent),

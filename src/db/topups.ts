@@ -238,9 +238,14 @@ export async function topupByInvoice(exec: Executor, invoiceId: number): Promise
 }
 
 /** The account's top-ups, newest first; `before` pages on (smaller ids). */
-export async function listTopups(exec: Executor, accountId: number, page: { limit: number; before?: number }): Promise<Topup[]> {
+export async function listTopups(
+  exec: Executor,
+  accountId: number,
+  page: { limit: number; before?: number; method?: Topup["method"] },
+): Promise<Topup[]> {
   let query = exec.selectFrom("topups").selectAll().where("account_id", "=", accountId);
   if (page.before !== undefined) query = query.where("id", "<", page.before);
+  if (page.method !== undefined) query = query.where("method", "=", page.method);
   const rows = await query.orderBy("id", "desc").limit(page.limit).execute();
   return rows.map(toTopup);
 }

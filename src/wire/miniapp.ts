@@ -5,6 +5,7 @@ import type { ListedOrder } from "../core/model/products.js";
 import { REFERENCE_MAX, type TransferReview } from "../core/topups/transfers.js";
 import type { Topup } from "../core/model/topup.js";
 import { orderSummary, summaryView } from "./orders.js";
+import type { StarsOffer } from "../core/topups/stars.js";
 import { topupBody, toTopupView, topupView } from "./topups.js";
 
 // The Mini App's own bodies (the shop and the account use the API's routes and views; these are sign-in, the key
@@ -21,6 +22,37 @@ export const sessionResponse = z.object({
   user: z.object({ telegram_id: z.string(), username: z.string().nullable(), language: z.string().nullable() }),
 });
 
+const starsOfferView = z.object({
+  usdt_per_star: z.number().describe("USDT one Star credits (STARS_TOPUP_USDT_PER_STAR)"),
+  min_stars: z.number().int(),
+  max_stars: z.number().int(),
+  packs: z.array(z.object({ stars: z.number().int(), amount_usdt: z.number() })).describe("The packs offered, with the USDT each credits"),
+});
+
+/** The Stars offer as the page shows it (core.topups.starsOffer()). */
+export const toStarsOfferView = (offer: StarsOffer | null): z.infer<typeof starsOfferView> | null =>
+  offer && {
+    usdt_per_star: toUsdt(offer.rateMicro),
+    min_stars: offer.minStars,
+    max_stars: offer.maxStars,
+    packs: offer.packs.map((p) => ({ stars: p.stars, amount_usdt: toUsdt(p.amountMicro) })),
+  };
+
+export const starsTopupBody = z.object({
+  stars: z
+    .number({ error: "stars must be a whole number of Stars" })
+    .int("stars must be a whole number of Stars")
+    .positive("stars must be more than 0")
+    .max(1_000_000, "stars must be at most 1000000")
+    .describe("How many Stars to pay: within the offer's min_stars..max_stars"),
+});
+
+export const starsTopupResponse = z.object({
+  success: z.literal(true),
+  link: z.string().describe("The invoice's link (createInvoiceLink): open it with Telegram.WebApp.openInvoice"),
+  topup: topupView,
+});
+
 export const meResponse = z.object({
   success: z.literal(true),
   telegram_id: z.string(),
@@ -34,6 +66,7 @@ export const meResponse = z.object({
   topup_limits: z
     .object({ min_usdt: z.number(), max_usdt: z.number(), invoice_minutes: z.number().int() })
     .describe("A top-up's smallest and largest amount (TOPUP_MIN_USDT, TOPUP_MAX_USDT) and how long an invoice may be paid"),
+  stars_topup: starsOfferView.nullable().describe("Top-ups paid in Telegram Stars, or null where they are not offered"),
 });
 
 export const checkResponse = z.object({
@@ -127,6 +160,32 @@ export const decisionResponse = z.object({
   success: z.literal(true),
   decided: z.boolean().describe("False when another decision came first (topup says which)"),
   topup: topupView,
+});
+
+export const starsRefundBody = z.object({
+  confirmed: z.literal(true, { error: "confirmed must be true: a refund is asked for, then confirmed" }),
+});
+
+export const deskTopupResponse = z.object({
+  success: z.literal(true),
+  topup: topupView,
+  telegram_id: z.string().nullable().describe("Whose top-up it is"),
+  username: z.string().nullable(),
+  charge_id: z.string().nullable().describe("Telegram's telegram_payment_charge_id, once paid"),
+  reversed_usdt: z.number().nullable().describe("What a refund took back from the balance"),
+});
+
+export const deskStarsTopupsResponse = z.object({
+  success: z.literal(true),
+  topups: z.array(deskTopupResponse.omit({ success: true })).describe("The user's latest Stars top-ups, newest first"),
+});
+
+export const deskTopupView = (topup: Topup, owner: { telegramId: string | null; username: string | null }) => ({
+  topup: toTopupView(topup),
+  telegram_id: owner.telegramId,
+  username: owner.username,
+  charge_id: topup.chargeId,
+  reversed_usdt: topup.reversedMicro === null ? null : toUsdt(topup.reversedMicro),
 });
 
 export const volumeView = (row: { product: string; status: string; orders: number; volumeMicro: number }) => ({

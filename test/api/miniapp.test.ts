@@ -62,6 +62,8 @@ describe("Mini App sign-in", () => {
       balance_uzs: 89_600,
       balance_ton: 1.296296,
       topup_limits: { min_usdt: 1, max_usdt: 10_000, invoice_minutes: 60 },
+      // No STAR_COST_USDT here: Stars top-ups are not offered.
+      stars_topup: null,
     });
     expect((await h.call("GET", "/v1/balance", { headers: as(token) })).body).toMatchObject({ balance_usdt: 7 });
     expect((await h.call("GET", "/v1/orders?limit=5", { headers: as(token) })).body).toEqual({ success: true, count: 0, orders: [] });

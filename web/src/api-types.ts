@@ -752,6 +752,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/miniapp/topups/stars": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A top-up paid in Telegram Stars: the invoice's link for Telegram.WebApp.openInvoice; credited once Telegram's successful_payment reaches the bot */
+    post: operations["miniAppStarsTopup"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/miniapp/key": {
     parameters: {
       query?: never;
@@ -795,6 +812,40 @@ export interface paths {
     };
     /** Find a user by Telegram id, @username or key prefix (exactly one, or the refusal naming the candidates) */
     get: operations["miniAppAdminFindUser"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/miniapp/admin/topups/{topup_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Any user's top-up by its id, with whose it is (to refund a Stars top-up) */
+    get: operations["miniAppAdminTopup"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/miniapp/admin/users/{telegram_id}/stars-topups": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A user's latest top-ups paid in Telegram Stars, newest first */
+    get: operations["miniAppAdminStarsTopups"];
     put?: never;
     post?: never;
     delete?: never;
@@ -848,6 +899,23 @@ export interface paths {
     put?: never;
     /** Approve (credited once; with confirmed: true when its confirm list is not empty) or reject (with the reason the user is told) a transfer top-up; the first decision wins */
     post: operations["miniAppAdminDecide"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/miniapp/admin/topups/{topup_id}/refund": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refund a Stars top-up (confirmed: true): its credit reversed in the ledger, then Telegram's refundStarPayment; refused, saying why, when the credit is spent, refunded already or Telegram refuses */
+    post: operations["miniAppAdminRefundStars"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1135,8 +1203,11 @@ export interface components {
     };
     LedgerEntry: {
       entry_id: number;
-      /** @enum {string} */
-      kind: "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup";
+      /**
+       * @description topup: a top-up credited; reversal: a refunded Stars top-up's credit taken back
+       * @enum {string}
+       */
+      kind: "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup" | "reversal";
       /** @description Signed: credits and refunds positive, charges and debits negative */
       amount_usdt: number;
       /** @description The balance after this entry; null for an owner key, which has no balance of its own */
@@ -1286,13 +1357,18 @@ export interface components {
     };
     Topup: {
       topup_id: number;
-      /** @enum {string} */
-      method: "invoice" | "transfer";
       /**
-       * @description invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled
+       * @description stars: paid in Telegram Stars, in the bot or the Mini App
        * @enum {string}
        */
-      status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
+      method: "invoice" | "transfer" | "stars";
+      /**
+       * @description invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled. stars: active, credited, expired, cancelled, refunding, refunded (the Stars given back, the credit reversed)
+       * @enum {string}
+       */
+      status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed" | "refunding" | "refunded";
+      /** @description stars only: the Stars the invoice asks */
+      stars: number | null;
       amount_usdt: number;
       /** @description What was added to the balance, once credited */
       credited_usdt: number | null;
@@ -7274,6 +7350,18 @@ export interface operations {
               max_usdt: number;
               invoice_minutes: number;
             };
+            /** @description Top-ups paid in Telegram Stars, or null where they are not offered */
+            stars_topup: {
+              /** @description USDT one Star credits (STARS_TOPUP_USDT_PER_STAR) */
+              usdt_per_star: number;
+              min_stars: number;
+              max_stars: number;
+              /** @description The packs offered, with the USDT each credits */
+              packs: {
+                stars: number;
+                amount_usdt: number;
+              }[];
+            } | null;
           };
         };
       };
@@ -7481,6 +7569,159 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The request body is larger than the service accepts */
+      413: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The body is not plain JSON (another Content-Type, or a Content-Encoding) */
+      415: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Service or product unavailable; retry later */
+      503: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  miniAppStarsTopup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description How many Stars to pay: within the offer's min_stars..max_stars */
+          stars: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The invoice's link (createInvoiceLink): open it with Telegram.WebApp.openInvoice */
+            link: string;
+            topup: components["schemas"]["Topup"];
+          };
+        };
+      };
+      /** @description Validation error (or a refusal with an error_code); nothing charged */
+      400: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
@@ -7888,6 +8129,271 @@ export interface operations {
             balance_usdt: number;
             key_prefix: string | null;
             orders: components["schemas"]["OrderSummary"][];
+          };
+        };
+      };
+      /** @description Validation error (or a refusal with an error_code); nothing charged */
+      400: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  miniAppAdminTopup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        topup_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            topup: components["schemas"]["Topup"];
+            /** @description Whose top-up it is */
+            telegram_id: string | null;
+            username: string | null;
+            /** @description Telegram's telegram_payment_charge_id, once paid */
+            charge_id: string | null;
+            /** @description What a refund took back from the balance */
+            reversed_usdt: number | null;
+          };
+        };
+      };
+      /** @description Validation error (or a refusal with an error_code); nothing charged */
+      400: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  miniAppAdminStarsTopups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        telegram_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The user's latest Stars top-ups, newest first */
+            topups: {
+              topup: components["schemas"]["Topup"];
+              /** @description Whose top-up it is */
+              telegram_id: string | null;
+              username: string | null;
+              /** @description Telegram's telegram_payment_charge_id, once paid */
+              charge_id: string | null;
+              /** @description What a refund took back from the balance */
+              reversed_usdt: number | null;
+            }[];
           };
         };
       };
@@ -8448,6 +8954,177 @@ export interface operations {
       };
     };
   };
+  miniAppAdminRefundStars: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        topup_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {boolean} */
+          confirmed: true;
+        };
+      };
+    };
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            topup: components["schemas"]["Topup"];
+            /** @description Whose top-up it is */
+            telegram_id: string | null;
+            username: string | null;
+            /** @description Telegram's telegram_payment_charge_id, once paid */
+            charge_id: string | null;
+            /** @description What a refund took back from the balance */
+            reversed_usdt: number | null;
+          };
+        };
+      };
+      /** @description Validation error (or a refusal with an error_code); nothing charged */
+      400: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The request body is larger than the service accepts */
+      413: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The body is not plain JSON (another Content-Type, or a Content-Encoding) */
+      415: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Service or product unavailable; retry later */
+      503: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
   onOrderCompleted: {
     parameters: {
       query?: never;
@@ -8599,7 +9276,7 @@ export interface operations {
           test: boolean;
           data: {
             /** @enum {unknown} */
-            kind: "credit" | "debit" | "topup";
+            kind: "credit" | "debit" | "topup" | "reversal";
             /** @description Signed: negative for a debit */
             amount_usdt: number;
             /** @description The balance right after */

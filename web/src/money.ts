@@ -28,8 +28,5 @@ export const usdt = (value: number): string => `${amount(value)} USDT`;
 /** The sum of JSON amounts, added in micro (0.1 + 0.2 is 0.3 here). */
 export const sum = (values: number[]): number => values.reduce((total, value) => total + toMicro(value), 0) / MICRO_PER_USDT;
 
-/** a − b of JSON amounts, in micro. */
-export const minus = (a: number, b: number): number => (toMicro(a) - toMicro(b)) / MICRO_PER_USDT;
-
 /** A price split over `parts` (Premium's price a month), to the cent, unbreakable on screen: "≈ 4.00 USDT". */
 export const share = (value: number, parts: number): string => `≈\u00a0${exact(Math.round(toMicro(value) / parts / 10_000) * 10_000)}\u00a0USDT`;

@@ -3,6 +3,10 @@ import { hasWebviewProxy, isIframe, on, postEvent } from "@telegram-apps/bridge"
 // The Telegram client's own controls through its bridge (@telegram-apps/bridge: no hosted script, so the strict CSP
 // holds). In an ordinary browser there is no client: every call does nothing and links open in a new tab.
 
+/** How Telegram's payment form closed (Telegram.WebApp's invoiceClosed): paid, closed unpaid, failed, or not known yet. */
+export type InvoiceStatus = "paid" | "cancelled" | "failed" | "pending";
+const STATUSES: InvoiceStatus[] = ["paid", "cancelled", "failed", "pending"];
+
 const inTelegram = typeof window !== "undefined" && (hasWebviewProxy(window) || isIframe());
 
 function send(method: string, params?: object): void {
@@ -54,6 +58,32 @@ export const telegram = {
   },
   haptic(outcome: "success" | "error" | "warning") {
     send("web_app_trigger_haptic_feedback", { type: "notification", notification_type: outcome });
+  },
+  /**
+   * A Stars invoice (createInvoiceLink's https://t.me/$<slug>) in Telegram's own payment form, as
+   * Telegram.WebApp.openInvoice does it: web_app_open_invoice with the slug, then invoice_closed with the status.
+   * Outside Telegram the link opens in a tab and the status is unknown ("pending": the top-up is watched).
+   */
+  openInvoice(link: string): Promise<InvoiceStatus> {
+    const slug = new URL(link).pathname.replace(/^\/(?:\$|invoice\/)/, "");
+    if (!inTelegram) {
+      window.open(link, "_blank", "noopener");
+      return Promise.resolve("pending");
+    }
+    return new Promise((resolve) => {
+      const off = on("invoice_closed", (event) => {
+        if (event.slug !== slug) return;
+        off();
+        resolve(STATUSES.includes(event.status as InvoiceStatus) ? (event.status as InvoiceStatus) : "pending");
+      });
+      try {
+        (postEvent as (method: string, params?: object) => void)("web_app_open_invoice", { slug });
+      } catch {
+        // A client too old for invoices: nothing was opened, so nothing can have been paid.
+        off();
+        resolve("failed");
+      }
+    });
   },
   /** A t.me link (a Crypto Pay invoice) opens inside Telegram; anything else in the browser. */
   openLink(url: string) {

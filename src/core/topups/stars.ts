@@ -64,6 +64,8 @@ const usdtForStars = (settings: StarsSettings, stars: number) => micro(stars * s
 /** The fewest Stars that credit at least `amountMicro`. */
 const starsForUsdt = (settings: StarsSettings, amountMicro: Micro) => Math.ceil(amountMicro / settings.rateMicro);
 
+export type StarsOffer = NonNullable<ReturnType<typeof starsOffer>>;
+
 /** The offer as the faces show it: the rate, the packs within the top-up bounds, and the bounds in Stars. */
 export function starsOffer(ctx: TopupContext) {
   if (!ctx.stars) return null;

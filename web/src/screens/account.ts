@@ -20,6 +20,7 @@ import {
   useWatch,
   usdt,
 } from "../ui.js";
+import { creditOf, creditText, type StarsOffer, starsPaymentText, useStarsPayment } from "../stars.js";
 import { OrderLine } from "./orders.js";
 
 /** Recipients of the user's recent stars, premium and gift orders, newest first, each once. */
@@ -312,6 +313,7 @@ export function TopUp({ ctx }: { ctx: Ctx }) {
   }
   return html`<section class="card">
     <h1>${t.topUp}</h1>
+    ${ctx.me.stars_topup && html`<${StarsTopUp} ctx=${ctx} offer=${ctx.me.stars_topup} />`}
     <h2 class="tu-title">${t.topupInvoiceTitle}</h2>
     <p class="muted tu-how">${t.topupInvoiceHow}</p>
     <div class="tu-amounts">
@@ -339,6 +341,55 @@ export function TopUp({ ctx }: { ctx: Ctx }) {
       </button>
     </details>
   </section>`;
+}
+
+/**
+ * Pay with Telegram Stars: the packs and a typed number of Stars, each with the USDT it credits, paid in Telegram's
+ * own form (openInvoice); the page follows the top-up until the bot has credited it.
+ */
+function StarsTopUp({ ctx, offer }: { ctx: Ctx; offer: StarsOffer }) {
+  const { t } = ctx;
+  const { state, pay } = useStarsPayment(ctx);
+  const [typed, setTyped] = useState(String(offer.packs[0]?.stars ?? offer.min_stars));
+  const count = Number(typed);
+  const valid = /^\d+$/.test(typed.trim()) && count >= offer.min_stars && count <= offer.max_stars;
+  const busy = state.kind === "opening" || state.kind === "paying" || state.kind === "crediting";
+  const said = starsPaymentText(ctx, state);
+  return html`<div class="tu-stars" data-testid="stars-topup">
+    <h2 class="tu-title">${t.starsTitle}</h2>
+    <p class="muted tu-how">${t.starsHow(amount(offer.usdt_per_star))}</p>
+    <div class="packs" role="list">
+      ${offer.packs.map(
+        (p) =>
+          html`<button
+            type="button"
+            role="listitem"
+            key=${p.stars}
+            class="pack"
+            data-testid=${`stars-pack-${p.stars}`}
+            disabled=${busy}
+            onClick=${() => void pay(p.stars)}
+          >
+            <span class="pack-count">${t.starsPack(p.stars)}</span><${Amount} text=${usdt(p.amount_usdt)} />
+          </button>`,
+      )}
+    </div>
+    <${Field}
+      label=${t.starsToPay(offer.min_stars, offer.max_stars)}
+      name="stars_to_pay"
+      type="number"
+      inputmode="numeric"
+      min=${offer.min_stars}
+      max=${offer.max_stars}
+      value=${typed}
+      onInput=${setTyped}
+      hint=${valid ? t.starsCredits(creditText(creditOf(offer, count))) : t.starsRange(offer.min_stars, offer.max_stars)}
+    />
+    <button type="button" data-testid="stars-pay" disabled=${!valid || busy} onClick=${() => void pay(count)}>
+      ${valid ? t.payStars(count) : t.starsTitle}
+    </button>
+    ${said && html`<${Outcome} kind=${said.kind} text=${said.text} testId="stars-status" />`}
+  </div>`;
 }
 
 function Watch({ ctx, topup }: { ctx: Ctx; topup: Topup }) {

@@ -4,6 +4,7 @@ import type { Answer } from "../api.js";
 import { amount, sum } from "../money.js";
 import { telegram } from "../telegram.js";
 import { Choice, type Ctx, failure, Field, html, Outcome, useLoad, usdt } from "../ui.js";
+import { StarsRefundLookup, UserStarsTopups } from "./desk-stars.js";
 import { OrderLine } from "./orders.js";
 
 type Overview = Answer<"miniAppAdminOverview">;
@@ -315,6 +316,7 @@ function UserCard({ ctx, user, confirmAbove, changed }: { ctx: Ctx; user: User; 
           </ul>`
         : null
     }
+    <${UserStarsTopups} ctx=${ctx} telegramId=${user.telegram_id} changed=${changed} />
     <div class="dblock">
       <h3>${t.deskMoveTitle}</h3>
       <${Choice}
@@ -417,5 +419,6 @@ export function Admin({ ctx }: { ctx: Ctx }) {
       </form>
       ${error && html`<${Outcome} kind="error" text=${error} testId="find-error" />`}
       ${user && html`<${UserCard} ctx=${ctx} user=${user} confirmAbove=${o.confirm_above_usdt} changed=${() => changed(user.telegram_id)} />`}
-    </section>`;
+    </section>
+    <${StarsRefundLookup} ctx=${ctx} />`;
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../../core/index.js";
-import { invalid } from "../../../core/model/errors.js";
+import { invalid, notFound } from "../../../core/model/errors.js";
 import { fromUsdt, toUsdt } from "../../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../../wire/common.js";
 import {
@@ -8,10 +8,14 @@ import {
   blockResponse,
   decisionBody,
   decisionResponse,
+  deskStarsTopupsResponse,
+  deskTopupResponse,
+  deskTopupView,
   moveBody,
   moveResponse,
   overviewResponse,
   pendingTransferView,
+  starsRefundBody,
   telegramIdParams,
   userQuery,
   userResponse,
@@ -23,6 +27,8 @@ import type { MiniAppOptions } from "../../miniapp/options.js";
 import { adminOf, adminsOf, documentAs, MINIAPP_PREFIX } from "./callers.js";
 
 const ADMIN_DAYS = 30;
+/** The Stars top-ups a found user's card lists, newest first. */
+const STARS_TOPUPS_SHOWN = 10;
 
 // The Mini App's admin desk, for the service's administrators only (ADMIN_TELEGRAM_IDS, signed in with a session):
 // what the bot's /stats, /user, /credit, /debit, /block and the top-up buttons do.
@@ -80,6 +86,43 @@ export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
         core.orders.list(account.id, 5),
       ]);
       return userView(account, funds.availableMicro, prefix, orders);
+    },
+  );
+
+  app.get(
+    `${MINIAPP_PREFIX}/admin/topups/:topup_id`,
+    {
+      schema: {
+        summary: "Any user's top-up by its id, with whose it is (to refund a Stars top-up)",
+        operationId: "miniAppAdminTopup",
+        params: topupIdParams,
+        response: { 200: deskTopupResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      adminOf(request, admins);
+      const topup = await core.topups.find(request.params.topup_id);
+      const owner = await core.accounts.get(topup.accountId);
+      return { success: true as const, ...deskTopupView(topup, owner) };
+    },
+  );
+
+  app.get(
+    `${MINIAPP_PREFIX}/admin/users/:telegram_id/stars-topups`,
+    {
+      schema: {
+        summary: "A user's latest top-ups paid in Telegram Stars, newest first",
+        operationId: "miniAppAdminStarsTopups",
+        params: telegramIdParams,
+        response: { 200: deskStarsTopupsResponse, 400: errorBody, 404: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      adminOf(request, admins);
+      const account = await core.accounts.byTelegramId(request.params.telegram_id);
+      if (!account) throw notFound(`No user ${request.params.telegram_id}`);
+      const topups = await core.topups.list(account, { limit: STARS_TOPUPS_SHOWN, method: "stars" });
+      return { success: true as const, topups: topups.map((topup) => deskTopupView(topup, account)) };
     },
   );
 };
@@ -158,6 +201,27 @@ export const miniAppDeskActionRoutes: FastifyPluginAsyncZod<{ core: Core } & Min
       const decision = approve ? { approve: true as const, confirmed } : { approve: false as const, reason: reason ?? "" };
       const decided = await core.topups.decide(request.params.topup_id, who, decision);
       return { success: true as const, decided: decided.decided, topup: toTopupView(decided.topup) };
+    },
+  );
+
+  app.post(
+    `${MINIAPP_PREFIX}/admin/topups/:topup_id/refund`,
+    {
+      schema: {
+        summary:
+          "Refund a Stars top-up (confirmed: true): its credit reversed in the ledger, then Telegram's refundStarPayment; refused, saying why, when the credit is spent, refunded already or Telegram refuses",
+        operationId: "miniAppAdminRefundStars",
+        params: topupIdParams,
+        body: starsRefundBody,
+        response: { 200: deskTopupResponse, 400: errorBody, 404: errorBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const admin = adminOf(request, admins);
+      const who = { telegramId: admin.telegramId, name: admin.username ? `@${admin.username}` : admin.telegramId };
+      const topup = await core.topups.refundStars(request.params.topup_id, who);
+      const owner = await core.accounts.get(topup.accountId);
+      return { success: true as const, ...deskTopupView(topup, owner) };
     },
   );
 };

@@ -3,7 +3,18 @@ import type { Core } from "../../../core/index.js";
 import { DomainError } from "../../../core/model/errors.js";
 import { toUsdt } from "../../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../../wire/common.js";
-import { checkResponse, keyBody, keyResponse, meResponse, sessionBody, sessionResponse } from "../../../wire/miniapp.js";
+import {
+  checkResponse,
+  keyBody,
+  keyResponse,
+  meResponse,
+  sessionBody,
+  sessionResponse,
+  starsTopupBody,
+  starsTopupResponse,
+  toStarsOfferView,
+} from "../../../wire/miniapp.js";
+import { toTopupView } from "../../../wire/topups.js";
 import { quoteBody } from "../../../wire/quotes.js";
 import { STORE_FIELD_CODES } from "../../../wire/store.js";
 import { quotable } from "../quotes.js";
@@ -80,6 +91,23 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
   );
 
   app.post(
+    `${MINIAPP_PREFIX}/topups/stars`,
+    {
+      schema: {
+        summary:
+          "A top-up paid in Telegram Stars: the invoice's link for Telegram.WebApp.openInvoice; credited once Telegram's successful_payment reaches the bot",
+        operationId: "miniAppStarsTopup",
+        body: starsTopupBody,
+        response: { 200: starsTopupResponse, 400: errorBody, 503: errorBody, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const { topup, link } = await core.topups.starsLink(userOf(request).account, request.body.stars);
+      return { success: true as const, link, topup: toTopupView(topup) };
+    },
+  );
+
+  app.post(
     `${MINIAPP_PREFIX}/key`,
     {
       schema: {
@@ -114,6 +142,7 @@ async function me(core: Core, admins: ReadonlySet<string>, { account }: MiniAppC
       max_usdt: toUsdt(core.topups.limits.maxMicro),
       invoice_minutes: Math.round(core.topups.limits.invoiceTtlSeconds / 60),
     },
+    stars_topup: toStarsOfferView(core.topups.starsOffer()),
   };
 }
 
