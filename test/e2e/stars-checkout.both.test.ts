@@ -68,6 +68,28 @@ describe("a pre-checkout behind 200 waiting updates, long polling", () => {
   afterAll(async () => bots.close());
 
   it("is answered in time, and the payment is credited once the backlog drains", async () => payBehindBacklog(bots), 120_000);
+
+  it("is not held by Telegram holding the answer to another: the next payment goes through, and both are credited", async () => {
+    const stars = new EmulatedStars(bots.emulatorUrl);
+    const first = await bots.registered(0);
+    const second = await bots.registered(0);
+    const account = async (telegramId: string) => (await bots.h.service.core.accounts.byTelegramId(telegramId))!;
+    // Telegram takes each answer at once (the payment goes on) but holds its reply 15 s, past Telegram's own wait.
+    await slowTelegram(bots.emulatorUrl, 15_000, "answerPreCheckoutQuery", "at-once");
+    await stars.setCheckoutTimeout(CHECKOUT_MS);
+    try {
+      const one = await bots.h.service.core.topups.starsLink(await account(first.telegramId), 100);
+      expect(await first.chat.pay(one.link)).toMatchObject({ status: "paid" });
+      const two = await bots.h.service.core.topups.starsLink(await account(second.telegramId), 150);
+      expect(await second.chat.pay(two.link)).toMatchObject({ status: "paid" });
+      // Both successful_payments reach the bot meanwhile, long before the held replies.
+      await eventually(async () => ((await account(first.telegramId)).balanceMicro === 1_000_000 ? true : undefined), 5_000);
+      await eventually(async () => ((await account(second.telegramId)).balanceMicro === 1_500_000 ? true : undefined), 5_000);
+    } finally {
+      await slowTelegram(bots.emulatorUrl, 0, "answerPreCheckoutQuery");
+      await stars.setCheckoutTimeout();
+    }
+  }, 60_000);
 });
 
 describe("a pre-checkout behind 200 waiting updates, webhook", () => {

@@ -144,9 +144,16 @@ describe("kill -9 between the checkout and the credit", () => {
   it("the checkout answered, the successful_payment not fetched yet: credited once by the restarted service", async () => {
     await start();
     const p = await payer();
-    // Telegram takes the bot's answer at once (the payment completes) and holds the reply to it: the poller is
-    // still storing the batch with the pre-checkout, so the successful_payment stays at Telegram, unfetched.
-    await slow("answerPreCheckoutQuery", 8_000, "at-once");
+    // The bot is listening: a fetch asked after its answer to the payer's message waits at Telegram for updates.
+    await p.chat.say("hello");
+    await eventually(async () => {
+      const all = (await http("GET", `${emulator.url}/emulator/calls`)).body.calls as Array<{ method: string; payload: { chat_id?: unknown } }>;
+      const reply = all.findIndex((c) => c.method === "sendMessage" && Number(c.payload.chat_id) === Number(p.id));
+      return reply >= 0 && all.slice(reply).some((c) => c.method === "getUpdates") ? true : undefined;
+    });
+    // Its next fetch, after the pre-checkout, is held at Telegram: the answer goes out, the payment completes, and
+    // the successful_payment stays at Telegram, unfetched.
+    await slow("getUpdates", 30_000, "when-answered");
     try {
       const { topup, link } = await core.core.topups.starsLink(await p.account(), 250);
       const attempt = await p.chat.pay(link);
@@ -154,7 +161,7 @@ describe("kill -9 between the checkout and the credit", () => {
       expect(await paymentInInbox(p.id)).toBeUndefined();
 
       await kill(service!.proc);
-      await slow("answerPreCheckoutQuery", 0, "at-once");
+      await slow("getUpdates", 0, "at-once");
       await refuse("getStarTransactions", true);
       await start({ TOPUP_POLL_MS: "300" });
       // The unconfirmed updates are fetched again: the pre-checkout (answered again, in vain) and the payment.
@@ -165,7 +172,7 @@ describe("kill -9 between the checkout and the credit", () => {
       expect(await p.balance()).toBe(2_500_000);
       await creditedOnce(topup.id, 250, attempt.telegram_payment_charge_id!);
     } finally {
-      await slow("answerPreCheckoutQuery", 0, "at-once");
+      await slow("getUpdates", 0, "at-once");
       await refuse("getStarTransactions", false);
     }
   }, 90_000);
