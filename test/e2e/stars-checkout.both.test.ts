@@ -30,7 +30,7 @@ async function payBehindBacklog(bots: BotHarness) {
   try {
     // The bot's every reply is held at Telegram: its handling of the payer's chat crawls, one update at a time.
     await slowTelegram(bots.emulatorUrl, HELD_MS, "sendMessage", "at-once");
-    for (let n = 1; n <= BACKLOG; n++) await chat.say(`hello ${n}`);
+    await Promise.all(Array.from({ length: BACKLOG }, (_, n) => chat.say(`hello ${n + 1}`)));
     await eventually(async () => ((await waiting(bots, telegramId)) >= BACKLOG - 5 ? true : undefined), 20_000);
 
     await stars.setCheckoutTimeout(CHECKOUT_MS);

@@ -7,7 +7,7 @@ import { http } from "./processes.js";
 // of one top-up, and Telegram's webhook played by the test (the emulator keeps updates; something must post them).
 
 /** The bot's Star transactions as Telegram reports them (getStarTransactions, oldest first). */
-export async function starTransactions(emulatorUrl: string): Promise<Array<{ id: string; amount: number; source?: unknown; receiver?: unknown }>> {
+async function starTransactions(emulatorUrl: string): Promise<Array<{ id: string; amount: number; source?: unknown; receiver?: unknown }>> {
   const all = [];
   for (;;) {
     const answer = await http("POST", `${emulatorUrl}/bot${TEST_BOT_TOKEN}/getStarTransactions`, undefined, { offset: all.length, limit: 100 });
