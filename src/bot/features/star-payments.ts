@@ -1,32 +1,44 @@
 import { Composer } from "grammy";
 import type { I18n } from "@grammyjs/i18n";
-import type { Update, User } from "grammy/types";
+import type { PreCheckoutQuery, Update, User } from "grammy/types";
 import { speak } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
 import type { CheckoutAnswer } from "../../core/topups/stars.js";
 import { usdt } from "../format.js";
 import type { BotContext } from "../context.js";
 
+/** Telegram's wait for a pre-checkout answer (P1 answerPreCheckoutQuery): an answer later than this is void. */
+const CHECKOUT_MS = 10_000;
+
+/** grammY types its signal with a polyfill's AbortSignal; Node's own is what it uses at run time. */
+type ApiSignal = Parameters<BotContext["api"]["answerPreCheckoutQuery"]>[3];
+
 /**
  * Telegram's checkout for the bot's Stars invoices. The pre-checkout question is answered as the update arrives,
  * before it would wait in the inbox behind others (Telegram cancels the payment after 10 s): a few reads in the
  * core decide it. A refusal is worded in the payer's language (their account's, else their Telegram's), one read
- * more, on refusals only. Nothing is stored for it: a question lost is a payment Telegram cancels, never a charge.
+ * more, on refusals only. The answer is not waited for: a reply Telegram is slow to give would hold the intake, and
+ * every pre-checkout after it, past their 10 s. Nothing is stored for it: a question lost (a stop mid-answer) is a
+ * payment Telegram cancels, never a charge.
  */
 export function answerCheckout(core: Core, api: BotContext["api"], i18n: I18n, log: { warn(obj: object, msg: string): void }) {
-  return async (update: Update): Promise<boolean> => {
-    const query = update.pre_checkout_query;
-    if (!query) return false;
-    const answer: CheckoutAnswer = await core.topups
+  const answer = async (update: Update, query: PreCheckoutQuery) => {
+    const checked: CheckoutAnswer = await core.topups
       .preCheckout({ userId: String(query.from.id), currency: query.currency, totalAmount: query.total_amount, payload: query.invoice_payload })
       .catch((error: unknown) => {
         log.warn({ err: error, update: update.update_id }, "a pre-checkout could not be checked: refused");
         return { ok: false, reason: "unchecked", message: "This payment could not be checked just now." };
       });
-    const refusal = answer.ok ? undefined : { error_message: await checkoutRefusal(core, i18n, query.from, answer) };
+    const refusal = checked.ok ? undefined : { error_message: await checkoutRefusal(core, i18n, query.from, checked) };
     await api
-      .answerPreCheckoutQuery(query.id, answer.ok, refusal)
+      .answerPreCheckoutQuery(query.id, checked.ok, refusal, AbortSignal.timeout(CHECKOUT_MS) as ApiSignal)
       .catch((error: unknown) => log.warn({ err: error, update: update.update_id }, "a pre-checkout answer failed"));
+  };
+  return async (update: Update): Promise<boolean> => {
+    const query = update.pre_checkout_query;
+    if (!query) return false;
+    // In the background, where a rejection would end the process: whatever fails is logged (Telegram then cancels).
+    void answer(update, query).catch((error: unknown) => log.warn({ err: error, update: update.update_id }, "a pre-checkout answer failed"));
     return true;
   };
 }
