@@ -1,3 +1,4 @@
+import { sign } from "@telegram-apps/init-data-node";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromUsdt, micro } from "../../src/core/model/money.js";
@@ -152,5 +153,77 @@ describe("the bot's Star book", () => {
     await stars.setBalance(seen.balance);
     expect(await h.service.core.starBook.reconcile()).toMatchObject({ differenceCount: 0 });
     await eventually(async () => (await admin.messages()).find((m) => m.text.includes("Star book matches Telegram's")));
+  });
+
+  it("is shown on the desk to administrators only, as the CLI's summary", async () => {
+    const signedIn = async (user: { id: number; first_name: string }) => {
+      const init = sign({ user: { ...user, is_premium: false } as never, query_id: "AAH" } as never, TEST_BOT_TOKEN, new Date());
+      const answer = await h.call("POST", "/miniapp/session", { body: { init_data: init }, remoteAddress: `10.79.0.${user.id % 250}` });
+      expect(answer.status).toBe(200);
+      return { authorization: `Bearer ${answer.body.token}` };
+    };
+    const refused = await h.call("GET", "/miniapp/admin/stars", { headers: await signedIn({ id: 790_000_501, first_name: "Nat" }) });
+    expect(refused.status).toBe(403);
+    const shown = await h.call("GET", "/miniapp/admin/stars", { headers: await signedIn({ id: ADMIN, first_name: "Admin" }) });
+    expect(shown.status).toBe(200);
+    const { balance } = await telegram();
+    expect(shown.body).toMatchObject({
+      success: true,
+      balance,
+      balance_error: null,
+      open_orders: 0,
+      open_stars: 0,
+      rate_usdt: 0.01,
+      last: { balance, book: balance, differences: [], difference_count: 0 },
+    });
+    expect(shown.body.today.in.payment).toBe(1_100);
+    expect(shown.body.today.out).toMatchObject({ refund: -700, gift: -25, premium: -1_000 });
+    expect(shown.body.margins).toContainEqual({
+      product: "premium",
+      months: 3,
+      price_usdt: 11.99,
+      in_stars: 1199,
+      cost_stars: 1000,
+      margin_stars: 199,
+    });
+  });
+
+  it("finds a gift sent past the service and a row Telegram does not list, once they cannot be on their way", async () => {
+    const stranger = await registered();
+    const sent = await request(`${emulator.url}/bot${TEST_BOT_TOKEN}/sendGift`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ user_id: Number(stranger.telegramId), gift_id: ROSE }),
+    });
+    expect(((await sent.body.json()) as { ok: boolean }).ok).toBe(true);
+    // Just sent, it may still be a delivery settling: not a difference yet.
+    expect(await h.service.core.starBook.reconcile()).toMatchObject({ settling: -25, differenceCount: 0 });
+    const { transactions } = await telegram();
+    const outside = transactions.at(-1)!;
+    await h.service.db
+      .insertInto("star_book")
+      .values({
+        kind: "payment",
+        stars: 40,
+        transaction_id: "never-at-telegram",
+        topup_id: null,
+        order_id: null,
+        user_id: null,
+        created_at: "2026-01-01T00:00:00.000Z",
+      })
+      .execute();
+    h.clock.advance(10 * 60_000);
+    try {
+      const found = await h.service.core.starBook.reconcile();
+      expect(found.differences).toEqual([
+        { what: "balance", telegram: expect.any(Number), book: expect.any(Number) },
+        { what: "unbooked", kind: "gift", transactionId: outside.id, stars: -25, userId: stranger.telegramId, date: expect.any(Number) },
+        { what: "missing", kind: "payment", transactionId: "never-at-telegram", stars: 40 },
+      ]);
+      expect(found.book - found.balance).toBe(40 + 25);
+      await eventually(async () => (await admin.messages()).find((m) => m.text.includes("3 difference(s)")));
+    } finally {
+      h.clock.reset();
+    }
   });
 });
