@@ -101,8 +101,9 @@ export function createStarBook(options: StarBookOptions) {
     if (!port) throw unavailable("The bot's Stars are not booked here: no BOT_TOKEN, or neither Stars top-ups nor a Telegram backend");
     await options.settle();
     await sweep(await starOpening(db));
-    const startedAt = clock.now();
+    // Open orders first: one completing after this read is booked before `startedAt`, so counted below.
     const open = await openStarOrders(db);
+    const startedAt = clock.now();
     let reading: Awaited<ReturnType<typeof steadyReading>>;
     try {
       reading = await steadyReading(port);
@@ -119,9 +120,27 @@ export function createStarBook(options: StarBookOptions) {
     const counted = (row: StarRow) =>
       row.kind === "opening" || row.created_at < at || (row.transaction_id !== null && listed.has(`${row.kind}:${row.transaction_id}`));
 
+    const recent = Math.floor(startedAt.getTime() / 1000) - SETTLING_S;
+    const take = <T extends { kind: string; stars: number | null }>(list: T[], t: StarTransactionRecord) => {
+      const index = list.findIndex((item) => item.kind === t.kind && item.stars !== null && Math.abs(item.stars) === Math.abs(t.stars));
+      return index < 0 ? null : list.splice(index, 1)[0]!;
+    };
+    const isDelivery = (kind: string) => kind === "gift" || kind === "premium";
+    // Deliveries booked without their transaction yet: what an unbooked gift or Premium transaction is first.
+    const unlinked = () => rows.filter((r) => isDelivery(r.kind) && r.transaction_id === null && counted(r));
+
     let opening = rows.find((row) => row.kind === "opening");
     if (!opening) {
       // The first reconciliation: the bot's Stars before the book began, every listed transaction in them or booked.
+      // Opened only when nothing is on its way into the book: a delivery or payment booked after the opening would
+      // count its Stars twice.
+      const inBook = new Set(rows.filter((r) => r.transaction_id !== null && counted(r)).map((r) => `${r.kind}:${r.transaction_id}`));
+      const rest = unlinked();
+      const arriving = transactions.filter((t) => !inBook.has(`${t.kind}:${t.id}`) && !(isDelivery(t.kind) && take(rest, t)) && t.date >= recent);
+      if (open.length || arriving.length)
+        throw unavailable(
+          `The Star book opens when nothing is on its way into it (${open.length} gift or Premium orders open, ${arriving.length} transactions just made): it tries again at the next check`,
+        );
       const cut = transactions.reduce((latest, t) => Math.max(latest, t.date), 0);
       const sum = rows.filter(counted).reduce((total, row) => total + row.stars, 0);
       const entry = { kind: "opening" as const, stars: balance - sum, transaction_id: null, topup_id: null, order_id: null, user_id: null };
@@ -134,18 +153,13 @@ export function createStarBook(options: StarBookOptions) {
 
     const differences: StarDifference[] = [];
     const byTransaction = new Map(rows.filter((r) => r.transaction_id !== null && counted(r)).map((r) => [`${r.kind}:${r.transaction_id}`, r]));
-    // Deliveries booked without their transaction yet, and orders still under way: what an unbooked gift or Premium is.
-    const unlinked = rows.filter((r) => (r.kind === "gift" || r.kind === "premium") && r.transaction_id === null && counted(r));
+    const unpaired = unlinked();
+    // Orders still under way: what an unbooked gift or Premium is next.
     const underWay = open.map((o) => ({ kind: o.productType, stars: starsOf(o) }));
-    const take = <T extends { kind: string; stars: number | null }>(list: T[], t: StarTransactionRecord) => {
-      const index = list.findIndex((item) => item.kind === t.kind && item.stars !== null && Math.abs(item.stars) === Math.abs(t.stars));
-      return index < 0 ? null : list.splice(index, 1)[0]!;
-    };
     let settling = 0;
     let bookedNow = 0;
     let compared = 0;
     const seen = new Set<string>();
-    const recent = Math.floor(startedAt.getTime() / 1000) - SETTLING_S;
 
     for (const t of transactions) {
       const key = `${t.kind}:${t.id}`;
@@ -156,8 +170,8 @@ export function createStarBook(options: StarBookOptions) {
         if (row.stars !== t.stars) differences.push({ what: "stars", kind: t.kind, transactionId: t.id, telegram: t.stars, book: row.stars });
         continue;
       }
-      const delivery = t.kind === "gift" || t.kind === "premium";
-      if (delivery && take(unlinked, t)) {
+      const delivery = isDelivery(t.kind);
+      if (delivery && take(unpaired, t)) {
         compared++;
         continue;
       }
@@ -188,7 +202,7 @@ export function createStarBook(options: StarBookOptions) {
       if (row.kind === "opening" || row.transaction_id === null || !counted(row) || seen.has(`${row.kind}:${row.transaction_id}`)) continue;
       differences.push({ what: "missing", kind: row.kind, transactionId: row.transaction_id, stars: row.stars });
     }
-    for (const row of unlinked) differences.push({ what: "unpaid", kind: row.kind as "gift" | "premium", orderId: row.order_id!, stars: row.stars });
+    for (const row of unpaired) differences.push({ what: "unpaid", kind: row.kind as "gift" | "premium", orderId: row.order_id!, stars: row.stars });
     const book = rows.filter(counted).reduce((total, row) => total + row.stars, bookedNow);
     if (book + settling !== balance) differences.unshift({ what: "balance", telegram: balance, book: book + settling });
 
