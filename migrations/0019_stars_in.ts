@@ -56,13 +56,14 @@ export async function up(db: AnyDb): Promise<void> {
     // `opening` (what the bot held before the book began); signed: what came in is positive.
     .addColumn("kind", "text", (c) => c.notNull())
     .addColumn("stars", "bigint", (c) => c.notNull())
-    // Telegram's StarTransaction id (a payment's telegram_payment_charge_id; a refund keeps its payment's id).
+    // Telegram's StarTransaction id (a payment's telegram_payment_charge_id; a refund keeps its payment's id); the
+    // opening's: the last transaction it includes.
     .addColumn("transaction_id", "text")
     .addColumn("topup_id", "bigint")
     .addColumn("order_id", "bigint")
     .addColumn("user_id", "text")
-    // The transaction's date at Telegram (unix seconds) where the book took it from the list; for the opening, the
-    // date up to which Telegram's transactions are in it.
+    // The transaction's date at Telegram (unix seconds) where the book took it from the list (the opening's: its
+    // last transaction's).
     .addColumn("telegram_date", "bigint")
     .addColumn("created_at", "text", (c) => c.notNull())
     .addCheckConstraint("star_book_kind", sql`kind in ('payment', 'refund', 'gift', 'premium', 'other', 'opening')`)

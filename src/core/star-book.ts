@@ -141,15 +141,26 @@ export function createStarBook(options: StarBookOptions) {
         throw unavailable(
           `The Star book opens when nothing is on its way into it (${open.length} gift or Premium orders open, ${arriving.length} transactions just made): it tries again at the next check`,
         );
-      const cut = transactions.reduce((latest, t) => Math.max(latest, t.date), 0);
+      // It names the last transaction it includes (the list is chronological), and that one's date.
+      const last = transactions.at(-1);
       const sum = rows.filter(counted).reduce((total, row) => total + row.stars, 0);
-      const entry = { kind: "opening" as const, stars: balance - sum, transaction_id: null, topup_id: null, order_id: null, user_id: null };
-      if (await recordStars(db, { ...entry, telegram_date: cut, created_at: at })) booked++;
+      const entry = {
+        kind: "opening" as const,
+        stars: balance - sum,
+        transaction_id: last?.id ?? null,
+        topup_id: null,
+        order_id: null,
+        user_id: null,
+      };
+      if (await recordStars(db, { ...entry, telegram_date: last?.date ?? 0, created_at: at })) booked++;
       rows = await starRows(db);
       opening = rows.find((row) => row.kind === "opening")!;
-      log.warn({ stars: opening.stars, asOf: cut }, "the Star book opens with the bot's balance");
+      log.warn({ stars: opening.stars, through: opening.transaction_id }, "the Star book opens with the bot's balance");
     }
-    const cut = Number(opening.telegram_date ?? 0);
+    // Before the book began: the transactions up to the opening's last, in the list's order (by its date if gone).
+    const through = opening.transaction_id === null ? -1 : transactions.findIndex((t) => t.id === opening.transaction_id);
+    const cut = opening.transaction_id === null ? -Infinity : Number(opening.telegram_date ?? 0);
+    const history = (index: number, t: StarTransactionRecord) => (through >= 0 ? index <= through : t.date <= cut);
 
     const differences: StarDifference[] = [];
     const byTransaction = new Map(rows.filter((r) => r.transaction_id !== null && counted(r)).map((r) => [`${r.kind}:${r.transaction_id}`, r]));
@@ -161,7 +172,7 @@ export function createStarBook(options: StarBookOptions) {
     let compared = 0;
     const seen = new Set<string>();
 
-    for (const t of transactions) {
+    for (const [index, t] of transactions.entries()) {
       const key = `${t.kind}:${t.id}`;
       const row = byTransaction.get(key);
       if (row) {
@@ -176,7 +187,7 @@ export function createStarBook(options: StarBookOptions) {
         continue;
       }
       // Before the book began: in the opening.
-      if (t.date <= cut) continue;
+      if (history(index, t)) continue;
       compared++;
       if (delivery && take(underWay, t)) {
         settling += t.stars;

@@ -188,6 +188,36 @@ describe("the bot's Star book", () => {
     });
   });
 
+  it("books again a delivery whose booking was lost, with its transaction, and opens only when nothing is arriving", async () => {
+    const deliveries = await h.service.db.selectFrom("star_book").selectAll().where("kind", "in", ["gift", "premium"]).execute();
+    expect(deliveries.every((row) => row.transaction_id !== null && row.order_id !== null)).toBe(true);
+    // As if the process died between the order's completion and its booking.
+    await h.service.db.deleteFrom("star_book").where("kind", "=", "gift").execute();
+    expect(await h.service.core.starBook.reconcile()).toMatchObject({ differenceCount: 0 });
+    const again = await h.service.db.selectFrom("star_book").selectAll().where("kind", "=", "gift").execute();
+    expect(again.map((row) => [row.order_id, row.transaction_id, Number(row.stars)])).toEqual(
+      deliveries.filter((row) => row.kind === "gift").map((row) => [row.order_id, row.transaction_id, -25]),
+    );
+
+    // A book without its opening (as before the first reconciliation) does not open while a transaction is arriving.
+    const opening = await h.service.db.selectFrom("star_book").selectAll().where("kind", "=", "opening").executeTakeFirstOrThrow();
+    await h.service.db.deleteFrom("star_book").where("kind", "=", "opening").execute();
+    const buyer = await registered();
+    await payLink(buyer.chat, buyer.telegramId, 150);
+    await creditedTo(buyer.telegramId, 1_500_000);
+    await h.service.db.deleteFrom("star_book").where("user_id", "=", buyer.telegramId).execute();
+    await expect(h.service.core.starBook.reconcile()).rejects.toThrow(
+      /opens when nothing is on its way into it \(0 gift or Premium orders open, 1 transactions just made\)/,
+    );
+    h.clock.advance(10 * 60_000);
+    try {
+      // Once it cannot be on its way, it is in the opening; the book matches.
+      expect(await h.service.core.starBook.reconcile()).toMatchObject({ opening: Number(opening.stars) + 150, differenceCount: 0 });
+    } finally {
+      h.clock.reset();
+    }
+  });
+
   it("finds a gift sent past the service and a row Telegram does not list, once they cannot be on their way", async () => {
     const stranger = await registered();
     const sent = await request(`${emulator.url}/bot${TEST_BOT_TOKEN}/sendGift`, {
