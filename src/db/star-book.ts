@@ -120,14 +120,10 @@ export async function starFlows(exec: Executor, since: string): Promise<Array<{ 
 
 /** Payments booked with no top-up to credit (a payload not ours, or a top-up paid twice) since `since`. */
 export async function unmatchedPaymentsSince(exec: Executor, since: string): Promise<{ count: number; latest: string | null }> {
-  const row = await exec
-    .selectFrom("star_book")
-    .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("transaction_id").as("latest")])
-    .where("kind", "=", "payment")
-    .where("topup_id", "is", null)
-    .where("created_at", ">=", since)
-    .executeTakeFirstOrThrow();
-  return { count: Number(row.n), latest: row.latest ?? null };
+  const unmatched = exec.selectFrom("star_book").where("kind", "=", "payment").where("topup_id", "is", null).where("created_at", ">=", since);
+  const row = await unmatched.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const latest = await unmatched.select("transaction_id").orderBy("id", "desc").limit(1).executeTakeFirst();
+  return { count: Number(row.n), latest: latest?.transaction_id ?? null };
 }
 
 /** Stars top-ups Telegram refunded whose credit the balance could not give back in full, since `since`. */

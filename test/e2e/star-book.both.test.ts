@@ -255,5 +255,23 @@ describe("the bot's Star book", () => {
     } finally {
       h.clock.reset();
     }
+    // A payment booked that no top-up took (a payload not ours): the administrators hear of it.
+    await h.service.db
+      .insertInto("star_book")
+      .values({
+        kind: "payment",
+        stars: 70,
+        transaction_id: "charge-of-nobody",
+        topup_id: null,
+        order_id: null,
+        user_id: "1",
+        created_at: h.clock.now().toISOString(),
+      })
+      .execute();
+    await eventually(async () =>
+      (await admin.messages()).find(
+        (m) => m.text.includes("1 Stars payment(s) in the last 24 hours matched no top-up") && m.text.includes("charge-of-nobody"),
+      ),
+    );
   });
 });
