@@ -962,8 +962,11 @@ export interface components {
     };
     LedgerEntry: {
       entry_id: number;
-      /** @enum {string} */
-      kind: "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup";
+      /**
+       * @description topup: a top-up credited; reversal: a refunded Stars top-up's credit taken back
+       * @enum {string}
+       */
+      kind: "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup" | "reversal";
       /** @description Signed: credits and refunds positive, charges and debits negative */
       amount_usdt: number;
       /** @description The balance after this entry; null for an owner key, which has no balance of its own */
@@ -1113,13 +1116,18 @@ export interface components {
     };
     Topup: {
       topup_id: number;
-      /** @enum {string} */
-      method: "invoice" | "transfer";
       /**
-       * @description invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled
+       * @description stars: paid in Telegram Stars, in the bot or the Mini App
        * @enum {string}
        */
-      status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
+      method: "invoice" | "transfer" | "stars";
+      /**
+       * @description invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled. stars: active, credited, expired, cancelled, refunding, refunded (the Stars given back, the credit reversed)
+       * @enum {string}
+       */
+      status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed" | "refunding" | "refunded";
+      /** @description stars only: the Stars the invoice asks */
+      stars: number | null;
       amount_usdt: number;
       /** @description What was added to the balance, once credited */
       credited_usdt: number | null;
@@ -7000,7 +7008,7 @@ export interface operations {
           test: boolean;
           data: {
             /** @enum {unknown} */
-            kind: "credit" | "debit" | "topup";
+            kind: "credit" | "debit" | "topup" | "reversal";
             /** @description Signed: negative for a debit */
             amount_usdt: number;
             /** @description The balance right after */

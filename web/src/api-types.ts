@@ -803,6 +803,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/miniapp/admin/stars": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The bot's Star book: its balance now, what open orders will spend, today's Stars in and out, each product's margin in Stars and the last reconciliation */
+    get: operations["miniAppAdminStars"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/miniapp/admin/users/{telegram_id}/balance": {
     parameters: {
       query?: never;
@@ -1135,8 +1152,11 @@ export interface components {
     };
     LedgerEntry: {
       entry_id: number;
-      /** @enum {string} */
-      kind: "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup";
+      /**
+       * @description topup: a top-up credited; reversal: a refunded Stars top-up's credit taken back
+       * @enum {string}
+       */
+      kind: "credit" | "debit" | "charge" | "refund" | "adjustment" | "topup" | "reversal";
       /** @description Signed: credits and refunds positive, charges and debits negative */
       amount_usdt: number;
       /** @description The balance after this entry; null for an owner key, which has no balance of its own */
@@ -1286,13 +1306,18 @@ export interface components {
     };
     Topup: {
       topup_id: number;
-      /** @enum {string} */
-      method: "invoice" | "transfer";
       /**
-       * @description invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled
+       * @description stars: paid in Telegram Stars, in the bot or the Mini App
        * @enum {string}
        */
-      status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed";
+      method: "invoice" | "transfer" | "stars";
+      /**
+       * @description invoice: active (waiting to be paid), credited (paid, the amount received added), expired, cancelled, failed (not made). transfer: pending, credited (approved), rejected, cancelled. stars: active, credited, expired, cancelled, refunding, refunded (the Stars given back, the credit reversed)
+       * @enum {string}
+       */
+      status: "creating" | "active" | "pending" | "credited" | "expired" | "cancelled" | "rejected" | "failed" | "refunding" | "refunded";
+      /** @description stars only: the Stars the invoice asks */
+      stars: number | null;
       amount_usdt: number;
       /** @description What was added to the balance, once credited */
       credited_usdt: number | null;
@@ -7975,6 +8000,152 @@ export interface operations {
       };
     };
   };
+  miniAppAdminStars: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            at: string;
+            /** @description The bot's Star balance now (getMyStarBalance); null when it cannot be read */
+            balance: number | null;
+            balance_error: string | null;
+            /** @description Gift and Premium orders still processing or held */
+            open_orders: number;
+            /** @description What they will spend */
+            open_stars: number;
+            /** @description Today's (UTC) Stars in and out by kind */
+            today: {
+              day: string;
+              in: {
+                [key: string]: number;
+              };
+              out: {
+                [key: string]: number;
+              };
+              net: number;
+            };
+            /** @description USDT credited per Star paid in; null where Stars top-ups are not offered */
+            rate_usdt: number | null;
+            /** @description Each product's tariff in Stars at the top-up rate, less the Stars the bot pays (a gift: per Star) */
+            margins: {
+              /** @enum {string} */
+              product: "gift" | "premium";
+              months: number | null;
+              price_usdt: number;
+              in_stars: number;
+              cost_stars: number;
+              margin_stars: number;
+            }[];
+            /** @description The last reconciliation with Telegram, null before the first */
+            last: {
+              at: string;
+              /** @description getMyStarBalance when it ran */
+              balance: number;
+              /** @description The opening plus every row it counted */
+              book: number;
+              /** @description Stars of deliveries and payments still on their way into the book */
+              settling: number;
+              opening: number;
+              /** @description Telegram's transactions compared */
+              transactions: number;
+              /** @description The first differences, one line each */
+              differences: string[];
+              difference_count: number;
+            } | null;
+          };
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
   miniAppAdminMove: {
     parameters: {
       query?: never;
@@ -8599,7 +8770,7 @@ export interface operations {
           test: boolean;
           data: {
             /** @enum {unknown} */
-            kind: "credit" | "debit" | "topup";
+            kind: "credit" | "debit" | "topup" | "reversal";
             /** @description Signed: negative for a debit */
             amount_usdt: number;
             /** @description The balance right after */
