@@ -7,7 +7,8 @@ import { type Kysely, PostgresAdapter, sql } from "kysely";
 //   the balance (`reversed_micro`);
 // - ledger entries gain the kind `reversal` (a top-up's credit taken back by a refund); a top-up has at most one
 //   credit entry (`topup`), and may have reversals and their undoing (a refund Telegram refused) besides;
-// - `star_book`: every Star the bot receives or spends, one row per Telegram transaction and kind.
+// - `star_book`: every Star the bot receives or spends, one row per Telegram transaction and kind, and its opening
+//   balance (the Stars on the bot before the book began); `star_book_checks`: the last reconciliation's result.
 // biome-ignore lint: migrations see the database untyped
 type AnyDb = Kysely<any>;
 
@@ -51,23 +52,37 @@ export async function up(db: AnyDb): Promise<void> {
     .createTable("star_book")
     .addColumn("id", pg ? "bigserial" : "integer", (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()))
     // `payment` in (a user paid an invoice), `refund` out (a payment given back), `gift` and `premium` out (sent by
-    // the bot); signed: what came in is positive.
+    // the bot), `other` (a transaction the service did not make: a withdrawal, ads, Stars from elsewhere), and one
+    // `opening` (what the bot held before the book began); signed: what came in is positive.
     .addColumn("kind", "text", (c) => c.notNull())
     .addColumn("stars", "bigint", (c) => c.notNull())
-    // Telegram's StarTransaction id (a payment's telegram_payment_charge_id; a refund keeps its payment's id).
+    // Telegram's StarTransaction id (a payment's telegram_payment_charge_id; a refund keeps its payment's id); the
+    // opening's: the last transaction it includes.
     .addColumn("transaction_id", "text")
     .addColumn("topup_id", "bigint")
     .addColumn("order_id", "bigint")
     .addColumn("user_id", "text")
+    // The transaction's date at Telegram (unix seconds) where the book took it from the list (the opening's: its
+    // last transaction's).
+    .addColumn("telegram_date", "bigint")
     .addColumn("created_at", "text", (c) => c.notNull())
-    .addCheckConstraint("star_book_kind", sql`kind in ('payment', 'refund', 'gift', 'premium')`)
+    .addCheckConstraint("star_book_kind", sql`kind in ('payment', 'refund', 'gift', 'premium', 'other', 'opening')`)
     .execute();
   await db.schema.createIndex("star_book_transaction").on("star_book").columns(["kind", "transaction_id"]).unique().execute();
   await db.schema.createIndex("star_book_order").on("star_book").columns(["kind", "order_id"]).unique().execute();
   await db.schema.createIndex("star_book_time").on("star_book").column("created_at").execute();
+  // One opening, whichever instance reconciles first.
+  await db.schema.createIndex("star_book_one_opening").on("star_book").column("kind").unique().where(sql.ref("kind"), "=", "opening").execute();
+  await db.schema
+    .createTable("star_book_checks")
+    .addColumn("key", "text", (c) => c.primaryKey())
+    .addColumn("at", "text", (c) => c.notNull())
+    .addColumn("result", "text", (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
+  await db.schema.dropTable("star_book_checks").execute();
   await db.schema.dropTable("star_book").execute();
   await db.schema.dropIndex("ledger_one_credit_per_topup").execute();
   await db.schema.createIndex("ledger_one_per_topup").on("ledger_entries").column("topup_id").unique().execute();

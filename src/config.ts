@@ -219,6 +219,9 @@ export const configSchema = z
     ALERT_STARS_BELOW: integer("2500", 0, 1_000_000_000).describe(
       "With a `telegram` backend: the bot's Star balance below this alerts the administrators (`stars`); 2500 pays one 12-month Premium.",
     ),
+    STARS_BOOK_CHECK_MINUTES: integer("15", 1, 1440).describe(
+      "How often the bot's Star book is reconciled with its Star transactions and balance (with a `telegram` backend or Stars top-ups; also at start and with `npm run admin -- stars reconcile`); a difference alerts the administrators (`starbook`).",
+    ),
     ALERT_RELOADLY_BELOW_USD: integer("100", 0, 1_000_000_000).describe(
       "With `GIFTCARDS_BACKEND=reloadly`: the Reloadly account's balance below this many USD alerts the administrators (`reloadly`).",
     ),

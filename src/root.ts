@@ -35,6 +35,7 @@ import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createTelegramPayments } from "./upstream/telegram-payments.js";
 import { createStarsSettle } from "./jobs/stars-settle.js";
+import { createStarBookCheck } from "./jobs/star-book.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
 import { webhookEvents } from "./wire/events.js";
 import { type Delivery, PROTOCOL_DELIVERY } from "./wire/account.js";
@@ -218,9 +219,10 @@ async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logge
       ? createCryptoPay({ baseUrl: config.CRYPTO_PAY_URL, token: config.CRYPTO_PAY_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, log })
       : null;
   if (cryptoPay) lifecycle.add({ name: "crypto pay", close: cryptoPay.close });
-  // The bot's Stars as money in: invoice links, refunds, its transactions (where Stars top-ups are offered).
+  // The bot's Stars as money in (invoice links, refunds) and its Star book (transactions, balance): where Stars
+  // top-ups are offered or the bot pays gifts or Premium from its Stars.
   const starPayments =
-    config.BOT_TOKEN && config.STARS_TOPUP_RATE_MICRO !== null
+    config.BOT_TOKEN && (config.STARS_TOPUP_RATE_MICRO !== null || booksStars(config))
       ? createTelegramPayments({
           token: config.BOT_TOKEN,
           apiRoot: config.TELEGRAM_API_ROOT ?? TELEGRAM_API,
@@ -281,6 +283,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
             dailyMaxMicro: config.STARS_TOPUP_DAILY_MAX_MICRO,
           }
         : null,
+    starBook: on.starPayments,
     topupLimits: topupLimits(config),
     backends: orderBackends(config),
     formerBackends: on.formerBackends,
@@ -315,6 +318,9 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
   });
   return core;
 }
+
+/** Whether the bot pays deliveries from its own Stars (a Telegram backend for gifts or Premium). */
+const booksStars = (config: Config) => config.GIFTS_BACKEND === "telegram" || config.PREMIUM_BACKEND === "telegram";
 
 /** The balances backends pay deliveries from, each with the line the monitor alerts under. */
 function fundsWatched(config: Config, providers: Providers): NonNullable<MonitorOptions["funds"]> {
@@ -415,6 +421,7 @@ function openJobs(
       cryptoPay: on.cryptoPay,
       funds: on.funds,
       faults: on.faults,
+      starBook: core.starBook.active(),
       log,
       scope,
     }),
@@ -447,7 +454,11 @@ function openJobs(
     : null;
   // The bot's Star transactions are read on a schedule, so a Stars payment whose update was lost is still credited.
   const starsSettle = core.topups.methods().stars ? createStarsSettle({ topups: core.topups, intervalMs: config.TOPUP_POLL_MS, log, scope }) : null;
-  return { ...jobs, ...(topupPoll ? { topupPoll } : {}), ...(starsSettle ? { starsSettle } : {}) };
+  // The bot's Star book against Telegram's transactions and balance (a difference is the monitor's `starbook` alert).
+  const starBook = core.starBook.active()
+    ? createStarBookCheck({ starBook: core.starBook, intervalMs: config.STARS_BOOK_CHECK_MINUTES * 60_000, log, scope })
+    : null;
+  return { ...jobs, ...(topupPoll ? { topupPoll } : {}), ...(starsSettle ? { starsSettle } : {}), ...(starBook ? { starBook } : {}) };
 }
 
 function dispatchSettings(config: Config) {

@@ -124,6 +124,22 @@ function alertVars(details: AlertDetails): Record<string, string> {
       return details.latest
         ? { count: String(details.count), hours: String(details.hours), invoice_id: String(details.latest.invoiceId), anomaly: details.latest.kind }
         : { count: String(details.count), hours: String(details.hours) };
+    case "starbook":
+      return {
+        differences: String(details.differences),
+        first: details.first ?? "",
+        balance: String(details.balance ?? "?"),
+        book: String(details.book ?? "?"),
+      };
+    case "unmatched":
+      return { count: String(details.count), hours: String(details.hours), latest: details.latest ?? "" };
+    case "shortrefunds":
+      return {
+        count: String(details.count),
+        hours: String(details.hours),
+        short_usdt: usdt(details.shortMicro),
+        topup_id: String(details.topupId ?? "?"),
+      };
     case "database":
       return { fault: details.fault ?? "unreachable", count: String(details.count), cause: details.cause ?? "" };
     case "ledger":

@@ -4,6 +4,9 @@ import { parseArgs } from "node:util";
 import type pino from "pino";
 import { type Admin, targetLabel } from "../core/admin.js";
 import type { Topups } from "../core/topups.js";
+import type { StarBook } from "../core/star-book.js";
+import type { StarReconciliation, StarSummary } from "../core/model/star-book.js";
+import { differenceLine } from "../wire/star-book.js";
 import type { HeldOrders } from "../core/held-orders.js";
 import { DomainError } from "../core/model/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/model/account.js";
@@ -23,6 +26,11 @@ const USAGE = `usage: npm run admin -- <command>
   held                                               orders held because the bot's Star transactions cannot tell
                                                      whether they were delivered (the \`held\` alert)
   resolve <order-id> <delivered|refund>              decide a held order: delivered keeps the charge, refund returns it
+  stars                                              the bot's Star balance (live), what open orders will spend, today's
+                                                     Stars in and out, each product's margin in Stars, the last
+                                                     reconciliation with Telegram
+  stars reconcile                                    reconcile the Star book with Telegram now; exit 1 on a difference
+  stars refund <topup-id>                            give a Stars top-up's Stars back, its credit taken back first
   backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
                                                      overwrites; --with-codes-key also writes <file>.codes.key
   preflight                                          before going live: every configured backend's credentials and
@@ -51,8 +59,61 @@ function usdt(value: string | undefined): Micro {
 const limit = (value: string | undefined) => (value === undefined ? undefined : value === "none" ? null : usdt(value));
 const shown = (micro: Micro | null) => (micro === null ? "none" : formatUsdt(micro));
 
+/** A reconciliation in lines: whether the book matches, then each difference. */
+function reconciliationLines(r: StarReconciliation): string[] {
+  const head = `${r.at}: ${r.differenceCount ? `${r.differenceCount} difference(s)` : "the book matches Telegram"} (balance ${r.balance}, book ${r.book}${r.settling ? `, ${r.settling} settling` : ""}, opening ${r.opening}, ${r.transactions} transactions compared)`;
+  const more = r.differenceCount > r.differences.length ? [`  … and ${r.differenceCount - r.differences.length} more (see the service log)`] : [];
+  return [head, ...r.differences.map((d) => `  ${differenceLine(d)}`), ...more];
+}
+
+const signed = (stars: number) => (stars > 0 ? `+${stars}` : String(stars));
+const kinds = (flows: Partial<Record<string, number>>) =>
+  Object.entries(flows)
+    .map(([kind, stars]) => `${kind} ${signed(stars!)}`)
+    .join(", ") || "none";
+
+/** `stars`: the summary, one fact a line. */
+function summaryLines(s: StarSummary): string[] {
+  const lines = [
+    `bot's Star balance: ${s.balance === null ? `cannot be read (${s.balanceError})` : `${s.balance} (live)`}`,
+    `open orders will spend: ${s.open.stars} Stars (${s.open.orders} gift and Premium orders processing or held)`,
+    `today (${s.today.day} UTC): in ${kinds(s.today.in)}; out ${kinds(s.today.out)}; net ${signed(s.today.net)}`,
+  ];
+  if (s.rateMicro === null) lines.push("margins: none worked out (Stars top-ups are not offered: no top-up rate)");
+  else {
+    lines.push(`margins in Stars at the top-up rate (${formatUsdt(s.rateMicro)} USDT a Star), less what the bot pays:`);
+    for (const m of s.margins)
+      lines.push(
+        `  ${m.product === "gift" ? "gift, per Star" : `premium ${m.months} months`}: ${formatUsdt(m.priceMicro)} USDT = ${m.inStars} Stars in, ${m.costStars} out, margin ${signed(m.marginStars)}`,
+      );
+  }
+  if (!s.last) lines.push("last reconciliation: none yet (npm run admin -- stars reconcile)");
+  else lines.push(...reconciliationLines(s.last).map((line, i) => (i === 0 ? `last reconciliation ${line}` : line)));
+  return lines;
+}
+
+/** `stars`, `stars reconcile`, `stars refund <topup-id>`. */
+async function stars(starBook: StarBook, topups: Topups, argv: string[]): Promise<Printed> {
+  const [sub, id, ...extra] = argv;
+  if (sub === undefined) return summaryLines(await starBook.summary()).join("\n");
+  if (sub === "reconcile" && id === undefined) {
+    const result = await starBook.reconcile();
+    return { text: reconciliationLines(result).join("\n"), code: result.differenceCount ? 1 : 0 };
+  }
+  if (sub === "refund" && extra.length === 0) {
+    if (!id || !/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2_147_483_647)
+      throw new UsageError(`a top-up id is a whole number from 1 to 2147483647, got ${id ?? "nothing"}`);
+    const topup = await topups.refundStars(Number(id), { actor: ACTOR });
+    return `top-up #${topup.id} refunded: ${topup.stars} Stars given back to Telegram user ${topup.payerId}, ${formatUsdt(topup.reversedMicro ?? 0)} USDT taken back from the balance`;
+  }
+  throw new UsageError(`stars takes nothing, reconcile, or refund <topup-id>; got ${argv.join(" ")}`);
+}
+
+/** What a command prints on stdout, and its exit code when not 0. */
+type Printed = string | { text: string; code: number };
+
 /** Runs one command and returns what to print; the key command prints the key alone. */
-async function run(admin: Admin, topups: Topups, held: HeldOrders, argv: string[]): Promise<string> {
+async function run(admin: Admin, topups: Topups, held: HeldOrders, starBook: StarBook, argv: string[]): Promise<Printed> {
   // parseArgs would take "-5" for an option: say what it is instead.
   const negative = argv.find((arg) => /^-\d/.test(arg));
   if (negative) throw new UsageError(`amounts and ids cannot be negative, got ${negative}`);
@@ -127,6 +188,8 @@ async function run(admin: Admin, topups: Topups, held: HeldOrders, argv: string[
       const order = await held.resolve(Number(first), second, ACTOR);
       return `order #${order.id}: ${order.status === "completed" ? "completed, the charge stands" : `refunded ${formatUsdt(order.chargeMicro)} USDT`}`;
     }
+    case "stars":
+      return stars(starBook, topups, positionals.slice(1));
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");
   }
@@ -197,8 +260,9 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   const { service } = await openCore({ ...loadConfig(env), LOG_LEVEL: "warn" }, { logDestination: options.logDestination ?? process.stderr });
   const { core, close } = service;
   try {
-    out(await run(core.admin, core.topups, core.held, argv));
-    return 0;
+    const printed = await run(core.admin, core.topups, core.held, core.starBook, argv);
+    out(typeof printed === "string" ? printed : printed.text);
+    return typeof printed === "string" ? 0 : printed.code;
   } catch (error) {
     const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     if (!refused) throw error;

@@ -8,7 +8,7 @@ import { createContacts } from "./contacts.js";
 import { createHeldOrders } from "./held-orders.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./order-lookup.js";
-import type { CryptoPayPort, Providers, StatusQuestion, UpstreamStatus } from "./ports.js";
+import type { CryptoPayPort, Providers, StarPaymentsPort, StatusQuestion, UpstreamStatus } from "./ports.js";
 import type { Clock } from "./model/clock.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createTelegramProducts } from "./products/telegram.js";
@@ -22,6 +22,7 @@ import { createQuoteBook } from "./quotes.js";
 import { createLowBalance } from "./low-balance.js";
 import { createRequestCounter } from "./request-counter.js";
 import { createSettlement, type StatusLookup } from "./settlement.js";
+import { createStarBook } from "./star-book.js";
 import { createStatements } from "./statement.js";
 import { createTopups } from "./topups.js";
 import type { StarsSettings, TopupLimits } from "./topups/context.js";
@@ -67,6 +68,8 @@ export interface CoreDeps {
   cryptoPay: CryptoPayPort | null;
   /** Top-ups in Telegram Stars (the bot's XTR invoices), or null where they are not offered. */
   starsTopups: StarsSettings | null;
+  /** The bot's Star transactions and balance, for its Star book: null where no bot's Stars are booked. */
+  starBook: StarPaymentsPort | null;
   topupLimits: TopupLimits;
   /** The backend each product type sends new orders to (`*_BACKEND`; `protocol` where there is no choice). */
   backends: Readonly<Record<ProductType, string>>;
@@ -123,6 +126,27 @@ export function createCore(deps: CoreDeps) {
   const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing, recipients: contacts, premiumByBot: deps.premiumByBot });
   const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
+  const topups = createTopups({
+    db,
+    clock,
+    cryptoPay: deps.cryptoPay,
+    stars: deps.starsTopups,
+    outbox: webhooks.outbox,
+    limits: deps.topupLimits,
+    log: deps.log,
+  });
+  const starBook = createStarBook({
+    db,
+    clock,
+    port: deps.starBook,
+    settle: topups.settleStars,
+    rateMicro: deps.starsTopups?.rateMicro ?? null,
+    tariffs: deps.tariffs,
+    log: deps.log,
+  });
+  // A gift or Premium the bot sent is booked out as it completes (a missed one by the next reconciliation).
+  if (deps.starBook) settlement.onSettled((order) => starBook.settled(order));
+
   return {
     clock,
     accounts,
@@ -150,15 +174,9 @@ export function createCore(deps: CoreDeps) {
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */
     contacts,
     /** Money in: Crypto Pay invoices and Stars credited when paid, transfers credited when an administrator approves. */
-    topups: createTopups({
-      db,
-      clock,
-      cryptoPay: deps.cryptoPay,
-      stars: deps.starsTopups,
-      outbox: webhooks.outbox,
-      limits: deps.topupLimits,
-      log: deps.log,
-    }),
+    topups,
+    /** The bot's Star book: its reconciliation with Telegram and the summary the CLI and the desk show. */
+    starBook,
     webhooks,
     /** Request counts every instance shares, or null where one instance counts in memory. */
     sharedCounter,

@@ -11,6 +11,7 @@ import { invoiceSeen } from "./topups/invoice-record.js";
 import { cancelInvoice, invoiceGone, invoiceWebhook, startInvoice, sweepCreating } from "./topups/invoices.js";
 import {
   preCheckout,
+  type RefundingAdmin,
   refundStars,
   settleStars,
   type StarPaymentUpdate,
@@ -67,7 +68,7 @@ export function createTopups(options: {
     starsPaid: (payment: StarPaymentUpdate) => starsPaid(ctx, payment),
     starsRefunded: (update: Pick<StarPaymentUpdate, "chargeId" | "totalAmount" | "userId">) => starsRefunded(ctx, update),
     /** An administrator's refund of a Stars top-up (refused when its credit is spent). */
-    refundStars: (id: number, admin: DecidingAdmin) => refundStars(ctx, id, admin),
+    refundStars: (id: number, admin: RefundingAdmin) => refundStars(ctx, id, admin),
     /** Payments and refunds the bot's transactions show that its updates did not, and expiry: the scheduled look. */
     settleStars: () => settleStars(ctx),
     /** The Stars payments port, for the book's reconciliation (null where Stars are not taken). */

@@ -220,6 +220,7 @@ export interface Database {
   health_probes: HealthProbesTable;
   topups: TopupsTable;
   star_book: StarBookTable;
+  star_book_checks: StarBookChecksTable;
   topup_notices: TopupNoticesTable;
   payment_anomalies: PaymentAnomaliesTable;
   telegram_contacts: TelegramContactsTable;
@@ -294,13 +295,22 @@ export interface TopupsTable {
 /** Every Star the bot receives (positive) or spends (negative), one row per Telegram transaction and kind. */
 export interface StarBookTable {
   id: Generated<number>;
-  kind: "payment" | "refund" | "gift" | "premium";
+  kind: "payment" | "refund" | "gift" | "premium" | "other" | "opening";
   stars: number;
   transaction_id: string | null;
   topup_id: number | null;
   order_id: number | null;
   user_id: string | null;
+  /** The transaction's date at Telegram (unix seconds); the opening's: the last date it includes. */
+  telegram_date?: number | null;
   created_at: string;
+}
+
+/** The last reconciliation of the Star book (key `last`), as JSON. */
+interface StarBookChecksTable {
+  key: string;
+  at: string;
+  result: string;
 }
 
 /** A message an administrator got about a transfer, edited by whichever instance sees it decided or cancelled. */

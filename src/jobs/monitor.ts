@@ -1,5 +1,5 @@
 import { unbalancedAccounts } from "../db/ledger.js";
-import type { Micro } from "../core/model/money.js";
+import { type Micro, micro } from "../core/model/money.js";
 import { PRODUCTS } from "../core/model/products.js";
 import type { BackgroundScope, Funds, ProviderName } from "../core/ports.js";
 import type { Clock } from "../core/model/clock.js";
@@ -7,6 +7,9 @@ import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOw
 import type { Db } from "../db/database.js";
 import type { FaultLog } from "../db/faults.js";
 import { anomaliesSince, unpaidInvoicesSince } from "../db/topups.js";
+import { lastStarCheck, shortRefundsSince, unmatchedPaymentsSince } from "../db/star-book.js";
+import type { StarReconciliation } from "../core/model/star-book.js";
+import { differenceLine } from "../wire/star-book.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
 import { createLoop, type Job, type JobLog } from "./loop.js";
 
@@ -37,6 +40,8 @@ export interface MonitorOptions {
   /** Crypto Pay, where top-ups by invoice are offered: its own check fires `cryptopay` (as a provider's does). */
   cryptoPay?: { ready(): Promise<boolean> } | null;
   settings: MonitorSettings;
+  /** Whether the bot's Stars are booked here: the last reconciliation, unmatched payments and short refunds are checked. */
+  starBook?: boolean;
   /** The faults this instance's statements met (db/faults.ts): any since the last round fires `database`. */
   faults?: Pick<FaultLog, "take">;
   log: JobLog;
@@ -55,7 +60,7 @@ const settleWithin = new Map<string, number>(PRODUCTS.map((p) => [p.type, p.sett
 
 /** The checks of one round, each a condition (or none); `now` is the round's time. */
 function createChecks(options: MonitorOptions) {
-  return { ...purchaseChecks(options), ...topupChecks(options) };
+  return { ...purchaseChecks(options), ...topupChecks(options), ...starChecks(options) };
 }
 
 /** Orders waiting (stuck past their time, or held), the oldest first, as the condition that names the oldest. */
@@ -169,6 +174,49 @@ function topupChecks(options: MonitorOptions) {
   };
 }
 
+/** The bot's Star book, where its Stars are booked: the last reconciliation (the star-book job's), and what it cannot fix. */
+function starChecks(options: MonitorOptions) {
+  const { db } = options;
+  const DAY_MS = 86_400_000;
+  return {
+    async starBook(): Promise<Condition | null> {
+      if (!options.starBook) return null;
+      const last = (await lastStarCheck(db)) as StarReconciliation | null;
+      if (!last) return null;
+      const first = last.differences[0];
+      return {
+        key: "starbook",
+        firing: last.differenceCount > 0,
+        details: {
+          kind: "starbook",
+          differences: last.differenceCount,
+          first: first ? differenceLine(first) : null,
+          balance: last.balance,
+          book: last.book,
+        },
+      };
+    },
+
+    /** Payments no top-up took (a payload not ours, a top-up paid twice): Stars in that credited nobody. */
+    async unmatched(now: Date): Promise<Condition | null> {
+      if (!options.starBook) return null;
+      const { count, latest } = await unmatchedPaymentsSince(db, new Date(now.getTime() - DAY_MS).toISOString());
+      return { key: "unmatched", firing: count > 0, details: { kind: "unmatched", count, hours: 24, latest } };
+    },
+
+    /** Refunds Telegram made whose credit the balance could no longer give back: the rest is lost. */
+    async shortRefunds(now: Date): Promise<Condition | null> {
+      if (!options.starBook) return null;
+      const short = await shortRefundsSince(db, new Date(now.getTime() - DAY_MS).toISOString());
+      return {
+        key: "shortrefunds",
+        firing: short.count > 0,
+        details: { kind: "shortrefunds", count: short.count, hours: 24, shortMicro: micro(short.shortMicro), topupId: short.latest },
+      };
+    },
+  };
+}
+
 /**
  * A provider's health is this instance's own probe: its verdict counts only once two rounds in a row agree,
  * so one failed probe, or two instances seeing a flapping provider differently, does not flood the admins.
@@ -259,6 +307,9 @@ export function createMonitor(options: MonitorOptions) {
       checks.cryptoPay(),
       checks.invoices(now),
       checks.anomalies(now),
+      checks.starBook(),
+      checks.unmatched(now),
+      checks.shortRefunds(now),
     ]);
     const conditions = found.flat().filter((c): c is Condition => c !== null && settled(c));
     const at = { now: now.toISOString(), repeatBefore: new Date(now.getTime() - settings.repeatMs).toISOString() };

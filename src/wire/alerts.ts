@@ -19,6 +19,12 @@ export type AlertDetails =
   | { kind: "funds"; source: "stars" | "reloadly"; amount: number; unit: "stars" | "USD"; threshold: number }
   | { kind: "invoices"; unpaid: number; hours: number; threshold: number }
   | { kind: "anomalies"; count: number; hours: number; latest: { invoiceId: number; kind: string } | null }
+  /** The bot's Star book differs from Telegram's transactions or balance (the last reconciliation's first difference). */
+  | { kind: "starbook"; differences: number; first: string | null; balance: number | null; book: number | null }
+  /** Stars payments booked with no top-up to credit, in the last `hours`. */
+  | { kind: "unmatched"; count: number; hours: number; latest: string | null }
+  /** Stars top-ups Telegram refunded whose credit was spent: what the balances could not give back, in the last `hours`. */
+  | { kind: "shortrefunds"; count: number; hours: number; shortMicro: Micro; topupId: number | null }
   /** This instance's statements met database faults since the last check (the last one's kind and the engine's words). */
   | { kind: "database"; fault: FaultKind | null; count: number; cause: string | null };
 

@@ -207,6 +207,9 @@ export async function starsPaid(ctx: TopupContext, payment: StarPaymentUpdate): 
   return { topup: now ?? topup, credited: false };
 }
 
+/** Who refunds: an administrator in Telegram, or an operator named by their actor (the CLI's `cli:<user>`). */
+export type RefundingAdmin = DecidingAdmin | { actor: string };
+
 /** Why an administrator's refund cannot go ahead, said to them. */
 const refusal = (refund: StarsRefundRefusal, message: string, details?: ErrorDetails) =>
   invalid(message, { rule: "stars_refund", refund, ...details });
@@ -217,7 +220,7 @@ const refusal = (refund: StarsRefundRefusal, message: string, details?: ErrorDet
  * refused); then Telegram is asked. Refused there: the credit is put back. No answer: it stays `refunding`, and a
  * second call (or the look at the bot's transactions) finishes it.
  */
-export async function refundStars(ctx: TopupContext, id: number, admin: DecidingAdmin): Promise<Topup> {
+export async function refundStars(ctx: TopupContext, id: number, admin: RefundingAdmin): Promise<Topup> {
   const { port } = settingsOf(ctx);
   const { db } = ctx;
   let topup = await topupById(db, id);
@@ -226,11 +229,13 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Deciding
   if (topup.status === "refunded") throw refusal("refunded", `Top-up ${id} was refunded already`);
   if (topup.status !== "credited" && topup.status !== "refunding")
     throw refusal("not_paid", `Top-up ${id} is ${topup.status}: only a paid one can be refunded`);
-  const actor = `telegram:${admin.telegramId}`;
+  // An administrator in Telegram (the bot, the desk), or the CLI's operator.
+  const actor = "actor" in admin ? admin.actor : `telegram:${admin.telegramId}`;
+  const decidedBy = "actor" in admin ? admin.actor : admin.telegramId;
   if (topup.status === "credited") {
     const creditedMicro = topup.creditedMicro!;
     const event = await transaction(db, async (trx) => {
-      if (!(await moveTopup(trx, id, ["credited"], "refunding", { decided_by: admin.telegramId, at: nowIso(ctx) })))
+      if (!(await moveTopup(trx, id, ["credited"], "refunding", { decided_by: decidedBy, at: nowIso(ctx) })))
         throw refusal("changed", `Top-up ${id} changed meanwhile: look again`);
       try {
         const balance = await post(trx, {

@@ -22,6 +22,7 @@ import {
   userView,
   volumeView,
 } from "../../../wire/miniapp.js";
+import { starBookResponse, toStarBookView } from "../../../wire/star-book.js";
 import { toTopupView, topupIdParams } from "../../../wire/topups.js";
 import type { MiniAppOptions } from "../../miniapp/options.js";
 import { adminOf, adminsOf, documentAs, MINIAPP_PREFIX } from "./callers.js";
@@ -123,6 +124,22 @@ export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
       if (!account) throw notFound(`No user ${request.params.telegram_id}`);
       const topups = await core.topups.list(account, { limit: STARS_TOPUPS_SHOWN, method: "stars" });
       return { success: true as const, topups: topups.map((topup) => deskTopupView(topup, account)) };
+    },
+  );
+
+  app.get(
+    `${MINIAPP_PREFIX}/admin/stars`,
+    {
+      schema: {
+        summary:
+          "The bot's Star book: its balance now, what open orders will spend, today's Stars in and out, each product's margin in Stars and the last reconciliation",
+        operationId: "miniAppAdminStars",
+        response: { 200: starBookResponse, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      adminOf(request, admins);
+      return toStarBookView(await core.starBook.summary());
     },
   );
 };
