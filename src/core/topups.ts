@@ -10,6 +10,7 @@ import type { DecidingAdmin, StarsSettings, TopupContext, TopupEvent, TopupLimit
 import { invoiceSeen } from "./topups/invoice-record.js";
 import { cancelInvoice, invoiceGone, invoiceWebhook, startInvoice, sweepCreating } from "./topups/invoices.js";
 import {
+  cancelStars,
   preCheckout,
   type RefundingAdmin,
   refundStars,
@@ -80,10 +81,14 @@ export function createTopups(options: {
     decide: (id: number, admin: DecidingAdmin, decision: TransferDecision) => decideTransfer(ctx, id, admin, decision),
     pendingTransfers: (limit: number) => pendingWithReviews(ctx, limit),
 
-    /** Cancels an unpaid invoice (looked up at Crypto Pay first: a paid one is credited) or a pending transfer. */
+    /**
+     * Cancels an unpaid invoice (looked up at Crypto Pay first: a paid one is credited), an unpaid Stars top-up (a
+     * payment still under way is credited) or a pending transfer.
+     */
     async cancel(account: Account, id: number): Promise<Topup> {
       const topup = await topupById(db, id);
       if (!topup || topup.accountId !== account.id) throw notFound(`No top-up ${id} for this key`);
+      if (topup.method === "stars") return cancelStars(ctx, topup);
       return topup.status === "pending" ? cancelTransfer(ctx, topup) : cancelInvoice(ctx, topup);
     },
 

@@ -102,6 +102,20 @@ export interface LeaseState {
   handedBack: boolean;
 }
 
+/** A job that is only a loop: it leases no rows, so it has nothing under way to hand back. */
+export function createTimedJob<T>(options: LoopOptions<T>) {
+  const loop = createLoop(options);
+  return {
+    name: options.name,
+    /** Runs now (or joins the run under way). */
+    runOnce: loop.runOnce,
+    start: loop.start,
+    stop: loop.stop,
+    underWay: () => ({}),
+    handBack: async () => ({}),
+  } satisfies Job & { runOnce: unknown };
+}
+
 export interface LeasedJobOptions<T> extends Omit<LoopOptions<T>, "run"> {
   /** One pass: claims rows (db/leases.ts `claim`) while `state.stopping` is false, and works on them. */
   pass: (state: LeaseState) => Promise<T>;

@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@telegram-apps/init-data-node";
-import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM } from "../support/global-setup.js";
 import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 import { texts } from "../../web/src/texts.js";
+import { DARK, LIGHT, launchBrowser } from "../support/miniapp.js";
 
 // The Mini App's orders, statement, top-up, key and admin desk screens in a real browser (Debian's Chromium through
 // playwright-core), in Telegram's light and dark palettes and in both languages, at 360×640: axe-core finds no
@@ -15,33 +15,7 @@ import { texts } from "../../web/src/texts.js";
 const SHOTS = join("test-output", "miniapp");
 const ADMIN = 696_199_999;
 // Telegram's published palettes (pairs under WCAG AA among them, which the page adjusts: the light hint on the
-// secondary background, white on the light button, the dark hint on the dark sections).
-const LIGHT = {
-  bg_color: "#ffffff",
-  secondary_bg_color: "#f1f1f1",
-  section_bg_color: "#ffffff",
-  text_color: "#000000",
-  hint_color: "#999999",
-  link_color: "#2481cc",
-  button_color: "#2481cc",
-  button_text_color: "#ffffff",
-  section_header_text_color: "#6d6d71",
-  subtitle_text_color: "#999999",
-  destructive_text_color: "#ff3b30",
-};
-const DARK = {
-  bg_color: "#17212b",
-  secondary_bg_color: "#232e3c",
-  section_bg_color: "#17212b",
-  text_color: "#f5f5f5",
-  hint_color: "#708499",
-  link_color: "#6ab3f3",
-  button_color: "#5288c1",
-  button_text_color: "#ffffff",
-  section_header_text_color: "#6ab3f3",
-  subtitle_text_color: "#708499",
-  destructive_text_color: "#ec3942",
-};
+// secondary background, white on the light button, the dark hint on the dark sections): test/support/miniapp.ts.
 const PALETTES = { light: LIGHT, dark: DARK } as const;
 let bots: BotHarness;
 let h: Harness;
@@ -55,11 +29,7 @@ beforeAll(async () => {
   h = bots.h;
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchBrowser();
 });
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => {

@@ -95,7 +95,8 @@ describe("Stars top-ups in the Mini App", () => {
     await expect.poll(() => sent(page, "web_app_trigger_haptic_feedback")).toContainEqual({ type: "notification", notification_type: "success" });
     await shot(page, "stars-topup-credited");
 
-    // Closed unpaid: Telegram's form says cancelled, the bot hears nothing, nothing is credited.
+    // Closed unpaid: Telegram's form says cancelled, the bot hears nothing, nothing is credited, and the top-up is
+    // cancelled, so it no longer counts among the key's open ones.
     app.invoiceMode("close");
     await page.getByTestId("stars-pay").click();
     await expect
@@ -107,7 +108,7 @@ describe("Stars top-ups in the Mini App", () => {
     expect(await ledger(sara.id)).toHaveLength(1);
     expect((await topups(sara.id)).map((t) => [t.status, Number(t.stars)])).toEqual([
       ["credited", 250],
-      ["active", 333],
+      ["cancelled", 333],
     ]);
     await press(page, "back_button_pressed");
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("2.50 USDT");

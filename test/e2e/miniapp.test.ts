@@ -1,13 +1,13 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@telegram-apps/init-data-node";
-import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { formatUsdt } from "../../src/core/model/money.js";
-import { CHROMIUM } from "../support/global-setup.js";
 import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";
+import { DARK as PUBLISHED_DARK, LIGHT as PUBLISHED_LIGHT, launchBrowser } from "../support/miniapp.js";
 
 // The Mini App in a real browser (Debian's Chromium through playwright-core): opened as Telegram opens it, with
 // signed init data and the theme in the URL fragment, under the page's strict CSP. A screenshot of every screen at
@@ -32,11 +32,7 @@ beforeAll(async () => {
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
   mkdirSync(SHOTS, { recursive: true });
   // Playwright gives the browser a fresh temporary profile of its own (a new --user-data-dir) and removes it after.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchBrowser();
 });
 afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => {
@@ -508,34 +504,7 @@ describe("the Mini App in Chromium", () => {
   it("walks the shop's first screen and every buy screen in Telegram's light and dark palettes, in English and Russian: no serious accessibility violation, contrast included", async () => {
     // Telegram's published palettes, with the pairs under WCAG AA that the page must adjust (light hint on the
     // secondary background, white on the light button, the dark hint on the dark sections).
-    const palettes = {
-      light: {
-        bg_color: "#ffffff",
-        secondary_bg_color: "#f1f1f1",
-        section_bg_color: "#ffffff",
-        text_color: "#000000",
-        hint_color: "#999999",
-        link_color: "#2481cc",
-        button_color: "#2481cc",
-        button_text_color: "#ffffff",
-        section_header_text_color: "#6d6d71",
-        subtitle_text_color: "#999999",
-        destructive_text_color: "#ff3b30",
-      },
-      dark: {
-        bg_color: "#17212b",
-        secondary_bg_color: "#232e3c",
-        section_bg_color: "#17212b",
-        text_color: "#f5f5f5",
-        hint_color: "#708499",
-        link_color: "#6ab3f3",
-        button_color: "#5288c1",
-        button_text_color: "#ffffff",
-        section_header_text_color: "#6ab3f3",
-        subtitle_text_color: "#708499",
-        destructive_text_color: "#ec3942",
-      },
-    };
+    const palettes = { light: PUBLISHED_LIGHT, dark: PUBLISHED_DARK };
     const vic = await user(695_100_030, "vic_v", 25);
     const { key } = await h.newKey(0, "695100030");
     await h.call("POST", "/v1/stars", { key, body: { username: "carol", stars: 50 } });

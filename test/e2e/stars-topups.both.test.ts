@@ -103,3 +103,22 @@ describe("Stars top-ups", () => {
     ]);
   });
 });
+
+describe("an unpaid Stars top-up cancelled", () => {
+  it("no longer counts among the open ones, and is refused at checkout", async () => {
+    const { chat, telegramId } = await bots.registered(0);
+    const me = await account(telegramId);
+    const closed = [];
+    // More than the open bound (TOPUP_OPEN_INVOICES_MAX, 3): each one closed unpaid is cancelled and frees its place.
+    for (let i = 0; i < 4; i++) {
+      const made = await h.service.core.topups.starsLink(me, 100);
+      closed.push(await h.service.core.topups.cancel(me, made.topup.id));
+    }
+    expect(closed.map((t) => t.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
+    const refused = await chat.pay(
+      (await h.service.db.selectFrom("topups").select("pay_url").where("id", "=", closed[0]!.id).executeTakeFirstOrThrow()).pay_url!,
+    );
+    expect(refused).toMatchObject({ status: "failed", outcome: "refused" });
+    expect(await balance(telegramId)).toBe(0);
+  });
+});

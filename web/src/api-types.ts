@@ -673,7 +673,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel an unpaid invoice or a transfer still waiting for a decision */
+    /** Cancel an unpaid invoice (Crypto Pay or Telegram Stars) or a transfer still waiting for a decision */
     post: operations["cancelTopup"];
     delete?: never;
     options?: never;

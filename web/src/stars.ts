@@ -84,6 +84,8 @@ export function useStarsPayment(ctx: Ctx) {
       const status = await telegram.openInvoice(made.link);
       if (status === "cancelled" || status === "failed") {
         telegram.haptic(status === "failed" ? "error" : "warning");
+        // Closed unpaid: no longer one of the open top-ups a key may hold (a payment already made is still credited).
+        await ctx.api.post(`/v1/topups/${made.topup.topup_id}/cancel`, {}).catch(() => undefined);
         setState({ kind: status, stars });
         return null;
       }

@@ -106,7 +106,7 @@ export const topupRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     "/v1/topups/:topup_id/cancel",
     {
       schema: {
-        summary: "Cancel an unpaid invoice or a transfer still waiting for a decision",
+        summary: "Cancel an unpaid invoice (Crypto Pay or Telegram Stars) or a transfer still waiting for a decision",
         operationId: "cancelTopup",
         tags,
         params: topupIdParams,

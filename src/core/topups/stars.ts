@@ -136,6 +136,16 @@ function invoiceOf(topup: Topup, payload: string): StarInvoice {
 }
 
 /**
+ * Closes an unpaid Stars top-up (its form closed, or the payer changed their mind), so it no longer counts among the
+ * open ones. Telegram cannot withdraw an invoice: checkout refuses it from now on, and a payment already under way
+ * is still credited. Anything but an open one is answered as it is.
+ */
+export async function cancelStars(ctx: TopupContext, topup: Topup): Promise<Topup> {
+  if (topup.status === "active") await moveTopup(ctx.db, topup.id, ["active"], "cancelled", { at: nowIso(ctx) });
+  return (await topupById(ctx.db, topup.id))!;
+}
+
+/**
  * Telegram asks before it takes the Stars: the answer must come within 10 seconds, so this is a few reads. Goes on
  * only for an open Stars top-up of an account not blocked, for the Stars it was made for, within the day's bound.
  */
