@@ -128,10 +128,13 @@ async function setChecks(db: AnyDb, checks: Check[]): Promise<void> {
           create = create.replace(pattern, `constraint "${constraint}" check (${check.compile(trx).sql})`);
         }
         const copy = `${table}_new`;
+        // AUTOINCREMENT's counter goes with its table: kept, so no id is ever given out twice.
+        const sequence = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(trx);
         await sql.raw(create.replace(/^create table "?\w+"?/i, `create table "${copy}"`)).execute(trx);
         await sql`insert into ${sql.table(copy)} select * from ${sql.table(table)}`.execute(trx);
         await sql`drop table ${sql.table(table)}`.execute(trx);
         await sql`alter table ${sql.table(copy)} rename to ${sql.table(table)}`.execute(trx);
+        if (sequence.rows[0]) await sql`update sqlite_sequence set seq = ${sequence.rows[0].seq} where name = ${table}`.execute(trx);
         for (const row of stored.rows) if (row.type === "index") await sql.raw(row.sql).execute(trx);
       }
       const broken = await sql`pragma foreign_key_check`.execute(trx);

@@ -203,13 +203,16 @@ export async function starsCreditedSince(exec: Executor, accountId: number, sinc
   return Number(row.credited ?? 0);
 }
 
-/** The oldest Stars top-up still waiting for its payment or its refund made since `since`: where a look back starts. */
+/**
+ * The oldest Stars top-up made since `since` whose payment or refund may still show up in the bot's transactions
+ * (unpaid, paid and open to a refund Telegram makes, or a refund under way): where a look back starts.
+ */
 export async function oldestUnsettledStars(exec: Executor, since: string): Promise<string | null> {
   const row = await exec
     .selectFrom("topups")
     .select((eb) => eb.fn.min<string>("created_at").as("oldest"))
     .where("method", "=", "stars")
-    .where("status", "in", ["active", "expired", "cancelled", "refunding"])
+    .where("status", "in", ["active", "expired", "cancelled", "credited", "refunding"])
     .where("created_at", ">=", since)
     .executeTakeFirstOrThrow();
   return row.oldest ?? null;
@@ -218,6 +221,41 @@ export async function oldestUnsettledStars(exec: Executor, since: string): Promi
 /** The link a Stars top-up's invoice is paid through (the Mini App's openInvoice). */
 export async function setPayUrl(exec: Executor, id: number, url: string): Promise<void> {
   await exec.updateTable("topups").set({ pay_url: url }).where("id", "=", id).execute();
+}
+
+/**
+ * Takes a `refunding` top-up for one attempt at Telegram's refund until `until` (in check_after, which Stars top-ups
+ * use for nothing else); false while another attempt holds it. A status change clears it (moveTopup).
+ */
+export async function claimRefund(exec: Executor, id: number, now: string, until: string): Promise<boolean> {
+  const result = await exec
+    .updateTable("topups")
+    .set({ check_after: until })
+    .where("id", "=", id)
+    .where("status", "=", "refunding")
+    .where((eb) => eb.or([eb("check_after", "is", null), eb("check_after", "<", now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Lets go of an attempt's hold that ended without an outcome (no answer): the next attempt may go at once. */
+export async function releaseRefund(exec: Executor, id: number, until: string): Promise<void> {
+  await exec.updateTable("topups").set({ check_after: null }).where("id", "=", id).where("check_after", "=", until).execute();
+}
+
+/** Refunds under way since before `before` that no attempt holds now: their attempts were cut short. */
+export async function staleRefunds(exec: Executor, before: string, now: string, limit: number): Promise<number[]> {
+  const rows = await exec
+    .selectFrom("topups")
+    .select("id")
+    .where("method", "=", "stars")
+    .where("status", "=", "refunding")
+    .where("updated_at", "<", before)
+    .where((eb) => eb.or([eb("check_after", "is", null), eb("check_after", "<", now)]))
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /** Unpaid Stars top-ups past their time: expired (a payment that still comes is credited even so). */

@@ -79,9 +79,11 @@ describe("Stars top-ups in the bot", () => {
     const book = await h.service.db.selectFrom("star_book").selectAll().where("transaction_id", "=", attempt.telegram_payment_charge_id!).execute();
     expect(book.map((e) => [e.kind, Number(e.stars), Number(e.topup_id)])).toEqual([["payment", 250, open!.id]]);
 
-    // /topups names the method and its Stars; a Stars invoice has no Cancel (Telegram cannot withdraw it).
+    // /topups names the method and its Stars; with nothing open to cancel, it offers the menu.
     const list = await chat.reply("/topups", (t) => t.includes(`#${open!.id}`));
     expect(list.text).toContain(`#${open!.id} Telegram Stars 250 ⭐ 2.50 USDT: credited`);
+    expect(list.reply_markup?.inline_keyboard.flat().length).toBeGreaterThan(0);
+    expect(list.reply_markup?.inline_keyboard.flat().some((b) => b.text.startsWith("Cancel"))).toBe(false);
   });
 
   it("takes a typed number of Stars within the bounds, in Russian", async () => {
@@ -97,6 +99,13 @@ describe("Stars top-ups in the bot", () => {
     await chat.pay(invoice.message_id);
     expect((await chat.next((t) => t.includes("Оплачено звёздами"))).text).toContain("333 ⭐ → +3.33 USDT");
     expect(await balance(telegramId)).toBe(3_330_000);
+
+    // An invoice left unpaid can be cancelled from /topups; its checkout is refused from then on.
+    const unpaid = await h.service.core.topups.startStars((await h.service.core.accounts.byTelegramId(telegramId))!, 200);
+    await chat.reply("/topups", (t) => t.includes(`#${unpaid.topup.id}`));
+    await chat.tap(`Отменить #${unpaid.topup.id}`);
+    await chat.next((t) => t.includes(`#${unpaid.topup.id}`) && t.includes("отменено"));
+    expect((await h.service.core.topups.find(unpaid.topup.id)).status).toBe("cancelled");
   });
 
   it("tops up a short balance in Stars and places the order once, whatever Telegram delivers twice", async () => {
@@ -197,6 +206,10 @@ describe("Stars top-ups in the bot", () => {
     expect(await balance(telegramId)).toBe(0);
     expect((await chat.reply("/topups", (t) => t.includes(`#${first.id}`))).text).toContain(`#${first.id} Telegram Stars 250 ⭐ 2.50 USDT: refunded`);
     expect((await admin.reply(`/refund ${first.id}`, (t) => t.includes("refunded already"))).text).toContain("nothing changed");
+    // The statement names both entries in words.
+    const statement = (await chat.reply("/statement", (t) => t.includes("top-up refunded"))).text;
+    expect(statement).toContain("· top-up · +2.50");
+    expect(statement).toContain("· top-up refunded · -2.50");
 
     const second = await pay(500);
     await h.service.core.admin.debit(telegramId, micro(4_000_000), "test", "spent");

@@ -287,7 +287,7 @@ describe("Stars top-ups in the Mini App", () => {
     await found.getByTestId("refund-confirm").click();
     await expect
       .poll(() => found.getByTestId("refund-outcome").textContent())
-      .toBe("Its credit of 3.00 USDT is already spent (the balance is 0.50 USDT): it cannot be refunded. Nothing changed.");
+      .toBe("Its credit is already spent: the refund needs 3.00 USDT and the balance is 0.50 USDT. Nothing changed.");
     await found.scrollIntoViewIfNeeded();
     await shot(page, "stars-desk-refund-spent", false);
     expect(await balance(who)).toBe(500_000);
@@ -362,7 +362,7 @@ describe("the Mini App's Stars routes refuse bad input", () => {
       [made.topup.id, {}, 400, /confirmed/],
       [made.topup.id, { confirmed: false }, 400, /confirmed must be true/],
       [999_999_999, { confirmed: true }, 404, /not found/],
-      [crypto.body.topup.topup_id, { confirmed: true }, 400, /Only a paid Stars top-up can be refunded/],
+      [crypto.body.topup.topup_id, { confirmed: true }, 400, /was not paid in Telegram Stars: only a Stars top-up is refunded in Stars/],
     ] as const) {
       const answer = await refund(id, body);
       expect(answer.status, `${id} ${JSON.stringify(body)}`).toBe(status);
@@ -378,7 +378,7 @@ describe("the Mini App's Stars routes refuse bad input", () => {
     expect((await refund(made.topup.id, { confirmed: true })).body).toMatchObject({ topup: { status: "refunded" }, reversed_usdt: 1 });
     const again = await refund(made.topup.id, { confirmed: true });
     expect(again.status).toBe(400);
-    expect(again.body.error).toBe("That Stars top-up was refunded already: nothing changed.");
+    expect(again.body.error).toBe("That top-up was refunded already: nothing changed.");
     expect(await balance(Number(telegramId))).toBe(0);
     const listed = await h.call("GET", `/miniapp/admin/users/${telegramId}/stars-topups`, { headers: admin });
     expect(listed.body.topups.map((t: { topup: { status: string } }) => t.topup.status)).toEqual(["refunded"]);

@@ -186,6 +186,61 @@ describe("an administrator's refund of a Stars top-up", () => {
     ]);
   }
 
+  it("asked twice at once: the second waits for the first, so the Stars go back once and the credit stays taken", async () => {
+    const p = await paidTopup(250);
+    // Telegram slow to make and answer the first (within the service's timeout): a second ask meanwhile is refused.
+    await slow("refundStarPayment", UPSTREAM_TIMEOUT_MS * 0.8, "when-answered");
+    try {
+      const first = outcome(h.service.core.topups.refundStars(p.topup.id, ADMIN));
+      // The first holds the top-up while it asks Telegram.
+      await eventually(async () => ((await topupRow(p.topup.id)).status === "refunding" ? true : undefined));
+      const second = await outcome(h.service.core.topups.refundStars(p.topup.id, ADMIN));
+      expect(second).toMatchObject({ refunded: false, code: "invalid_input", message: expect.stringMatching(/under way/) });
+      expect(await first).toEqual({ refunded: true });
+    } finally {
+      await slow("refundStarPayment", 0, "at-once");
+    }
+    expect(await topupRow(p.topup.id)).toEqual({ status: "refunded", reversed_micro: 2_500_000 });
+    expect(await balance(p.telegramId)).toBe(0);
+    expect(await topupLedger(h.service.db, p.topup.id)).toEqual([
+      ["topup", 2_500_000],
+      ["reversal", -2_500_000],
+    ]);
+    expect(await refundsAtTelegram(bots.emulatorUrl, p.chargeId)).toBe(1);
+  });
+
+  it("made by Telegram on its own with its update not yet handled: the scheduled look takes the credit back, once", async () => {
+    const p = await paidTopup(200);
+    // The refunded_payment waits in the payer's chat behind a reply the bot is still sending.
+    await slowTelegram(bots.emulatorUrl, 8_000, "sendMessage", "when-answered");
+    try {
+      await p.chat.say("hello");
+      await eventually(async () => ((await late()) >= 1 ? true : undefined));
+      await stars.dispute(p.chargeId);
+      expect(await balance(p.telegramId)).toBe(2_000_000);
+      expect(await h.service.core.topups.settleStars()).toMatchObject({ refunded: 1 });
+      expect(await topupRow(p.topup.id)).toEqual({ status: "refunded", reversed_micro: 2_000_000 });
+      expect(await balance(p.telegramId)).toBe(0);
+    } finally {
+      await slowTelegram(bots.emulatorUrl, 0, "sendMessage");
+    }
+    // The update, handled later, changes nothing.
+    await eventually(async () => {
+      const row = await h.service.db
+        .selectFrom("bot_inbox")
+        .select("done_at")
+        .where("chat", "=", p.telegramId)
+        .where("payload", "like", "%refunded_payment%")
+        .executeTakeFirst();
+      return row?.done_at ? true : undefined;
+    }, 20_000);
+    expect(await balance(p.telegramId)).toBe(0);
+    expect(await topupLedger(h.service.db, p.topup.id)).toEqual([
+      ["topup", 2_000_000],
+      ["reversal", -2_000_000],
+    ]);
+  }, 60_000);
+
   it("with Telegram's answer lost: a second call finishes it, without refunding twice", async () => {
     await answerLost(async (id) => {
       await expect(h.service.core.topups.refundStars(id, ADMIN)).resolves.toMatchObject({ status: "refunded" });

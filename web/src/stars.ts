@@ -85,7 +85,7 @@ export function useStarsPayment(ctx: Ctx) {
       if (status === "cancelled" || status === "failed") {
         telegram.haptic(status === "failed" ? "error" : "warning");
         // Closed unpaid: no longer one of the open top-ups a key may hold (a payment already made is still credited).
-        await ctx.api.post(`/v1/topups/${made.topup.topup_id}/cancel`, {}).catch(() => undefined);
+        if (status === "cancelled") await ctx.api.post(`/v1/topups/${made.topup.topup_id}/cancel`, {}).catch(() => undefined);
         setState({ kind: status, stars });
         return null;
       }

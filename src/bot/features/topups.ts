@@ -168,12 +168,13 @@ export function topupFeatures({ core }: Pick<TopupDeps, "core">) {
     const topups = await core.topups.list(ctx.caller!.account, { limit: 10 });
     if (!topups.length) return ctx.reply(ctx.t("topups-none"), { reply_markup: mainMenu(ctx) });
     const keyboard = new InlineKeyboard();
-    // A Stars invoice cannot be withdrawn from the chat: it expires unpaid on its own (and a late payment is credited).
-    for (const topup of topups.filter((t) => t.method !== "stars" && (t.status === "active" || t.status === "pending"))) {
+    // A Stars invoice stays in the chat, but cancelled its checkout is refused (a payment already made is credited).
+    for (const topup of topups.filter((t) => t.status === "active" || t.status === "pending")) {
       keyboard.text(ctx.t("btn-topup-cancel-one", { id: topup.id }), topupCancel.pack({ id: topup.id })).row();
     }
     const lines = topups.map((t) => ctx.t("topups-line", lineVars(ctx.t.bind(ctx), t)));
-    return ctx.reply(lines.join("\n"), { reply_markup: keyboard.inline_keyboard.length ? keyboard : mainMenu(ctx) });
+    // An InlineKeyboard starts with one empty row: no button at all is the menu.
+    return ctx.reply(lines.join("\n"), { reply_markup: keyboard.inline_keyboard.flat().length ? keyboard : mainMenu(ctx) });
   });
 
   composer.callbackQuery(topupCancel.filter(), async (ctx) => {

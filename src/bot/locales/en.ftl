@@ -330,6 +330,8 @@ ledger-kind-debit = debit
 ledger-kind-charge = charge
 ledger-kind-refund = refund
 ledger-kind-adjustment = adjustment
+ledger-kind-topup = top-up
+ledger-kind-reversal = top-up refunded
 
 # Operations: administrator alerts and the low-balance notice
 alert-still = Still:
@@ -482,6 +484,7 @@ rule-stars_refund-not_stars = That top-up was not paid in Telegram Stars: only a
 rule-stars_refund-refunded = That top-up was refunded already: nothing changed.
 rule-stars_refund-not_paid = That top-up was never paid: there is nothing to refund.
 rule-stars_refund-changed = That top-up changed meanwhile: look at it again.
+rule-stars_refund-under_way = Another refund of that top-up is being asked of Telegram right now: look at it again in a minute.
 rule-stars_refund-spent = Its credit is already spent: the refund needs { $needed } USDT and the balance is { $balance } USDT. Nothing changed.
 rule-stars_refund-telegram_refused = Telegram refused the refund: the credit is back on the balance, nothing changed.
 rule-stars_refund-no_answer = Telegram did not answer: the refund is under way and the credit is taken back. Send /refund again to finish it.

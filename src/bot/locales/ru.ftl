@@ -330,6 +330,8 @@ ledger-kind-debit = списание
 ledger-kind-charge = оплата
 ledger-kind-refund = возврат
 ledger-kind-adjustment = корректировка
+ledger-kind-topup = пополнение
+ledger-kind-reversal = возврат пополнения
 
 # Operations: administrator alerts and the low-balance notice
 alert-still = По-прежнему:
@@ -482,6 +484,7 @@ rule-stars_refund-not_stars = Это пополнение оплачено не 
 rule-stars_refund-refunded = Это пополнение уже возвращено: ничего не изменено.
 rule-stars_refund-not_paid = Это пополнение не было оплачено: возвращать нечего.
 rule-stars_refund-changed = Это пополнение тем временем изменилось: посмотрите его ещё раз.
+rule-stars_refund-under_way = Возврат этого пополнения уже запрошен у Telegram: посмотрите ещё раз через минуту.
 rule-stars_refund-spent = Зачисленное уже потрачено: для возврата нужно { $needed } USDT, на балансе { $balance } USDT. Ничего не изменено.
 rule-stars_refund-telegram_refused = Telegram отказал в возврате: зачисление снова на балансе, ничего не изменено.
 rule-stars_refund-no_answer = Telegram не ответил: возврат идёт, зачисление уже списано. Отправьте /refund ещё раз, чтобы завершить.

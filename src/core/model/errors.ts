@@ -49,7 +49,7 @@ export interface ErrorDetails {
 }
 
 /** Why an administrator's refund of a Stars top-up was refused (or is left under way: no_answer). */
-export type StarsRefundRefusal = "not_stars" | "refunded" | "not_paid" | "changed" | "spent" | "telegram_refused" | "no_answer";
+export type StarsRefundRefusal = "not_stars" | "refunded" | "not_paid" | "changed" | "under_way" | "spent" | "telegram_refused" | "no_answer";
 
 export class DomainError extends Error {
   constructor(

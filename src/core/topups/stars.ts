@@ -2,10 +2,13 @@ import { randomBytes } from "node:crypto";
 import { accountById, insertAudit, lockAccount } from "../../db/accounts.js";
 import { recordStars } from "../../db/star-book.js";
 import {
+  claimRefund,
   expireStars,
   moveTopup,
   oldestUnsettledStars,
+  releaseRefund,
   setPayUrl,
+  staleRefunds,
   starsCreditedSince,
   topupByCharge,
   topupById,
@@ -34,6 +37,10 @@ const DAY_MS = 86_400_000;
 const LOOK_BACK_MS = 7 * DAY_MS;
 /** A transaction dated this much before its top-up's creation still counts (the two clocks differ). */
 const CLOCK_SLACK_MS = 60_000;
+/** How long one attempt at Telegram's refund holds its top-up: a call's time, with room. */
+const REFUND_LEASE_MS = 120_000;
+/** A refund left `refunding` this long (its attempt cut short) is finished by the scheduled look. */
+const REFUND_STALE_MS = 5 * 60_000;
 
 /** Why a pre-checkout is refused: the faces word it in the payer's language. */
 type CheckoutRefusal = "off" | "currency" | "unknown" | "closed" | "amount" | "blocked" | "daily" | "unchecked";
@@ -231,9 +238,9 @@ const refusal = (refund: StarsRefundRefusal, message: string, details?: ErrorDet
  * second call (or the look at the bot's transactions) finishes it.
  */
 export async function refundStars(ctx: TopupContext, id: number, admin: RefundingAdmin): Promise<Topup> {
-  const { port } = settingsOf(ctx);
+  settingsOf(ctx);
   const { db } = ctx;
-  let topup = await topupById(db, id);
+  const topup = await topupById(db, id);
   if (!topup) throw notFound(`No top-up ${id}`);
   if (topup.method !== "stars") throw refusal("not_stars", `Top-up ${id} was not paid in Stars: only a Stars top-up is refunded in Stars`);
   if (topup.status === "refunded") throw refusal("refunded", `Top-up ${id} was refunded already`);
@@ -249,22 +256,22 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Refundin
         throw refusal("changed", `Top-up ${id} changed meanwhile: look again`);
       try {
         const balance = await post(trx, {
-          accountId: topup!.accountId,
+          accountId: topup.accountId,
           amountMicro: micro(-creditedMicro),
           kind: "reversal",
           actor,
           topupId: id,
-          note: `Top-up ${id} refunded: ${topup!.stars} Telegram Stars given back`,
+          note: `Top-up ${id} refunded: ${topup.stars} Telegram Stars given back`,
           at: nowIso(ctx),
         });
         await insertAudit(trx, {
           actor,
           action: "refund_stars",
-          accountId: topup!.accountId,
+          accountId: topup.accountId,
           details: { topup_id: id, amount_micro: creditedMicro },
           at: nowIso(ctx),
         });
-        const event = await ctx.outbox.balanceChanged(trx, topup!.accountId, {
+        const event = await ctx.outbox.balanceChanged(trx, topup.accountId, {
           kind: "reversal",
           amountMicro: micro(-creditedMicro),
           balanceAfterMicro: balance,
@@ -285,11 +292,26 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Refundin
     });
     if (event) ctx.outbox.committed();
   }
-  topup = (await topupById(db, id))!;
+  return finishRefund(ctx, id, actor);
+}
+
+/**
+ * Asks Telegram to give back the Stars of a top-up whose credit is already reversed (`refunding`). One attempt at a
+ * time holds the top-up (a lease), so a refusal is never undone while another attempt may have refunded it.
+ */
+async function finishRefund(ctx: TopupContext, id: number, actor: string): Promise<Topup> {
+  const { port } = settingsOf(ctx);
+  const { db } = ctx;
+  const now = ctx.clock.now().getTime();
+  const lease = new Date(now + REFUND_LEASE_MS).toISOString();
+  if (!(await claimRefund(db, id, new Date(now).toISOString(), lease)))
+    throw refusal("under_way", `A refund of top-up ${id} is under way: look again in a minute`);
+  const topup = (await topupById(db, id))!;
   let answer: Awaited<ReturnType<StarPaymentsPort["refund"]>>;
   try {
     answer = await port.refund(topup.payerId!, topup.chargeId!);
   } catch (error) {
+    await releaseRefund(db, id, lease);
     ctx.log.warn({ err: error, topupId: id }, "refundStarPayment gave no answer: the refund stays under way");
     throw unavailable(`Telegram did not answer the refund of top-up ${id}: it is under way; ask again to finish it`, {
       rule: "stars_refund",
@@ -297,15 +319,19 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Refundin
     });
   }
   if (typeof answer === "object") {
-    await undoReversal(ctx, topup, actor, answer.refused);
+    // Undone only while still ours to undo: a refund Telegram made on its own meanwhile has finished it.
+    if (!(await undoReversal(ctx, topup, actor, answer.refused))) return (await topupById(db, id))!;
     throw refusal("telegram_refused", `Telegram refused the refund of top-up ${id} (${answer.refused}): the credit is back on the balance`);
   }
   return (await refunded(ctx, topup, topup.creditedMicro!)) ?? (await topupById(db, id))!;
 }
 
-/** Telegram refused a refund: the reversal is undone (an adjustment naming the top-up) and the top-up is credited again. */
-async function undoReversal(ctx: TopupContext, topup: Topup, actor: string, why: string): Promise<void> {
-  const event = await transaction(ctx.db, async (trx) => {
+/**
+ * Telegram refused a refund: the reversal is undone (an adjustment naming the top-up) and the top-up is credited
+ * again; false when it was no longer `refunding`.
+ */
+async function undoReversal(ctx: TopupContext, topup: Topup, actor: string, why: string): Promise<boolean> {
+  const undone = await transaction(ctx.db, async (trx) => {
     if (!(await moveTopup(trx, topup.id, ["refunding"], "credited", { reason: `refund refused: ${why}`, at: nowIso(ctx) }))) return null;
     const amount = micro(topup.creditedMicro!);
     const balance = await post(trx, {
@@ -317,14 +343,16 @@ async function undoReversal(ctx: TopupContext, topup: Topup, actor: string, why:
       note: `Top-up ${topup.id}: refund refused by Telegram, credit restored`,
       at: nowIso(ctx),
     });
-    return ctx.outbox.balanceChanged(trx, topup.accountId, {
+    const event = await ctx.outbox.balanceChanged(trx, topup.accountId, {
       kind: "credit",
       amountMicro: amount,
       balanceAfterMicro: balance,
       note: `Top-up ${topup.id}: refund refused, credit restored`,
     });
+    return { event };
   });
-  if (event) ctx.outbox.committed();
+  if (undone?.event) ctx.outbox.committed();
+  return undone !== null;
 }
 
 /** A refund done at Telegram for a top-up already reversed (`refunding`): marked refunded, its Stars out of the book. */
@@ -414,11 +442,13 @@ export async function starsRefunded(
 
 /**
  * What the bot's transactions say that its updates may not have: payments whose successful_payment was lost are
- * credited, refunds Telegram made are taken back, and unpaid top-ups past their time expire. Run on a schedule.
+ * credited, refunds Telegram made are taken back; unpaid top-ups past their time expire (first: a failed read must
+ * not keep them open), and refunds whose attempt was cut short are asked again. Run on a schedule.
  */
 export async function settleStars(ctx: TopupContext): Promise<{ credited: number; refunded: number; expired: number }> {
   if (!ctx.stars) return { credited: 0, refunded: 0, expired: 0 };
   const now = ctx.clock.now().getTime();
+  const expired = await expireStars(ctx.db, new Date(now).toISOString());
   const oldest = await oldestUnsettledStars(ctx.db, new Date(now - LOOK_BACK_MS).toISOString());
   let credited = 0;
   let refunds = 0;
@@ -438,6 +468,12 @@ export async function settleStars(ctx: TopupContext): Promise<{ credited: number
       }
     }
   }
-  const expired = await expireStars(ctx.db, new Date(now).toISOString());
+  for (const id of await staleRefunds(ctx.db, new Date(now - REFUND_STALE_MS).toISOString(), new Date(now).toISOString(), 20)) {
+    const done = await finishRefund(ctx, id, "telegram-stars").catch((error: unknown) => {
+      ctx.log.warn({ err: error, topupId: id }, "a refund under way could not be finished now; it will be asked again");
+      return null;
+    });
+    if (done?.status === "refunded") refunds += 1;
+  }
   return { credited, refunded: refunds, expired };
 }

@@ -142,7 +142,8 @@ async function me(core: Core, admins: ReadonlySet<string>, { account }: MiniAppC
       max_usdt: toUsdt(core.topups.limits.maxMicro),
       invoice_minutes: Math.round(core.topups.limits.invoiceTtlSeconds / 60),
     },
-    stars_topup: toStarsOfferView(core.topups.starsOffer()),
+    // An owner key spends the service wallet: it has no balance to top up.
+    stars_topup: account.kind === "standard" ? toStarsOfferView(core.topups.starsOffer()) : null,
   };
 }
 
