@@ -139,6 +139,13 @@ describe("Stars top-ups in the bot", () => {
     expect(book).toHaveLength(1);
     const texts = (await chat.messages()).filter((m) => m.from_bot).map((m) => m.text);
     expect(texts.some((t) => t.includes("did not understand"))).toBe(false);
+
+    // The paid invoice's Cancel, tapped now, cancels nothing and never says nothing was charged.
+    const cancel = invoice.reply_markup!.inline_keyboard.flat().find((b) => b.text.includes("Cancel"))!;
+    await chat.tapData(invoice.message_id, (cancel as { callback_data: string }).callback_data);
+    await chat.reply("/balance", (t) => t.includes("0.50 USDT"));
+    expect((await chat.messages()).filter((m) => m.from_bot && m.text.includes("Nothing was charged"))).toEqual([]);
+    expect(await h.service.core.orders.list(accountId, 10)).toHaveLength(1);
   });
 
   it("says so when the price moved while the Stars were paid: nothing bought, the credit stays on the balance", async () => {

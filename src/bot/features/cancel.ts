@@ -11,10 +11,13 @@ export function cancelFeature() {
     await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
   });
   composer.callbackQuery(cancelFlow.filter(), async (ctx) => {
-    await ctx.answerCallbackQuery();
+    // A Cancel left on an older message (a flow that ended, a paid invoice) has nothing to cancel: saying "nothing
+    // was charged" there could be false.
+    const underWay = Object.keys(ctx.conversation.active()).length > 0;
+    await ctx.answerCallbackQuery(underWay ? undefined : ctx.t("nothing-to-cancel"));
     await ctx.conversation.exitAll();
     await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
-    await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
+    if (underWay) await ctx.reply(ctx.t("cancelled"), { reply_markup: mainMenu(ctx) });
   });
   return composer;
 }

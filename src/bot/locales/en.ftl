@@ -57,6 +57,7 @@ start-first = Send /start first to register.
 blocked = ⛔ Your account is blocked. Please contact support.
 private-only = Please open a private chat with me: keys and codes are only sent there.
 cancelled = Cancelled. Nothing was charged.
+nothing-to-cancel = Nothing is under way to cancel: what was done stays done.
 button-expired = This button is no longer active.
 unknown = I did not understand that. Choose from the menu:
 flow-text-please = Please answer with text or a button.
