@@ -32,7 +32,8 @@ describe("the bot's statement", () => {
       description: "История баланса и выгрузка CSV",
     });
     const { chat } = await bots.registered(1);
-    expect((await chat.reply("/help", (t) => t.includes("/statement"))).text).toContain("/statement");
+    const help = (await chat.reply("/help", (t) => t.includes("/statement"))).text;
+    for (const command of ["/statement", "/topup", "/topups", "/paysupport", "/terms"]) expect(help).toContain(command);
     const balance = await chat.reply("/balance", (t) => t.includes("USDT"));
     expect(buttons(balance)).toContain("📒 Statement");
     await chat.tap("📒 Statement");

@@ -43,6 +43,7 @@ help =
     I sell digital goods paid from your USDT balance: stars, Premium, store top-ups, game credit, gift cards and gifts.
     Your API key works over HTTP with the same balance: send it as X-API-Key or Authorization: Bearer.
     /balance · /orders · /statement · /language · /cancel leaves any step.
+    Top up in Telegram Stars or USDT: /topup · /topups. Payments: /paysupport · /terms.
 
 # Keys
 welcome-back = Welcome back, { $name }!

@@ -43,6 +43,7 @@ help =
     Я продаю цифровые товары за ваш баланс в USDT: звёзды, Premium, пополнение магазина, игровую валюту, подарочные карты и подарки.
     Ваш API-ключ работает по HTTP с тем же балансом: передавайте его в X-API-Key или Authorization: Bearer.
     /balance · /orders · /statement · /language · /cancel выходит из любого шага.
+    Пополнение звёздами Telegram или в USDT: /topup · /topups. Оплата: /paysupport · /terms.
 
 # Ключи
 welcome-back = С возвращением, { $name }!
