@@ -39,6 +39,18 @@ const slow = (method: string, ms: number, takesEffect: "at-once" | "when-answere
   http("POST", `${bots.emulatorUrl}/emulator/slow`, undefined, { method, ms, takes_effect: takesEffect });
 const late = async () => ((await http("GET", `${bots.emulatorUrl}/emulator/late`)).body.waiting_ms as number[]).length;
 
+/** Once the refunded_payment Telegram sent to the payer's chat has been handled by the bot. */
+const refundUpdateHandled = (telegramId: string) =>
+  eventually(async () => {
+    const row = await h.service.db
+      .selectFrom("bot_inbox")
+      .select("done_at")
+      .where("chat", "=", telegramId)
+      .where("payload", "like", "%refunded_payment%")
+      .executeTakeFirst();
+    return row?.done_at ? true : undefined;
+  }, 20_000);
+
 /** A registered user who paid a Stars top-up of `count` Stars, credited. */
 async function paidTopup(count: number) {
   const { chat, key, telegramId } = await bots.registered(0);
@@ -157,15 +169,7 @@ describe("an administrator's refund of a Stars top-up", () => {
       await slowTelegram(bots.emulatorUrl, 0, "sendMessage");
     }
     // The refunded_payment, handled after the chat's reply went out, finds the refund done.
-    await eventually(async () => {
-      const row = await h.service.db
-        .selectFrom("bot_inbox")
-        .select("done_at")
-        .where("chat", "=", p.telegramId)
-        .where("payload", "like", "%refunded_payment%")
-        .executeTakeFirst();
-      return row?.done_at ? true : undefined;
-    }, 20_000);
+    await refundUpdateHandled(p.telegramId);
     expect(await topupRow(p.topup.id)).toEqual({ status: "refunded", reversed_micro: 4_000_000 });
     expect(await balance(p.telegramId)).toBe(0);
     expect(await topupLedger(h.service.db, p.topup.id)).toEqual([
@@ -225,15 +229,7 @@ describe("an administrator's refund of a Stars top-up", () => {
       await slowTelegram(bots.emulatorUrl, 0, "sendMessage");
     }
     // The update, handled later, changes nothing.
-    await eventually(async () => {
-      const row = await h.service.db
-        .selectFrom("bot_inbox")
-        .select("done_at")
-        .where("chat", "=", p.telegramId)
-        .where("payload", "like", "%refunded_payment%")
-        .executeTakeFirst();
-      return row?.done_at ? true : undefined;
-    }, 20_000);
+    await refundUpdateHandled(p.telegramId);
     expect(await balance(p.telegramId)).toBe(0);
     expect(await topupLedger(h.service.db, p.topup.id)).toEqual([
       ["topup", 2_000_000],
@@ -271,15 +267,7 @@ describe("an administrator's refund of a Stars top-up", () => {
     expect(await balance(p.telegramId)).toBe(0);
 
     await expect(h.service.core.topups.refundStars(p.topup.id, ADMIN)).resolves.toMatchObject({ status: "refunded" });
-    await eventually(async () => {
-      const row = await h.service.db
-        .selectFrom("bot_inbox")
-        .select("done_at")
-        .where("chat", "=", p.telegramId)
-        .where("payload", "like", "%refunded_payment%")
-        .executeTakeFirst();
-      return row?.done_at ? true : undefined;
-    });
+    await refundUpdateHandled(p.telegramId);
     expect(await refundsAtTelegram(bots.emulatorUrl, p.chargeId)).toBe(1);
     expect(await topupLedger(h.service.db, p.topup.id)).toEqual([
       ["topup", 1_500_000],
