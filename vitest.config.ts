@@ -44,6 +44,9 @@ export default defineConfig(async () => {
       // loaded modules (isolate: false): importing the service anew for every file was a fifth of the run. No test
       // relies on module state of its own (no mocks, no fake timers, no process.env writes).
       isolate: false,
+      // The two projects side by side, one worker each (the default on two cores is one worker for both): most of a
+      // file's time is waiting on processes, sockets and Telegram's holds, not on the CPU.
+      maxWorkers: 2,
       testTimeout: 30_000,
       hookTimeout: 30_000,
       projects: postgres ? [sqlite, postgresProject] : [sqlite],
