@@ -16,6 +16,7 @@ import {
   refundStars,
   settleStars,
   type StarPaymentUpdate,
+  starsCovering,
   starsLink,
   starsOffer,
   starsPaid,
@@ -61,6 +62,8 @@ export function createTopups(options: {
 
     // Telegram Stars (topups/stars.ts): Telegram's successful_payment credits, once per charge.
     starsOffer: () => starsOffer(ctx),
+    /** The fewest Stars covering a purchase's shortfall, and what they credit (null: Stars cannot cover it). */
+    starsCovering: (shortMicro: Micro) => starsCovering(ctx, shortMicro),
     /** A Stars top-up and the invoice the bot sends (sendInvoice). */
     startStars: (account: Account, stars: number) => startStars(ctx, account, stars),
     /** A Stars top-up and a link the Mini App opens (openInvoice). */

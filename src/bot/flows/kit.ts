@@ -11,7 +11,7 @@ import { cancelFlow, confirmPurchase, menuEntry, pickOption, rotateKey, rotateKe
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
-import { sendStarsInvoice, starsCovering, starsTopupMaxMicro } from "./stars-invoice.js";
+import { sendStarsInvoice, starsTopupMaxMicro } from "./stars-invoice.js";
 
 export interface FlowDeps {
   core: Core;
@@ -283,7 +283,7 @@ async function payShortfall(
 ): Promise<void> {
   const { chargeMicro, balanceMicro } = order;
   const shortMicro = micro(chargeMicro - balanceMicro);
-  const covering = caller.account.kind === "standard" ? starsCovering(deps.core, shortMicro) : null;
+  const covering = caller.account.kind === "standard" ? deps.core.topups.starsCovering(shortMicro) : null;
   if (!covering) return refuse(conversation, ctx, deps, { code: "insufficient_funds", details: { requiredMicro: chargeMicro, balanceMicro } });
   const token = shortfallStars.pack({ key: order.key.slice(0, 8), round: order.round });
   const offer = ctx.t("shortfall-offer", {

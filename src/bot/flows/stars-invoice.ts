@@ -10,17 +10,6 @@ import { usdt } from "../format.js";
 /** Telegram's limit on an invoice's title (the Bot API's sendInvoice: 1-32 characters). */
 const TITLE_MAX = 32;
 
-/**
- * The fewest Stars whose credit covers `shortMicro` (at least the smallest Stars top-up), and what they credit; null
- * where Stars are not taken or one top-up cannot cover it. The rate is the core's (`starsOffer`), Stars × rate.
- */
-export function starsCovering(core: Core, shortMicro: Micro): { stars: number; creditMicro: Micro } | null {
-  const offer = core.topups.starsOffer();
-  if (!offer || shortMicro <= 0) return null;
-  const stars = Math.max(offer.minStars, Math.ceil(shortMicro / offer.rateMicro));
-  return stars > offer.maxStars ? null : { stars, creditMicro: micro(stars * offer.rateMicro) };
-}
-
 /** The most one Stars top-up credits: 0 where Stars are not taken. */
 export function starsTopupMaxMicro(core: Core): Micro {
   const offer = core.topups.starsOffer();

@@ -89,6 +89,17 @@ export function starsOffer(ctx: TopupContext) {
 }
 
 /**
+ * The fewest Stars whose credit covers `shortMicro` (at least the smallest Stars top-up), and what they credit; null
+ * where Stars are not taken, nothing is short, or one top-up cannot cover it.
+ */
+export function starsCovering(ctx: TopupContext, shortMicro: Micro): { stars: number; creditMicro: Micro } | null {
+  const offer = starsOffer(ctx);
+  if (!offer || !ctx.stars || shortMicro <= 0) return null;
+  const stars = Math.max(offer.minStars, starsForUsdt(ctx.stars, shortMicro));
+  return stars > offer.maxStars ? null : { stars, creditMicro: usdtForStars(ctx.stars, stars) };
+}
+
+/**
  * A Stars top-up for `stars` Stars, within the account's bounds, with the invoice the bot sends or links. Nothing
  * is credited until Telegram says it was paid.
  */
