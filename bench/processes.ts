@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import pg from "pg";
 import { request } from "undici";
-import { allProvidersAt } from "../src/config.js";
+import { allProvidersAt } from "../src/simulator/settings.js";
 
 export async function freePort(): Promise<number> {
   const server = createServer();

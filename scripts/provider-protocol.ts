@@ -25,10 +25,10 @@ export const PROTOCOL_DOC_PATH = fileURLToPath(new URL("../docs/provider-protoco
 const PROTOCOL_VERSION = "1.0.0";
 
 const defaults = configSchema.parse({});
-const TIMEOUT = defaults.UPSTREAM_TIMEOUT_MS;
-const RECONCILE_AFTER = defaults.RECONCILE_AFTER_MS;
-const RECHECK = defaults.RECONCILE_INTERVAL_MS;
-const PROBE = defaults.HEALTH_PROBE_MS;
+const TIMEOUT = defaults.upstream.timeoutMs;
+const RECONCILE_AFTER = defaults.sales.reconcile.afterMs;
+const RECHECK = defaults.sales.reconcile.intervalMs;
+const PROBE = defaults.upstream.healthProbeMs;
 const ms = (value: number) =>
   value >= 60_000 && value % 60_000 === 0 ? `${value / 60_000} min` : value % 1000 === 0 ? `${value / 1000} s` : `${value} ms`;
 

@@ -1,42 +1,36 @@
 import os from "node:os";
-import { allProvidersAt, type Config, loadConfig, loadDotEnv, PROVIDER_URLS, simulatedReloadly } from "./config.js";
+import { type Config, loadConfig, loadDotEnv } from "./config.js";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "./api/routes/topups.js";
 import { StartFailed } from "./lifecycle.js";
 import { openService, type Service } from "./root.js";
 
 loadDotEnv();
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
+/** The configuration, or the process exits naming every bad variable. */
+function configOf(env: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
 }
+let config = configOf(process.env);
 
 let simulatedCryptoPay: string | null = null;
-if (config.UPSTREAM === "simulator") {
+if (config.upstream.source === "simulator") {
   // The embedded default: every upstream is the bundled simulator on a loopback port. Loaded only then: a
   // deployment against real providers never loads it.
   const { startSimulator } = await import("./simulator/server.js");
-  const { SIMULATOR_CRYPTO_PAY_TOKEN } = await import("./simulator/cryptopay.js");
-  const simulator = await startSimulator(config.SIMULATOR_PORT, { timeScale: config.SIMULATOR_TIME_SCALE }).catch((error: { code?: string }) => {
+  const { simulatedEnv } = await import("./simulator/settings.js");
+  const { port, timeScale } = config.upstream.simulator;
+  const simulator = await startSimulator(port, { timeScale }).catch((error: { code?: string }) => {
     if (error.code !== "EADDRINUSE") throw error;
-    console.error(`SIMULATOR_PORT ${config.SIMULATOR_PORT} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);
+    console.error(`SIMULATOR_PORT ${port} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);
     process.exit(1);
   });
-  // Addresses set explicitly still win, so one provider can be real while the others are simulated.
-  const simulated = allProvidersAt(simulator.url);
-  const current = config;
-  config = { ...current, ...Object.fromEntries(PROVIDER_URLS.map((name) => [name, current[name] ?? simulated[name]])) };
-  // The simulated Reloadly, where its hosts and credentials are unset (GIFTCARDS_BACKEND=reloadly tries it out).
-  const reloadly = simulatedReloadly(simulator.url, config.RELOADLY_ENVIRONMENT);
-  config = {
-    ...config,
-    ...Object.fromEntries(Object.entries(reloadly).map(([name, value]) => [name, config[name as keyof typeof reloadly] ?? value])),
-  };
-  // Its Crypto Pay too, unless a real one is configured: top-ups by invoice work out of the box.
-  if (!config.CRYPTO_PAY_URL) config = { ...config, CRYPTO_PAY_URL: `${simulator.url}/cryptopay`, CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN };
-  simulatedCryptoPay = config.CRYPTO_PAY_URL === `${simulator.url}/cryptopay` ? simulator.url : null;
+  // Its addresses fill what is unset (addresses set explicitly still win): read again, checked again.
+  config = configOf({ ...process.env, ...simulatedEnv(simulator.url, process.env) });
+  simulatedCryptoPay = config.topups.cryptoPay?.url === `${simulator.url}/cryptopay` ? simulator.url : null;
   console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
 }
 

@@ -5,14 +5,26 @@ describe("configuration", () => {
   it("runs on embedded defaults with no variables at all", () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      PORT: 8080,
-      HOST: "127.0.0.1",
-      DATABASE_URL: "./data/partner.db",
-      UPSTREAM: "simulator",
-      RATE_LIMIT_PER_MINUTE: 60,
+      server: { port: 8080, host: "127.0.0.1", rateLimitPerMinute: 60 },
+      database: { url: "./data/partner.db" },
+      upstream: { source: "simulator" },
+      bot: null,
     });
-    expect(config.STAR_PRICE_MICRO).toBe(15_000);
-    expect(config.MARKUP_BASIS_POINTS.store).toBe(300);
+    expect(config.sales.tariffs.usdtPerStarMicro).toBe(15_000);
+    expect(config.sales.markups.store).toBe(300);
+    // Every product on the protocol, each with no address until the simulator (src/main.ts) fills them in.
+    expect(config.products).toEqual({
+      stars: { kind: "protocol", url: null },
+      premium: { kind: "protocol", url: null },
+      store: { kind: "protocol", url: null },
+      games: { kind: "protocol", url: null },
+      giftcards: { kind: "protocol", url: null },
+      gifts: { kind: "protocol", url: null },
+    });
+    // Every duration in milliseconds, whatever unit its variable is written in.
+    expect(config.topups.limits.invoiceTtlMs).toBe(60 * 60_000);
+    expect(config.webhooks.retentionMs).toBe(30 * 86_400_000);
+    expect(config.sales.quotes.ttlMs).toBe(60_000);
   });
 
   it("names every bad variable in one error", () => {
@@ -32,7 +44,7 @@ describe("configuration", () => {
     expect(() => loadConfig({ DATABASE_URL: "postgres://app@db.internal:5432/partner" })).toThrow(/CODES_KEY: is required with PostgreSQL/);
     const key = Buffer.alloc(32, 7).toString("base64");
     const config = loadConfig({ DATABASE_URL: "postgresql://app@db.internal:5432/partner", CODES_KEY: key, DATABASE_POOL_MAX: "20" });
-    expect(config).toMatchObject({ DATABASE_URL: "postgresql://app@db.internal:5432/partner", DATABASE_POOL_MAX: 20 });
+    expect(config).toMatchObject({ database: { url: "postgresql://app@db.internal:5432/partner", poolMax: 20 } });
   });
 
   it("never runs the simulated providers or Crypto Pay (its token is public) beside a real bot token or a real provider", () => {
@@ -53,9 +65,13 @@ describe("configuration", () => {
     expect(() => loadConfig(external)).toThrow(/CRYPTO_PAY_TOKEN: is the simulator's public token/);
     // A local Bot API emulator, marked as one, with the simulator is development, and starts.
     expect(loadConfig({ ...realBot, TELEGRAM_API_ROOT: "http://127.0.0.1:8081", TELEGRAM_API_EMULATOR: "true" })).toMatchObject({
-      UPSTREAM: "simulator",
+      upstream: { source: "simulator" },
+      bot: { api: { apiRoot: "http://127.0.0.1:8081", emulator: true }, updates: { kind: "polling" } },
     });
-    expect(loadConfig({ GATEWAY_URL: "http://localhost:9191" })).toMatchObject({ GATEWAY_URL: "http://localhost:9191" });
+    expect(loadConfig({ GATEWAY_URL: "http://localhost:9191" }).products).toMatchObject({
+      stars: { kind: "protocol", url: "http://localhost:9191" },
+      premium: { kind: "protocol", url: "http://localhost:9191" },
+    });
   });
 
   it("counts only an explicitly marked emulator as simulated: a self-hosted Bot API server on loopback is a real bot", () => {
@@ -87,7 +103,7 @@ describe("configuration", () => {
     expect(message).toContain("CRYPTO_PAY_TOKEN: is the simulator's public token");
     expect(message).toContain("RELOADLY_CLIENT_ID: is the simulator's public client id");
     // Marked, it is the emulator; the marker is refused off this machine.
-    expect(loadConfig({ ...external, TELEGRAM_API_EMULATOR: "true" }).TELEGRAM_API_EMULATOR).toBe(true);
+    expect(loadConfig({ ...external, TELEGRAM_API_EMULATOR: "true" }).bot?.api.emulator).toBe(true);
     expect(() => loadConfig({ ...selfHosted, TELEGRAM_API_ROOT: "https://bot-api.example.com", TELEGRAM_API_EMULATOR: "true" })).toThrow(
       /TELEGRAM_API_EMULATOR: marks a local Bot API emulator/,
     );
@@ -122,15 +138,17 @@ describe("configuration", () => {
     })();
     for (const name of Object.keys(plain)) expect(message).toMatch(new RegExp(`${name}: must be https:// beyond this machine: it carries`));
     const secure = Object.fromEntries(Object.entries(plain).map(([name, value]) => [name, value.replace("http://", "https://")]));
-    expect(loadConfig({ ...base, ...secure })).toMatchObject({ CRYPTO_PAY_URL: "https://pay.crypt.bot" });
+    expect(loadConfig({ ...base, ...secure })).toMatchObject({ topups: { cryptoPay: { url: "https://pay.crypt.bot" } } });
     // On this machine plain http stays (a self-hosted Bot API server, a local bridge); a bridge carrying no secret may be remote.
     expect(loadConfig({ ...base, ...secure, TELEGRAM_API_ROOT: "http://127.0.0.1:8081", GATEWAY_URL: "http://10.0.0.7:7001" })).toMatchObject({
-      GATEWAY_URL: "http://10.0.0.7:7001",
+      products: { stars: { url: "http://10.0.0.7:7001" } },
     });
   });
 
   it("chooses each product's backend, and names the credential a chosen backend lacks", () => {
-    expect(loadConfig({})).toMatchObject({ PREMIUM_BACKEND: "protocol", GIFTS_BACKEND: "protocol", GIFTCARDS_BACKEND: "protocol" });
+    expect(loadConfig({})).toMatchObject({
+      products: { premium: { kind: "protocol" }, gifts: { kind: "protocol" }, giftcards: { kind: "protocol" } },
+    });
     expect(() => loadConfig({ GIFTS_BACKEND: "telegram" })).toThrow(/BOT_TOKEN: is required by GIFTS_BACKEND=telegram/);
     expect(() => loadConfig({ PREMIUM_BACKEND: "telegram", GIFTS_BACKEND: "telegram" })).toThrow(
       /BOT_TOKEN: is required by PREMIUM_BACKEND=telegram and GIFTS_BACKEND=telegram/,
@@ -148,9 +166,19 @@ describe("configuration", () => {
     expect(missing).toContain("RELOADLY_CLIENT_ID: is required by GIFTCARDS_BACKEND=reloadly");
     expect(missing).toContain("RELOADLY_CLIENT_SECRET: is required by GIFTCARDS_BACKEND=reloadly");
     const real = { ...reloadly, RELOADLY_CLIENT_ID: "realClientId12345", RELOADLY_CLIENT_SECRET: "real-client-secret-123" };
-    expect(loadConfig(real)).toMatchObject({ GIFTCARDS_BACKEND: "reloadly", RELOADLY_ENVIRONMENT: "sandbox" });
+    expect(loadConfig(real).products.giftcards).toEqual({
+      kind: "reloadly",
+      environment: "sandbox",
+      credentials: { clientId: "realClientId12345", clientSecret: "real-client-secret-123" },
+      authUrl: null,
+      giftcardsUrl: null,
+      senderName: "Gift cards",
+    });
     // Under the simulator, the simulated Reloadly is filled in; Reloadly's own hosts are not.
-    expect(loadConfig({ GIFTCARDS_BACKEND: "reloadly" })).toMatchObject({ UPSTREAM: "simulator" });
+    expect(loadConfig({ GIFTCARDS_BACKEND: "reloadly" })).toMatchObject({
+      upstream: { source: "simulator" },
+      products: { giftcards: { credentials: null } },
+    });
     expect(() => loadConfig({ GIFTCARDS_BACKEND: "reloadly", RELOADLY_GIFTCARDS_URL: "https://giftcards.reloadly.com" })).toThrow(
       /RELOADLY_GIFTCARDS_URL: names a real provider/,
     );
@@ -182,9 +210,9 @@ describe("configuration", () => {
     );
     expect(message({ ...bot, PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.015" })).not.toContain("STARS_USDT_PER_STAR");
     expect(message({ ...bot, GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", STAR_COST_USDT: "0.01" })).toBe("");
-    expect(loadConfig({ ...bot, GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.0125" }).STAR_COST_MICRO).toBe(12_500);
+    expect(loadConfig({ ...bot, GIFTS_BACKEND: "telegram", STAR_COST_USDT: "0.0125" }).sales.starCostMicro).toBe(12_500);
     // Without a Telegram backend it is not needed; a bad amount is named.
-    expect(loadConfig({}).STAR_COST_MICRO).toBeUndefined();
+    expect(loadConfig({}).sales.starCostMicro).toBeNull();
     expect(message({ STAR_COST_USDT: "-1" })).toContain("STAR_COST_USDT: must be a USDT amount");
   });
 
@@ -197,15 +225,15 @@ describe("configuration", () => {
       expect(() => loadConfig({ METRICS_HOST: host }), host).toThrow(/METRICS_TOKEN: is required when METRICS_HOST is beyond this machine/);
     }
     for (const host of ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "localhost."])
-      expect(loadConfig({ METRICS_HOST: host }).METRICS_HOST).toBe(host);
-    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_TOKEN: "a-long-enough-token-1234" }).METRICS_TOKEN).toBeDefined();
-    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_PORT: "off" }).METRICS_PORT).toBeNull();
+      expect(loadConfig({ METRICS_HOST: host }).metrics.host).toBe(host);
+    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_TOKEN: "a-long-enough-token-1234" }).metrics.token).toBe("a-long-enough-token-1234");
+    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_PORT: "off" }).metrics.port).toBeNull();
   });
 
   it("takes TRUST_PROXY as proxies or a hop count, and refuses anything else", () => {
-    expect(loadConfig({}).TRUST_PROXY).toBeUndefined();
-    expect(loadConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 192.168.1.5, loopback" }).TRUST_PROXY).toBe("10.0.0.0/8, 192.168.1.5, loopback");
+    expect(loadConfig({}).server.trustProxy).toBeNull();
+    expect(loadConfig({ TRUST_PROXY: "2" }).server.trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 192.168.1.5, loopback" }).server.trustProxy).toBe("10.0.0.0/8, 192.168.1.5, loopback");
     for (const bad of ["everyone", "10.0.0.0/99", "1.2.3"]) expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY:/);
   });
 });

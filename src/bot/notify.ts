@@ -104,7 +104,7 @@ function tellOfCore(core: Core, tell: Tell, log: NotifyLog): void {
 function alertVars(details: AlertDetails): Record<string, string> {
   switch (details.kind) {
     case "provider":
-      return { provider: details.provider };
+      return { provider: `${details.product} (${details.backend})` };
     case "refunds":
       return { count: String(details.count), minutes: String(details.minutes), threshold: String(details.threshold) };
     case "wallet":

@@ -257,7 +257,7 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   // Loaded here, not at the top, so help starts in a fraction of a second and the backup opens no core.
   const { loadConfig } = await import("../config.js");
   const { openCore } = await import("../root.js");
-  const { service } = await openCore({ ...loadConfig(env), LOG_LEVEL: "warn" }, { logDestination: options.logDestination ?? process.stderr });
+  const { service } = await openCore({ ...loadConfig(env), logLevel: "warn" }, { logDestination: options.logDestination ?? process.stderr });
   const { core, close } = service;
   try {
     const printed = await run(core.admin, core.topups, core.held, core.starBook, argv);

@@ -31,16 +31,16 @@ const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_4
  * refusals throw BackupRefused.
  */
 export async function backupDatabase(config: Config, target: string, options: { withKey?: boolean } = {}): Promise<string[]> {
-  refusePostgres(config.DATABASE_URL);
-  const keyFile = config.CODES_KEY ? null : codesKeyFile(config.DATABASE_URL);
-  const keyText = config.CODES_KEY ?? (keyFile && existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : null);
+  refusePostgres(config.database.url);
+  const keyFile = config.database.codesKey ? null : codesKeyFile(config.database.url);
+  const keyText = config.database.codesKey ?? (keyFile && existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : null);
   const keyCopy = keyCopyOf(target);
   const copyKey = Boolean(options.withKey && keyFile && keyText);
   refuseTarget(target);
   if (copyKey) refuseTarget(keyCopy);
 
   let verified = "";
-  const copy = await copySqlite(config.DATABASE_URL, target, async (path) => {
+  const copy = await copySqlite(config.database.url, target, async (path) => {
     const started = performance.now();
     const db = openDatabase(path);
     try {
@@ -84,7 +84,7 @@ export async function backupDatabase(config: Config, target: string, options: { 
     lines.push(
       `codes key: not copied (it opens the sealed gift card codes and webhook secrets, so it is kept apart from backups): keep ${keyFile} safe elsewhere, or add --with-codes-key to write a copy to ${keyCopy}`,
     );
-  } else if (config.CODES_KEY) {
+  } else if (config.database.codesKey) {
     lines.push(
       "codes key: CODES_KEY comes from the environment and is not copied: keep it with this backup, or its gift card codes cannot be read after a restore",
     );

@@ -7,7 +7,7 @@ import { secretMask } from "./secrets.js";
 /** `npm run migrate` in-process: brings the configured database to the latest schema and says what it applied. */
 export async function runMigrate(env: Record<string, string | undefined> = process.env, out: (line: string) => void = (line) => console.log(line)) {
   const config = loadConfig(env);
-  const applied = await migrateDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const applied = await migrateDatabase(config.database.url, config.database.poolMax);
   out(applied.length ? `applied: ${applied.join(", ")}` : "schema is up to date");
 }
 

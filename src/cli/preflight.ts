@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Config } from "../config.js";
-import type { Funds, Providers } from "../core/ports.js";
+import type { BotApi, Config, ProductName } from "../config.js";
+import type { Funds, Ports } from "../core/ports.js";
 import { formatUsdt } from "../core/model/money.js";
 import { PREMIUM_STARS } from "../core/model/products.js";
 
@@ -18,10 +18,10 @@ const GET_ME_TIMEOUT_MS = 10_000;
 const getMeAnswer = z.object({ ok: z.literal(true), result: z.object({ username: z.string() }) });
 
 /** The bot's own getMe: whether Telegram (or the server at TELEGRAM_API_ROOT) takes its token. */
-async function botCheck(config: Config): Promise<Line> {
-  const root = config.TELEGRAM_API_ROOT ?? "https://api.telegram.org";
+async function botCheck(bot: BotApi): Promise<Line> {
+  const root = bot.apiRoot;
   try {
-    const response = await fetch(`${root}/bot${config.BOT_TOKEN}/getMe`, { method: "POST", signal: AbortSignal.timeout(GET_ME_TIMEOUT_MS) });
+    const response = await fetch(`${root}/bot${bot.token}/getMe`, { method: "POST", signal: AbortSignal.timeout(GET_ME_TIMEOUT_MS) });
     const answer = getMeAnswer.safeParse(await response.json());
     if (!answer.success)
       return {
@@ -37,43 +37,40 @@ async function botCheck(config: Config): Promise<Line> {
 
 const shownFunds = (funds: Funds) => (funds.unit === "stars" ? `${funds.amount} stars` : `${funds.amount.toFixed(2)} USD`);
 
-/** What each product needs read once: the backend answers, its catalogue reads, and its balance covers the alert line. */
-async function productChecks(config: Config, providers: Providers): Promise<Line[]> {
-  const threshold = { stars: config.ALERT_STARS_BELOW, USD: config.ALERT_RELOADLY_BELOW_USD };
-  const products: Array<{ product: string; backend: string; provider: keyof Providers; read?: () => Promise<string> }> = [
-    { product: "stars", backend: "protocol", provider: "gateway" },
-    { product: "premium", backend: config.PREMIUM_BACKEND, provider: "gateway" },
-    {
-      product: "store",
-      backend: "protocol",
-      provider: "store",
-      read: async () => `limits read (fee ${(await providers.store.limits()).feePpm / 10_000}%)`,
-    },
-    { product: "games", backend: "protocol", provider: "games", read: async () => `${(await providers.games.list()).length} games` },
-    {
-      product: "giftcards",
-      backend: config.GIFTCARDS_BACKEND,
-      provider: "giftcards",
-      read: async () => `${(await providers.giftcards.brands()).length} brands`,
-    },
-    {
-      product: "gifts",
-      backend: config.GIFTS_BACKEND,
-      provider: "gifts",
-      read: async () => `${(await providers.gifts.catalogue()).length} gifts on sale`,
-    },
-  ];
+/** What a product's backend is configured by, for the line that says it is not. */
+const URL_OF: Record<ProductName, string> = {
+  stars: "GATEWAY_URL",
+  premium: "GATEWAY_URL",
+  store: "STORE_URL",
+  games: "GAMES_URL",
+  giftcards: "GIFTCARDS_URL",
+  gifts: "GIFTS_URL",
+};
+
+/**
+ * One line per product and its backend (stars and Premium apart, whatever backs each): the backend answers, its
+ * catalogue reads, and a balance it pays from covers the alert line.
+ */
+async function productChecks(config: Config, ports: Ports): Promise<Line[]> {
+  const threshold = config.alerts.fundsBelow;
+  const reads: Partial<Record<ProductName, () => Promise<string>>> = {
+    store: async () => `limits read (fee ${(await ports.store.limits()).feePpm / 10_000}%)`,
+    games: async () => `${(await ports.games.list()).length} games`,
+    giftcards: async () => `${(await ports.giftcards.brands()).length} brands`,
+    gifts: async () => `${(await ports.gifts.catalogue()).length} gifts on sale`,
+  };
+  const products = Object.keys(config.products) as ProductName[];
   return Promise.all(
-    products.map(async ({ product, backend, provider, read }): Promise<Line> => {
-      const port = providers[provider];
-      const subject = `${product} (${backend})`;
-      if (!port.configured)
-        return { verdict: "warn", subject, text: `not configured: set ${provider.toUpperCase()}_URL to sell it (it answers 503)` };
+    products.map(async (product): Promise<Line> => {
+      const port = ports[product];
+      const read = reads[product];
+      const subject = `${product} (${port.backend})`;
+      if (!port.configured) return { verdict: "warn", subject, text: `not configured: set ${URL_OF[product]} to sell it (it answers 503)` };
       const found: string[] = [];
       let low: number | null = null;
       try {
         // A backend paying from its own balance: its credentials and funds first, the clearest reason when empty.
-        if (port.funds && backend !== "protocol") {
+        if (port.funds && port.backend !== "protocol") {
           const funds = await port.funds();
           found.push(`balance ${shownFunds(funds)}`);
           if (funds.amount <= 0) return { verdict: "fail", subject, text: `${found.join(", ")}: it cannot pay for a single delivery (fund it)` };
@@ -102,15 +99,16 @@ function margin(subject: string, priceMicro: number, costMicro: number, what: st
 
 /** Each product the bot pays from its Stars, its margin at STAR_COST_USDT (the configuration refuses a loss). */
 function marginChecks(config: Config): Line[] {
-  const cost = config.STAR_COST_MICRO;
-  if (cost === undefined) return [];
+  const cost = config.sales.starCostMicro;
+  if (cost === null) return [];
+  const { tariffs } = config.sales;
   return [
-    ...(config.GIFTS_BACKEND === "telegram" ? [margin("margin gifts", config.STAR_PRICE_MICRO, cost, "a star")] : []),
-    ...(config.PREMIUM_BACKEND === "telegram"
+    ...(config.products.gifts.kind === "telegram" ? [margin("margin gifts", tariffs.usdtPerStarMicro, cost, "a star")] : []),
+    ...(config.products.premium.kind === "telegram"
       ? ([3, 6, 12] as const).map((months) =>
           margin(
             `margin premium ${months} months`,
-            config.PREMIUM_PRICE_MICRO[months],
+            tariffs.premiumMicro[months],
             PREMIUM_STARS[months]! * cost,
             `for ${PREMIUM_STARS[months]} stars`,
           ),
@@ -134,7 +132,7 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
     return 1;
   }
   const lines: Line[] = [];
-  if (config.UPSTREAM === "simulator") {
+  if (config.upstream.source === "simulator") {
     lines.push({
       verdict: "warn",
       subject: "upstream",
@@ -144,7 +142,7 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
   const { openCore } = await import("../root.js");
   let opened: Awaited<ReturnType<typeof openCore>>;
   try {
-    opened = await openCore({ ...config, LOG_LEVEL: "fatal" });
+    opened = await openCore({ ...config, logLevel: "fatal" });
   } catch (error) {
     out(`fail  database  ${(error as Error).message}`);
     return 1;
@@ -157,23 +155,23 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
         : { verdict: "fail", subject: "database", text: "does not answer" },
     );
     lines.push(
-      config.BOT_TOKEN
-        ? await botCheck(config)
+      config.bot
+        ? await botCheck(config.bot.api)
         : { verdict: "warn", subject: "bot", text: "BOT_TOKEN unset: no bot, no Mini App, no alerts to administrators" },
     );
-    if (config.UPSTREAM === "external") lines.push(...(await productChecks(config, opened.providers)));
+    if (config.upstream.source === "external") lines.push(...(await productChecks(config, opened.ports)));
     lines.push(...marginChecks(config));
     const cryptoPay = opened.cryptoPay;
     lines.push(
       !cryptoPay
         ? { verdict: "warn", subject: "crypto pay", text: "CRYPTO_PAY_URL unset: top-ups only by transfers an administrator approves" }
         : (await cryptoPay.ready())
-          ? { verdict: "ok", subject: "crypto pay", text: `answers at ${new URL(config.CRYPTO_PAY_URL!).host}` }
+          ? { verdict: "ok", subject: "crypto pay", text: `answers at ${new URL(config.topups.cryptoPay!.url).host}` }
           : { verdict: "fail", subject: "crypto pay", text: "does not answer or refuses CRYPTO_PAY_TOKEN" },
     );
-    if (config.BOT_TOKEN && !config.BOT_WEBHOOK_URL)
+    if (config.bot?.updates.kind === "polling")
       lines.push({ verdict: "warn", subject: "bot updates", text: "long polling (set BOT_WEBHOOK_URL and BOT_WEBHOOK_SECRET for a webhook)" });
-    if (config.BOT_TOKEN && !config.MINIAPP_URL)
+    if (config.bot && !config.bot.miniApp.url)
       lines.push({ verdict: "warn", subject: "mini app", text: "MINIAPP_URL unset: the bot does not offer the shop" });
   } finally {
     await opened.service.close();

@@ -1,18 +1,20 @@
 import { type Db, ping } from "../db/database.js";
-import { PROVIDER_NAMES, type ProviderName, type Providers } from "./ports.js";
+import { PORT_NAMES, type PortName, type Ports } from "./ports.js";
 
 export interface Health {
   databaseReady: boolean;
-  /** Each provider's own health check; false when the deployment has none. */
-  ready: Record<ProviderName, boolean>;
-  configured: Record<ProviderName, boolean>;
+  /** Each port's own health check (stars and Premium apart, whatever backs each); false when the deployment has none. */
+  ready: Record<PortName, boolean>;
+  configured: Record<PortName, boolean>;
+  /** What backs each port (`protocol`, `telegram`, `reloadly`), so a line names the backend it is about. */
+  backends: Record<PortName, string>;
   storeEnabled: boolean;
 }
 
 /** A provider's probe answers within 2 s or counts as not ready (src/upstream/http.ts): a round's bound. */
 export const PROBE_ROUND_MS = 2_000;
 
-const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, i) => [name, values[i]])) as Record<ProviderName, T>;
+const byName = <T>(values: T[]) => Object.fromEntries(PORT_NAMES.map((name, i) => [name, values[i]])) as Record<PortName, T>;
 
 /**
  * Readiness, answered from the last round of probes, never by probing per request: a background job
@@ -20,20 +22,31 @@ const byName = <T>(values: T[]) => Object.fromEntries(PROVIDER_NAMES.map((name, 
  * publishes each round here. An answer is at most `staleAfterMs` old; past that (no round could be read or made)
  * nothing is reported ready. Before the first round, the first caller runs one, shared with every other caller.
  */
-export function createHealth(options: { db: Db; providers: Providers; storeEnabled: boolean; staleAfterMs: number; now: () => Date }) {
-  const { db, providers, storeEnabled } = options;
-  const configured = byName(PROVIDER_NAMES.map((name) => providers[name].configured));
+export function createHealth(options: { db: Db; ports: Ports; storeEnabled: boolean; staleAfterMs: number; now: () => Date }) {
+  const { db, ports, storeEnabled } = options;
+  const configured = byName(PORT_NAMES.map((name) => ports[name].configured));
+  const backends = byName(PORT_NAMES.map((name) => ports[name].backend));
   let probing: Promise<Health> | undefined;
   let latest: { health: Health; at: number } | undefined;
   // This instance's own check of its database (jobs/health-probe.ts), more often than a round and bounded.
   let database: { ready: boolean; at: number } | undefined;
 
-  /** The database and every provider's own health check, at once; concurrent callers share the round. */
+  /**
+   * The database and every port's own health check, at once; concurrent callers share the round. Two ports on one
+   * backend (stars and Premium on one gateway) ask it once.
+   */
   function probe(): Promise<Health> {
     probing ??= (async () => {
       const databaseReady = ping(db);
-      const ready = await Promise.all(PROVIDER_NAMES.map((name) => providers[name].ready()));
-      return { databaseReady: await databaseReady, ready: byName(ready), configured, storeEnabled };
+      const asked = new Map<Ports[PortName]["ready"], Promise<boolean>>();
+      const ready = await Promise.all(
+        PORT_NAMES.map((name) => {
+          const check = ports[name].ready;
+          if (!asked.has(check)) asked.set(check, check());
+          return asked.get(check)!;
+        }),
+      );
+      return { databaseReady: await databaseReady, ready: byName(ready), configured, backends, storeEnabled };
     })().finally(() => {
       probing = undefined;
     });
@@ -41,7 +54,7 @@ export function createHealth(options: { db: Db; providers: Providers; storeEnabl
   }
 
   const publish = (health: Health, at: Date) => void (latest = { health, at: at.getTime() });
-  const unreachable = (): Health => ({ databaseReady: false, ready: byName(PROVIDER_NAMES.map(() => false)), configured, storeEnabled });
+  const unreachable = (): Health => ({ databaseReady: false, ready: byName(PORT_NAMES.map(() => false)), configured, backends, storeEnabled });
 
   return {
     probe,

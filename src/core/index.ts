@@ -8,7 +8,7 @@ import { createContacts } from "./contacts.js";
 import { createHeldOrders } from "./held-orders.js";
 import type { MarkupDefaults } from "./markup.js";
 import { createOrders } from "./order-lookup.js";
-import type { CryptoPayPort, Providers, StarPaymentsPort, StatusQuestion, UpstreamStatus } from "./ports.js";
+import type { CryptoPayPort, Ports, StarPaymentsPort, StatusQuestion, UpstreamStatus } from "./ports.js";
 import type { Clock } from "./model/clock.js";
 import { createPricing, type Tariffs } from "./pricing.js";
 import { createTelegramProducts } from "./products/telegram.js";
@@ -32,7 +32,8 @@ import { createWebhooks, type WebhooksOptions } from "./webhooks/index.js";
 export interface CoreDeps {
   db: Db;
   clock: Clock;
-  providers: Providers;
+  /** One port per product, and the TON rate's source. */
+  ports: Ports;
   tariffs: Tariffs;
   markups: MarkupDefaults;
   storeEnabled: boolean;
@@ -85,17 +86,17 @@ export interface CoreDeps {
 
 /** The purchase service itself, shared by the HTTP API, the bot and the CLI. Knows nothing of either. */
 export function createCore(deps: CoreDeps) {
-  const { db, clock, providers } = deps;
+  const { db, clock, ports } = deps;
   const catalogueCache = { cacheMs: deps.catalogueCacheMs, now: () => clock.now().getTime() };
-  // Where each order's asynchronous outcome is asked for: the backend that took it (the product list says which
-  // provider serves the configured one; a former backend still settles what it took).
+  // Where each order's asynchronous outcome is asked for: the backend that took it (the product's port serves the
+  // configured one; a former backend still settles what it took).
   const lookups: Record<string, StatusLookup> = Object.fromEntries(
     PRODUCTS.map((product) => [
       product.type,
       async (order: Order): Promise<UpstreamStatus> => {
         const configured = deps.backends[product.type];
         const taken = order.backend ?? configured;
-        if (taken === configured) return providers[product.provider].status(order.upstreamRef, order);
+        if (taken === configured) return ports[product.port].status(order.upstreamRef, order);
         const former = deps.formerBackends?.[product.type]?.[taken];
         return former ? former(order.upstreamRef, order) : { kind: "unknown", error: `the ${taken} backend that took this order is not configured` };
       },
@@ -121,10 +122,10 @@ export function createCore(deps: CoreDeps) {
   });
   const sharedCounter = deps.counterDb ? createRequestCounter({ db: deps.counterDb, clock }) : null;
   const accounts = createAccounts({ db, clock, counting: sharedCounter ? { counter: sharedCounter, windowMs: deps.rateLimitWindowMs } : undefined });
-  const pricing = createPricing({ tariffs: deps.tariffs, rates: providers.rates, clock });
+  const pricing = createPricing({ tariffs: deps.tariffs, rates: ports.rates, clock });
   const contacts = createContacts({ db, clock, ...deps.contacts });
-  const telegram = createTelegramProducts({ gateway: providers.gateway, pipeline, pricing, recipients: contacts, premiumByBot: deps.premiumByBot });
-  const store = createStore({ store: providers.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
+  const telegram = createTelegramProducts({ ports, pipeline, pricing, recipients: contacts, premiumByBot: deps.premiumByBot });
+  const store = createStore({ store: ports.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
 
   const topups = createTopups({
     db,
@@ -158,10 +159,10 @@ export function createCore(deps: CoreDeps) {
     stars: telegram.stars,
     premium: telegram.premium,
     store,
-    games: createGames({ games: providers.games, pipeline, markups: deps.markups }),
-    giftcards: createGiftcards({ giftcards: providers.giftcards, pipeline, markups: deps.markups, ...catalogueCache }),
+    games: createGames({ games: ports.games, pipeline, markups: deps.markups }),
+    giftcards: createGiftcards({ giftcards: ports.giftcards, pipeline, markups: deps.markups, ...catalogueCache }),
     gifts: createGifts({
-      gifts: providers.gifts,
+      gifts: ports.gifts,
       pipeline,
       usdtPerStarMicro: deps.tariffs.usdtPerStarMicro,
       recipients: contacts,
@@ -188,10 +189,10 @@ export function createCore(deps: CoreDeps) {
     /** At a stop: the orders of purchases whose call was cut short are made due again now; returns their ids. */
     releaseCalls: pipeline.release,
 
-    /** The database and every provider's own health check, at once. */
+    /** The database and every port's own health check, at once. */
     health: createHealth({
       db,
-      providers,
+      ports,
       storeEnabled: store.enabled,
       // A few rounds may be missed (a slow round, a busy database) before nothing is reported ready.
       staleAfterMs: 3 * deps.healthProbeMs + PROBE_ROUND_MS,

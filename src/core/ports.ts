@@ -1,7 +1,7 @@
 import type { Reason } from "./model/reasons.js";
 import type { Micro, MicroUsd } from "./model/money.js";
 import { unavailable } from "./model/errors.js";
-import type { OrderProviderName } from "./model/order.js";
+import type { OrderPortName } from "./model/order.js";
 
 /**
  * What the core needs from the outside world. src/upstream implements these over HTTP; the core never
@@ -209,24 +209,33 @@ export interface GiftsPort extends Provider, OrderStatusSource {
   sticker(giftId: string): Promise<unknown | null>;
 }
 
-/** Every provider the service talks to, by the name used in configuration, health and statistics. */
+/** The protocol's providers, by the name their address (`GATEWAY_URL`, …) and their calls' metrics use. */
 export const PROVIDER_NAMES = ["gateway", "rates", "store", "games", "giftcards", "gifts"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export interface Providers {
-  gateway: GatewayPort;
-  rates: RatesPort;
+/**
+ * One port per product (stars and Premium apart, whatever backs each), and the TON rate's source: what readiness,
+ * funds, alerts and preflight report, each under its own name and backend.
+ */
+interface PortTypes {
+  stars: GatewayPort;
+  premium: GatewayPort;
   store: StorePort;
   games: GamesPort;
   giftcards: GiftcardsPort;
   gifts: GiftsPort;
+  rates: RatesPort;
 }
+/** Each port with what backs it (`protocol`, `telegram`, `reloadly`): health, alerts and preflight name it beside the product. */
+export type Ports = { [N in keyof PortTypes]: PortTypes[N] & { readonly backend: string } };
+export const PORT_NAMES = ["stars", "premium", "store", "games", "giftcards", "gifts", "rates"] as const satisfies ReadonlyArray<keyof Ports>;
+export type PortName = (typeof PORT_NAMES)[number];
 
-/** The providers whose port answers "what happened to the order with this reference?". */
-type StatusSourceName = { [N in ProviderName]: Providers[N] extends OrderStatusSource ? N : never }[ProviderName];
+/** The ports whose orders are settled by asking "what happened to the order with this reference?". */
+type StatusSourceName = { [N in PortName]: PortTypes[N] extends OrderStatusSource ? N : never }[PortName];
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-// The model's list of the providers that settle orders is exactly those: a provider added to one is added to the other.
-true satisfies Same<StatusSourceName, OrderProviderName>;
+// The model's list of the ports that settle orders is exactly those: a port added to one is added to the other.
+true satisfies Same<StatusSourceName, OrderPortName>;
 
 /** A Crypto Pay invoice as the core sees it (amounts in micro-units of its asset). */
 export interface CryptoInvoice {

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
-import { allProvidersAt, loadConfig, loadDotEnv, simulatedReloadly } from "../config.js";
+import { loadConfig, loadDotEnv } from "../config.js";
+import { allProvidersAt, simulatedReloadly } from "../simulator/settings.js";
 import { openService } from "../root.js";
 import { sign } from "@telegram-apps/init-data-node";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "../api/routes/topups.js";
@@ -50,7 +51,7 @@ const config = loadConfig({
 const service = await openService(config);
 await service.start();
 const apiAddress = service.api.server.address();
-const apiUrl = typeof apiAddress === "object" && apiAddress ? `http://${config.HOST}:${apiAddress.port}` : "";
+const apiUrl = typeof apiAddress === "object" && apiAddress ? `http://${config.server.host}:${apiAddress.port}` : "";
 // Paid invoices are posted here, as Crypto Pay posts to the URL an app sets in @CryptoBot.
 await pointCryptoPayWebhook(simulator.url, `${apiUrl}${CRYPTO_PAY_WEBHOOK_PATH}`);
 
@@ -90,7 +91,7 @@ function show(message: ChatMessage) {
   }
 }
 
-console.log(`Chatting with the bot as user ${USER_ID} (an administrator here). API at ${apiUrl}, database ${config.DATABASE_URL}.`);
+console.log(`Chatting with the bot as user ${USER_ID} (an administrator here). API at ${apiUrl}, database ${config.database.url}.`);
 console.log(`Bot API emulator at ${emulator.url}; upstream simulator at ${simulator.url} (faults: POST ${simulator.url}/control/faults).`);
 // The Mini App as this chat's user opens it from the bot: init data signed with the emulator's bot token.
 const initData = sign(

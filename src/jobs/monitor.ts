@@ -1,7 +1,7 @@
 import { unbalancedAccounts } from "../db/ledger.js";
 import { type Micro, micro } from "../core/model/money.js";
 import { PRODUCTS } from "../core/model/products.js";
-import type { BackgroundScope, Funds, ProviderName } from "../core/ports.js";
+import { type BackgroundScope, type Funds, PORT_NAMES, type PortName } from "../core/ports.js";
 import type { Clock } from "../core/model/clock.js";
 import { backlog, claimTransition, processingOrders, refundsSince, walletWhileOwned } from "../db/alerts.js";
 import type { Db } from "../db/database.js";
@@ -33,8 +33,8 @@ export interface MonitorSettings {
 export interface MonitorOptions {
   db: Db;
   clock: Clock;
-  /** Each provider's own health check (the core's probe, shared with the health endpoint). */
-  health: () => Promise<{ ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean> }>;
+  /** Each port's own health check and backend (the core's probe, shared with the health endpoint). */
+  health: () => Promise<{ ready: Record<PortName, boolean>; configured: Record<PortName, boolean>; backends: Record<PortName, string> }>;
   /** The backends paying from a balance of their own, each with the line under which it fires `funds:<source>`. */
   funds?: Array<{ source: "stars" | "reloadly"; threshold: number; read(): Promise<Funds> }>;
   /** Crypto Pay, where top-ups by invoice are offered: its own check fires `cryptopay` (as a provider's does). */
@@ -78,10 +78,13 @@ function purchaseChecks(options: MonitorOptions) {
 
   return {
     async providers(): Promise<Condition[]> {
-      const { ready, configured } = await options.health();
-      return (Object.keys(ready) as ProviderName[])
-        .filter((name) => configured[name])
-        .map((provider) => ({ key: `provider:${provider}`, firing: !ready[provider], details: { kind: "provider", provider } }));
+      // Per product and backend: Premium on the bot and stars on a protocol gateway are told apart.
+      const { ready, configured, backends } = await options.health();
+      return PORT_NAMES.filter((name) => configured[name]).map((product) => ({
+        key: `provider:${product}`,
+        firing: !ready[product],
+        details: { kind: "provider", product, backend: backends[product] },
+      }));
     },
 
     /** A balance a backend pays from (one unreadable is the provider's own alert, not this one). */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { SimContext } from "./context.js";
-import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./credentials.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../config/simulated-credentials.js";
 import { current, type Invoice, type Invoices } from "./cryptopay-invoices.js";
 
 const ASSETS = ["USDT", "TON", "BTC", "ETH", "LTC", "BNB", "TRX", "USDC"] as const;

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { request as send } from "undici";
 import type { SimContext } from "./context.js";
-import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./credentials.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../config/simulated-credentials.js";
 
 export interface Invoice {
   invoice_id: number;

@@ -9,7 +9,7 @@ import { createInvoices, current, type Invoices, pay } from "./cryptopay-invoice
 // invoices that expire and are paid, and the signed `invoice_paid` webhook. The control endpoints pay, expire
 // and re-deliver, for the tests and `npm run chat` (docs/api-guide.md, "Simulator test inputs").
 
-import { SIMULATOR_CRYPTO_PAY_TOKEN } from "./credentials.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../config/simulated-credentials.js";
 
 export { SIMULATOR_CRYPTO_PAY_TOKEN };
 

@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { UpstreamError, type UpstreamOutcome, type UpstreamStatus } from "../core/ports.js";
-import { type HttpClient, NotSentError, type UpstreamResponse } from "./http.js";
+import type { HttpClient, UpstreamResponse } from "./http.js";
+import { judgeStatus, noAnswer, notTaken, unreadable } from "./outcome.js";
 
 /**
- * The transport rules every provider adapter shares for an order request. An answer that says the provider
- * did not take the order is a definite failure, refunded at once: the request never left (refused
- * connection), the provider was unavailable or throttling (503, 429), or it refused the request itself (any
- * other 4xx: its failure body, or a plain provider error). Only what leaves the outcome open stays unknown:
- * a timeout, a lost answer, another 5xx, a 408 or 409 (it may hold the order), or a body of the wrong shape
- * on a success. The order then waits for the status lookup by our reference.
+ * An order request to a protocol provider, judged by the one outcome policy (./outcome.ts): 503 and 429 are "not
+ * taken", another 4xx a refusal (its failure body when it reads as one, else a plain provider error); a timeout,
+ * a lost answer, 408, 409 or another 5xx, or a success of the wrong shape, leave it open for the status lookup.
  */
 export async function submit(
   http: HttpClient,
@@ -20,19 +18,17 @@ export async function submit(
   try {
     response = await http.call("POST", path, payload);
   } catch (error) {
-    if (error instanceof NotSentError) return { kind: "failed", error: "The provider is unreachable", reason: "provider_unavailable" };
-    return { kind: "unknown", error: (error as Error).message };
+    return noAnswer(error, "The provider");
   }
   const { status } = response;
-  if (status === 503 || status === 429) {
-    return { kind: "failed", error: `The provider did not take the order (HTTP ${status}): it is unavailable`, reason: "provider_unavailable" };
-  }
-  if (status === 408 || status === 409 || status >= 500) return { kind: "unknown", error: `provider answered HTTP ${status}` };
+  const answered = judgeStatus(status);
+  if (answered === "not_taken") return notTaken(answered, `The provider did not take the order (HTTP ${status}): it is unavailable`);
+  if (answered === "unknown") return notTaken(answered, `provider answered HTTP ${status}`);
   try {
     return map(response);
   } catch (error) {
-    if (status >= 400) return { kind: "failed", error: `The provider refused the order (HTTP ${status})`, reason: "provider_error" };
-    return { kind: "unknown", error: (error as Error).message };
+    if (answered === "refused") return notTaken(answered, `The provider refused the order (HTTP ${status})`);
+    return unreadable((error as Error).message);
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type UpstreamOutcome,
   type UpstreamStatus,
 } from "../core/ports.js";
+import { judgeStatus, noAnswer, notTaken, unreadable } from "./outcome.js";
 import { createHttpClient, NotSentError, READY_TIMEOUT_MS, type UpstreamCall, type UpstreamResponse } from "./http.js";
 
 // Reloadly's Gift Cards API behind the service's gift-card port (docs/providers/reloadly-giftcards.md; R1 to R10
@@ -351,16 +352,17 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
         ...(options.recipientEmail ? { recipientEmail: options.recipientEmail } : {}),
       });
     } catch (error) {
-      if (error instanceof NotSentError) return { kind: "failed", error: "Reloadly is unreachable", reason: "provider_unavailable" };
-      return { kind: "unknown", error: (error as Error).message };
+      return noAnswer(error, "Reloadly");
     }
     const { status: code } = response;
-    if (code === 200) {
+    // Reloadly's 401 (a token it no longer takes) is "not taken" too: the order never reached its books.
+    const answered = judgeStatus(code, [503, 429, 401]);
+    if (answered === "taken") {
       const parsed = transactionSchema.safeParse(response.body);
-      if (!parsed.success) return { kind: "unknown", error: "unexpected Reloadly answer to an order (HTTP 200)" };
+      if (!parsed.success) return unreadable(`unexpected Reloadly answer to an order (HTTP ${code})`);
       return outcomeOf(parsed.data);
     }
-    if (code === 408 || code === 409 || (code >= 500 && code !== 503)) return { kind: "unknown", error: `Reloadly answered HTTP ${code}` };
+    if (answered === "unknown") return notTaken(answered, `Reloadly answered HTTP ${code}`);
     const { errorCode, message } = errorOf(response);
     if (errorCode === "CUSTOM_IDENTIFIER_ALREADY_USED") {
       // Our reference was taken before (a repeat after a lost answer): that order is the one, never a second.
@@ -370,9 +372,7 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
       return earlier;
     }
     const error = `Reloadly refused the order (HTTP ${code}${errorCode ? ` ${errorCode}` : ""})${message ? `: ${message}` : ""}`;
-    if (errorCode === "INSUFFICIENT_BALANCE") return { kind: "failed", error, reason: "provider_balance" };
-    if (code === 503 || code === 429 || code === 401) return { kind: "failed", error, reason: "provider_unavailable" };
-    return { kind: "failed", error, reason: "provider_error" };
+    return notTaken(answered, error, errorCode === "INSUFFICIENT_BALANCE" ? "provider_balance" : "provider_error");
   }
 
   async function balance(): Promise<ReloadlyBalance> {

@@ -7,6 +7,7 @@ import type { Reason } from "../core/model/reasons.js";
 import {
   type Delivery,
   type Funds,
+  type GatewayPort,
   type GiftsPort,
   type Precheck,
   type RecipientProfile,
@@ -16,7 +17,8 @@ import {
   type UpstreamStatus,
 } from "../core/ports.js";
 import { type Answer, createBotApi } from "./bot-api.js";
-import { NotSentError, READY_TIMEOUT_MS, type UpstreamCall } from "./http.js";
+import { READY_TIMEOUT_MS, type UpstreamCall } from "./http.js";
+import { judgeStatus, noAnswer, notTaken, unreadable } from "./outcome.js";
 
 // Gifts and Premium sold through the Telegram Bot API, paid from the bot's own Star balance
 // (docs/providers/telegram-bot-api.md; T1 to T10 below are that file's sources). The Bot API addresses users by id
@@ -100,17 +102,6 @@ export interface TelegramBackendOptions {
   onCall?: (call: UpstreamCall) => void;
 }
 
-/** Premium gifted from the bot's Stars, shaped as the gateway's Premium side. */
-export interface TelegramPremium {
-  readonly configured: true;
-  ready(): Promise<boolean>;
-  funds(): Promise<Funds>;
-  search(username: string): Promise<RecipientProfile | null>;
-  precheck(order: Pick<Delivery, "username" | "amount">): Promise<Precheck>;
-  deliver(order: Pick<Delivery, "reference" | "username" | "amount" | "recipientId">): Promise<UpstreamOutcome>;
-  status(reference: string, order?: SentOrder): Promise<UpstreamStatus>;
-}
-
 const isUnknownChat = (description: string) => /chat not found|user not found/i.test(description);
 
 /** A refusal as the order's failure (T3 keeps the MTProto names verbatim after "Bad Request: "). */
@@ -133,15 +124,18 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     try {
       answer = await api(method, params, z.unknown());
     } catch (error) {
-      if (error instanceof NotSentError) return { kind: "failed", error: "The Telegram Bot API is unreachable", reason: "provider_unavailable" };
       // A timeout, a cut or garbled answer: it may have been done; the reconciler asks `status`.
-      return { kind: "unknown", error: (error as Error).message };
+      return noAnswer(error, "The Telegram Bot API");
     }
-    if (answer.ok)
-      return answer.result === true ? { kind: "completed" } : { kind: "unknown", error: `${method}: answered ${JSON.stringify(answer.result)}` };
-    // A 5xx may come after the work was done; a 4xx (429 included) means it was not.
-    if (answer.status >= 500 || answer.code >= 500) return { kind: "unknown", error: `${method}: ${answer.description}` };
-    return { kind: "failed", error: `Telegram refused ${method}: ${answer.description}`, reason: refusalReason(answer.code, answer.description) };
+    if (answer.ok) return answer.result === true ? { kind: "completed" } : unreadable(`${method}: answered ${JSON.stringify(answer.result)}`);
+    // Telegram documents no "not taken" status: a 5xx may come after the work was done, a 4xx (429 too) says it was not.
+    const answered = judgeStatus(Math.max(answer.status, answer.code), []);
+    if (answered === "taken") return unreadable(`${method}: answered ok: false with HTTP ${answer.status}`);
+    return notTaken(
+      answered,
+      answered === "unknown" ? `${method}: ${answer.description}` : `Telegram refused ${method}: ${answer.description}`,
+      refusalReason(answer.code, answer.description),
+    );
   }
 
   const balance = async (timeoutMs?: number) => read("getMyStarBalance", {}, starAmountSchema, timeoutMs);
@@ -497,18 +491,19 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
     },
   };
 
-  const premium: TelegramPremium = {
-    configured: true,
+  // Premium gifted from the bot's Stars: the premium product's port.
+  const premium = {
+    configured: true as const,
     ready,
     funds,
-    async search(username) {
+    async search(username: string): Promise<RecipientProfile | null> {
       const contact = await find(username);
       if (!contact) return null;
       const name = contact.username ?? username.replace(/^@/, "");
       // Only what the purchase needs: the contact's real name and Premium status are theirs, not any key holder's.
       return { username: name, name, photo: `https://t.me/i/userpic/320/${name}.jpg`, premium: null };
     },
-    async precheck({ username, amount }) {
+    async precheck({ username, amount }: Pick<Delivery, "username" | "amount">): Promise<Precheck> {
       const holder = await resolve(username);
       if (!holder) {
         return {
@@ -521,7 +516,12 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
         return { refused: "funds", message: "The bot's Star balance cannot pay for this now" };
       return { recipientId: holder.id };
     },
-    async deliver({ reference, username, amount, recipientId }) {
+    async deliver({
+      reference,
+      username,
+      amount,
+      recipientId,
+    }: Pick<Delivery, "reference" | "username" | "amount" | "recipientId">): Promise<UpstreamOutcome> {
       const price = PREMIUM_STARS[amount];
       if (price === undefined)
         return { kind: "failed", error: `Telegram gifts Premium for 3, 6 or 12 months, not ${amount}`, reason: "provider_error" };
@@ -532,7 +532,7 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       return withTransaction(outcome, { reference, recipientId: recipientId!, item: `premium:${amount}`, at });
     },
     status,
-  };
+  } satisfies GatewayPort;
 
   return {
     gifts: giftsPort,

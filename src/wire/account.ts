@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../core/formats.js";
 import { divideRounded, type Micro, MICRO_PER_USDT, toUsdt } from "../core/model/money.js";
-import type { ProviderName } from "../core/ports.js";
+import type { PortName } from "../core/ports.js";
 import type { Tariffs } from "../core/pricing.js";
 import { dateTime } from "./common.js";
 
@@ -115,7 +115,7 @@ export function readinessView(databaseReady: boolean, stopping: boolean): z.infe
  * gets the supplier's `delivery_provider`, `gift_ready` and `backends`.
  */
 export function healthView(
-  health: { databaseReady: boolean; ready: Record<ProviderName, boolean>; configured: Record<ProviderName, boolean>; storeEnabled: boolean },
+  health: { databaseReady: boolean; ready: Record<PortName, boolean>; configured: Record<PortName, boolean>; storeEnabled: boolean },
   delivery: Delivery,
   keyed: boolean,
 ): z.infer<typeof healthResponse> {
@@ -123,14 +123,15 @@ export function healthView(
   return {
     success: databaseReady,
     delivery_provider: keyed ? delivery.provider : delivery.publicProvider,
-    delivery_ready: ready.gateway,
-    gateway_ready: ready.gateway,
+    // Delivery: stars and Premium, each by its own backend; the gateway (the contract's word): what delivers stars.
+    delivery_ready: ready.stars && ready.premium,
+    gateway_ready: ready.stars,
     store_ready: ready.store && storeEnabled,
     game_ready: ready.games,
     giftcard_ready: ready.giftcards,
     ...(keyed ? { gift_ready: ready.gifts } : {}),
     db_ready: databaseReady,
-    api_configured: configured.gateway,
+    api_configured: configured.stars || configured.premium,
     version: API_VERSION,
     ...(keyed ? { backends: delivery.backends } : {}),
   };

@@ -1,5 +1,5 @@
 import type { Micro } from "../core/model/money.js";
-import type { ProviderName } from "../core/ports.js";
+import type { PortName } from "../core/ports.js";
 import type { FaultKind } from "../core/model/errors.js";
 
 /**
@@ -7,7 +7,8 @@ import type { FaultKind } from "../core/model/errors.js";
  * Amounts stay micro-USDT until a face formats them.
  */
 export type AlertDetails =
-  | { kind: "provider"; provider: ProviderName }
+  /** A product's backend (or the rates' source) fails its health check: named apart, stars from Premium. */
+  | { kind: "provider"; product: PortName; backend: string }
   | { kind: "refunds"; count: number; minutes: number; threshold: number }
   | { kind: "wallet"; balanceMicro: Micro; thresholdMicro: Micro }
   | { kind: "stuck"; count: number; oldest: { orderId: number; product: string; since: string } | null }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt, toUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin.js";
-import { allProvidersAt, simulatedReloadly } from "../../src/config.js";
+import { allProvidersAt, simulatedReloadly } from "../../src/simulator/settings.js";
 import { EmulatedStars } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/cryptopay.js";

@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { simulatedReloadly } from "../../src/config.js";
+import { simulatedReloadly } from "../../src/simulator/settings.js";
 import { unknownRecipient } from "../../src/core/model/contact.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Kysely } from "kysely";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt, simulatedReloadly } from "../../src/config.js";
+import { allProvidersAt, simulatedReloadly } from "../../src/simulator/settings.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { unbalancedAccounts } from "../../src/db/ledger.js";
 import { openDatabase } from "../../src/db/database.js";

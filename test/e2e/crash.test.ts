@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { unbalancedAccounts } from "../../src/db/ledger.js";
 import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";

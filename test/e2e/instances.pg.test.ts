@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { adminForTest } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";

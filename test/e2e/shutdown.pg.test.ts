@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";

@@ -1,9 +1,10 @@
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt, loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { openService } from "../../src/root.js";
-import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/credentials.js";
+import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/config/simulated-credentials.js";
 import { adminCli } from "../support/admin-core.js";
 import { type BotHarness, eventually, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
 

@@ -1,11 +1,11 @@
 import pino from "pino";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt, providerUrl } from "../../src/config.js";
-import { PROVIDER_NAMES } from "../../src/core/ports.js";
+import { loadConfig } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { createHealth } from "../../src/core/health.js";
 import { createHealthProbe } from "../../src/jobs/health-probe.js";
-import { openProviders } from "../../src/upstream/index.js";
+import { openUpstream } from "../../src/upstream/products.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 
 // GET /v1/health answers from the last round of probes, made on a schedule and shared by every instance
@@ -17,8 +17,12 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-/** Every provider at the harness's simulator, as openProviders takes them. */
-const simulatorUrls = () => Object.fromEntries(PROVIDER_NAMES.map((name) => [name, allProvidersAt(h.simulatorUrl)[providerUrl(name)]]));
+/** Every product's port at the harness's simulator, as another instance would open them. */
+function openPorts(log: pino.Logger) {
+  const config = loadConfig({ UPSTREAM: "external", ...allProvidersAt(h.simulatorUrl) });
+  const telegram = { find: async () => null };
+  return openUpstream({ ...config, rates: config.rates.backend, formerOrders: [], telegram, timeoutMs: 1000, log, onCall: () => {} });
+}
 
 /** How many health probes the simulated gateway has answered. */
 async function gatewayProbes(): Promise<number> {
@@ -52,14 +56,14 @@ describe("health", () => {
   it("reports nothing ready once its last round is too old to answer from", async () => {
     let now = new Date("2026-01-01T00:00:00.000Z");
     const log = pino({ level: "silent" });
-    const { providers, close } = openProviders({ urls: simulatorUrls(), timeoutMs: 1000, log, onCall: () => {} });
+    const { ports, close } = openPorts(log);
     try {
-      const board = createHealth({ db: h.service.db, providers, storeEnabled: true, staleAfterMs: 5000, now: () => now });
+      const board = createHealth({ db: h.service.db, ports, storeEnabled: true, staleAfterMs: 5000, now: () => now });
       board.publish(await board.probe(), now);
       now = new Date(now.getTime() + 5000);
-      expect(await board.current()).toMatchObject({ databaseReady: true, ready: { gateway: true } });
+      expect(await board.current()).toMatchObject({ databaseReady: true, ready: { stars: true, premium: true } });
       now = new Date(now.getTime() + 1);
-      expect(await board.current()).toMatchObject({ databaseReady: false, ready: { gateway: false, store: false } });
+      expect(await board.current()).toMatchObject({ databaseReady: false, ready: { stars: false, store: false } });
     } finally {
       await close();
     }
@@ -68,8 +72,8 @@ describe("health", () => {
   it("makes one round per interval for every instance sharing the database", async () => {
     // A second instance's board and job, with providers of its own, over the same database.
     const log = pino({ level: "silent" });
-    const { providers, close } = openProviders({ urls: simulatorUrls(), timeoutMs: 1000, log, onCall: () => {} });
-    const second = createHealth({ db: h.service.db, providers, storeEnabled: true, staleAfterMs: 10_000, now: () => h.clock.now() });
+    const { ports, close } = openPorts(log);
+    const second = createHealth({ db: h.service.db, ports, storeEnabled: true, staleAfterMs: 10_000, now: () => h.clock.now() });
     const jobs = [
       createHealthProbe({ db: h.service.db, clock: h.clock, health: h.service.core.health, intervalMs: 1000, log }),
       createHealthProbe({ db: h.service.db, clock: h.clock, health: second, intervalMs: 1000, log }),
@@ -84,7 +88,7 @@ describe("health", () => {
       // The service's own job may have made a round meanwhile too; never one per instance per interval.
       expect((await gatewayProbes()) - before).toBeGreaterThanOrEqual(4);
       expect((await gatewayProbes()) - before).toBeLessThanOrEqual(6);
-      expect((await second.current()).ready.gateway).toBe(true);
+      expect((await second.current()).ready.stars).toBe(true);
     } finally {
       h.clock.reset();
       await close();

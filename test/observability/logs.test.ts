@@ -5,7 +5,7 @@ import { inspect } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "grammy";
-import { allProvidersAt } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { hashKey } from "../../src/core/keys.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { maskErrorInPlace } from "../../src/observability/log.js";

@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIMULATOR_RELOADLY_CREDENTIALS as CREDENTIALS } from "../../src/simulator/credentials.js";
+import { SIMULATOR_RELOADLY_CREDENTIALS as CREDENTIALS } from "../../src/config/simulated-credentials.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { RELOADLY_SCHEMAS, reloadlyProblems } from "../support/reloadly-schema.js";
 

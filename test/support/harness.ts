@@ -1,7 +1,8 @@
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
-import { allProvidersAt, loadConfig, simulatedReloadly } from "../../src/config.js";
+import { loadConfig } from "../../src/config.js";
+import { allProvidersAt, simulatedReloadly } from "../../src/simulator/settings.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { allProvidersAt } from "../../src/config.js";
+import { allProvidersAt } from "../../src/simulator/settings.js";
 import { openAdmin } from "./admin-core.js";
 import type { Admin } from "../../src/core/admin.js";
 import { fromUsdt } from "../../src/core/model/money.js";

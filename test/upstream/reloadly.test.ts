@@ -3,7 +3,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromUsd } from "../../src/core/model/money.js";
 import type { UpstreamOutcome, UpstreamStatus } from "../../src/core/ports.js";
-import { SIMULATOR_RELOADLY_CREDENTIALS as CREDENTIALS } from "../../src/simulator/credentials.js";
+import { SIMULATOR_RELOADLY_CREDENTIALS as CREDENTIALS } from "../../src/config/simulated-credentials.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import type { UpstreamCall } from "../../src/upstream/http.js";
 import { createReloadlyAdapter, type ReloadlyGiftcards, type ReloadlyOptions } from "../../src/upstream/reloadly.js";

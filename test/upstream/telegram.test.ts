@@ -6,7 +6,7 @@ import type { UpstreamCall } from "../../src/upstream/http.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
 import { giftLottie } from "../../src/simulator/gifts.js";
-import { createTelegramBackend, type TelegramBackend, type TelegramPremium } from "../../src/upstream/telegram.js";
+import { createTelegramBackend, type TelegramBackend } from "../../src/upstream/telegram.js";
 
 // The Telegram backend (issue 37) over real HTTP against the Bot API emulator: gifts and Premium paid from the
 // bot's Stars, recipients by the contacts the bot has seen, a lost answer reconciled from the Star transactions.
@@ -248,7 +248,7 @@ describe("sending a gift", () => {
 
 describe("Premium", () => {
   // What the lead wires in as the gateway's Premium side.
-  const premium = (): TelegramPremium => backend.premium;
+  const premium = () => backend.premium;
 
   it("finds a contact as a profile naming only the username (no real name, no Premium status), and none for a stranger", async () => {
     const user = await knownUser({ lastName: "Smith", isPremium: true });

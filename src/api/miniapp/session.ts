@@ -25,7 +25,7 @@ export type MiniAppUser = z.infer<typeof userSchema>;
 export interface MiniAppSessionOptions {
   botToken: string;
   /** Init data older than this (by its auth_date) is refused. */
-  initDataMaxAgeSeconds: number;
+  initDataMaxAgeMs: number;
   sessionTtlMs: number;
   clock: Clock;
 }
@@ -44,11 +44,12 @@ export function createMiniAppSessions(options: MiniAppSessionOptions) {
   return {
     /**
      * The user of valid, fresh init data from this bot, or null (forged, expired, another bot's, malformed).
-     * `maxAgeSeconds`: a tighter bound than sign-in's, for what needs the user present just now (a new key).
+     * `maxAgeMs`: a tighter bound than sign-in's, for what needs the user present just now (a new key).
      */
-    userOf(initData: string, maxAgeSeconds = options.initDataMaxAgeSeconds): MiniAppUser | null {
+    userOf(initData: string, maxAgeMs = options.initDataMaxAgeMs): MiniAppUser | null {
       try {
-        validate(initData, options.botToken, { expiresIn: Math.min(maxAgeSeconds, options.initDataMaxAgeSeconds) });
+        // The library counts in seconds.
+        validate(initData, options.botToken, { expiresIn: Math.min(maxAgeMs, options.initDataMaxAgeMs) / 1000 });
         const user = userSchema.safeParse(JSON.parse(new URLSearchParams(initData).get("user") ?? "null"));
         return user.success ? user.data : null;
       } catch {

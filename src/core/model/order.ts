@@ -55,15 +55,15 @@ export interface UnlinkedDelivery {
 export const MINUTE = 60_000;
 
 /**
- * The providers that settle orders: each answers "what happened to the order with this reference?"
- * (src/core/ports.ts checks that this is exactly the providers whose port is an order status source).
+ * The ports that settle orders, one per product: each answers "what happened to the order with this reference?"
+ * (src/core/ports.ts checks that this is exactly the ports that are an order status source).
  */
-export type OrderProviderName = "gateway" | "store" | "games" | "giftcards" | "gifts";
+export type OrderPortName = "stars" | "premium" | "store" | "games" | "giftcards" | "gifts";
 
 /** What the core knows of a product without running it: its type, who settles it, and the shape of its details. */
 export interface ProductDefinition<T extends string = string, D = unknown> {
   type: T;
-  provider: OrderProviderName;
+  port: OrderPortName;
   details: z.ZodType<D>;
   /** How long its provider normally takes at most: an order `processing` longer than this is stuck (an alert). */
   settlesWithinMs: number;

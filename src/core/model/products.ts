@@ -10,7 +10,7 @@ export type PremiumDetails = z.infer<typeof premiumDetails>;
 
 export const starsProduct: ProductDefinition<"stars", StarsDetails> = {
   type: "stars",
-  provider: "gateway",
+  port: "stars",
   details: starsDetails,
   settlesWithinMs: 10 * MINUTE,
 };
@@ -22,7 +22,7 @@ export const PREMIUM_STARS: Readonly<Record<number, number>> = { 3: 1000, 6: 150
 
 export const premiumProduct: ProductDefinition<"premium", PremiumDetails> = {
   type: "premium",
-  provider: "gateway",
+  port: "premium",
   details: premiumDetails,
   settlesWithinMs: 10 * MINUTE,
 };
@@ -39,7 +39,7 @@ export type StoreDetails = z.infer<typeof storeDetails>;
 
 export const storeProduct: ProductDefinition<"store", StoreDetails> = {
   type: "store",
-  provider: "store",
+  port: "store",
   details: storeDetails,
   settlesWithinMs: 30 * MINUTE,
 };
@@ -57,7 +57,7 @@ export type GamesDetails = z.infer<typeof gamesDetails>;
 
 export const gamesProduct: ProductDefinition<"game", GamesDetails> = {
   type: "game",
-  provider: "games",
+  port: "games",
   details: gamesDetails,
   settlesWithinMs: 15 * MINUTE,
 };
@@ -75,7 +75,7 @@ export type GiftcardDetails = z.infer<typeof giftcardDetails>;
 
 export const giftcardProduct: ProductDefinition<"giftcard", GiftcardDetails> = {
   type: "giftcard",
-  provider: "giftcards",
+  port: "giftcards",
   details: giftcardDetails,
   settlesWithinMs: 15 * MINUTE,
 };
@@ -92,7 +92,7 @@ export type GiftDetails = z.infer<typeof giftDetails>;
 
 export const giftProduct: ProductDefinition<"gift", GiftDetails> = {
   type: "gift",
-  provider: "gifts",
+  port: "gifts",
   details: giftDetails,
   settlesWithinMs: 10 * MINUTE,
 };

@@ -10,7 +10,7 @@ import type { Pricing } from "../pricing.js";
 import { starsProduct, premiumProduct } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
 
-// Stars and premium: two products delivered by one gateway, to a Telegram username.
+// Stars and premium: two products delivered to a Telegram username, each by its own port (one gateway may serve both).
 
 export interface StarsRequest {
   username: string;
@@ -27,7 +27,8 @@ export interface Found extends RecipientProfile {
 }
 
 export interface TelegramProductsOptions {
-  gateway: GatewayPort;
+  /** What delivers stars (and answers the searches for stars and ads), and what delivers Premium. */
+  ports: { stars: GatewayPort; premium: GatewayPort };
   pipeline: PurchasePipeline;
   pricing: Pricing;
   /** Who may not receive Premium (administrators, unless allowed). */
@@ -36,8 +37,9 @@ export interface TelegramProductsOptions {
   premiumByBot: boolean;
 }
 
-export function createTelegramProducts({ gateway, pipeline, pricing, recipients, premiumByBot }: TelegramProductsOptions) {
-  function requireGateway() {
+export function createTelegramProducts({ ports, pipeline, pricing, recipients, premiumByBot }: TelegramProductsOptions) {
+  const portOf = (product: SearchProduct) => (product === "premium" ? ports.premium : ports.stars);
+  function requireGateway(gateway: GatewayPort) {
     if (!gateway.configured) throw unavailable("The delivery backend is not configured");
   }
 
@@ -46,6 +48,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing, recipients,
    * Else the recipient as the backend addresses them (the order keeps it), or null.
    */
   async function precheck(order: { product: "stars" | "premium"; username: string; amount: number }): Promise<string | null> {
+    const gateway = portOf(order.product);
     if (!gateway.precheck) return null;
     let answer: Precheck;
     try {
@@ -67,6 +70,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing, recipients,
     amountOf: (request: R) => number,
     price: (request: R) => { chargeMicro: Micro; details: D },
   ): Purchasable<T, R, D> {
+    const gateway = portOf(definition.type);
     return {
       ...definition,
       // Usernames are case-insensitive: @Alice and alice are the same recipient.
@@ -75,7 +79,7 @@ export function createTelegramProducts({ gateway, pipeline, pricing, recipients,
       preparesOffline: gateway.precheck === undefined,
       async prepare(_caller, request) {
         const username = recipientOf(request.username);
-        requireGateway();
+        requireGateway(gateway);
         const { chargeMicro, details } = price(request);
         const amount = amountOf(request);
         if (definition.type === "premium" && (await recipients.barred(username))) throw unknownRecipientRefusal(username);
@@ -112,7 +116,8 @@ export function createTelegramProducts({ gateway, pipeline, pricing, recipients,
     /** A recipient the purchase endpoints will take: the query is a username by their rule, and so is the answer. */
     async search(caller: Caller, product: SearchProduct, query: string): Promise<Found> {
       const username = recipientOf(query, "query");
-      requireGateway();
+      const gateway = portOf(product);
+      requireGateway(gateway);
       // Premium from the bot: its contacts answer, and every unknown (barred included) reads alike.
       const fromContacts = product === "premium" && premiumByBot;
       const missing = () => notFound(fromContacts ? unknownRecipient(username) : `Recipient ${query} not found`);

@@ -12,7 +12,7 @@ export interface TopupLimits {
   minMicro: Micro;
   maxMicro: Micro;
   /** How long an invoice may be paid. */
-  invoiceTtlSeconds: number;
+  invoiceTtlMs: number;
   /** Unpaid invoices one account may hold, and transfers waiting for a decision. */
   openInvoicesMax: number;
   pendingTransfersMax: number;

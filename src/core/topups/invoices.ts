@@ -27,7 +27,7 @@ export async function startInvoice(ctx: TopupContext, account: Account, amountMi
       amountMicro,
       description: `Top-up of ${formatUsdt(amountMicro)} USDT`,
       payload: payloadOf(topup),
-      expiresInSeconds: limits.invoiceTtlSeconds,
+      expiresInSeconds: Math.round(limits.invoiceTtlMs / 1000),
     });
   } catch (error) {
     // The invoice may exist even so (an answer lost): its payload still ties it to this top-up, so should it

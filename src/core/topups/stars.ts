@@ -110,7 +110,7 @@ export async function startStars(ctx: TopupContext, account: Account, stars: num
   if (!Number.isSafeInteger(stars) || stars < offer.minStars || stars > offer.maxStars) {
     throw invalid(`A Stars top-up is from ${offer.minStars} to ${offer.maxStars} Stars`);
   }
-  const expiresAt = new Date(ctx.clock.now().getTime() + ctx.limits.invoiceTtlSeconds * 1000).toISOString();
+  const expiresAt = new Date(ctx.clock.now().getTime() + ctx.limits.invoiceTtlMs).toISOString();
   const payload = `topup:${randomBytes(12).toString("base64url")}`;
   const topup = await insertWithinBounds(
     ctx,

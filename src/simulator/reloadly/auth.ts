@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { SimContext } from "../context.js";
-import { SIMULATOR_RELOADLY_CREDENTIALS } from "../credentials.js";
+import { SIMULATOR_RELOADLY_CREDENTIALS } from "../../config/simulated-credentials.js";
 import { AUDIENCE, ENVIRONMENTS, type Environment, hostPath, type ReloadlyState, reloadlyError } from "./state.js";
 
 // Reloadly's token endpoint, `POST https://auth.reloadly.com/oauth/token`, served at /reloadly/auth/oauth/token:

@@ -25,7 +25,7 @@ import { adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppCaller, userOf } from
  * A new API key needs the user present just now, not only a session (up to an hour old, or signed in by init data
  * up to an hour old that may have leaked): init data at most this old, for the session's own Telegram user.
  */
-const KEY_INIT_DATA_MAX_AGE_SECONDS = 300;
+const KEY_INIT_DATA_MAX_AGE_MS = 300_000;
 
 /**
  * The Mini App user's own routes: sign-in by Telegram's init data, who they are, a purchase checked as it is filled
@@ -140,7 +140,7 @@ async function me(core: Core, admins: ReadonlySet<string>, { account }: MiniAppC
     topup_limits: {
       min_usdt: toUsdt(core.topups.limits.minMicro),
       max_usdt: toUsdt(core.topups.limits.maxMicro),
-      invoice_minutes: Math.round(core.topups.limits.invoiceTtlSeconds / 60),
+      invoice_minutes: Math.round(core.topups.limits.invoiceTtlMs / 60_000),
     },
     // An owner key spends the service wallet: it has no balance to top up.
     stars_topup: account.kind === "standard" ? toStarsOfferView(core.topups.starsOffer()) : null,
@@ -173,11 +173,11 @@ async function signIn(core: Core, { sessions, support, refusal }: MiniAppOptions
 
 /** A new API key for a user shown present just now by init data; the session that goes on with it. */
 async function newKey(core: Core, sessions: MiniAppOptions["sessions"], { account }: MiniAppCaller, initData: string) {
-  const present = sessions.userOf(initData, KEY_INIT_DATA_MAX_AGE_SECONDS);
+  const present = sessions.userOf(initData, KEY_INIT_DATA_MAX_AGE_MS);
   if (!present || String(present.id) !== account.telegramId) {
     throw new DomainError(
       "unauthorized",
-      `A new key needs Telegram's sign-in data of this user from the last ${KEY_INIT_DATA_MAX_AGE_SECONDS / 60} minutes: open the Mini App from the bot again`,
+      `A new key needs Telegram's sign-in data of this user from the last ${KEY_INIT_DATA_MAX_AGE_MS / 60_000} minutes: open the Mini App from the bot again`,
     );
   }
   const issued = await core.accounts.issueKey(account.telegramId, account.username);
