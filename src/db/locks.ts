@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type Db, isPostgres } from "./database.js";
+import { type Db, type Executor, isPostgres } from "./database.js";
 
 /** How long a held lock's liveness check may take before the session counts as lost. */
 const HEARTBEAT_TIMEOUT_MS = 5_000;
@@ -17,7 +17,7 @@ export interface SessionLock {
 }
 
 /** One pooled connection kept out of the pool until `release`: a session lock lives as long as its session. */
-function pinConnection(db: Db): Promise<{ connection: Db; release(): Promise<void> }> {
+function pinConnection(db: Db): Promise<{ connection: Executor; release(): Promise<void> }> {
   return new Promise((resolve, reject) => {
     let letGo: () => void = () => {};
     const released = new Promise<void>((done) => {

@@ -4,7 +4,8 @@ import type { OrderOf, OrderStatus, ProductDefinition, UnlinkedDelivery } from "
 import { type ListedOrder, type Order, PRODUCTS, type OrderFilter, type ProductType } from "../core/model/products.js";
 import { type Reason, reasonOf } from "../core/model/reasons.js";
 import { compiledOnce, compiledWrite } from "./compiled.js";
-import { type Executor, rowFromJson } from "./database.js";
+import type { Executor } from "./database.js";
+import { rowFromJson } from "./exact.js";
 import type { OrderRow } from "./schema.js";
 
 // Orders: placed by the purchase pipeline, settled by core/settlement.ts, read by their owner.
