@@ -70,6 +70,12 @@ function decisionRecordProblems(file: string, { date, status }: RecordHeader): s
   return problems;
 }
 
+/**
+ * Paths docs/architecture.md names ahead of issue 45's reshaping (the lead's branch). Each must leave this list as
+ * soon as it exists, so the map never names a file that is gone for good.
+ */
+const PROMISED = new Set(["src/upstream/products.ts", "src/upstream/outcome.ts", "src/jobs/index.ts", "src/db/sqlite.ts", "src/db/postgres.ts"]);
+
 describe("the documentation", () => {
   it("has docs/configuration.md exactly as npm run docs:config writes it from the config schema", () => {
     expect(readFileSync(CONFIG_DOC_PATH, "utf8"), "run npm run docs:config and commit docs/configuration.md").toBe(configDoc());
@@ -85,6 +91,15 @@ describe("the documentation", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("names in the architecture map only paths that exist", () => {
+    const text = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+    const named = [...new Set([...text.matchAll(/`((?:src|test|web|client|scripts|bench|migrations)\/[^`\s]*)`/g)].map((m) => m[1]))];
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((path) => !PROMISED.has(path) && !existsSync(join(ROOT, path)))).toEqual([]);
+    const arrived = [...PROMISED].filter((path) => existsSync(join(ROOT, path)));
+    expect(arrived, "these exist now: take them off PROMISED").toEqual([]);
   });
 
   it("numbers and dates every decision record and gives it a status", () => {
