@@ -443,7 +443,7 @@ function addMetricsListener(lifecycle: Lifecycle, config: Config["metrics"], { m
  * The bot as the last step: started once the API listens (Telegram posts to it in webhook mode). Polling is given
  * up at once (another instance takes it), then the updates under way finish; those not started stay in the inbox
  * for another instance. Cut ones keep their lease until it lapses (see the decision record
- * docs/decisions/bot-inbox.md: handing them back could run them twice).
+ * docs/decisions/0023-bot-inbox.md: handing them back could run them twice).
  */
 function addBot(lifecycle: Lifecycle, updates: BotSettings["updates"] | null, log: pino.Logger, bot: PurchaseBot | null): void {
   if (!bot) {

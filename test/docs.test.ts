@@ -26,6 +26,55 @@ function relativeLinks(text: string): string[] {
   return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith("#")).map((t) => decodeURI(t.split("#")[0]));
 }
 
+const DECISIONS = join(ROOT, "docs", "decisions");
+const RECORD_NAME = /^\d{4}-[a-z0-9]+(?:-[a-z0-9]+)*\.md$/;
+const RECORD_LINK = /\[\d{4}\]\((\d{4}-[a-z0-9-]+\.md)\)/g;
+
+type RecordHeader = { date?: string; status?: string; supersedes?: string };
+
+/** The `Key: value` lines between a record's title and its first blank line; a value may run on over several lines. */
+function recordHeader(text: string): RecordHeader {
+  const block = text.split("\n\n")[1] ?? "";
+  const header: Record<string, string> = {};
+  let key: string | undefined;
+  for (const line of block.split("\n")) {
+    const m = /^([A-Z][a-z]+): (.*)$/.exec(line);
+    if (m) header[(key = m[1].toLowerCase())] = m[2];
+    else if (key) header[key] += ` ${line}`;
+  }
+  return header;
+}
+
+/** Every decision record but the index, by file name, with its header block. */
+function decisionRecords(): { file: string; header: RecordHeader }[] {
+  return readdirSync(DECISIONS)
+    .filter((file) => file.endsWith(".md") && file !== "README.md")
+    .map((file) => ({ file, header: recordHeader(readFileSync(join(DECISIONS, file), "utf8")) }));
+}
+
+function recordLinks(text: string): string[] {
+  return [...text.matchAll(RECORD_LINK)].map((m) => m[1]);
+}
+
+/** What is wrong with one record's name and header, each problem naming the file. */
+function decisionRecordProblems(file: string, { date, status }: RecordHeader): string[] {
+  const problems: string[] = [];
+  if (!RECORD_NAME.test(file)) problems.push(`${file}: not named NNNN-name.md`);
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) problems.push(`${file}: no Date: YYYY-MM-DD line`);
+  if (!status || !/^(?:accepted(?:; in part superseded by \[\d{4}\]\(.+)?|superseded by \[\d{4}\]\(.+)$/.test(status)) {
+    problems.push(`${file}: no Status: accepted / superseded by [NNNN](NNNN-name.md) line`);
+  }
+  for (const target of recordLinks(status ?? "")) {
+    if (target.slice(0, 4) <= file.slice(0, 4)) problems.push(`${file}: superseded by ${target}, which is not a later record`);
+  }
+  return problems;
+}
+
+/**
+ * Paths docs/architecture.md names ahead of issue 45's reshaping (the lead's branch). Each must leave this list as
+ * soon as it exists, so the map never names a file that is gone for good.
+ */
+
 describe("the documentation", () => {
   it("has docs/configuration.md exactly as npm run docs:config writes it from the config schema", () => {
     expect(readFileSync(CONFIG_DOC_PATH, "utf8"), "run npm run docs:config and commit docs/configuration.md").toBe(configDoc());
@@ -38,6 +87,45 @@ describe("the documentation", () => {
     for (const doc of docs) {
       for (const target of relativeLinks(readFileSync(doc, "utf8"))) {
         if (!existsSync(resolve(dirname(doc), target))) broken.push(`${relative(ROOT, doc)} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("names in the architecture map only paths that exist", () => {
+    const text = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+    const named = [...new Set([...text.matchAll(/`((?:src|test|web|client|scripts|bench|migrations)\/[^`\s]*)`/g)].map((m) => m[1]))];
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+  });
+
+  it("numbers and dates every decision record and gives it a status", () => {
+    const records = decisionRecords().sort((a, b) => a.file.localeCompare(b.file));
+    expect(records.length).toBeGreaterThan(5);
+    const problems = records.flatMap(({ file, header }) => decisionRecordProblems(file, header));
+    // Numbered in the order they were made: one record per number, and no record dated before an earlier number.
+    records.forEach(({ file, header }, i) => {
+      const before = records[i - 1];
+      if (!before) return;
+      if (before.file.slice(0, 4) === file.slice(0, 4)) problems.push(`${before.file} and ${file} share a number`);
+      if (before.header.date && header.date && header.date < before.header.date) problems.push(`${file} is dated before ${before.file}`);
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("links a superseded decision record to the one that supersedes it, and back", () => {
+    const records = new Map(decisionRecords().map((r) => [r.file, r]));
+    const broken: string[] = [];
+    for (const { file, header } of records.values()) {
+      for (const target of recordLinks(header.status ?? "")) {
+        const later = records.get(target);
+        if (!later) broken.push(`${file}: superseded by ${target}, which is not a decision record`);
+        else if (!recordLinks(later.header.supersedes ?? "").includes(file)) broken.push(`${target} does not say it supersedes ${file}`);
+      }
+      for (const target of recordLinks(header.supersedes ?? "")) {
+        const earlier = records.get(target);
+        if (!earlier) broken.push(`${file}: supersedes ${target}, which is not a decision record`);
+        else if (!recordLinks(earlier.header.status ?? "").includes(file)) broken.push(`${target}'s status does not name ${file}`);
       }
     }
     expect(broken).toEqual([]);

@@ -1,7 +1,7 @@
 import type { Caller } from "./accounts.js";
 
 /**
- * What a gift's text may say (docs/decisions/gift-texts-and-contacts.md). Where the shop's bot sends the gift, its text arrives
+ * What a gift's text may say (docs/decisions/0028-gift-texts-and-contacts.md). Where the shop's bot sends the gift, its text arrives
  * from the shop, so it must not pass as the shop speaking: it carries the buyer's label, and no one can send a link,
  * a mention, hidden characters or a word of a system notice. Every face reads these rules from here.
  */

@@ -46,7 +46,7 @@ function listedOf<T extends string, D>(row: ListedRow, product: ProductDefinitio
 
 /**
  * A stored order as the domain object of its product. It begins with a key of its own, not the spread: in V8 each
- * key added after a leading spread is a slow runtime call, about 1 µs each (docs/decisions/object-literals.md).
+ * key added after a leading spread is a slow runtime call, about 1 µs each (docs/decisions/0016-object-literals.md).
  */
 function orderOf<T extends string, D>(row: OrderRow, product: ProductDefinition<T, D>): OrderOf<T, D> {
   return {
