@@ -71,6 +71,9 @@ describe("preflight", () => {
     const broken = await preflight({ ...live(), RELOADLY_CLIENT_SECRET: "not-the-right-secret" });
     expect(broken.code).toBe(1);
     expect(line(broken.lines, "gifts (telegram)")).toMatch(/^fail .*balance 0 stars: it cannot pay for a single delivery/);
+    // Premium from the bot's empty Stars fails on its own line; stars, on the gateway that answers, stay ok.
+    expect(line(broken.lines, "premium (telegram)")).toMatch(/^fail .*balance 0 stars: it cannot pay for a single delivery/);
+    expect(line(broken.lines, "stars (protocol)")).toMatch(/^ok\s+stars \(protocol\)  answers$/);
     expect(line(broken.lines, "giftcards (reloadly)")).toMatch(/^fail/);
     expect(broken.lines.at(-1)).toMatch(/check\(s\) failed: not ready to sell/);
     await stars.setBalance(1_800);
@@ -122,6 +125,8 @@ describe("preflight", () => {
     expect(code).toBe(1);
     expect(line(lines, "bot")).toMatch(/^fail\s+bot\s+the Bot API at 127\.0\.0\.1:\d+ does not answer/);
     expect(line(lines, "gifts (telegram)")).toMatch(/^fail/);
+    expect(line(lines, "premium (telegram)")).toMatch(/^fail/);
+    expect(line(lines, "stars (protocol)")).toMatch(/^ok/);
     const printed = lines.join("\n");
     for (const [name, secret] of Object.entries(secrets)) {
       expect(printed, name).not.toContain(secret);

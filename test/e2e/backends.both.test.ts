@@ -85,6 +85,36 @@ describe("health says what each product runs on, to a key only", () => {
   });
 });
 
+describe("each product's backend is reported apart", () => {
+  it("tells the bot's Bot API failing as Premium and gifts down, never the stars gateway", async () => {
+    const { key } = await h.newKey();
+    const admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Boss", username: "shop_boss", language_code: "en" });
+    const toAdmin = async (part: string) => (await admin.messages()).filter((m) => m.from_bot && m.text.includes(part));
+    // The Bot API refuses the bot's balance: its readiness check (getMyStarBalance) fails; the gateway still answers.
+    await control("/emulator/refuse", { method: "getMyStarBalance", refuse: true });
+    try {
+      const health = await eventually(async () => {
+        const body = (await h.call("GET", "/v1/health", { key })).body;
+        return body.gift_ready === false && body.delivery_ready === false ? body : undefined;
+      });
+      expect(health).toMatchObject({ gateway_ready: true, delivery_ready: false, gift_ready: false, store_ready: true });
+      // A backend is down once two checks in a row see it: two checks, run now.
+      for (let i = 0; i < 2; i++) await h.service.jobs.monitor.runOnce();
+      await eventually(async () => ((await toAdmin("Provider premium (telegram) is down")).length ? true : undefined));
+      await eventually(async () => ((await toAdmin("Provider gifts (telegram) is down")).length ? true : undefined));
+      // Stars still sell through the gateway, and no alert blamed it.
+      const { key: buyer } = await h.newKey(10);
+      expect((await h.call("POST", "/v1/stars", { key: buyer, body: { username: "alice", stars: 50 } })).status).toBe(200);
+      expect(await toAdmin("Provider stars")).toEqual([]);
+    } finally {
+      await control("/emulator/refuse", { method: "getMyStarBalance", refuse: false });
+    }
+    await eventually(async () => ((await h.call("GET", "/v1/health", { key })).body.delivery_ready ? true : undefined));
+    for (let i = 0; i < 2; i++) await h.service.jobs.monitor.runOnce();
+    await eventually(async () => ((await toAdmin("Provider premium (telegram) is back")).length ? true : undefined));
+  });
+});
+
 describe("gifts sent by the bot from its Stars", () => {
   it("lists Telegram's catalogue at the stars tariff, and sends a gift with its message after the buyer's label", async () => {
     const { key, telegramId } = await h.newKey(5);

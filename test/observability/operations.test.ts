@@ -104,12 +104,12 @@ describe("metrics", () => {
 describe("alerts to administrators", () => {
   it("tell a provider down and back once each, however many checks see it", async () => {
     await h.fault("games", "down");
-    await eventually(async () => ((await toAdmin("Provider games is down")).length ? true : undefined));
+    await eventually(async () => ((await toAdmin("Provider games (protocol) is down")).length ? true : undefined));
     for (let i = 0; i < 6; i++) await h.service.jobs.monitor.runOnce(); // several more checks, run now
     await h.fault("games", "ok");
-    await eventually(async () => ((await toAdmin("Provider games is back")).length ? true : undefined));
-    expect(await toAdmin("Provider games is down")).toHaveLength(1);
-    expect(await toAdmin("Provider games is back")).toHaveLength(1);
+    await eventually(async () => ((await toAdmin("Provider games (protocol) is back")).length ? true : undefined));
+    expect(await toAdmin("Provider games (protocol) is down")).toHaveLength(1);
+    expect(await toAdmin("Provider games (protocol) is back")).toHaveLength(1);
   });
 
   it("tell when Crypto Pay is down and back, and when invoices expire unpaid in an unusual number; metrics count invoices and USDT credited", async () => {
