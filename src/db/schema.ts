@@ -194,7 +194,7 @@ interface QuotesTable {
 }
 
 interface AlertStatesTable {
-  /** What is alerted on: `provider:<name>`, `refunds`, `wallet`, `stuck`, `ledger`. */
+  /** What is alerted on: `provider:<product>`, `refunds`, `wallet`, `stuck`, `ledger`. */
   key: string;
   firing: Flag;
   /** When it last started or stopped firing. */
