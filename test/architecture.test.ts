@@ -154,6 +154,50 @@ describe("the import graph", () => {
   });
 });
 
+describe("the deployment's map", () => {
+  const isConfig = (path: string) => path === "config.ts" || inside("config")(path);
+
+  it("keeps the production config off the simulator and the emulator: it imports neither", () => {
+    expect(edges(isConfig, (target) => inside("simulator")(target) || inside("emulator")(target))).toEqual([]);
+  });
+
+  it("reads the environment's variable names only in src/config: everyone else reads the typed map", () => {
+    const outside = sources.filter((file) => !isConfig(file.path));
+    expect(offenders(outside, /\bconfig\.[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/)).toEqual([]);
+  });
+
+  it("opens the product adapters in one place: only upstream/products.ts imports them", () => {
+    const adapters = ["gateway", "store", "games", "giftcards", "gifts", "rates", "reloadly", "telegram"].map((name) => `upstream/${name}.ts`);
+    expect(
+      edges(
+        (path) => path !== "upstream/products.ts",
+        (target) => adapters.includes(target),
+      ),
+    ).toEqual([]);
+  });
+
+  it("decides taken, refused or unknown in one policy: no other upstream module reads a status or a transport error", () => {
+    const judging = under("upstream").filter((file) => !["upstream/outcome.ts", "upstream/http.ts"].includes(file.path));
+    expect(judging.length).toBeGreaterThan(5);
+    expect(offenders(judging, /instanceof NotSentError|\b(status|code)\s*>=\s*[45]00\b|===\s*(408|409|429|503)\b/)).toEqual([]);
+  });
+
+  it("wires the jobs beside them: the root takes from src/jobs only their index, the polling role and the backlog", () => {
+    expect(edges((path) => path === "root.ts", inside("jobs")).sort()).toEqual(
+      ["root.ts -> jobs/index.ts", "root.ts -> jobs/monitor.ts", "root.ts -> jobs/role.ts"].sort(),
+    );
+  });
+
+  it("reaches each engine through db/database.ts: the SQLite and PostgreSQL halves are imported by it alone", () => {
+    expect(
+      edges(
+        (path) => path !== "db/database.ts",
+        (target) => target === "db/sqlite.ts" || target === "db/postgres.ts",
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe("the house", () => {
   it("keeps the rules free of SQL and timers", () => {
     const core = under("core");

@@ -25,6 +25,15 @@ export function judgeStatus(status: number, notTaken: readonly number[] = [503, 
   return "refused";
 }
 
+/**
+ * Where a Bot API answer that is not `ok` puts a request, by HTTP status or its error_code: a 5xx may come after the
+ * work was done; 429 (flood control) was not taken; every other 4xx was refused.
+ */
+export function judgeBotApi(answer: { status: number; code: number }): Exclude<Answered, "taken"> {
+  const answered = judgeStatus(Math.max(answer.status, answer.code), [429]);
+  return answered === "taken" ? "unknown" : answered;
+}
+
 /** A call that threw before any answer: never sent (failed) or sent with no answer (unknown). */
 export function noAnswer(error: unknown, who: string): UpstreamOutcome {
   if (error instanceof NotSentError) return { kind: "failed", error: `${who} is unreachable`, reason: "provider_unavailable" };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type StarPaymentsPort, type StarTransactionRecord, UpstreamError } from "../core/ports.js";
 import { type Answer, type BotApiOptions, createBotApi } from "./bot-api.js";
+import { judgeBotApi } from "./outcome.js";
 
 // The bot's Telegram Stars as money in: invoice links for the Mini App, refunds, and the bot's Star transactions
 // (docs/providers/telegram-bot-api.md, "Payments in Telegram Stars": P1 the Bot API reference, P4 refusals seen
@@ -74,8 +75,8 @@ export function createTelegramPayments(options: Omit<BotApiOptions, "provider">)
       }
       if (answer.ok) return "refunded";
       if (answer.description.includes("CHARGE_ALREADY_REFUNDED")) return "already";
-      // A 5xx may come after the refund was made; a 4xx (429 included) means it was not.
-      if (answer.status >= 500 || answer.code >= 500) throw new UpstreamError(`refundStarPayment: ${answer.description}`);
+      // One that may have been made is an unknown outcome; a refusal gives Telegram's words.
+      if (judgeBotApi(answer) === "unknown") throw new UpstreamError(`refundStarPayment: ${answer.description}`);
       return { refused: answer.description };
     },
 

@@ -18,7 +18,7 @@ import {
 } from "../core/ports.js";
 import { type Answer, createBotApi } from "./bot-api.js";
 import { READY_TIMEOUT_MS, type UpstreamCall } from "./http.js";
-import { judgeStatus, noAnswer, notTaken, unreadable } from "./outcome.js";
+import { judgeBotApi, noAnswer, notTaken, unreadable } from "./outcome.js";
 
 // Gifts and Premium sold through the Telegram Bot API, paid from the bot's own Star balance
 // (docs/providers/telegram-bot-api.md; T1 to T10 below are that file's sources). The Bot API addresses users by id
@@ -105,8 +105,7 @@ export interface TelegramBackendOptions {
 const isUnknownChat = (description: string) => /chat not found|user not found/i.test(description);
 
 /** A refusal as the order's failure (T3 keeps the MTProto names verbatim after "Bad Request: "). */
-function refusalReason(status: number, description: string): Reason {
-  if (status === 429) return "provider_unavailable";
+function refusalReason(description: string): Reason {
   if (description.includes("BALANCE_TOO_LOW")) return "provider_balance";
   if (description.includes("USER_DISALLOWED_STARGIFTS")) return "recipient_refuses";
   // STARGIFT_USAGE_LIMITED (sold out), user not found and every other refusal.
@@ -128,13 +127,11 @@ export function createTelegramBackend(options: TelegramBackendOptions) {
       return noAnswer(error, "The Telegram Bot API");
     }
     if (answer.ok) return answer.result === true ? { kind: "completed" } : unreadable(`${method}: answered ${JSON.stringify(answer.result)}`);
-    // Telegram documents no "not taken" status: a 5xx may come after the work was done, a 4xx (429 too) says it was not.
-    const answered = judgeStatus(Math.max(answer.status, answer.code), []);
-    if (answered === "taken") return unreadable(`${method}: answered ok: false with HTTP ${answer.status}`);
+    const answered = judgeBotApi(answer);
     return notTaken(
       answered,
       answered === "unknown" ? `${method}: ${answer.description}` : `Telegram refused ${method}: ${answer.description}`,
-      refusalReason(answer.code, answer.description),
+      refusalReason(answer.description),
     );
   }
 
