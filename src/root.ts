@@ -284,6 +284,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
         : null,
     starBook: on.starPayments,
     topupLimits: topupLimits(config),
+    adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
     backends: orderBackends(config),
     formerBackends: on.formerBackends,
     contacts: {
@@ -373,7 +374,6 @@ function topupLimits(config: Config) {
     pollMs: config.TOPUP_POLL_MS,
     // An invoice still `creating` after the provider call's own bound (and a margin) was cut short.
     creatingStaleMs: config.UPSTREAM_TIMEOUT_MS + 10_000,
-    confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
   };
 }
 
@@ -556,7 +556,6 @@ function openBot(config: Config, { service: { core, db, log, metrics }, clock }:
     support: config.SUPPORT_CONTACT ?? null,
     paymentHelp: { support: config.PAYMENT_SUPPORT_TEXT ?? null, terms: config.PAYMENT_TERMS_TEXT ?? null },
     miniAppUrl: config.MINIAPP_URL ?? null,
-    adminConfirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
     log,
     observeUpdate: metrics.botUpdate,
     pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
@@ -619,7 +618,6 @@ function miniAppOptions(config: Config, bot: PurchaseBot, clock: Clock): MiniApp
     }),
     support: config.SUPPORT_CONTACT ?? null,
     admins: config.ADMIN_TELEGRAM_IDS,
-    confirmAboveMicro: config.ADMIN_CONFIRM_ABOVE_MICRO,
     // The Mini App's refusals in the bot's words.
     refusal: (language, refusal) => refusalText((key, vars) => bot.i18n.t(language ?? "en", key, vars), refusal),
   };

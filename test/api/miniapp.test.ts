@@ -290,7 +290,8 @@ describe("the admin desk", () => {
     await user.chat.next((t) => t.includes("topped up by 25"));
     const big = await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 150 } });
     expect(big.status).toBe(400);
-    expect(big.body.error).toContain("confirmed");
+    // The core's refusal, in the bot's words for it.
+    expect(big.body.error).toBe("That move is above the confirmation threshold (100.00 USDT): it needs a confirmation first. Nothing changed.");
     expect(await h.balance(user.key)).toBe(25);
     expect(
       (await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 150, confirmed: true } })).body.balance_usdt,
@@ -311,6 +312,15 @@ describe("the admin desk", () => {
     await user.chat.next((t) => t.includes("blocked your account"));
     await h.call("POST", `/miniapp/admin/users/${user.telegramId}/block`, { headers: as(admin), body: { blocked: false } });
     expect(await h.balance(user.key)).toBe(100);
+  });
+
+  it("refuses an administrator blocking their own account, in the bot's words, and changes nothing", async () => {
+    const admin = await signedIn({ id: ADMIN, first_name: "Ann" });
+    const own = await h.call("POST", `/miniapp/admin/users/${ADMIN}/block`, { headers: as(admin), body: { blocked: true } });
+    expect(own.status).toBe(400);
+    expect(own.body.error).toBe("An administrator cannot block their own account: nothing changed.");
+    expect((await h.service.core.accounts.byTelegramId(String(ADMIN)))!.blocked).toBe(false);
+    expect((await me(admin)).body.admin).toBe(true);
   });
 
   it("shows the day's volume and the transfers waiting, and approves one exactly once", async () => {

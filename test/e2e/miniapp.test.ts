@@ -106,7 +106,7 @@ const press = (page: Page, event: "main_button_pressed" | "back_button_pressed")
 
 async function user(id: number, username: string, usdt = 0) {
   await h.service.core.accounts.register(String(id), username);
-  if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test");
+  if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test", { confirmed: true });
   return { id, first_name: username, username };
 }
 
