@@ -6,6 +6,7 @@ import { type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccou
 import type { Account, MarkupProduct } from "./model/account.js";
 import { invalid, notFound } from "./model/errors.js";
 import { post } from "./ledger.js";
+import { BARE_USERNAME_PATTERN } from "./formats.js";
 import { formatUsdt, MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./model/money.js";
 import type { Clock } from "./model/clock.js";
 import type { ConfirmRule } from "./confirm.js";
@@ -217,7 +218,8 @@ function deskReads(db: Db) {
     async resolveTarget(target: string): Promise<Account & { telegramId: string }> {
       let accounts: Account[] = [];
       if (/^\d{1,20}$/.test(target)) accounts = [await findByTelegramId(db, target)].filter((a) => a !== undefined);
-      else if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) accounts = [await accountByUsername(db, target.slice(1))].filter((a) => a !== undefined);
+      else if (target.startsWith("@") && BARE_USERNAME_PATTERN.test(target.slice(1)))
+        accounts = [await accountByUsername(db, target.slice(1))].filter((a) => a !== undefined);
       else if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target))
         accounts = await Promise.all((await accountIdsByKeyPrefix(db, target)).map((id) => getAccount(db, id)));
       const users = accounts.filter((a): a is Account & { telegramId: string } => a.telegramId !== null);

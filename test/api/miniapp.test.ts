@@ -152,6 +152,27 @@ describe("the shop through the API's routes", () => {
   });
 });
 
+describe("the purchase forms", () => {
+  it("answer the recipient rule the purchases keep and the gift text this backend carries, to a session only", async () => {
+    const token = await signedIn({ id: 690_100_051, first_name: "Fay", username: "fay_f" });
+    const forms = await h.call("GET", "/miniapp/forms", { headers: as(token) });
+    expect(forms.body).toEqual({
+      success: true,
+      recipient: { pattern: "^@?([A-Za-z0-9_]{3,32})$", min_length: 3, max_length: 32 },
+      // The protocol's backend names the buyer itself and carries the contract's 255 characters.
+      gift: { message_max: 255, names_buyer: true },
+    });
+    // What the pattern takes is what a purchase takes: a name too short for it is refused by the purchase too.
+    const pattern = new RegExp(forms.body.recipient.pattern);
+    expect(pattern.exec("@bob_b")?.[1]).toBe("bob_b");
+    expect(pattern.test("ab")).toBe(false);
+    const short = await h.call("POST", "/v1/gifts", { headers: as(token), body: { recipient: "ab", gift_id: "5168103777563050263" } });
+    expect(short.status).toBe(400);
+    expect(short.body.error).toContain("3 to 32 letters");
+    expect((await h.call("GET", "/miniapp/forms")).status).toBe(401);
+  });
+});
+
 describe("the key", () => {
   it("issues a new key shown once (the old one stops), and takes only a session, never a key", async () => {
     const { key, telegramId } = await h.newKey(3);
