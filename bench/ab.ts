@@ -96,7 +96,7 @@ const keys: string[] = [];
 for (let i = 0; i < KEYS; i++) {
   const telegramId = String(8_000_000 + i);
   keys.push((await seeding.core.admin.issueKey(telegramId)).key);
-  await seeding.core.admin.credit(telegramId, fromUsdt(1_000_000), "ab");
+  await seeding.core.admin.credit(telegramId, fromUsdt(1_000_000), "ab", { confirmed: true });
 }
 if (!serverUrl) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(seeding.db);
 await seeding.close();

@@ -96,7 +96,7 @@ const keys: string[] = [];
 for (let i = 0; i < KEYS; i++) {
   const telegramId = String(9_000_000 + i);
   keys.push((await admin.issueKey(telegramId)).key);
-  await admin.credit(telegramId, fromUsdt(1_000_000), "bench");
+  await admin.credit(telegramId, fromUsdt(1_000_000), "bench", { confirmed: true });
 }
 log(`${engine}: ${KEYS} funded keys`);
 
@@ -513,7 +513,7 @@ async function webhookAttack() {
     return key;
   };
   const healthyKey = await subscribe("9600000", healthy.url);
-  await admin.credit("9600000", fromUsdt(1_000_000), "bench");
+  await admin.credit("9600000", fromUsdt(1_000_000), "bench", { confirmed: true });
   const attackKeys = { healthy: healthyKey, hanging: await subscribe("9600001", hanging.url), dropping: await subscribe("9600002", dropping.url) };
   const durationMs = smoke ? 1500 : 15_000;
   const run = (attackPerSecond: number) => runWebhookAttack({ callers, keys: attackKeys, healthy, durationMs, attackPerSecond, healthyEveryMs: 100 });

@@ -229,7 +229,8 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     cryptoPay: on.cryptoPay,
     starsTopups: on.starPayments && config.topups.stars ? { port: on.starPayments, ...config.topups.stars } : null,
     starBook: on.starPayments,
-    topupLimits: { ...config.topups.limits, confirmAboveMicro: config.admin.confirmAboveMicro },
+    topupLimits: config.topups.limits,
+    adminConfirmAboveMicro: config.admin.confirmAboveMicro,
     backends: orderBackends(products),
     formerBackends: on.formerBackends,
     contacts: {
@@ -354,7 +355,6 @@ function openBot(config: BotSettings, admin: Config["admin"], { service: { core,
     support: config.support,
     paymentHelp: config.paymentHelp,
     miniAppUrl: config.miniApp.url,
-    adminConfirmAboveMicro: admin.confirmAboveMicro,
     log,
     observeUpdate: metrics.botUpdate,
     pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),
@@ -412,7 +412,6 @@ function miniAppOptions(config: BotSettings, admin: Config["admin"], bot: Purcha
     }),
     support: config.support,
     admins: config.admins,
-    confirmAboveMicro: admin.confirmAboveMicro,
     // The Mini App's refusals in the bot's words.
     refusal: (language, refusal) => refusalText((key, vars) => bot.i18n.t(language ?? "en", key, vars), refusal),
   };

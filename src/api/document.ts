@@ -1,6 +1,5 @@
 import { pino } from "pino";
 import type { Core } from "../core/index.js";
-import { micro } from "../core/model/money.js";
 import { buildApi } from "./app.js";
 import type { MiniAppOptions } from "./miniapp/options.js";
 import { PROTOCOL_DELIVERY } from "../wire/account.js";
@@ -28,7 +27,7 @@ export async function openApiDocument(): Promise<object> {
     bodyLimitBytes: 65_536,
     delivery: PROTOCOL_DELIVERY,
     logger: pino({ enabled: false }),
-    miniApp: { sessions: standIn as MiniAppOptions["sessions"], support: null, admins: [], confirmAboveMicro: micro(0), refusal: () => "" },
+    miniApp: { sessions: standIn as MiniAppOptions["sessions"], support: null, admins: [], refusal: () => "" },
   });
   try {
     await app.ready();

@@ -2,7 +2,6 @@ import { type ConversationData, conversations, type VersionedState } from "@gram
 import { Bot, type MiddlewareFn, type StorageAdapter } from "grammy";
 import type { Caller } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
-import type { Micro } from "../core/model/money.js";
 import { publishCommands } from "./commands.js";
 import type { BotContext, FlowContext } from "./context.js";
 import { accountFeatures } from "./features/account.js";
@@ -52,8 +51,6 @@ export interface BotOptions {
   paymentHelp: PaymentHelpTexts;
   /** The Mini App's public HTTPS address (MINIAPP_URL): the menu's "Open the shop" and the chat's menu button. */
   miniAppUrl?: string | null;
-  /** Admin credits, debits and wallet settings above this many micro-USDT ask the admin to confirm. */
-  adminConfirmAboveMicro: Micro;
   log: NotifyLog & { info(obj: object, msg: string): void };
   /** Told of every update handled: its kind and how long it took (metrics). */
   observeUpdate?: (kind: string, seconds: number) => void;
@@ -143,7 +140,7 @@ export function createBot(options: BotOptions) {
   bot.use(topupFeatures(topups));
   bot.use(topupDecisionFeatures(topups));
   bot.use(starsRefundFeatures(topups));
-  bot.use(adminFeatures({ core, admins, confirmAboveMicro: options.adminConfirmAboveMicro }));
+  bot.use(adminFeatures({ core, admins }));
   bot.use(unhandledFeature());
   bot.catch((error) =>
     log.error({ reqId: updateRequestId(error.ctx.update), err: error.error, update: error.ctx.update.update_id }, "bot update failed"),

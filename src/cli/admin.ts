@@ -137,7 +137,9 @@ async function run(admin: Admin, topups: Topups, held: HeldOrders, starBook: Sta
     case "debit": {
       const { id, label } = await target();
       const move = command === "credit" ? admin.credit : admin.debit;
-      return `balance of ${label}: ${formatUsdt(await move(id, usdt(second), ACTOR, rest.join(" ") || undefined))} USDT`;
+      // A command typed on the server is the operator's confirmation: the CLI asks nothing (core/confirm.ts).
+      const moved = await move(id, usdt(second), ACTOR, { note: rest.join(" ") || undefined, confirmed: true });
+      return `balance of ${label}: ${formatUsdt(moved)} USDT`;
     }
     case "block":
     case "unblock": {
@@ -170,7 +172,7 @@ async function run(admin: Admin, topups: Topups, held: HeldOrders, starBook: Sta
         .join("\n");
     }
     case "wallet":
-      return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR))} USDT`;
+      return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR, { confirmed: true }))} USDT`;
     case "held": {
       const orders = await held.list();
       if (!orders.length) return "no order is held";

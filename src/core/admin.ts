@@ -6,8 +6,10 @@ import { type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccou
 import type { Account, MarkupProduct } from "./model/account.js";
 import { invalid, notFound } from "./model/errors.js";
 import { post } from "./ledger.js";
-import { MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./model/money.js";
+import { BARE_USERNAME_PATTERN } from "./formats.js";
+import { formatUsdt, MAX_MICRO, MAX_USDT, type Micro, withinBound, micro } from "./model/money.js";
 import type { Clock } from "./model/clock.js";
+import type { ConfirmRule } from "./confirm.js";
 import type { Outbox } from "./webhooks/outbox.js";
 
 /** An owner key's limits: a number sets one, null removes it, undefined keeps what the key has (none for a new owner key). */
@@ -25,7 +27,21 @@ export interface AdminOptions {
   clock: Clock;
   accounts: Accounts;
   outbox: Outbox;
+  /** Money moves above its threshold are refused unless confirmed. */
+  confirm: ConfirmRule;
 }
+
+/** A money move's extras: the ledger's note, and whether the administrator confirmed it (needed above the threshold). */
+interface MoveOptions {
+  note?: string;
+  confirmed?: boolean;
+}
+
+/**
+ * How the ledger and the audit name an administrator acting from Telegram (the bot, the Mini App's desk); how the
+ * core knows an administrator is acting on their own account. The CLI's operator is `cli:<user>`, no account.
+ */
+export const telegramActor = (telegramId: string) => `tg:${telegramId}`;
 
 /** What the user hears of (the bot tells them, whichever face the administrator used). */
 export type AdminNotice =
@@ -55,6 +71,14 @@ function positive(amountMicro: number) {
   }
 }
 
+/** A move above the threshold not confirmed is refused, whichever face forgot to ask. */
+function checkConfirmed(ctx: AdminContext, amountMicro: Micro, confirmed: boolean | undefined) {
+  if (ctx.confirm.needed(amountMicro) && !confirmed) {
+    const above = formatUsdt(ctx.confirm.aboveMicro);
+    throw invalid(`Moves above ${above} USDT need confirming: nothing changed`, { rule: "move_unconfirmed", maxMicro: ctx.confirm.aboveMicro });
+  }
+}
+
 /**
  * A credit or debit of a standard account. An owner key spends the service wallet: money put on its own
  * balance could never be spent, so it is refused with a pointer to the wallet.
@@ -65,10 +89,11 @@ async function adjust(
   amountMicro: Micro,
   kind: "credit" | "debit",
   actor: string,
-  note?: string,
+  { note, confirmed }: MoveOptions,
 ): Promise<Micro> {
   const { outbox } = ctx;
   positive(Math.abs(amountMicro));
+  checkConfirmed(ctx, amountMicro, confirmed);
   const { balance, event } = await transaction(ctx.db, async (trx) => {
     const account = await targetAccount(trx, telegramId);
     if (account.kind === "owner") {
@@ -87,22 +112,27 @@ async function adjust(
   return balance;
 }
 
-/** The money moves: a standard account's credit and debit, and the service wallet's amount; each a ledger entry. */
+/**
+ * The money moves: a standard account's credit and debit, and the service wallet's amount; each a ledger entry.
+ * Above the confirmation threshold each needs `confirmed` (the amount, or the wallet's new amount).
+ */
 function moneyMoves(ctx: AdminContext) {
   return {
     /** Adds to a standard account's balance; returns the new balance. */
-    credit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => adjust(ctx, telegramId, amountMicro, "credit", actor, note),
+    credit: (telegramId: string, amountMicro: Micro, actor: string, move: MoveOptions = {}) =>
+      adjust(ctx, telegramId, amountMicro, "credit", actor, move),
 
     /** Takes from a balance; refuses to go below zero. */
-    debit: (telegramId: string, amountMicro: Micro, actor: string, note?: string) => {
+    debit: (telegramId: string, amountMicro: Micro, actor: string, move: MoveOptions = {}) => {
       positive(amountMicro);
-      return adjust(ctx, telegramId, micro(-amountMicro), "debit", actor, note);
+      return adjust(ctx, telegramId, micro(-amountMicro), "debit", actor, move);
     },
 
     /** Sets the service wallet to an amount, as one adjustment entry of the difference. */
-    setWallet(amountMicro: Micro, actor: string): Promise<Micro> {
+    async setWallet(amountMicro: Micro, actor: string, { confirmed }: Pick<MoveOptions, "confirmed"> = {}): Promise<Micro> {
       if (!withinBound(amountMicro))
         throw invalid(`The wallet amount must be from 0 to ${MAX_USDT} USDT`, { rule: "amount_bound", maxMicro: MAX_MICRO });
+      checkConfirmed(ctx, amountMicro, confirmed);
       return transaction(ctx.db, async (trx) => {
         const wallet = await walletAccount(trx);
         const difference = amountMicro - wallet.balanceMicro;
@@ -124,8 +154,12 @@ function moneyMoves(ctx: AdminContext) {
 function accountStanding(ctx: AdminContext) {
   const { db } = ctx;
   return {
-    /** Blocks or unblocks; either way every Mini App session of the account ends (an unblocked user signs in afresh). */
+    /**
+     * Blocks or unblocks; either way every Mini App session of the account ends (an unblocked user signs in afresh).
+     * An administrator cannot block their own account: they would lock themselves out of the bot and the desk.
+     */
     async setBlocked(telegramId: string, blocked: boolean, actor: string): Promise<Account> {
+      if (blocked && actor === telegramActor(telegramId)) throw invalid("An administrator cannot block their own account", { rule: "self_block" });
       const account = await transaction(db, async (trx) => {
         const found = await targetAccount(trx, telegramId);
         await updateAccount(trx, found.id, { blocked });
@@ -184,7 +218,8 @@ function deskReads(db: Db) {
     async resolveTarget(target: string): Promise<Account & { telegramId: string }> {
       let accounts: Account[] = [];
       if (/^\d{1,20}$/.test(target)) accounts = [await findByTelegramId(db, target)].filter((a) => a !== undefined);
-      else if (/^@[A-Za-z0-9_]{3,32}$/.test(target)) accounts = [await accountByUsername(db, target.slice(1))].filter((a) => a !== undefined);
+      else if (target.startsWith("@") && BARE_USERNAME_PATTERN.test(target.slice(1)))
+        accounts = [await accountByUsername(db, target.slice(1))].filter((a) => a !== undefined);
       else if (/^sj_[A-Za-z0-9_-]{4,8}$/.test(target))
         accounts = await Promise.all((await accountIdsByKeyPrefix(db, target)).map((id) => getAccount(db, id)));
       const users = accounts.filter((a): a is Account & { telegramId: string } => a.telegramId !== null);
@@ -217,6 +252,8 @@ export function createAdmin(options: AdminOptions) {
   const ctx: AdminContext = { ...options, notify };
   return {
     issueKey: (telegramId: string, username?: string | null) => options.accounts.issueKey(telegramId, username),
+    /** The confirmation rule the money moves keep: faces ask it before a move, to put the question first. */
+    confirm: options.confirm,
     ...moneyMoves(ctx),
     ...accountStanding(ctx),
     ...deskReads(options.db),

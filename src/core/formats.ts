@@ -11,9 +11,15 @@ export const STARS_MAX = 10_000;
 export const PREMIUM_MONTHS = [3, 6, 12] as const;
 export type PremiumMonths = (typeof PREMIUM_MONTHS)[number];
 
-/** A Telegram username: 3 to 32 letters, digits or underscores, with an optional leading @. */
-export const USERNAME_PATTERN = /^@?([A-Za-z0-9_]{3,32})$/;
-export const USERNAME_RULE = "3 to 32 letters, digits or underscores, optionally after a leading @";
+/** A Telegram username's length, as every face takes it (the Mini App reads it from GET /miniapp/forms). */
+export const USERNAME_MIN = 3;
+export const USERNAME_MAX = 32;
+const USERNAME_BODY = `[A-Za-z0-9_]{${USERNAME_MIN},${USERNAME_MAX}}`;
+/** A Telegram username: 3 to 32 letters, digits or underscores, with an optional leading @ (group 1: the name). */
+export const USERNAME_PATTERN = new RegExp(`^@?(${USERNAME_BODY})$`);
+/** A username as Telegram hands it over, without the @ (a Mini App user's own, from the init data). */
+export const BARE_USERNAME_PATTERN = new RegExp(`^${USERNAME_BODY}$`);
+export const USERNAME_RULE = `${USERNAME_MIN} to ${USERNAME_MAX} letters, digits or underscores, optionally after a leading @`;
 
 /** The username without its @, or null when the text is not one. */
 export function parseUsername(text: string): string | null {

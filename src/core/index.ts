@@ -4,6 +4,7 @@ import { createHealth, PROBE_ROUND_MS } from "./health.js";
 import type { Micro } from "./model/money.js";
 import { createAccounts } from "./accounts.js";
 import { createAdmin } from "./admin.js";
+import { confirmRule } from "./confirm.js";
 import { createContacts } from "./contacts.js";
 import { createHeldOrders } from "./held-orders.js";
 import type { MarkupDefaults } from "./markup.js";
@@ -72,6 +73,8 @@ export interface CoreDeps {
   /** The bot's Star transactions and balance, for its Star book: null where no bot's Stars are booked. */
   starBook: StarPaymentsPort | null;
   topupLimits: TopupLimits;
+  /** Money an administrator moves above this (ADMIN_CONFIRM_ABOVE_USDT) needs their confirmation: core/confirm.ts. */
+  adminConfirmAboveMicro: Micro;
   /** The backend each product type sends new orders to (`*_BACKEND`; `protocol` where there is no choice). */
   backends: Readonly<Record<ProductType, string>>;
   /** Where orders still open at a backend that takes no new ones are asked about: by product type, then backend. */
@@ -126,6 +129,7 @@ export function createCore(deps: CoreDeps) {
   const contacts = createContacts({ db, clock, ...deps.contacts });
   const telegram = createTelegramProducts({ ports, pipeline, pricing, recipients: contacts, premiumByBot: deps.premiumByBot });
   const store = createStore({ store: ports.store, pipeline, markups: deps.markups, enabled: deps.storeEnabled });
+  const confirm = confirmRule(deps.adminConfirmAboveMicro);
 
   const topups = createTopups({
     db,
@@ -134,6 +138,7 @@ export function createCore(deps: CoreDeps) {
     stars: deps.starsTopups,
     outbox: webhooks.outbox,
     limits: deps.topupLimits,
+    confirm,
     log: deps.log,
   });
   const starBook = createStarBook({
@@ -169,7 +174,7 @@ export function createCore(deps: CoreDeps) {
       textsFromKeys: deps.giftTextsFromKeys,
       ...catalogueCache,
     }),
-    admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox }),
+    admin: createAdmin({ db, clock, accounts, outbox: webhooks.outbox, confirm }),
     /** Orders whose delivery the backend's records cannot tell, held for an administrator's decision. */
     held: createHeldOrders({ db, clock, settlement }),
     /** The Telegram users the bot has seen, by @username: whom the Telegram backend can send to. */

@@ -1,5 +1,6 @@
 import type { Db } from "../db/database.js";
 import { listTopups, noticesOf, saveNotices, topupById, topupStats } from "../db/topups.js";
+import type { ConfirmRule } from "./confirm.js";
 import type { Account } from "./model/account.js";
 import type { Clock } from "./model/clock.js";
 import { notFound } from "./model/errors.js";
@@ -42,6 +43,7 @@ export function createTopups(options: {
   stars: StarsSettings | null;
   outbox: Outbox;
   limits: TopupLimits;
+  confirm: ConfirmRule;
   log: TopupContext["log"];
 }) {
   const { db, limits } = options;

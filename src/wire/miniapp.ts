@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { USERNAME_MAX, USERNAME_MIN, USERNAME_PATTERN } from "../core/formats.js";
 import type { Account } from "../core/model/account.js";
 import { toUsdt } from "../core/model/money.js";
 import type { ListedOrder } from "../core/model/products.js";
@@ -76,6 +77,31 @@ export const checkResponse = z.object({
   charge_usdt: z.number().describe("What the purchase would charge now (a binding quote holds it)"),
   balance_usdt: z.number(),
   balance_after_usdt: z.number(),
+});
+
+export const formsResponse = z.object({
+  success: z.literal(true),
+  recipient: z
+    .object({
+      pattern: z.string().describe("A regular expression (JavaScript) a typed recipient must match; its group 1 is the username without the @"),
+      min_length: z.number().int(),
+      max_length: z.number().int(),
+    })
+    .describe("A Telegram username as the purchases take it (stars, Premium, gifts)"),
+  gift: z.object({
+    message_max: z
+      .number()
+      .int()
+      .describe("The longest text this user may send with a gift here: the backend's bound, less the buyer's label where the shop's bot sends"),
+    names_buyer: z.boolean().describe("Whether hide_name matters: false where the shop's bot is always the sender shown"),
+  }),
+});
+
+/** What the Mini App's forms take, as the core decides it for this caller. */
+export const toFormsView = (rules: { messageMax: number; namesBuyer: boolean }): z.infer<typeof formsResponse> => ({
+  success: true,
+  recipient: { pattern: USERNAME_PATTERN.source, min_length: USERNAME_MIN, max_length: USERNAME_MAX },
+  gift: { message_max: rules.messageMax, names_buyer: rules.namesBuyer },
 });
 
 export const keyBody = z.object({

@@ -84,8 +84,8 @@ const csvMicro = (text: string) => (text.startsWith("-") ? -parseUsdt(text.slice
 describe("GET /v1/ledger", () => {
   it("pages through every entry newest first with no gap or duplicate; each entry shows its kind, signed amount, balance after, order and note", async () => {
     const { key, telegramId } = await h.newKey(50);
-    await h.service.core.admin.credit(telegramId, fromUsdt(10.123456), "test", "top-up invoice 7");
-    await h.service.core.admin.debit(telegramId, fromUsdt(0.5), "test", "fee");
+    await h.service.core.admin.credit(telegramId, fromUsdt(10.123456), "test", { note: "top-up invoice 7" });
+    await h.service.core.admin.debit(telegramId, fromUsdt(0.5), "test", { note: "fee" });
     const stars = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
     const failed = await h.call("POST", "/v1/stars", { key, body: { username: "fail_bob", stars: 100 } });
     expect(failed.status).toBe(502);
@@ -133,7 +133,7 @@ describe("GET /v1/ledger", () => {
     for (let i = 2; i <= 12; i++) {
       // Kept on purpose: entries a few milliseconds apart, so each range boundary below falls between two of them.
       await sleep(3);
-      await h.service.core.admin.credit(telegramId, fromUsdt(i + 0.01), "test", `n${i}`);
+      await h.service.core.admin.credit(telegramId, fromUsdt(i + 0.01), "test", { note: `n${i}` });
     }
     const all = (await allPages(key, "", 100)).entries.reverse();
     expect(all.length).toBe(12);
@@ -236,7 +236,7 @@ describe("GET /v1/ledger/export", () => {
   it("neutralises a formula wherever a spreadsheet of any locale could start a cell in a note", async () => {
     const { key, telegramId } = await h.newKey(0);
     const notes = ["refund;=1+2", "paid, +1", "tab\t@cmd", " =SUM(A1)", "two\n-3", "ok; fine", "a-b=c"];
-    for (const note of notes) await h.service.core.admin.credit(telegramId, fromUsdt(1), "test", note);
+    for (const note of notes) await h.service.core.admin.credit(telegramId, fromUsdt(1), "test", { note });
     const from = new Date(Date.now() - 3_600_000).toISOString();
     const to = new Date(Date.now() + 3_600_000).toISOString();
     const response = await h.call("GET", `/v1/ledger/export?from=${from}&to=${to}`, { key });
@@ -252,8 +252,8 @@ describe("GET /v1/ledger/export", () => {
   it("answers CSV oldest first, cell by cell, with notes quoted and guarded against formulas, and totals in headers that sum up", async () => {
     const { key, telegramId } = await h.newKey(20);
     const notes = ["=SUM(A1:A9)", "+1 bonus", "-5 correction", "@cmd", 'said "hi", then left', "two\r\nlines", "Пополнение, счёт №5", "plain"];
-    for (const note of notes) await h.service.core.admin.credit(telegramId, fromUsdt(1.000001), "test", note);
-    await h.service.core.admin.debit(telegramId, fromUsdt(3), "test", "\tTabbed");
+    for (const note of notes) await h.service.core.admin.credit(telegramId, fromUsdt(1.000001), "test", { note });
+    await h.service.core.admin.debit(telegramId, fromUsdt(3), "test", { note: "\tTabbed" });
     const order = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50 } });
     const statement = await h.call("GET", "/v1/ledger?limit=100", { key });
     const entries = [...statement.body.entries].reverse() as Entry[];

@@ -152,6 +152,27 @@ describe("the shop through the API's routes", () => {
   });
 });
 
+describe("the purchase forms", () => {
+  it("answer the recipient rule the purchases keep and the gift text this backend carries, to a session only", async () => {
+    const token = await signedIn({ id: 690_100_051, first_name: "Fay", username: "fay_f" });
+    const forms = await h.call("GET", "/miniapp/forms", { headers: as(token) });
+    expect(forms.body).toEqual({
+      success: true,
+      recipient: { pattern: "^@?([A-Za-z0-9_]{3,32})$", min_length: 3, max_length: 32 },
+      // The protocol's backend names the buyer itself and carries the contract's 255 characters.
+      gift: { message_max: 255, names_buyer: true },
+    });
+    // What the pattern takes is what a purchase takes: a name too short for it is refused by the purchase too.
+    const pattern = new RegExp(forms.body.recipient.pattern);
+    expect(pattern.exec("@bob_b")?.[1]).toBe("bob_b");
+    expect(pattern.test("ab")).toBe(false);
+    const short = await h.call("POST", "/v1/gifts", { headers: as(token), body: { recipient: "ab", gift_id: "5168103777563050263" } });
+    expect(short.status).toBe(400);
+    expect(short.body.error).toContain("3 to 32 letters");
+    expect((await h.call("GET", "/miniapp/forms")).status).toBe(401);
+  });
+});
+
 describe("the key", () => {
   it("issues a new key shown once (the old one stops), and takes only a session, never a key", async () => {
     const { key, telegramId } = await h.newKey(3);
@@ -290,7 +311,8 @@ describe("the admin desk", () => {
     await user.chat.next((t) => t.includes("topped up by 25"));
     const big = await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 150 } });
     expect(big.status).toBe(400);
-    expect(big.body.error).toContain("confirmed");
+    // The core's refusal, in the bot's words for it.
+    expect(big.body.error).toBe("That move is above the confirmation threshold (100.00 USDT): it needs a confirmation first. Nothing changed.");
     expect(await h.balance(user.key)).toBe(25);
     expect(
       (await h.call("POST", url, { headers: as(admin), body: { direction: "credit", amount_usdt: 150, confirmed: true } })).body.balance_usdt,
@@ -311,6 +333,15 @@ describe("the admin desk", () => {
     await user.chat.next((t) => t.includes("blocked your account"));
     await h.call("POST", `/miniapp/admin/users/${user.telegramId}/block`, { headers: as(admin), body: { blocked: false } });
     expect(await h.balance(user.key)).toBe(100);
+  });
+
+  it("refuses an administrator blocking their own account, in the bot's words, and changes nothing", async () => {
+    const admin = await signedIn({ id: ADMIN, first_name: "Ann" });
+    const own = await h.call("POST", `/miniapp/admin/users/${ADMIN}/block`, { headers: as(admin), body: { blocked: true } });
+    expect(own.status).toBe(400);
+    expect(own.body.error).toBe("An administrator cannot block their own account: nothing changed.");
+    expect((await h.service.core.accounts.byTelegramId(String(ADMIN)))!.blocked).toBe(false);
+    expect((await me(admin)).body.admin).toBe(true);
   });
 
   it("shows the day's volume and the transfers waiting, and approves one exactly once", async () => {

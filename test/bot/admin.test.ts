@@ -53,6 +53,12 @@ describe("admin commands", () => {
     expect((await h.call("GET", "/v1/balance", { key })).status).toBe(200);
   });
 
+  it("refuses to block the admin's own account, with the same refusal as the Mini App's desk", async () => {
+    await h.service.core.admin.issueKey(String(ADMIN));
+    expect(await say(`/block ${ADMIN}`)).toBe("An administrator cannot block their own account: nothing changed.");
+    expect((await h.service.core.accounts.byTelegramId(String(ADMIN)))!.blocked).toBe(false);
+  });
+
   it("sets a personal markup the API then applies, makes an owner key, sets the wallet, and shows a user", async () => {
     const { key } = await customer("mona_m");
     expect(await say("/markup @mona_m store 1.5")).toContain("store markup 1.5%");

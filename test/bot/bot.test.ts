@@ -31,7 +31,7 @@ const KEY = /sj_[A-Za-z0-9_-]{43}/;
 async function register(chat: EmulatedChat, usdt = 0): Promise<string> {
   const shown = await chat.reply("/start", (t) => KEY.test(t));
   await chat.next((t) => t.includes("What would you like to do?"));
-  if (usdt > 0) await h.service.core.admin.credit(String(chat.user.id), fromUsdt(usdt), "test");
+  if (usdt > 0) await h.service.core.admin.credit(String(chat.user.id), fromUsdt(usdt), "test", { confirmed: true });
   return KEY.exec(shown.text)![0];
 }
 

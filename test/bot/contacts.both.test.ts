@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { type BotHarness, eventually, startBotHarness } from "../support/harness.js";
+import { sessionOf } from "../support/miniapp.js";
 
 // Whoever writes to the bot privately becomes a contact (issue 37), but only while a Telegram backend needs their
 // id (issue 43): the Bot API sends gifts and Premium by user id only, so a recipient's @username is looked up among
@@ -38,6 +39,14 @@ describe("the bot's contacts", () => {
     await renamed.say("/start");
     await eventually(() => contacts.find("carol_new").then((c) => c ?? undefined));
     expect(await contacts.find("carol_c")).toBeNull();
+  });
+
+  it("leave the Mini App's gift text what the bot's label leaves of Telegram's 128 characters, with no name to hide", async () => {
+    const id = 670_100_003;
+    const session = await sessionOf(telegram.h.call, { id, first_name: "Gus", username: "gus_g" });
+    const account = (await telegram.h.service.core.accounts.byTelegramId(String(id)))!;
+    const forms = await telegram.h.call("GET", "/miniapp/forms", { headers: session });
+    expect(forms.body.gift).toEqual({ message_max: 128 - `From customer #${account.id}: `.length, names_buyer: false });
   });
 
   it("are not kept at all without a Telegram backend", async () => {

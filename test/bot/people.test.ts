@@ -108,7 +108,7 @@ describe("customers", () => {
 
   it("with an owner key see its limits, never a balance they do not have", async () => {
     const { chat, telegramId } = await registered(0);
-    await h.service.core.admin.setWallet(fromUsdt(300), "test");
+    await h.service.core.admin.setWallet(fromUsdt(300), "test", { confirmed: true });
     await h.service.core.admin.makeOwner(telegramId, { dailyLimitMicro: fromUsdt(50), orderLimitMicro: fromUsdt(5) }, "test");
     await chat.say("/stars");
     const limits = await chat.next((t) => t.includes("Owner key"));

@@ -219,7 +219,7 @@ describe("Stars top-ups in the bot", () => {
     expect(statement).toContain("· top-up refunded · -2.50");
 
     const second = await pay(500);
-    await h.service.core.admin.debit(telegramId, micro(4_000_000), "test", "spent");
+    await h.service.core.admin.debit(telegramId, micro(4_000_000), "test", { note: "spent" });
     await admin.reply(`/refund ${second.id}`, (t) => t.includes("Refund Telegram Stars top-up"));
     await admin.tap(`Yes, refund #${second.id}`);
     const spent = await admin.next((t) => t.includes("already spent"));

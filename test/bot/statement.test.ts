@@ -42,9 +42,9 @@ describe("the bot's statement", () => {
 
   it("pages ten entries at a time, newest first, with an Older button, and shows kinds, signed amounts, orders, balances and notes", async () => {
     const { chat, key, telegramId } = await bots.registered(5);
-    for (let i = 1; i <= 12; i++) await h.service.core.admin.credit(telegramId, fromUsdt(i / 100), "test", `top-up ${i}`);
+    for (let i = 1; i <= 12; i++) await h.service.core.admin.credit(telegramId, fromUsdt(i / 100), "test", { note: `top-up ${i}` });
     const order = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50 } });
-    await h.service.core.admin.debit(telegramId, fromUsdt(1), "test", '=HYPERLINK("x")');
+    await h.service.core.admin.debit(telegramId, fromUsdt(1), "test", { note: '=HYPERLINK("x")' });
 
     const first = await chat.reply("/statement", isStatement);
     const lines = first.text.split("\n");
@@ -69,7 +69,7 @@ describe("the bot's statement", () => {
 
   it("sends this month, last month and the last 30 days as CSV documents, the same bytes the API exports for the range", async () => {
     const { chat, key, telegramId } = await bots.registered(2);
-    await h.service.core.admin.credit(telegramId, fromUsdt(0.000001), "test", '-tiny, "quoted"');
+    await h.service.core.admin.credit(telegramId, fromUsdt(0.000001), "test", { note: '-tiny, "quoted"' });
     await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50 } });
     await chat.reply("/statement", isStatement);
 

@@ -120,6 +120,18 @@ describe("admin CLI against a running service", () => {
   });
 });
 
+describe("admin CLI money moves above the confirmation threshold", () => {
+  it("moves them at once: a command typed on the server is the operator's confirmation (the core refuses them unconfirmed)", async () => {
+    const { key } = await h.service.core.admin.issueKey("555201");
+    // Above ADMIN_CONFIRM_ABOVE_USDT (1,000 by default).
+    expect((await admin("credit", "555201", "1500")).stdout.trim()).toBe("balance of 555201: 1500.00 USDT");
+    expect((await admin("debit", "555201", "1200")).stdout.trim()).toBe("balance of 555201: 300.00 USDT");
+    expect((await admin("wallet", "2000")).stdout.trim()).toBe("service wallet: 2000.00 USDT");
+    expect(await h.balance(key)).toBe(300);
+    await h.assertLedgerInvariant();
+  });
+});
+
 describe("admin CLI targets", () => {
   it("resolves a target to one account by Telegram id, @username or key prefix, and every answer names its id and @username", async () => {
     const { key } = await h.service.core.accounts.issueKey("555101", "cli_target");

@@ -62,7 +62,7 @@ describe("npm run admin -- backup while the service runs, then a restore", () =>
     await withAdmin({ DATABASE_URL: liveUrl }, async (admin) => {
       for (let i = 0; i < 6; i++) {
         const { key, account } = await admin.issueKey(String(777_000 + i));
-        await admin.credit(String(777_000 + i), fromUsdt(5000), "test");
+        await admin.credit(String(777_000 + i), fromUsdt(5000), "test", { confirmed: true });
         keys.push({ key, accountId: account.id });
       }
     });

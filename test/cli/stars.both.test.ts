@@ -116,7 +116,7 @@ describe("npm run admin -- stars", () => {
     expect(again.stderr).toContain(`Top-up ${topup.id} was refunded already`);
 
     const spent = await paid(chat, telegramId, 300);
-    await h.service.core.admin.debit(telegramId, micro(2_500_000), "test", "spent");
+    await h.service.core.admin.debit(telegramId, micro(2_500_000), "test", { note: "spent" });
     const refused = await cli("refund", String(spent.id));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Top-up ${spent.id}'s 3.00 USDT is already spent (the balance is 0.50 USDT): it cannot be refunded`);

@@ -99,7 +99,7 @@ async function user(id: number, username: string, usdt = 0, language: "en" | "ru
   await h.service.core.accounts.register(String(id), username);
   const account = (await h.service.core.accounts.byTelegramId(String(id)))!;
   if (language === "ru") await h.service.core.accounts.setLanguage(account.id, "ru");
-  if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test");
+  if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test", { confirmed: true });
   return { id, first_name: username, username };
 }
 

@@ -53,7 +53,7 @@ const topups = async (telegramId: number) =>
 async function user(id: number, username: string, usdt = 0, language?: "ru"): Promise<MiniAppUser> {
   const registered = await h.service.core.accounts.register(String(id), username);
   if (language) await h.service.core.accounts.setLanguage(registered.id, language);
-  if (usdt) await h.service.core.admin.credit(String(id), micro(usdt * 1e6), "test");
+  if (usdt) await h.service.core.admin.credit(String(id), micro(usdt * 1e6), "test", { confirmed: true });
   return { id, first_name: username, username, ...(language ? { language_code: language } : {}) };
 }
 
@@ -279,7 +279,7 @@ describe("Stars top-ups in the Mini App", () => {
     await eventually(async () => ((await chat.messages()).some((m) => m.refunded_payment) ? true : undefined));
 
     // The second top-up's credit is spent: the refund is refused, saying so, and nothing changes.
-    await h.service.core.admin.debit(telegramId, micro(2_500_000), "test", "spent");
+    await h.service.core.admin.debit(telegramId, micro(2_500_000), "test", { note: "spent" });
     await page.getByLabel("Top-up id").fill(String(second.id));
     await page.getByRole("button", { name: "Look up" }).click();
     const found = page.getByTestId("stars-refund").getByTestId("stars-topup-row");

@@ -106,7 +106,7 @@ const press = (page: Page, event: "main_button_pressed" | "back_button_pressed")
 
 async function user(id: number, username: string, usdt = 0) {
   await h.service.core.accounts.register(String(id), username);
-  if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test");
+  if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test", { confirmed: true });
   return { id, first_name: username, username };
 }
 
@@ -281,7 +281,7 @@ describe("the Mini App in Chromium", () => {
     await close();
   });
 
-  it("holds a gift's message to 128 characters and hides 'send without my name' where Telegram's own backend sends gifts", async () => {
+  it("holds a gift's message to what the service's forms answer allows, and hides 'send without my name' where the shop's bot sends gifts", async () => {
     const gil = await user(695_100_032, "gil_g", 5);
     const form = async (page: Page) => {
       await page.getByTestId("home-gift").first().click();
@@ -293,16 +293,19 @@ describe("the Mini App in Chromium", () => {
     expect(await protocol.page.locator("input[name=message]").getAttribute("maxlength")).toBe("255");
     expect(await protocol.page.getByLabel("Send without my name").count()).toBe(1);
     await protocol.close();
+    // GET /miniapp/forms as a Telegram backend answers it (test/bot/contacts.both.test.ts reads it from one): the bot
+    // sends, and its label leaves 128 less "From customer #<id>: " for the text.
     const telegramBackend = await open(gil, {
       beforeGoto: (p) =>
-        p.route("**/v1/health", async (route) => {
+        p.route("**/miniapp/forms", async (route) => {
           const response = await route.fetch();
           const body = await response.json();
-          await route.fulfill({ response, json: { ...body, backends: { ...body.backends, gifts: "telegram" } } });
+          await route.fulfill({ response, json: { ...body, gift: { message_max: 107, names_buyer: false } } });
         }),
     });
     await form(telegramBackend.page);
-    await expect.poll(() => telegramBackend.page.locator("input[name=message]").getAttribute("maxlength")).toBe("128");
+    await expect.poll(() => telegramBackend.page.locator("input[name=message]").getAttribute("maxlength")).toBe("107");
+    expect(await telegramBackend.page.locator("body").textContent()).toContain("0/107");
     expect(await telegramBackend.page.getByLabel("Send without my name").count()).toBe(0);
     expect(await telegramBackend.page.locator("body").textContent()).toContain("The bot is shown as the sender of gifts.");
     await shot(telegramBackend.page, "buy-gift-telegram-backend");

@@ -106,7 +106,7 @@ describe("the bot's Star book", () => {
     const other = await registered();
     const disputed = await payLink(other.chat, other.telegramId, 500);
     await creditedTo(other.telegramId, 5_000_000);
-    await h.service.core.admin.debit(other.telegramId, micro(4_000_000), "test", "spent");
+    await h.service.core.admin.debit(other.telegramId, micro(4_000_000), "test", { note: "spent" });
     await stars.dispute(disputed.attempt.telegram_payment_charge_id!);
     await creditedTo(other.telegramId, 0);
     // The administrators hear what the balance could not give back.

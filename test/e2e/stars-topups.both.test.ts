@@ -84,7 +84,7 @@ describe("Stars top-ups", () => {
 
     const second = await payLink(chat, telegramId, 300);
     await eventually(async () => ((await balance(telegramId)) === 3_000_000 ? true : undefined));
-    await h.service.core.admin.debit(telegramId, micro(2_000_000), "test", "spent");
+    await h.service.core.admin.debit(telegramId, micro(2_000_000), "test", { note: "spent" });
     await expect(h.service.core.topups.refundStars(second.topup.id, ADMIN)).rejects.toThrow(/already spent/);
     expect(await balance(telegramId)).toBe(1_000_000);
   });
@@ -93,7 +93,7 @@ describe("Stars top-ups", () => {
     const { chat, telegramId } = await bots.registered(0);
     const { attempt } = await payLink(chat, telegramId, 500);
     await eventually(async () => ((await balance(telegramId)) === 5_000_000 ? true : undefined));
-    await h.service.core.admin.debit(telegramId, micro(4_000_000), "test", "spent");
+    await h.service.core.admin.debit(telegramId, micro(4_000_000), "test", { note: "spent" });
     await stars.dispute(attempt.telegram_payment_charge_id!);
     await eventually(async () => ((await balance(telegramId)) === 0 ? true : undefined));
     const entries = (await book()).filter((e) => e.transaction_id === attempt.telegram_payment_charge_id);

@@ -110,7 +110,7 @@ describe("events", () => {
     expect(failed.status).toBe(502);
     const event = await receiver.waitFor((r) => r.json.data?.order?.order_id === failed.body.order_id);
     expect(event.json).toMatchObject({ type: "order.failed", data: { order: { status: "failed", usdt_charged: 1.5, balance_remaining_usdt: 10 } } });
-    await h.service.core.admin.credit(telegramId, micro(2_500_000), "admin:1", "invoice 77");
+    await h.service.core.admin.credit(telegramId, micro(2_500_000), "admin:1", { note: "invoice 77" });
     const credit = await receiver.waitFor((r) => r.json.type === "balance.changed" && signedBy(r, secret));
     expect(credit.json.data).toEqual({ kind: "credit", amount_usdt: 2.5, balance_usdt: 12.5, note: "invoice 77" });
   });

@@ -139,7 +139,7 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
     logs,
     async newKey(usdt = 0, telegramId = String(nextTelegramId++)) {
       const { key } = await harness.service.core.admin.issueKey(telegramId);
-      if (usdt > 0) await harness.service.core.admin.credit(telegramId, fromUsdt(usdt), "test");
+      if (usdt > 0) await harness.service.core.admin.credit(telegramId, fromUsdt(usdt), "test", { confirmed: true });
       return { key, telegramId };
     },
     async call(method, url, { key, body, headers = {}, remoteAddress } = {}) {
@@ -238,7 +238,7 @@ export async function startBotHarness(
       const chat = new EmulatedChat(emulator.url, { id, first_name: `Buyer${id}`, ...(username ? { username } : {}), language_code });
       const shown = await chat.reply("/start", (t) => SHOWN_KEY.test(t));
       await chat.next((t) => t.includes("What would you like") || t.includes("Что вы хотите"));
-      if (usdt > 0) await h.service.core.admin.credit(String(id), fromUsdt(usdt), "test");
+      if (usdt > 0) await h.service.core.admin.credit(String(id), fromUsdt(usdt), "test", { confirmed: true });
       return { chat, key: SHOWN_KEY.exec(shown.text)![0], telegramId: String(id) };
     },
     async close() {

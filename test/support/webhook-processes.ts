@@ -76,7 +76,7 @@ export async function subscriber(base: string, telegramId: string, options: { us
   const { admin } = adminCore!;
   const { key } = await admin.issueKey(telegramId);
   const usdt = options.usdt ?? 100;
-  if (usdt > 0) await admin.credit(telegramId, fromUsdt(usdt), "test");
+  if (usdt > 0) await admin.credit(telegramId, fromUsdt(usdt), "test", { confirmed: true });
   const set = await http("POST", `${base}/v1/webhook`, key, { url: options.url ?? receiver.url });
   expect(set.status).toBe(200);
   return key;

@@ -752,6 +752,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/miniapp/forms": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the purchase forms take, as the core decides it for this user: a recipient's username, a gift's text and name */
+    get: operations["miniAppForms"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/miniapp/topups/stars": {
     parameters: {
       query?: never;
@@ -7657,6 +7674,118 @@ export interface operations {
       };
       /** @description Service or product unavailable; retry later */
       503: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  miniAppForms: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description A Telegram username as the purchases take it (stars, Premium, gifts) */
+            recipient: {
+              /** @description A regular expression (JavaScript) a typed recipient must match; its group 1 is the username without the @ */
+              pattern: string;
+              min_length: number;
+              max_length: number;
+            };
+            gift: {
+              /** @description The longest text this user may send with a gift here: the backend's bound, less the buyer's label where the shop's bot sends */
+              message_max: number;
+              /** @description Whether hide_name matters: false where the shop's bot is always the sender shown */
+              names_buyer: boolean;
+            };
+          };
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;

@@ -48,7 +48,7 @@ const en = {
   askAgain: "Get the price again to see the new one.",
   // Forms
   recipient: "Recipient (@username)",
-  usernameRule: "A username is 3 to 32 letters, digits or underscores.",
+  usernameRule: (min: number, max: number) => `A username is ${min} to ${max} letters, digits or underscores.`,
   starsCount: (min: number, max: number) => `Stars (${min.toLocaleString("en")} to ${max.toLocaleString("en")})`,
   months: "Months",
   monthsOf: (m: number) => `${m} months`,
@@ -331,7 +331,7 @@ const ru: Texts = {
   change: "Изменить",
   askAgain: "Узнайте цену ещё раз, чтобы увидеть новую.",
   recipient: "Получатель (@username)",
-  usernameRule: "Имя пользователя: от 3 до 32 латинских букв, цифр или подчёркиваний.",
+  usernameRule: (min: number, max: number) => `Имя пользователя: от ${min} до ${max} латинских букв, цифр или подчёркиваний.`,
   starsCount: (min: number, max: number) => `Звёзды (от ${min.toLocaleString("ru")} до ${max.toLocaleString("ru")})`,
   months: "Месяцы",
   monthsOf: (m: number) => `${m} мес.`,

@@ -1,5 +1,4 @@
 import type { ErrorCode, ErrorDetails } from "../../core/model/errors.js";
-import type { Micro } from "../../core/model/money.js";
 import type { MiniAppSessions } from "./session.js";
 
 /** What the API is given to serve the Mini App (src/root.ts makes it when a bot is configured). */
@@ -8,8 +7,6 @@ export interface MiniAppOptions {
   support: string | null;
   /** ADMIN_TELEGRAM_IDS: who sees the admin desk. */
   admins: number[];
-  /** Credits and debits above this need a second, confirmed call (as the bot asks Confirm). */
-  confirmAboveMicro: Micro;
   /** A refusal in the bot's words in a language (en/ru), for the user to read. */
   refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
 }

@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { validate } from "@telegram-apps/init-data-node";
 import { z } from "zod";
 import type { Accounts, Caller } from "../../core/accounts.js";
+import { BARE_USERNAME_PATTERN } from "../../core/formats.js";
 import { DomainError } from "../../core/model/errors.js";
 import type { Clock } from "../../core/model/clock.js";
 
@@ -14,10 +15,7 @@ const userSchema = z.object({
   id: z.number().int().positive(),
   first_name: z.string().max(256),
   last_name: z.string().max(256).optional(),
-  username: z
-    .string()
-    .regex(/^[A-Za-z0-9_]{3,32}$/)
-    .optional(),
+  username: z.string().regex(BARE_USERNAME_PATTERN).optional(),
   language_code: z.string().max(35).optional(),
 });
 export type MiniAppUser = z.infer<typeof userSchema>;

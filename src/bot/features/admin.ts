@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Composer, InlineKeyboard } from "grammy";
 import { type Account, MARKUP_PRODUCTS, type MarkupProduct } from "../../core/model/account.js";
 import { DomainError } from "../../core/model/errors.js";
-import { targetLabel } from "../../core/admin.js";
+import { targetLabel, telegramActor } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/model/money.js";
 import { adminConfirm, starsRefund, topupApprove, topupReject } from "../callback-data.js";
@@ -52,8 +52,6 @@ class Usage extends Error {
 export interface AdminDeps {
   core: Core;
   admins: Set<number>;
-  /** Money moves above this ask the admin to confirm first. */
-  confirmAboveMicro: Micro;
 }
 
 /** A refused admin operation in the admin's language: a short balance names what the account holds. */
@@ -81,25 +79,28 @@ function amount(text: string | undefined): Micro {
   return micro;
 }
 
+/** A money move, told whether the admin confirmed it (the core refuses one above the threshold unconfirmed). */
+type Move = (confirmed: boolean) => Promise<string>;
+
 /** A money move waiting for the admin's Confirm; kept in memory for a few minutes (a restart asks to send it again). */
 interface Pending {
   admin: number;
   until: number;
-  run(): Promise<string>;
+  run: Move;
 }
 const PENDING_MS = 5 * 60 * 1000;
 
 /**
- * Money moves above `confirmAboveMicro` wait for the admin's Confirm: the move is kept in memory for a few
- * minutes under a token its Confirm and Cancel buttons carry. Installs their handler on `only`, and returns the
+ * Money moves the core's rule says need confirming wait for the admin's Confirm: the move is kept in memory for a
+ * few minutes under a token its Confirm and Cancel buttons carry. Installs their handler on `only`, and returns the
  * function that runs a move at once or asks first.
  */
-function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro: Micro) {
+function confirmations(only: Composer<BotContext>, core: Core) {
   const pending = new Map<string, Pending>();
 
   /** Runs a money move now, or, above the threshold, after the admin taps Confirm. */
-  async function runOrConfirm(ctx: BotContext, micro: Micro, question: string, run: () => Promise<string>): Promise<string | null> {
-    if (micro <= confirmAboveMicro) return run();
+  async function runOrConfirm(ctx: BotContext, micro: Micro, question: string, run: Move): Promise<string | null> {
+    if (!core.admin.confirm.needed(micro)) return run(false);
     const token = randomUUID().slice(0, 12);
     pending.set(token, { admin: ctx.from!.id, until: core.clock.now().getTime() + PENDING_MS, run });
     await ctx.reply(question, {
@@ -120,7 +121,7 @@ function confirmations(only: Composer<BotContext>, core: Core, confirmAboveMicro
     if (!waiting || waiting.admin !== ctx.from.id || waiting.until < core.clock.now().getTime()) return ctx.reply(ctx.t("adm-expired"));
     if (!go) return ctx.reply(ctx.t("adm-dropped"));
     try {
-      await ctx.reply(await waiting.run());
+      await ctx.reply(await waiting.run(true));
     } catch (error) {
       if (error instanceof DomainError) await ctx.reply(adminRefusal(ctx, error));
       else throw error;
@@ -139,7 +140,7 @@ function adminCommand(only: Composer<BotContext>) {
     only.command(name, async (ctx) => {
       const args = ctx.match.trim().split(/\s+/).filter(Boolean);
       try {
-        const reply = await run(args, `tg:${ctx.from!.id}`, ctx);
+        const reply = await run(args, telegramActor(String(ctx.from!.id)), ctx);
         if (reply !== null) await ctx.reply(reply);
       } catch (error) {
         if (error instanceof Usage) await ctx.reply(`${ctx.t(error.key, error.vars)}\n${ctx.t("adm-usage", { usage: ADMIN_COMMANDS[name] })}`);
@@ -156,18 +157,18 @@ function adminCommand(only: Composer<BotContext>) {
  * Every action is a ledger or audit entry naming the admin (actor tg:<id>); replies follow the admin's
  * language; the user is told of a credit, a debit and a block; large money moves are confirmed first.
  */
-export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
+export function adminFeatures({ core, admins }: AdminDeps) {
   const composer = new Composer<BotContext>();
   const only = composer.filter((ctx) => ctx.from !== undefined && admins.has(ctx.from.id));
-  const runOrConfirm = confirmations(only, core, confirmAboveMicro);
+  const runOrConfirm = confirmations(only, core);
   const command = adminCommand(only);
 
   command("credit", async ([who, sum, ...note], actor, ctx) => {
     const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
-    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async () => {
-      const balance = await core.admin.credit(account.telegramId, micro, actor, note.join(" ") || undefined);
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-credit", { target: label, amount: usdt(micro) }), async (confirmed) => {
+      const balance = await core.admin.credit(account.telegramId, micro, actor, { note: note.join(" ") || undefined, confirmed });
       return ctx.t("adm-credited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
@@ -176,8 +177,8 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
     const account = await target(core, who);
     const micro = amount(sum);
     const label = targetLabel(account);
-    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async () => {
-      const balance = await core.admin.debit(account.telegramId, micro, actor, note.join(" ") || undefined);
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-debit", { target: label, amount: usdt(micro) }), async (confirmed) => {
+      const balance = await core.admin.debit(account.telegramId, micro, actor, { note: note.join(" ") || undefined, confirmed });
       return ctx.t("adm-debited", { target: label, amount: usdt(micro), balance: usdt(balance) });
     });
   });
@@ -210,8 +211,8 @@ export function adminFeatures({ core, admins, confirmAboveMicro }: AdminDeps) {
 
   command("wallet", async ([sum], actor, ctx) => {
     const micro = sum === "0" ? fromUsdt(0) : amount(sum);
-    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async () =>
-      ctx.t("adm-wallet", { amount: usdt(await core.admin.setWallet(micro, actor)) }),
+    return runOrConfirm(ctx, micro, ctx.t("adm-confirm-wallet", { amount: usdt(micro) }), async (confirmed) =>
+      ctx.t("adm-wallet", { amount: usdt(await core.admin.setWallet(micro, actor, { confirmed })) }),
     );
   });
 

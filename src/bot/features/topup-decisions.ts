@@ -72,7 +72,7 @@ async function askAdmins(deps: TopupDeps, topup: Topup) {
   for (const admin of deps.admins) {
     const t = await deps.translator(String(admin));
     const head = t("topup-admin-ask", { id: topup.id, user: accountLabel(account), amount: usdt(topup.amountMicro), balance: usdt(balance) });
-    const flags = warnings(t, review, core.topups.limits.confirmAboveMicro);
+    const flags = warnings(t, review, core.admin.confirm.aboveMicro);
     const text = fmt`${head}\n${t("topup-admin-reference")} ${FormattedString.code(topup.reference ?? "")}${flags.length ? `\n${flags.join("\n")}` : ""}`;
     try {
       const message = await deps.api.sendMessage(admin, text.text, {
@@ -141,7 +141,7 @@ export function topupDecisionFeatures(deps: TopupDeps) {
         const t = ctx.t.bind(ctx);
         const text = [
           t("topup-admin-confirm", { id, user: accountLabel(account), amount: usdt(topup.amountMicro) }),
-          ...warnings(t, review, core.topups.limits.confirmAboveMicro),
+          ...warnings(t, review, core.admin.confirm.aboveMicro),
         ].join("\n");
         return ctx.reply(text, {
           reply_markup: new InlineKeyboard().text(t("btn-approve-confirm", { id }), topupApprove.pack({ confirmed: true, id })),

@@ -1,10 +1,9 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { parseUsername } from "../../core/formats.js";
-import { recipientMyself, skipMessage } from "../callback-data.js";
+import { skipMessage } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, type FlowDeps, refuse, startFlow } from "./kit.js";
+import { ask, askUsername, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, finish, type FlowDeps, refuse, startFlow } from "./kit.js";
 import { micro } from "../../core/model/money.js";
 
 /** The Skip button's label in both languages, typed instead of tapped. */
@@ -13,17 +12,9 @@ const SKIP_WORDS = new Set(["skip", "пропустить"]);
 /** The recipient, checked at once: unknown, or refusing gifts (their choice), is asked again with the reason. */
 async function giftRecipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller): Promise<Recipient> {
   const { core } = deps;
-  const own = ctx.from?.username;
-  const meKeys = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), recipientMyself.pack()) : undefined;
-  const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
-  let prompt = question;
+  let prompt: string | undefined;
   for (;;) {
-    const reply = await ask(conversation, ctx, prompt, meKeys);
-    const username = reply.kind === "button" ? (recipientMyself.parse(reply.data) && own ? own : null) : parseUsername(reply.text);
-    if (!username) {
-      prompt = `${ctx.t("bad-username")}\n${question}`;
-      continue;
-    }
+    const username = await askUsername(conversation, ctx, prompt);
     const check = await callCore(conversation, () => core.gifts.checkRecipient(username));
     if (!check.ok) return refuse(conversation, ctx, deps, check);
     if (!check.value.exists) prompt = ctx.t("recipient-not-found", { username });

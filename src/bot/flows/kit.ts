@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
+import { parseUsername } from "../../core/formats.js";
 import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
 import { type Micro, micro } from "../../core/model/money.js";
 import type { Order } from "../../core/model/products.js";
 import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
-import { cancelFlow, confirmPurchase, menuEntry, pickOption, rotateKey, rotateKeyAnswer, shortfallStars } from "../callback-data.js";
+import { cancelFlow, confirmPurchase, menuEntry, pickOption, recipientMyself, rotateKey, rotateKeyAnswer, shortfallStars } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
@@ -98,6 +99,23 @@ const isPaymentMessage = (ctx: FlowContext) => Boolean(ctx.message?.successful_p
 export async function ask(conversation: Flow, ctx: FlowContext, prompt: string, keyboard?: InlineKeyboard): Promise<Answer> {
   await ctx.reply(prompt, { reply_markup: withCancel(ctx, keyboard) });
   return answer(conversation, ctx);
+}
+
+/** The question for a recipient: with "Myself" offered to a user who has a username. */
+const recipientQuestion = (ctx: FlowContext) => ctx.t(ctx.from?.username ? "ask-recipient-self" : "ask-recipient");
+
+/**
+ * A recipient's username by the core's rule, without its @: typed, or "Myself" tapped by a user who has one;
+ * anything else is asked again, saying why. `prompt` replaces the first question (why the last recipient failed).
+ */
+export async function askUsername(conversation: Flow, ctx: FlowContext, prompt = recipientQuestion(ctx)): Promise<string> {
+  const own = ctx.from?.username;
+  const keyboard = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), recipientMyself.pack()) : undefined;
+  for (let question = prompt; ; question = `${ctx.t("bad-username")}\n${recipientQuestion(ctx)}`) {
+    const reply = await ask(conversation, ctx, question, keyboard);
+    const username = reply.kind === "button" ? (recipientMyself.parse(reply.data) && own ? own : null) : parseUsername(reply.text);
+    if (username) return username;
+  }
 }
 
 export interface Option<T> {

@@ -1,28 +1,32 @@
 import { InlineKeyboard } from "grammy";
 import type { Caller } from "../../core/accounts.js";
-import { parseUsername, PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/formats.js";
+import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../../core/formats.js";
 import type { Found } from "../../core/products/telegram.js";
-import { recipientMyself, starsPreset } from "../callback-data.js";
+import { starsPreset } from "../callback-data.js";
 import type { Flow, FlowContext } from "../context.js";
 import { usdt } from "../format.js";
-import { ask, callCore, choose, confirmAndBuy, defineFlow, ensureAffordable, type FlowDeps, parseWhole, refuse, startFlow } from "./kit.js";
+import {
+  ask,
+  askUsername,
+  callCore,
+  choose,
+  confirmAndBuy,
+  defineFlow,
+  ensureAffordable,
+  type FlowDeps,
+  parseWhole,
+  refuse,
+  startFlow,
+} from "./kit.js";
 import { micro } from "../../core/model/money.js";
 
 const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500];
 
 /** Asks for the recipient (the user themself when they have a username) and looks them up, until one is found. */
 async function recipient(conversation: Flow, ctx: FlowContext, deps: FlowDeps, caller: Caller, product: "stars" | "premium"): Promise<Found> {
-  const own = ctx.from?.username;
-  const keyboard = own ? new InlineKeyboard().text(ctx.t("btn-myself", { username: own }), recipientMyself.pack()) : undefined;
-  const question = ctx.t(own ? "ask-recipient-self" : "ask-recipient");
-  let prompt = question;
+  let prompt: string | undefined;
   for (;;) {
-    const reply = await ask(conversation, ctx, prompt, keyboard);
-    const username = reply.kind === "button" ? (recipientMyself.parse(reply.data) && own ? own : null) : parseUsername(reply.text);
-    if (!username) {
-      prompt = `${ctx.t("bad-username")}\n${question}`;
-      continue;
-    }
+    const username = await askUsername(conversation, ctx, prompt);
     const found = await callCore(conversation, () => deps.core.search(caller, product, username));
     if (found.ok) return found.value;
     if (found.code !== "not_found") return refuse(conversation, ctx, deps, found);

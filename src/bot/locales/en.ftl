@@ -274,6 +274,8 @@ rule-balance_bound = A balance is at most { $max } USDT: this would take it past
 rule-holds_balance = That account still holds a balance: debit it before making it an owner key.
 rule-markup_range = The markup must be a percentage from 0 to 100.
 rule-confirm_needed = Approving this needs a confirmation first: nothing changed.
+rule-move_unconfirmed = That move is above the confirmation threshold ({ $max } USDT): it needs a confirmation first. Nothing changed.
+rule-self_block = An administrator cannot block their own account: nothing changed.
 
 # Webhooks
 cmd-webhook = Signed notifications to your server

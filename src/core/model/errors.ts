@@ -28,6 +28,10 @@ type AdminRule =
   | "holds_balance"
   | "markup_range"
   | "confirm_needed"
+  // A credit, debit or wallet set above ADMIN_CONFIRM_ABOVE_USDT, not confirmed (maxMicro: the threshold).
+  | "move_unconfirmed"
+  // An administrator blocking their own account.
+  | "self_block"
   | "stars_refund";
 
 export interface ErrorDetails {

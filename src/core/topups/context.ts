@@ -1,5 +1,6 @@
 import type { Db } from "../../db/database.js";
 import { insertTopupWithin, type NewTopup, type TopupRefusal } from "../../db/topups.js";
+import type { ConfirmRule } from "../confirm.js";
 import type { Account } from "../model/account.js";
 import type { Clock } from "../model/clock.js";
 import { DomainError, invalid } from "../model/errors.js";
@@ -24,8 +25,6 @@ export interface TopupLimits {
   pollMs: number;
   /** A top-up still `creating` after this long was cut short (a stop mid-call): the poll settles it. */
   creatingStaleMs: number;
-  /** Approving a transfer above this needs a second, confirmed step (ADMIN_CONFIRM_ABOVE_USDT). */
-  confirmAboveMicro: Micro;
 }
 
 export interface StarsSettings {
@@ -64,6 +63,8 @@ export interface TopupContext {
   cryptoPay: CryptoPayPort | null;
   outbox: Outbox;
   limits: TopupLimits;
+  /** Approving a transfer above its threshold needs a second, confirmed step (core/confirm.ts). */
+  confirm: ConfirmRule;
   /** Stars top-ups where the bot runs and a rate is set, otherwise null. */
   stars: StarsSettings | null;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };

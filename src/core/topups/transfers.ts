@@ -56,7 +56,7 @@ async function reviewOf(ctx: TopupContext, topup: Topup): Promise<TransferReview
   const key = await referenceKeyOf(ctx.db, topup.id);
   const reused = key ? await sameReference(ctx.db, { id: topup.id, referenceKey: key }) : [];
   const confirm: ConfirmReason[] = [];
-  if (topup.amountMicro > ctx.limits.confirmAboveMicro) confirm.push("above_threshold");
+  if (ctx.confirm.needed(topup.amountMicro)) confirm.push("above_threshold");
   if (reused.length) confirm.push("reference_reused");
   return { reused, confirm };
 }
@@ -97,7 +97,7 @@ async function approve(ctx: TopupContext, topup: Topup, admin: DecidingAdmin, co
   const { confirm, reused } = topup.status === "pending" ? await reviewOf(ctx, topup) : { confirm: [], reused: [] };
   if (confirm.length && !confirmed) {
     const why = [
-      ...(confirm.includes("above_threshold") ? [`${formatUsdt(topup.amountMicro)} USDT is above ${formatUsdt(ctx.limits.confirmAboveMicro)}`] : []),
+      ...(confirm.includes("above_threshold") ? [`${formatUsdt(topup.amountMicro)} USDT is above ${formatUsdt(ctx.confirm.aboveMicro)}`] : []),
       ...(reused.length ? [`its reference is also on transfer ${reused.map((r) => `${r.topup.id} (${r.topup.status})`).join(", ")}`] : []),
     ];
     throw invalid(`Approving transfer ${topup.id} needs confirming: ${why.join("; ")}`, { rule: "confirm_needed", confirm });

@@ -6,12 +6,21 @@ import { Sticker } from "../sticker.js";
 import { Amount, Cell, Choice, type Ctx, failure, Field, html, Outcome, type Preset, Section, Skeleton, useCheck, useLoad, usdt } from "../ui.js";
 import { recentRecipients } from "./account.js";
 
-const USERNAME = /^@?([A-Za-z0-9_]{3,32})$/;
-const username = (text: string) => USERNAME.exec(text.trim())?.[1] ?? null;
+type Forms = Answer<"miniAppForms">;
+
+/** What the forms take (a recipient's username, a gift's text), as the service decides it for this user; null while it loads. */
+function useForms(ctx: Ctx): Forms | null {
+  const forms = useLoad(() => ctx.api.cached<Forms>("/miniapp/forms"));
+  return forms.kind === "ok" ? forms.value : null;
+}
+
+/** The username a typed recipient names, without its @; null when it is not one (or the rule is not read yet). */
+const usernameOf = (forms: Forms | null, text: string) => (forms && new RegExp(forms.recipient.pattern).exec(text.trim())?.[1]) || null;
 
 /** The recipient looked up as the user types (their name and photo), as the purchase will find them. */
 function Recipient({ ctx, product, value, onInput }: { ctx: Ctx; product: "stars" | "premium"; value: string; onInput: (v: string) => void }) {
-  const name = username(value);
+  const forms = useForms(ctx);
+  const name = usernameOf(forms, value);
   const found = useCheck(name, () =>
     ctx.api.post<Answer<"searchRecipient">>("/v1/search", {
       product_type: product,
@@ -26,8 +35,8 @@ function Recipient({ ctx, product, value, onInput }: { ctx: Ctx; product: "stars
           </div>`
         : found.kind === "error"
           ? html`<${Outcome} kind="error" text=${found.message} testId="recipient" />`
-          : value && !name
-            ? html`<${Outcome} kind="error" text=${ctx.t.usernameRule} testId="recipient" />`
+          : forms && value && !name
+            ? html`<${Outcome} kind="error" text=${ctx.t.usernameRule(forms.recipient.min_length, forms.recipient.max_length)} testId="recipient" />`
             : null
     }`;
 }
@@ -57,7 +66,7 @@ function Recipients({
 }) {
   const { t, me } = ctx;
   const recent = useRecentRecipients(ctx).filter((r) => r !== me.username?.toLowerCase());
-  const chosen = username(to)?.toLowerCase();
+  const chosen = usernameOf(useForms(ctx), to)?.toLowerCase();
   const people: Array<[string, string]> = [
     ...(me.username ? [[me.username, `${t.myself} · @${me.username}`] as [string, string]] : []),
     ...recent.map((r): [string, string] => [r, `@${r}`]),
@@ -87,8 +96,9 @@ function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   const bounds = pricing.kind === "ok" ? pricing.value.stars : { min: 50, max: 1_000_000, usdt_per_star: 0 };
   const count = Number(stars);
-  const ok = username(to) && Number.isInteger(count) && count >= bounds.min && count <= bounds.max;
-  const purchase: Purchase | null = ok ? { product_type: "stars", username: username(to)!, stars: count } : null;
+  const recipient = usernameOf(useForms(ctx), to);
+  const ok = recipient && Number.isInteger(count) && count >= bounds.min && count <= bounds.max;
+  const purchase: Purchase | null = ok ? { product_type: "stars", username: recipient, stars: count } : null;
   return html`<${Section} title=${t.goodsStars} hint=${pricing.kind === "ok" ? t.starsHint(bounds.min, bounds.max) : null}>
       <div class="packs" role="radiogroup" aria-label=${t.packs}>
         ${[50, 100, 250, 500, 1000].map(
@@ -145,7 +155,8 @@ function Premium({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   // One of the months the service lists (GET /v1/pricing), which are the ones its purchase takes.
   const chosen = Number(months) as Extract<Purchase, { product_type: "premium" }>["months"];
-  const purchase: Purchase | null = username(to) ? { product_type: "premium", username: username(to)!, months: chosen } : null;
+  const recipient = usernameOf(useForms(ctx), to);
+  const purchase: Purchase | null = recipient ? { product_type: "premium", username: recipient, months: chosen } : null;
   return html`<${Section} title=${t.months}>
       ${
         pricing.kind === "ok"
@@ -382,19 +393,21 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
 function Gifts({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
   const gifts = useLoad(() => api.cached<Answer<"listGifts">>("/v1/gifts"));
-  // On Telegram's own backend the bot is always the sender shown and a message holds 128 characters.
-  const health = useLoad(() => api.cached<Answer<"getHealth">>("/v1/health").catch(() => null));
-  const byBot = health.kind === "ok" && health.value?.backends?.gifts === "telegram";
+  const forms = useLoad(() => api.cached<Forms>("/miniapp/forms"));
   const [giftId, setGiftId] = useState(preset.giftId ?? "");
   const [to, setTo] = useState(preset.to ?? "");
   const [hide, setHide] = useState(false);
   const [message, setMessage] = useState("");
-  if (gifts.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, gifts.error)} />`;
-  if (gifts.kind === "loading") return html`<${Skeleton} rows=${3} label=${t.loading} />`;
+  for (const load of [gifts, forms]) if (load.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, load.error)} />`;
+  if (gifts.kind !== "ok" || forms.kind !== "ok") return html`<${Skeleton} rows=${3} label=${t.loading} />`;
   const list = gifts.value.gifts;
   if (!list.length) return html`<p class="empty">${t.nothingOnSale}</p>`;
+  // Where the shop's bot sends (Telegram's own backend), it is always the sender shown and the text holds less.
+  const byBot = !forms.value.gift.names_buyer;
+  const messageMax = forms.value.gift.message_max;
+  const recipient = usernameOf(forms.value, to);
   const purchase: Purchase | null =
-    giftId && username(to) ? { product_type: "gift", recipient: username(to)!, gift_id: giftId, hide_name: byBot ? false : hide, message } : null;
+    giftId && recipient ? { product_type: "gift", recipient, gift_id: giftId, hide_name: byBot ? false : hide, message } : null;
   return html`<div class="gifts" role="radiogroup" aria-label=${t.gift}>
       ${list.map(
         (g) =>
@@ -424,8 +437,8 @@ function Gifts({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
             name="message"
             value=${message}
             onInput=${setMessage}
-            maxlength=${byBot ? 128 : 255}
-            hint=${`${message.length}/${byBot ? 128 : 255}`}
+            maxlength=${messageMax}
+            hint=${`${message.length}/${messageMax}`}
           />
           ${
             byBot

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../../../core/accounts.js";
+import { telegramActor } from "../../../core/admin.js";
 import { DomainError } from "../../../core/model/errors.js";
 import { callerOf, isMiniAppCaller } from "../../caller.js";
 import type { MiniAppOptions } from "../../miniapp/options.js";
@@ -24,7 +25,7 @@ export function adminOf(request: FastifyRequest, admins: ReadonlySet<string>) {
   const { account } = userOf(request);
   // Their account works (not key_blocked): they are just not an administrator.
   if (!admins.has(account.telegramId)) throw new DomainError("forbidden", "The admin desk is for the service's administrators only");
-  return { telegramId: account.telegramId, username: account.username, actor: `tg:${account.telegramId}` };
+  return { telegramId: account.telegramId, username: account.username, actor: telegramActor(account.telegramId) };
 }
 
 /** The scope's routes in the OpenAPI document: under their tag, signed in with the session (a bearer token). */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../../core/index.js";
-import { invalid, notFound } from "../../../core/model/errors.js";
+import { notFound } from "../../../core/model/errors.js";
 import { fromUsdt, toUsdt } from "../../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../../wire/common.js";
 import {
@@ -36,7 +36,7 @@ const STARS_TOPUPS_SHOWN = 10;
 
 /** What the admin desk shows: the overview (volume, providers, transfers waiting) and a user found. */
 export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
-  const { core, confirmAboveMicro } = options;
+  const { core } = options;
   const admins = adminsOf(options);
   documentAs(app, "Mini App admin desk");
 
@@ -63,7 +63,7 @@ export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
         days: days.map((row) => ({ day: row.day, ...volumeView(row) })),
         upstreams: health.ready,
         pending_transfers: pending.map(pendingTransferView),
-        confirm_above_usdt: toUsdt(confirmAboveMicro),
+        confirm_above_usdt: toUsdt(core.admin.confirm.aboveMicro),
       };
     },
   );
@@ -149,7 +149,7 @@ export const miniAppDeskRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
  * hears of it through the bot): a credit or debit, a block, a transfer's decision.
  */
 export const miniAppDeskActionRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
-  const { core, confirmAboveMicro } = options;
+  const { core } = options;
   const admins = adminsOf(options);
   documentAs(app, "Mini App admin desk");
 
@@ -168,12 +168,10 @@ export const miniAppDeskActionRoutes: FastifyPluginAsyncZod<{ core: Core } & Min
       const admin = adminOf(request, admins);
       const { direction, note, confirmed } = request.body;
       const amount = fromUsdt(request.body.amount_usdt);
-      if (amount > confirmAboveMicro && !confirmed) {
-        throw invalid(`Moves above ${toUsdt(confirmAboveMicro)} USDT need confirmed: true`);
-      }
       const { telegram_id: telegramId } = request.params;
-      // The user hears of it through the bot (core.admin's notice), as of a move made there.
-      const balance = await core.admin[direction](telegramId, amount, admin.actor, note || undefined);
+      // The user hears of it through the bot (core.admin's notice), as of a move made there; above the threshold
+      // the core refuses it unless confirmed.
+      const balance = await core.admin[direction](telegramId, amount, admin.actor, { note: note || undefined, confirmed });
       return { success: true as const, balance_usdt: toUsdt(balance) };
     },
   );
@@ -193,7 +191,6 @@ export const miniAppDeskActionRoutes: FastifyPluginAsyncZod<{ core: Core } & Min
       const admin = adminOf(request, admins);
       const { blocked } = request.body;
       const { telegram_id: telegramId } = request.params;
-      if (blocked && telegramId === admin.telegramId) throw invalid("An administrator cannot block themselves here");
       await core.admin.setBlocked(telegramId, blocked, admin.actor);
       return { success: true as const, blocked };
     },

@@ -5,6 +5,7 @@ import { toUsdt } from "../../../core/model/money.js";
 import { errorBody, keyedErrors } from "../../../wire/common.js";
 import {
   checkResponse,
+  formsResponse,
   keyBody,
   keyResponse,
   meResponse,
@@ -12,6 +13,7 @@ import {
   sessionResponse,
   starsTopupBody,
   starsTopupResponse,
+  toFormsView,
   toStarsOfferView,
 } from "../../../wire/miniapp.js";
 import { toTopupView } from "../../../wire/topups.js";
@@ -28,8 +30,8 @@ import { adminsOf, documentAs, MINIAPP_PREFIX, type MiniAppCaller, userOf } from
 const KEY_INIT_DATA_MAX_AGE_MS = 300_000;
 
 /**
- * The Mini App user's own routes: sign-in by Telegram's init data, who they are, a purchase checked as it is filled
- * in, and a new key. The shop and the account call the API's routes with the session (src/api/plugins/auth.ts), so
+ * The Mini App user's own routes: sign-in by Telegram's init data, who they are, what the purchase forms take, a
+ * purchase checked as it is filled in, and a new key. The shop and the account call the API's routes with the session (src/api/plugins/auth.ts), so
  * there is no rule of their own here.
  */
 export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOptions> = async (app, options) => {
@@ -87,6 +89,21 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
         balance_usdt: toUsdt(balance),
         balance_after_usdt: toUsdt(balance - priced.chargeMicro),
       };
+    },
+  );
+
+  app.get(
+    `${MINIAPP_PREFIX}/forms`,
+    {
+      schema: {
+        summary: "What the purchase forms take, as the core decides it for this user: a recipient's username, a gift's text and name",
+        operationId: "miniAppForms",
+        response: { 200: formsResponse, ...keyedErrors },
+      },
+    },
+    async (request) => {
+      const caller = userOf(request);
+      return toFormsView({ messageMax: core.gifts.textRoom(caller), namesBuyer: core.gifts.namesBuyer });
     },
   );
 
