@@ -140,7 +140,7 @@ export const overviewResponse = z.object({
   success: z.literal(true),
   today: z.array(volumeRow).describe("Today's (UTC) orders and volume by product and status"),
   days: z.array(volumeRow.extend({ day: z.string() })).describe("The last 30 days, by UTC day, product and status"),
-  upstreams: z.record(z.string(), z.boolean()).describe("Each provider's readiness from the last health round"),
+  upstreams: z.record(z.string(), z.boolean()).describe("Each product's backend (and the rates' source), ready or not in the last health round"),
   pending_transfers: z.array(pendingTransfer).describe("Transfers waiting for a decision, oldest first"),
   confirm_above_usdt: z.number().describe("Credits and debits above this need confirmed: true (as the bot asks Confirm)"),
 });

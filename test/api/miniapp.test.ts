@@ -355,7 +355,7 @@ describe("the admin desk", () => {
     expect(overview.today).toContainEqual(expect.objectContaining({ product: "stars", status: "completed" }));
     const today = new Date().toISOString().slice(0, 10);
     expect(overview.days).toContainEqual(expect.objectContaining({ day: today, product: "stars", status: "completed" }));
-    expect(overview.upstreams).toMatchObject({ gateway: true, store: true });
+    expect(overview.upstreams).toMatchObject({ stars: true, premium: true, store: true });
     expect(overview.confirm_above_usdt).toBe(100);
     expect(overview.pending_transfers).toContainEqual(
       expect.objectContaining({

@@ -86,7 +86,8 @@ describe("admin commands", () => {
     expect(stats).toMatch(/refunds: [1-9]/);
     // The Mini App's 30-day chart, as one line of delivered volume by product.
     expect(stats).toMatch(/last 30 days, delivered: .*stars \d+\.\d\d USDT/);
-    expect(stats).toContain("delivery gateway ready");
+    expect(stats).toContain("stars (protocol) ready");
+    expect(stats).toContain("Premium (protocol) ready");
   });
 
   it("answers bad arguments with a usage line and changes nothing", async () => {

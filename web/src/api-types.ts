@@ -8146,7 +8146,7 @@ export interface operations {
               volume_usdt: number;
               day: string;
             }[];
-            /** @description Each provider's readiness from the last health round */
+            /** @description Each product's backend (and the rates' source), ready or not in the last health round */
             upstreams: {
               [key: string]: boolean;
             };

@@ -252,7 +252,7 @@ async function describeStats(core: Core, ctx: BotContext): Promise<string> {
   // The 30 days the Mini App charts, as one line: delivered volume by product.
   const delivered = new Map<string, number>();
   for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
-  const { ready } = await core.health.current();
+  const { ready, backends } = await core.health.current();
   const lines = rows.map((r) =>
     ctx.t("adm-stats-line", {
       product: ctx.t(`product-${r.product}`),
@@ -280,7 +280,10 @@ async function describeStats(core: Core, ctx: BotContext): Promise<string> {
     }),
     ctx.t("adm-stats-upstreams", {
       list: Object.entries(ready)
-        .map(([name, ok]) => `${ctx.t(`upstream-${name}`)} ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`)
+        // Each product with its backend: Premium on the bot is told apart from stars on the gateway.
+        .map(
+          ([name, ok]) => `${ctx.t(`upstream-${name}`)} (${backends[name as keyof typeof backends]}) ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`,
+        )
         .join(", "),
     }),
   ].join("\n");
