@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetails } from "../../core/model/errors.js";
+import type { Refusal } from "../../core/model/errors.js";
 import type { Micro } from "../../core/model/money.js";
 import type { MiniAppSessions } from "./session.js";
 
@@ -11,5 +11,5 @@ export interface MiniAppOptions {
   /** Credits and debits above this need a second, confirmed call (as the bot asks Confirm). */
   confirmAboveMicro: Micro;
   /** A refusal in the bot's words in a language (en/ru), for the user to read. */
-  refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
+  refusal: (language: string | null, refusal: Refusal) => string;
 }

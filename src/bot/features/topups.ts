@@ -190,7 +190,7 @@ export function topupFeatures({ core }: Pick<TopupDeps, "core">) {
       await ctx.reply(ctx.t("topup-cancelled", { id }), { reply_markup: mainMenu(ctx) });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      await ctx.reply(refusalText(ctx.t.bind(ctx), error), { reply_markup: mainMenu(ctx) });
+      await ctx.reply(refusalText(ctx.t.bind(ctx), error.refusal), { reply_markup: mainMenu(ctx) });
     }
   });
 

@@ -43,15 +43,16 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
     const typed =
       reply.kind === "button" ? String(storeAmountPreset.parse(reply.data)?.usd ?? "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
     const micro = typed === null ? null : parseUsd(typed);
-    if (micro === null) {
+    // Zero is no nominal at all: asked again within the limits shown, before the core is asked.
+    if (micro === null || micro === 0) {
       prompt = ctx.t("bad-store-amount", range);
       continue;
     }
     const request = { login: account, amountMicro: micro };
     const price = await callCore(conversation, () => core.store.price(caller, request));
-    if (!price.ok && price.details.reason === "invalid_amount") {
+    if (!price.ok && "reason" in price.details && price.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
-      const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = price.details;
+      const { minMicro, maxMicro } = price.details;
       prompt = ctx.t("bad-store-amount", { min: usd(minMicro), max: usd(maxMicro) });
       continue;
     }
