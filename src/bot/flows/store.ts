@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import { checkStoreLogin } from "../../core/formats.js";
 import { storePrice } from "../../core/markup.js";
-import { parseUsd, usdAsUsdt } from "../../core/model/money.js";
+import { fromUsd, microUsd, parseUsd, usdAsUsdt } from "../../core/model/money.js";
 import type { StoreDetails } from "../../core/model/products.js";
 import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import { storeAmountPreset } from "../callback-data.js";
@@ -34,8 +34,8 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
 
   // The amount, checked by the core's price against the live limits; a refused amount is asked again with them.
   const presets = new InlineKeyboard();
-  for (const dollars of PRESETS_USD.filter((d) => d * 1e6 >= limits.minMicro && d * 1e6 <= limits.maxMicro))
-    presets.text(usd(dollars * 1e6), storeAmountPreset.pack({ usd: dollars }));
+  for (const dollars of PRESETS_USD.filter((d) => fromUsd(d) >= limits.minMicro && fromUsd(d) <= limits.maxMicro))
+    presets.text(usd(fromUsd(dollars)), storeAmountPreset.pack({ usd: dollars }));
   const range = { min: usd(limits.minMicro), max: usd(limits.maxMicro) };
   let prompt = ctx.t("ask-store-amount", { login: account, ...range });
   for (;;) {
@@ -62,7 +62,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       describe: ({ details, chargeMicro }: Priced<StoreDetails>) =>
         ctx.t("store-quote", {
           login: details.store_login,
-          amount: usd(details.amount_micro),
+          amount: usd(microUsd(details.amount_micro)),
           fee: usdt(details.fee_micro),
           markup: usdt(chargeMicro - details.cost_micro),
           percent: details.markup_bp / 100,
