@@ -49,7 +49,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       continue;
     }
     const request = { login: account, amountMicro: micro };
-    const price = await callCore(conversation, () => core.store.price(caller, request));
+    const price = await callCore(conversation, () => core.store.price({ caller, item: request }));
     if (!price.ok && "reason" in price.details && price.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
       const { minMicro, maxMicro } = price.details;
@@ -57,7 +57,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
       continue;
     }
     const order = {
-      price: () => core.store.price(caller, request),
+      price: () => core.store.price({ caller, item: request }),
       // The breakdown adds up to the total: the markup shown is what the total adds to the cost, after rounding.
       describe: ({ details, chargeMicro }: Priced<StoreDetails>) =>
         ctx.t("store-quote", {
@@ -68,7 +68,7 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
           percent: details.markup_bp / 100,
           total: usdt(chargeMicro),
         }),
-      buy: (options: PurchaseOptions) => core.store.buy(caller, request, options),
+      buy: (options: PurchaseOptions) => core.store.buy({ caller, item: request, ...options }),
       later: ctx.t("later-store"),
     };
     return confirmAndBuy(conversation, ctx, deps, caller, order, price);

@@ -55,7 +55,7 @@ type InvalidInputDetails =
  * What each code's refusal carries: a code's amounts are always there (no face fills a missing one), and a code
  * with nothing to say carries nothing. Faces read them by code, then by reason or rule.
  */
-export interface DetailsByCode {
+interface DetailsByCode {
   invalid_input: InvalidInputDetails;
   unauthorized: None;
   key_blocked: None;

@@ -12,7 +12,7 @@ declare const microBrand: unique symbol;
 /** A whole count of micro-USDT; made only by `micro` (checked), so a float, a USDT amount or a micro-USD one cannot pass for one. */
 export type Micro = number & { readonly [microBrand]: true };
 
-export const MICRO_PER_USDT = 1_000_000;
+const MICRO_PER_USDT = 1_000_000;
 
 declare const microUsdBrand: unique symbol;
 /** A whole count of micro-USD (10^-6 USD): a provider's price or a store nominal, not yet a charge. */
