@@ -36,7 +36,7 @@ type StarsRefundDetails =
 /** Bad input: plain (the message names the field), or with the reason or administrator rule faces word it by. */
 type InvalidInputDetails =
   | None
-  /** The store's nominal outside the range that refused it, in USD. */
+  /** The store's nominal outside the range that refused it (the live limits, or any nominal's own), in USD. */
   | { reason: "invalid_amount"; minMicro: MicroUsd; maxMicro: MicroUsd }
   /** The charge the order would have now, above the confirmed one. */
   | { reason: "price_changed"; requiredMicro: Micro }
