@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import type { z } from "zod";
-import { DomainError, type ErrorCode, type ErrorDetails } from "../core/model/errors.js";
+import { DomainError, type ErrorCode, type ErrorDetails, reasonIn } from "../core/model/errors.js";
 import { toUsdt } from "../core/model/money.js";
 import type { Reason } from "../core/model/reasons.js";
 import type { errorBody, insufficientFundsBody } from "../wire/common.js";
@@ -20,17 +20,17 @@ function errorBodyOf(message: string, extra: { reason?: Reason | null; retryAfte
 }
 
 /** How one core error leaves over HTTP: its status, its body, and the headers it adds to the answer. */
-interface Refusal {
+interface Refusal<C extends ErrorCode> {
   status: number;
-  body?: (message: string, details: ErrorDetails) => ErrorBody | InsufficientFundsBody;
-  headers?: (details: ErrorDetails) => Record<string, string>;
+  body?: (message: string, details: ErrorDetails<C>) => ErrorBody | InsufficientFundsBody;
+  headers?: (details: ErrorDetails<C>) => Record<string, string>;
 }
 
 /**
  * The one place a core error becomes an HTTP answer: one row per error code (a new code without a row does not
  * compile). A row without a body answers the contract's Error body, with the error's reason as error_code.
  */
-const REFUSALS: Record<ErrorCode, Refusal> = {
+const REFUSALS: { [C in ErrorCode]: Refusal<C> } = {
   invalid_input: { status: 400 },
   unauthorized: { status: 401 },
   insufficient_funds: {
@@ -38,8 +38,8 @@ const REFUSALS: Record<ErrorCode, Refusal> = {
     body: (message, details) => ({
       success: false,
       error: message,
-      required_usdt: toUsdt(details.requiredMicro ?? 0),
-      balance_usdt: toUsdt(details.balanceMicro ?? 0),
+      required_usdt: toUsdt(details.requiredMicro),
+      balance_usdt: toUsdt(details.balanceMicro),
     }),
   },
   key_blocked: { status: 403 },
@@ -47,9 +47,8 @@ const REFUSALS: Record<ErrorCode, Refusal> = {
   not_found: { status: 404 },
   rate_limited: {
     status: 429,
-    body: (message, details) => errorBodyOf(message, { retryAfter: details.retryAfterSeconds ?? null, reason: details.reason }),
-    headers: (details): Record<string, string> =>
-      details.retryAfterSeconds === undefined ? {} : { "retry-after": String(details.retryAfterSeconds) },
+    body: (message, details) => errorBodyOf(message, { retryAfter: details.retryAfterSeconds }),
+    headers: (details) => ({ "retry-after": String(details.retryAfterSeconds) }),
   },
   upstream_failed: { status: 502 },
   unavailable: { status: 503 },
@@ -71,14 +70,20 @@ function validationMessage(error: FastifyError): string {
 /** A refusal in the words of the caller's own language (the Mini App's user), or null for the API's English. */
 export type Localize = (request: FastifyRequest, error: DomainError) => string | null;
 
+/** A core error's row of REFUSALS: its status, body and headers, the details read as that code's. */
+function answerOf<C extends ErrorCode>(code: C, details: ErrorDetails<C>, message: string) {
+  const refusal: Refusal<C> = REFUSALS[code];
+  const body = refusal.body ? refusal.body(message, details) : errorBodyOf(message, { reason: reasonIn(details) });
+  return { status: refusal.status, headers: refusal.headers?.(details) ?? {}, body };
+}
+
 /** A core error as its row of REFUSALS has it; headers already set on the answer (a Retry-After) are kept. */
 function sendDomainError(reply: FastifyReply, error: DomainError, message = error.message) {
-  const refusal = REFUSALS[error.code];
-  for (const [name, value] of Object.entries(refusal.headers?.(error.details) ?? {})) {
+  const answer = answerOf(error.code, error.details, message);
+  for (const [name, value] of Object.entries(answer.headers)) {
     if (!reply.hasHeader(name)) reply.header(name, value);
   }
-  const body = refusal.body ? refusal.body(message, error.details) : errorBodyOf(message, { reason: error.details.reason });
-  return reply.code(refusal.status).send(body);
+  return reply.code(answer.status).send(answer.body);
 }
 
 /** A request that failed validation: invalid input, with the reason the route names for the field, if it does. */
@@ -97,7 +102,7 @@ function sendValidationError(request: FastifyRequest, reply: FastifyReply, error
 export const errorHandler = (localize: Localize | null) => (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
   if (error instanceof DomainError) {
     // A refusal carrying the engine's own error (a database fault): the caller reads the reason, the log the cause.
-    if (error.cause !== undefined) request.log.error({ err: error.cause, reason: error.details.reason }, error.message);
+    if (error.cause !== undefined) request.log.error({ err: error.cause, reason: reasonIn(error.details) }, error.message);
     return sendDomainError(reply, error, localize?.(request, error) ?? error.message);
   }
   if (hasZodFastifySchemaValidationErrors(error)) return sendValidationError(request, reply, error);

@@ -1,4 +1,4 @@
-import { formatUsdt } from "../core/model/money.js";
+import { formatUsd, formatUsdt, type MicroUsd } from "../core/model/money.js";
 import type { ListedOrder, Order } from "../core/model/products.js";
 
 /** A translation function: the context's `t`, or a locale's outside any update (notifications). */
@@ -8,7 +8,7 @@ export type Translate = (key: string, vars?: Record<string, string | number>) =>
 export const usdt = (micro: number) => formatUsdt(micro);
 
 /** One number format for USD (store nominals): always 2 decimals, then "USD". */
-export const usd = (micro: number) => `${(Math.round(micro / 10_000) / 100).toFixed(2)} USD`;
+export const usd = (amount: MicroUsd) => `${formatUsd(amount)} USD`;
 
 /** Whom or what an order was for, as a person reads it: a gift card order names its cards, not a brand id. */
 const forWhom = (order: ListedOrder) =>

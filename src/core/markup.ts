@@ -1,4 +1,4 @@
-import { divideRounded, type Micro, type MicroUsd, microUsd, percentOf, roundMicro, usdAsUsdt } from "./model/money.js";
+import { type Micro, type MicroUsd, microUsd, percentOf, ppmOf, roundMicro, usdAsUsdt } from "./model/money.js";
 import type { MarkupProduct } from "./model/account.js";
 
 export type MarkupDefaults = Record<MarkupProduct, number>;
@@ -28,7 +28,7 @@ export interface StorePrice {
 
 /** The spec's store formula: fee on the nominal, markup on the cost, the total rounded to 2 decimals. */
 export function storePrice(amountMicro: MicroUsd, feePpm: number, markupBp: number): StorePrice {
-  const feeMicro = microUsd(divideRounded(amountMicro * feePpm, 1_000_000));
+  const feeMicro = ppmOf(amountMicro, feePpm);
   const costMicro = microUsd(amountMicro + feeMicro);
   const markupMicro = percentOf(costMicro, markupBp);
   return { amountMicro, feeMicro, costMicro, markupBp, markupMicro, totalMicro: roundMicro(microUsd(costMicro + markupMicro), 2) };

@@ -1,6 +1,6 @@
 import { invalid } from "./model/errors.js";
 import { PREMIUM_MONTHS, type PremiumMonths, STARS_MAX, STARS_MIN } from "./formats.js";
-import { divideRounded, MICRO_PER_USDT, micro, type Micro } from "./model/money.js";
+import { micro, type Micro, microUnitsAt, wholeUnitsAt } from "./model/money.js";
 import type { RatesPort } from "./ports.js";
 import type { Clock } from "./model/clock.js";
 
@@ -52,8 +52,8 @@ export function createPricing({ tariffs, rates, clock }: { tariffs: Tariffs; rat
     async equivalents(amountMicro: Micro): Promise<{ uzs: number; tonMicro: number | null }> {
       const { tonUsd } = await tonRate();
       return {
-        uzs: divideRounded(amountMicro * tariffs.uzsPerUsd, MICRO_PER_USDT),
-        tonMicro: tonUsd === null ? null : divideRounded(amountMicro, tonUsd),
+        uzs: wholeUnitsAt(amountMicro, tariffs.uzsPerUsd),
+        tonMicro: tonUsd === null ? null : microUnitsAt(amountMicro, tonUsd),
       };
     },
   };

@@ -58,11 +58,20 @@ export interface PriceGuard {
   exact?: boolean;
 }
 
+/** The terms of a purchase beside what is bought. */
 export interface PurchaseOptions {
-  idempotencyKey: string | null;
+  /** Buying: with the identifying fields it decides a replay (none: every call is a new purchase). */
+  idempotencyKey?: string | null;
   guard?: PriceGuard;
   /** A binding quote (POST /v1/quotes): the order is charged exactly its amount, or refused with a `quote_*` reason. */
   quoteId?: string;
+}
+
+/** One purchase as a face asks for it, to price, quote or buy: who buys, what, and on which terms. */
+export interface PurchaseRequest<R> extends PurchaseOptions {
+  caller: Caller;
+  /** The product's own fields: a recipient and an amount, a login and a nominal, a game code and its fields… */
+  item: R;
 }
 
 /** inline: the outcome came back with the purchase itself, so the buyer already saw it. */
@@ -110,9 +119,9 @@ function requestHash(productType: string, identifying: unknown[]): string {
     .digest("hex");
 }
 
-/** What a quote for this request is bound to. */
-function target<R>(product: Purchasable<string, R, unknown>, request: R): QuoteTarget {
-  return { productType: product.type, requestHash: requestHash(product.type, product.identify(request)) };
+/** What a quote for this item is bound to. */
+function target<R>(product: Purchasable<string, R, unknown>, item: R): QuoteTarget {
+  return { productType: product.type, requestHash: requestHash(product.type, product.identify(item)) };
 }
 
 /**
@@ -181,21 +190,23 @@ const availableNow = (p: PipelineContext, caller: Caller, unmoved = false) => av
 const current = async (db: Db, caller: Caller): Promise<Caller> =>
   caller.fresh ? caller : { ...caller, account: await getAccount(db, caller.account.id) };
 
+/** A prepared purchase to place: the buyer as read just now, the order's product type, key and request hash. */
+interface Placement {
+  caller: Caller;
+  type: string;
+  prepared: Priced<unknown> & { recipientId?: string | null };
+  key: string | null;
+  hash: string;
+  quoteId?: string;
+}
+
 /**
  * The debit and the order row in one transaction: the order row is the saved result, and the unique index
  * on (account, key, request) decides a race with a concurrent duplicate, whose order the caller then answers.
  * `caller.account` is as read just before (`current`): a standard account's funds are checked on it, and the
  * ledger's guarded update decides a race; an owner key's daily limit is read afresh under the account's lock.
  */
-async function place(
-  p: PipelineContext,
-  caller: Caller,
-  type: string,
-  prepared: Priced<unknown> & { recipientId?: string | null },
-  key: string | null,
-  hash: string,
-  quoteId?: string,
-): Promise<Placing> {
+async function place(p: PipelineContext, { caller, type, prepared, key, hash, quoteId }: Placement): Promise<Placing> {
   const { db, oneStatement } = p;
   const now = p.clock.now();
   const at = now.toISOString();
@@ -252,14 +263,11 @@ async function place(
 async function price<T extends string, R, D>(
   p: PipelineContext,
   product: Purchasable<T, R, D>,
-  caller: Caller,
-  request: R,
-  guard?: PriceGuard,
-  quoteId?: string,
+  { caller, item, guard, quoteId }: PurchaseRequest<R>,
 ): Promise<Priced<D>> {
   // A named quote is checked (never spent): the sandbox answers what the purchase would charge with it.
-  const bound = quoteId ? await p.quotes.usable(caller.account.id, quoteId, target(product, request)) : null;
-  const live = await product.prepare(await current(p.db, caller), request);
+  const bound = quoteId ? await p.quotes.usable(caller.account.id, quoteId, target(product, item)) : null;
+  const live = await product.prepare(await current(p.db, caller), item);
   const quoted = bound ? withQuote(live, bound) : live;
   checkGuard(quoted.chargeMicro, guard);
   return { recipient: quoted.recipient, chargeMicro: quoted.chargeMicro, details: quoted.details };
@@ -269,18 +277,16 @@ async function price<T extends string, R, D>(
 async function buy<T extends string, R, D>(
   p: PipelineContext,
   product: Purchasable<T, R, D>,
-  caller: Caller,
-  request: R,
-  options: PurchaseOptions,
+  { caller, item, guard, quoteId, idempotencyKey = null }: PurchaseRequest<R>,
 ): Promise<Placed<OrderOf<T, D>>> {
   const { db } = p;
-  const key = checkKey(options.idempotencyKey);
-  const hash = requestHash(product.type, product.identify(request));
+  const key = checkKey(idempotencyKey);
+  const hash = requestHash(product.type, product.identify(item));
   const replay = (order: Order, balanceAfterMicro: Micro) => ({ order: asProduct(order, product), replay: true, balanceAfterMicro });
   // A replay is looked up before anything that needs a provider, so it answers even while the provider is down.
   // Where the placement is one statement and prepare asks no provider, that statement finds it instead: one
   // round trip fewer for every keyed purchase on PostgreSQL.
-  if (key && !(product.preparesOffline && p.oneStatement && placeableAtOnce(caller, options.quoteId))) {
+  if (key && !(product.preparesOffline && p.oneStatement && placeableAtOnce(caller, quoteId))) {
     const earlier = await findReplay(db, caller.account.id, key, hash);
     if (earlier) return replay(earlier, await availableNow(p, caller, true));
   }
@@ -289,13 +295,11 @@ async function buy<T extends string, R, D>(
   let placing: Placing;
   try {
     // A quote's refusal costs no provider call; its charge then stands whatever the live price is now.
-    const bound = options.quoteId
-      ? await p.quotes.usable(caller.account.id, options.quoteId, { productType: product.type, requestHash: hash })
-      : null;
-    const live = await product.prepare(buyer, request);
+    const bound = quoteId ? await p.quotes.usable(caller.account.id, quoteId, { productType: product.type, requestHash: hash }) : null;
+    const live = await product.prepare(buyer, item);
     prepared = bound ? withQuote(live, bound) : live;
-    checkGuard(prepared.chargeMicro, options.guard);
-    placing = await place(p, buyer, product.type, prepared, key, hash, options.quoteId);
+    checkGuard(prepared.chargeMicro, guard);
+    placing = await place(p, { caller: buyer, type: product.type, prepared, key, hash, quoteId });
   } catch (error) {
     // A database that cannot answer now cannot be asked again either: the caller hears so at once.
     if (isDatabaseUnavailable(error)) throw error;
@@ -356,22 +360,18 @@ export function createPurchasePipeline(options: PurchasePipelineOptions) {
 
   const pipeline = {
     /** What the purchase would charge now (see price); nothing is stored, charged or sent. */
-    price: <T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) =>
-      price(p, product, caller, request, guard, quoteId),
+    price: <T extends string, R, D>(product: Purchasable<T, R, D>, purchase: PurchaseRequest<R>) => price(p, product, purchase),
 
-    /** A binding quote: what the purchase would charge now (every rule and live read applied), stored for the caller. */
-    async issueQuote<T extends string, R, D>(
-      product: Purchasable<T, R, D>,
-      caller: Caller,
-      request: R,
-      guard?: PriceGuard,
-    ): Promise<BindingQuote<D>> {
-      const quoted = await price(p, product, caller, request, guard);
-      return p.quotes.issue(caller.account.id, target(product, request), quoted);
+    /**
+     * A binding quote: what the purchase would charge now (every rule and live read applied), stored for the
+     * caller. A quote is not priced against another quote: the request's quoteId is not read.
+     */
+    async issueQuote<T extends string, R, D>(product: Purchasable<T, R, D>, purchase: PurchaseRequest<R>): Promise<BindingQuote<D>> {
+      const quoted = await price(p, product, { caller: purchase.caller, item: purchase.item, guard: purchase.guard });
+      return p.quotes.issue(purchase.caller.account.id, target(product, purchase.item), quoted);
     },
 
-    buy: <T extends string, R, D>(product: Purchasable<T, R, D>, caller: Caller, request: R, options: PurchaseOptions) =>
-      buy(p, product, caller, request, options),
+    buy: <T extends string, R, D>(product: Purchasable<T, R, D>, purchase: PurchaseRequest<R>) => buy(p, product, purchase),
 
     /** Orders whose provider call is under way in this process. */
     calling: () => p.calling.size,
@@ -388,9 +388,9 @@ export function createPurchasePipeline(options: PurchasePipelineOptions) {
     /** A product's price, binding quote and buy, what every product module offers the faces. */
     offer<T extends string, R, D>(product: Purchasable<T, R, D>) {
       return {
-        price: (caller: Caller, request: R, guard?: PriceGuard, quoteId?: string) => price(p, product, caller, request, guard, quoteId),
-        issueQuote: (caller: Caller, request: R, guard?: PriceGuard) => pipeline.issueQuote(product, caller, request, guard),
-        buy: (caller: Caller, request: R, options: PurchaseOptions) => buy(p, product, caller, request, options),
+        price: (purchase: PurchaseRequest<R>) => price(p, product, purchase),
+        issueQuote: (purchase: PurchaseRequest<R>) => pipeline.issueQuote(product, purchase),
+        buy: (purchase: PurchaseRequest<R>) => buy(p, product, purchase),
       };
     },
   };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PREMIUM_MONTHS, STARS_MAX, STARS_MIN } from "../core/formats.js";
-import { divideRounded, type Micro, MICRO_PER_USDT, toUsdt } from "../core/model/money.js";
+import { type Micro, microUnitsAt, toUsdt, wholeUnitsAt } from "../core/model/money.js";
 import type { PortName } from "../core/ports.js";
 import type { Tariffs } from "../core/pricing.js";
 import { dateTime } from "./common.js";
@@ -156,8 +156,8 @@ export const pricingView = (tariffs: Tariffs): z.infer<typeof pricingResponse> =
 export function ratesView(tariffs: Tariffs, rate: { tonUsd: number | null; fetchedAt: string }): z.infer<typeof ratesResponse> {
   const { tonUsd, fetchedAt } = rate;
   // TON to 6 decimals, UZS to whole sums, by the service's one rounding rule.
-  const ton = (usdtMicro: number) => (tonUsd === null ? null : toUsdt(divideRounded(usdtMicro, tonUsd)));
-  const uzs = (usdtMicro: number) => divideRounded(usdtMicro * tariffs.uzsPerUsd, MICRO_PER_USDT);
+  const ton = (usdtMicro: Micro) => (tonUsd === null ? null : toUsdt(microUnitsAt(usdtMicro, tonUsd)));
+  const uzs = (usdtMicro: Micro) => wholeUnitsAt(usdtMicro, tariffs.uzsPerUsd);
   return {
     success: true as const,
     base_currency: "USDT",

@@ -10,7 +10,7 @@ import {
   USERNAME_PATTERN,
   USERNAME_RULE,
 } from "../core/formats.js";
-import { MAX_USDT } from "../core/model/money.js";
+import { hasMicroPrecision, MAX_USDT } from "../core/model/money.js";
 import type { OrderBase } from "../core/model/order.js";
 import type { Order, OrderOfType, ProductType } from "../core/model/products.js";
 import type { Priced } from "../core/purchase.js";
@@ -45,7 +45,7 @@ const maxUsdtField = z
   .number(expect("max_usdt", "a number"))
   .positive("max_usdt must be more than 0")
   .max(MAX_USDT, `max_usdt must be at most ${MAX_USDT}`)
-  .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "max_usdt must have at most 6 decimals")
+  .refine(hasMicroPrecision, "max_usdt must have at most 6 decimals")
   .optional()
   .describe(
     "Optional: the most this order may charge, in USDT (the amount the buyer saw). When the charge would be higher, nothing is charged and the answer is 400 with error_code price_changed",

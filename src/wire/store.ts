@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Priced } from "../core/purchase.js";
 import { percentNumber, type StorePrice } from "../core/markup.js";
-import { MAX_USDT, type Micro, type MicroUsd, microUsd, toUsd, toUsdt, usdAsUsdt } from "../core/model/money.js";
+import { MAX_USDT, type Micro, type MicroUsd, microUsd, toUsd, toUsdt, usdAsSent, usdAsUsdt } from "../core/model/money.js";
 import type { OrderOfType, StoreDetails } from "../core/model/products.js";
 import type { StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
@@ -75,11 +75,7 @@ export const storeOrderResponse = orderEnvelope(z.literal("store"), {
  * before any amount): a value that is no whole number of micro becomes -1, which the core refuses as
  * `invalid_amount` like any nominal that is not whole cents.
  */
-function sentNominal(amountUsd: number): MicroUsd {
-  const scaled = amountUsd * 1_000_000;
-  const whole = Math.round(scaled);
-  return microUsd(Number.isSafeInteger(whole) && Math.abs(scaled - whole) < 1e-3 ? whole : -1);
-}
+const sentNominal = (amountUsd: number): MicroUsd => usdAsSent(amountUsd) ?? microUsd(-1);
 
 export const storeRequestOf = (body: { login: string; amount_usd: number }): StoreRequest => ({
   login: body.login,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REFERENCE_MAX } from "../core/topups/transfers.js";
 import type { Topup } from "../core/model/topup.js";
-import { MAX_USDT, toUsdt } from "../core/model/money.js";
+import { hasMicroPrecision, MAX_USDT, toUsdt } from "../core/model/money.js";
 import { dateTime, expect, limitField } from "./common.js";
 
 // Top-ups (an addition to the contract): a Crypto Pay invoice the key's owner pays, or a transfer they state for
@@ -12,7 +12,7 @@ export const topupBody = z.object({
     .number(expect("amount_usdt", "a number"))
     .positive("amount_usdt must be more than 0")
     .max(MAX_USDT, `amount_usdt must be at most ${MAX_USDT}`)
-    .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "amount_usdt must have at most 6 decimals")
+    .refine(hasMicroPrecision, "amount_usdt must have at most 6 decimals")
     .describe("How much to top up, in USDT, within the documented bounds"),
   method: z
     .enum(["invoice", "transfer"], { error: 'method must be "invoice" or "transfer"' })

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorCode } from "../../src/core/model/errors.js";
+import type { Refusal } from "../../src/core/model/errors.js";
+import { micro, microUsd } from "../../src/core/model/money.js";
 import { REASONS } from "../../src/core/model/reasons.js";
 import { refusalText } from "../../src/bot/refusals.js";
 import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
@@ -20,35 +21,58 @@ async function balanceOf(telegramId: string) {
   return (await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro / 1e6;
 }
 
-const CODES: ErrorCode[] = [
-  "invalid_input",
-  "unauthorized",
-  "key_blocked",
-  "forbidden",
-  "not_found",
-  "insufficient_funds",
-  "rate_limited",
-  "upstream_failed",
-  "unavailable",
+const needed = micro(1_500_000);
+const balance = micro(250_000);
+/** One refusal of every shape the core makes (src/core/model/errors.ts), each with the details its code carries. */
+const REFUSALS: Refusal[] = [
+  ...(["invalid_input", "unauthorized", "key_blocked", "forbidden", "not_found", "upstream_failed", "unavailable"] as const).map((code) => ({
+    code,
+    details: {},
+  })),
+  { code: "insufficient_funds", details: { requiredMicro: needed, balanceMicro: balance } },
+  { code: "rate_limited", details: { retryAfterSeconds: 30 } },
+  { code: "invalid_input", details: { reason: "invalid_amount", minMicro: microUsd(5_000_000), maxMicro: microUsd(500_000_000) } },
+  { code: "invalid_input", details: { reason: "price_changed", requiredMicro: needed } },
+  ...(["login_not_supported", "recipient_refuses", "quote_not_found", "quote_expired", "quote_used", "quote_mismatch"] as const).map((reason) => ({
+    code: "invalid_input" as const,
+    details: { reason },
+  })),
+  { code: "not_found", details: { reason: "order_not_found" } },
+  ...(["disabled", "provider_unavailable", "provider_balance", "database_unavailable"] as const).map((reason) => ({
+    code: "unavailable" as const,
+    details: { reason },
+  })),
 ];
 const CYRILLIC = /[А-Яа-яЁё]/;
 
 describe("refusals in the bot", () => {
-  it("has a Russian and an English text for every reason and every kind of refusal, never the core's English message", () => {
+  it("has a Russian and an English text for every kind of refusal, its amounts filled in, never the core's English message", () => {
     const i18n = h.service.bot!.i18n;
-    const refusals = [
-      ...REASONS.map((reason) => ({ code: "invalid_input" as const, details: { reason, requiredMicro: 1_500_000 } })),
-      ...CODES.map((code) => ({ code, details: {} })),
-    ];
-    for (const refusal of refusals) {
+    for (const refusal of REFUSALS) {
       const ru = refusalText((key, vars) => i18n.t("ru", key, vars), refusal);
       const en = refusalText((key, vars) => i18n.t("en", key, vars), refusal);
       const label = JSON.stringify(refusal);
       expect(ru, label).toMatch(CYRILLIC);
-      expect(ru, label).not.toMatch(/reason-|refused-|refusal/);
+      expect(ru, label).not.toMatch(/reason-|refused-|refusal|\{\s*\$/);
       expect(en, label).not.toMatch(CYRILLIC);
-      expect(en, label).not.toMatch(/reason-|refused-|refusal/);
+      expect(en, label).not.toMatch(/reason-|refused-|refusal|\{\s*\$/);
       expect(ru, label).not.toBe(en);
+    }
+    const en = (refusal: Refusal) => refusalText((key, vars) => i18n.t("en", key, vars), refusal);
+    expect(en(REFUSALS.find((r) => r.code === "insufficient_funds")!)).toContain("this needs 1.50 USDT and you have 0.25 USDT");
+    expect(
+      en({ code: "invalid_input", details: { reason: "invalid_amount", minMicro: microUsd(5_000_000), maxMicro: microUsd(500_000_000) } }),
+    ).toContain("from 5.00 to 500.00 USD");
+  });
+
+  it("has a Russian and an English text for every reason an order fails with", () => {
+    const i18n = h.service.bot!.i18n;
+    for (const reason of REASONS) {
+      const vars = { needed: "1.50", min: "5.00", max: "500.00" };
+      const [ru, en] = [i18n.t("ru", `reason-${reason}`, vars), i18n.t("en", `reason-${reason}`, vars)];
+      expect(ru, reason).toMatch(CYRILLIC);
+      expect(en, reason).not.toMatch(CYRILLIC);
+      expect(en, reason).not.toMatch(/^reason-/);
     }
   });
 

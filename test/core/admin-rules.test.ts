@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { telegramActor } from "../../src/core/admin.js";
-import { DomainError } from "../../src/core/model/errors.js";
+import { DomainError, ruleIn } from "../../src/core/model/errors.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
@@ -23,7 +23,7 @@ async function refusal(call: Promise<unknown>) {
   );
   expect(error).toBeInstanceOf(DomainError);
   const { code, details } = error as DomainError;
-  return { code, rule: details.rule, maxMicro: details.maxMicro };
+  return { code, rule: ruleIn(details), maxMicro: "maxMicro" in details ? details.maxMicro : undefined };
 }
 
 describe("money moves above the confirmation threshold", () => {

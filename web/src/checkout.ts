@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, buy, type Check, type Me, type Purchase, type Quote } from "./api.js";
 import { telegram } from "./telegram.js";
-import { toMicro } from "./money.js";
+import { fromMicro, toMicro } from "./money.js";
 import { creditOf, creditText, starsFor, starsPaymentText, useStarsPayment } from "./stars.js";
 import { Amount, type Ctx, failure, html, MainAction, Outcome, useCheck, usdt } from "./ui.js";
 
@@ -157,7 +157,7 @@ export function Checkout({
     const count = shortMicro > 0 && offer ? starsFor(offer, shortMicro) : null;
     const said = starsPaymentText(ctx, stars.state);
     // Short and topped up in Stars: the balance after both.
-    const after = ((count !== null && offer ? creditOf(offer, count) : 0) - shortMicro) / 1e6;
+    const after = fromMicro((count !== null && offer ? creditOf(offer, count) : 0) - shortMicro);
     const action =
       count !== null && offer
         ? html`<p class="muted" data-testid="shortfall">${t.shortfall(creditText(shortMicro), count, creditText(creditOf(offer, count)))}</p>

@@ -8,6 +8,9 @@ const MICRO_PER_USDT = 1_000_000;
 /** A JSON amount (exact to the micro) as whole micro-USDT; Math.round absorbs the binary error (0.1 * 1e6). */
 export const toMicro = (amount: number): number => Math.round(amount * MICRO_PER_USDT);
 
+/** Whole micro-USDT as a JSON amount again (exact: a micro count divides to its 6 decimals). */
+export const fromMicro = (micro: number): number => micro / MICRO_PER_USDT;
+
 /** Whole micro-USDT as the exact decimal: "1.845", "12.50", "-0.000001". */
 export function exact(micro: number): string {
   const sign = micro < 0 ? "-" : "";
@@ -26,7 +29,7 @@ export const amount = (value: number): string => exact(toMicro(value));
 export const usdt = (value: number): string => `${amount(value)} USDT`;
 
 /** The sum of JSON amounts, added in micro (0.1 + 0.2 is 0.3 here). */
-export const sum = (values: number[]): number => values.reduce((total, value) => total + toMicro(value), 0) / MICRO_PER_USDT;
+export const sum = (values: number[]): number => fromMicro(values.reduce((total, value) => total + toMicro(value), 0));
 
 /** A price split over `parts` (Premium's price a month), to the cent, unbreakable on screen: "≈ 4.00 USDT". */
 export const share = (value: number, parts: number): string => `≈\u00a0${exact(Math.round(toMicro(value) / parts / 10_000) * 10_000)}\u00a0USDT`;

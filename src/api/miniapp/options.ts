@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetails } from "../../core/model/errors.js";
+import type { Refusal } from "../../core/model/errors.js";
 import type { MiniAppSessions } from "./session.js";
 
 /** What the API is given to serve the Mini App (src/root.ts makes it when a bot is configured). */
@@ -8,5 +8,5 @@ export interface MiniAppOptions {
   /** ADMIN_TELEGRAM_IDS: who sees the admin desk. */
   admins: number[];
   /** A refusal in the bot's words in a language (en/ru), for the user to read. */
-  refusal: (language: string | null, refusal: { code: ErrorCode; details: ErrorDetails }) => string;
+  refusal: (language: string | null, refusal: Refusal) => string;
 }

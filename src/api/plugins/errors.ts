@@ -1,6 +1,6 @@
 import type { FastifyPluginCallback } from "fastify";
 import fp from "fastify-plugin";
-import type { DomainError } from "../../core/model/errors.js";
+import { type DomainError, reasonIn, ruleIn } from "../../core/model/errors.js";
 import { isMiniAppCaller } from "../caller.js";
 import { errorHandler, type Localize, notFoundHandler } from "../errors.js";
 import type { MiniAppOptions } from "../miniapp/options.js";
@@ -17,11 +17,11 @@ interface ErrorsOptions {
  * whose own message says what to do.
  */
 const localized = (error: DomainError) =>
-  Boolean(error.details.reason || error.details.rule || (error.code !== "invalid_input" && error.code !== "unauthorized"));
+  Boolean(reasonIn(error.details) || ruleIn(error.details) || (error.code !== "invalid_input" && error.code !== "unauthorized"));
 
 function localizer(refusal: MiniAppOptions["refusal"]): Localize {
   return (request, error) =>
-    request.caller && isMiniAppCaller(request.caller) && localized(error) ? refusal(request.caller.account.language, error) : null;
+    request.caller && isMiniAppCaller(request.caller) && localized(error) ? refusal(request.caller.account.language, error.refusal) : null;
 }
 
 /** Every error and every unknown path answered as the contract's error bodies (src/api/errors.ts), for every route. */

@@ -86,7 +86,11 @@ export const gameOrderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay, balanceAfterMicro } = await core.games.buy(caller, gamesRequestOf(req.params.code, req.body), purchaseOptions(req.body));
+      const { order, replay, balanceAfterMicro } = await core.games.buy({
+        caller,
+        item: gamesRequestOf(req.params.code, req.body),
+        ...purchaseOptions(req.body),
+      });
       return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balanceAfterMicro));
     },
   );

@@ -60,7 +60,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const placed = await core.giftcards.buy(caller, giftcardRequestOf(req.params.category_id, req.body), purchaseOptions(req.body));
+      const placed = await core.giftcards.buy({ caller, item: giftcardRequestOf(req.params.category_id, req.body), ...purchaseOptions(req.body) });
       // Never the codes here, even when the provider finished at once.
       return reply.code(asyncOrderStatus(placed.order, placed.replay)).send(giftcardView(placed.order, placed.balanceAfterMicro));
     },

@@ -55,7 +55,7 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       },
     },
     async (req, reply) => {
-      const { order, replay } = await core.gifts.buy(callerOf(req), giftRequestOf(req.body), purchaseOptions(req.body));
+      const { order, replay } = await core.gifts.buy({ caller: callerOf(req), item: giftRequestOf(req.body), ...purchaseOptions(req.body) });
       if (replay) return reply.code(200).send(giftView(order));
       if (order.status === "failed" && order.reason === "recipient_refuses") {
         // The refusal came with the send itself: refunded, and reported as the recipient's choice.

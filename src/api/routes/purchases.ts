@@ -46,7 +46,11 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { order, replay, balanceAfterMicro } = await core.stars.buy(caller, starsRequestOf(request.body), purchaseOptions(request.body));
+      const { order, replay, balanceAfterMicro } = await core.stars.buy({
+        caller,
+        item: starsRequestOf(request.body),
+        ...purchaseOptions(request.body),
+      });
       const view = starsView(order, balanceAfterMicro);
       return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
     },
@@ -65,7 +69,11 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { order, replay, balanceAfterMicro } = await core.premium.buy(caller, premiumRequestOf(request.body), purchaseOptions(request.body));
+      const { order, replay, balanceAfterMicro } = await core.premium.buy({
+        caller,
+        item: premiumRequestOf(request.body),
+        ...purchaseOptions(request.body),
+      });
       const view = premiumView(order, balanceAfterMicro);
       if (!replay && order.status === "failed") return reply.code(502).send(premiumFailedBody(order, view.usdt_charged));
       return reply.code(200).send(view);
@@ -91,7 +99,7 @@ export const purchaseSandboxRoutes: FastifyPluginAsyncZod<{ core: Core }> = asyn
     async (request) => {
       const caller = callerOf(request);
       const options = purchaseOptions(request.body);
-      const price = await core.stars.price(caller, starsRequestOf(request.body), options.guard, options.quoteId);
+      const price = await core.stars.price({ caller, item: starsRequestOf(request.body), guard: options.guard, quoteId: options.quoteId });
       return answerSandbox(core, caller, options, (context, balance) => starsSandboxView(price, context, balance));
     },
   );
@@ -110,7 +118,7 @@ export const purchaseSandboxRoutes: FastifyPluginAsyncZod<{ core: Core }> = asyn
     async (request) => {
       const caller = callerOf(request);
       const options = purchaseOptions(request.body);
-      const price = await core.premium.price(caller, premiumRequestOf(request.body), options.guard, options.quoteId);
+      const price = await core.premium.price({ caller, item: premiumRequestOf(request.body), guard: options.guard, quoteId: options.quoteId });
       return answerSandbox(core, caller, options, (context, balance) => premiumSandboxView(price, context, balance));
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Caller } from "../../core/accounts.js";
 import type { Core } from "../../core/index.js";
-import type { PriceGuard, Priced } from "../../core/purchase.js";
+import type { PriceGuard, Priced, PurchaseRequest } from "../../core/purchase.js";
 import type { BindingQuote } from "../../core/model/quote.js";
 import { callerOf } from "../caller.js";
 import { purchaseOptions } from "../requests.js";
@@ -16,16 +16,16 @@ import { STORE_FIELD_CODES, storeRequestOf } from "../../wire/store.js";
 
 type Quoted<D> = { recipient: string; details: D };
 interface Offer<R, D> {
-  price(caller: Caller, request: R, guard?: PriceGuard): Promise<Priced<D>>;
-  issueQuote(caller: Caller, request: R, guard?: PriceGuard): Promise<BindingQuote<D>>;
+  price(purchase: PurchaseRequest<R>): Promise<Priced<D>>;
+  issueQuote(purchase: PurchaseRequest<R>): Promise<BindingQuote<D>>;
 }
 
 /** One product's offer for one request: its price now, and a binding quote with the fields it is bound to. */
 function bound<R, D>(offer: Offer<R, D>, request: R, guard: PriceGuard | undefined, fields: (quoted: Quoted<D>) => QuoteFields) {
   return {
-    price: (caller: Caller) => offer.price(caller, request, guard),
+    price: (caller: Caller) => offer.price({ caller, item: request, guard }),
     async issue(caller: Caller): Promise<{ quote: BindingQuote; fields: QuoteFields }> {
-      const quote = await offer.issueQuote(caller, request, guard);
+      const quote = await offer.issueQuote({ caller, item: request, guard });
       return { quote, fields: fields(quote) };
     },
   };

@@ -16,7 +16,7 @@ export async function answerSandbox<A extends object>(
 ): Promise<A> {
   // Nothing was charged: the account as read for this request shows the balance.
   const balance = await core.accounts.availableTo(caller);
-  const answer = view({ idempotencyKey: options.idempotencyKey, now: core.clock.now() }, balance);
+  const answer = view({ idempotencyKey: options.idempotencyKey ?? null, now: core.clock.now() }, balance);
   await core.webhooks.testEvent(caller, answer);
   return answer;
 }

@@ -48,7 +48,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     },
     async (req, reply) => {
       const caller = callerOf(req);
-      const { order, replay, balanceAfterMicro } = await core.store.buy(caller, storeRequestOf(req.body), purchaseOptions(req.body));
+      const { order, replay, balanceAfterMicro } = await core.store.buy({ caller, item: storeRequestOf(req.body), ...purchaseOptions(req.body) });
       return reply.code(asyncOrderStatus(order, replay)).send(storeView(order, balanceAfterMicro));
     },
   );
@@ -86,7 +86,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     async (req) => {
       const caller = callerOf(req);
       const options = purchaseOptions(req.body);
-      const price = await core.store.price(caller, storeRequestOf(req.body), options.guard, options.quoteId);
+      const price = await core.store.price({ caller, item: storeRequestOf(req.body), guard: options.guard, quoteId: options.quoteId });
       return answerSandbox(core, caller, options, (context, balance) => storeSandboxView(price, context, balance));
     },
   );

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Composer, InlineKeyboard } from "grammy";
 import { type Account, MARKUP_PRODUCTS, type MarkupProduct } from "../../core/model/account.js";
-import { DomainError } from "../../core/model/errors.js";
+import { DomainError, isRefusal, ruleIn } from "../../core/model/errors.js";
 import { targetLabel, telegramActor } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/model/money.js";
@@ -56,8 +56,8 @@ export interface AdminDeps {
 
 /** A refused admin operation in the admin's language: a short balance names what the account holds. */
 function adminRefusal(ctx: BotContext, error: DomainError): string {
-  if (error.code === "insufficient_funds") return ctx.t("adm-insufficient", { balance: usdt(error.details.balanceMicro ?? 0) });
-  return refusalText(ctx.t.bind(ctx), error);
+  if (isRefusal(error, "insufficient_funds")) return ctx.t("adm-insufficient", { balance: usdt(error.details.balanceMicro) });
+  return refusalText(ctx.t.bind(ctx), error.refusal);
 }
 
 /** Exactly one account, or the refusal (none, or the candidates of an ambiguous target). */
@@ -66,7 +66,7 @@ async function target(core: Core, text: string | undefined): Promise<Account & {
   try {
     return await core.admin.resolveTarget(text);
   } catch (error) {
-    if (error instanceof DomainError && error.details.rule === "no_account") throw new Usage("adm-no-user", { target: text });
+    if (error instanceof DomainError && ruleIn(error.details) === "no_account") throw new Usage("adm-no-user", { target: text });
     throw error;
   }
 }

@@ -11,7 +11,7 @@ import type { TopupDeps } from "./topups.js";
 const minute = (at: string | null) => (at ?? "").slice(0, 16).replace("T", " ");
 
 /** Why a top-up cannot be refunded as it stands, before asking the administrator to confirm (the core decides again). */
-function cannotRefund(topup: Topup): StarsRefundRefusal | null {
+function cannotRefund(topup: Topup): Extract<StarsRefundRefusal, "not_stars" | "refunded" | "not_paid"> | null {
   if (topup.method !== "stars") return "not_stars";
   if (topup.status === "refunded") return "refunded";
   return topup.status === "credited" || topup.status === "refunding" ? null : "not_paid";
@@ -54,7 +54,7 @@ export function starsRefundFeatures(deps: TopupDeps) {
   const only = composer.filter((ctx) => ctx.from !== undefined && deps.admins.includes(ctx.from.id));
   const refused = (ctx: BotContext, error: unknown) => {
     if (!(error instanceof DomainError)) throw error;
-    return ctx.reply(refusalText(ctx.t.bind(ctx), error));
+    return ctx.reply(refusalText(ctx.t.bind(ctx), error.refusal));
   };
 
   only.command("refund", async (ctx) => {

@@ -174,7 +174,7 @@ export function topupDecisionFeatures(deps: TopupDeps) {
       return ctx.reply(ctx.t(decided.decided ? "topup-rejected-done" : "topup-decided-already", { id: Number(id) }));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      return ctx.reply(refusalText(ctx.t.bind(ctx), error));
+      return ctx.reply(refusalText(ctx.t.bind(ctx), error.refusal));
     }
   });
 

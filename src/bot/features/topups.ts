@@ -3,7 +3,7 @@ import { type Api, Composer, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/model/account.js";
 import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
-import { type Micro, parseUsdt } from "../../core/model/money.js";
+import { fromUsdt, type Micro, parseUsdt } from "../../core/model/money.js";
 import type { Topup } from "../../core/model/topup.js";
 import { menuEntry, starsPack, topupAmount, topupByStars, topupByTransfer, topupCancel } from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
@@ -58,7 +58,7 @@ async function askAmount(conversation: Flow, ctx: FlowContext, core: Core): Prom
   const bounds = { min: usdt(minMicro), max: usdt(maxMicro) };
   const keyboard = new InlineKeyboard();
   for (const amount of AMOUNTS)
-    if (amount * 1_000_000 >= minMicro && amount * 1_000_000 <= maxMicro) keyboard.text(`${amount} USDT`, topupAmount.pack({ usdt: amount }));
+    if (fromUsdt(amount) >= minMicro && fromUsdt(amount) <= maxMicro) keyboard.text(`${amount} USDT`, topupAmount.pack({ usdt: amount }));
   if (methods.stars) keyboard.row().text(ctx.t("btn-topup-stars"), topupByStars.pack());
   if (methods.transfer) keyboard.row().text(ctx.t("btn-topup-transfer"), topupByTransfer.pack());
   let transfer = !methods.invoice;
@@ -190,7 +190,7 @@ export function topupFeatures({ core }: Pick<TopupDeps, "core">) {
       await ctx.reply(ctx.t("topup-cancelled", { id }), { reply_markup: mainMenu(ctx) });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      await ctx.reply(refusalText(ctx.t.bind(ctx), error), { reply_markup: mainMenu(ctx) });
+      await ctx.reply(refusalText(ctx.t.bind(ctx), error.refusal), { reply_markup: mainMenu(ctx) });
     }
   });
 

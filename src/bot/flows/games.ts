@@ -82,12 +82,12 @@ export const gamesFlow = defineFlow("games", "menu-games", (deps) => async (conv
     const request = { code, denomination: chosen.name, playerId, serverId };
     const serverLabel = server?.label;
     return confirmAndBuy(conversation, ctx, deps, caller, {
-      price: () => core.games.price(caller, request),
+      price: () => core.games.price({ caller, item: request }),
       describe: ({ details }) => {
         const what = { denomination: details.denomination, game: game.name, name: details.player_name, id: details.player_id };
         return serverLabel ? ctx.t("what-game-server", { ...what, server: serverLabel }) : ctx.t("what-game", what);
       },
-      buy: (options) => core.games.buy(caller, request, options),
+      buy: (options) => core.games.buy({ caller, item: request, ...options }),
       later: ctx.t("later-game"),
     });
   }

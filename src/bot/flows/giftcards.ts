@@ -65,9 +65,9 @@ export const giftcardsFlow = defineFlow("giftcards", "menu-giftcards", (deps) =>
   const request = { categoryId, cardId: card.cardId, quantity };
   const brandName = brand.name;
   return confirmAndBuy(conversation, ctx, deps, caller, {
-    price: () => core.giftcards.price(caller, request),
+    price: () => core.giftcards.price({ caller, item: request }),
     describe: ({ details }) => ctx.t("what-giftcard", { quantity: details.quantity, name: details.denomination, brand: brandName }),
-    buy: (options) => core.giftcards.buy(caller, request, options),
+    buy: (options) => core.giftcards.buy({ caller, item: request, ...options }),
     later: ctx.t("later-giftcard"),
   });
 });

@@ -100,7 +100,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
   const request = { recipient: recipient.username, giftId: gift.giftId, hideName, message };
   const to = recipient;
   return confirmAndBuy(conversation, ctx, deps, caller, {
-    price: () => core.gifts.price(caller, request),
+    price: () => core.gifts.price({ caller, item: request }),
     describe: ({ details }) =>
       ctx.t("what-gift", {
         emoji: details.emoji,
@@ -110,7 +110,7 @@ export const giftsFlow = defineFlow("gifts", "menu-gifts", (deps) => async (conv
         hidden: details.hide_name ? "yes" : "no",
         message: details.message || "-",
       }),
-    buy: (options) => core.gifts.buy(caller, request, options),
+    buy: (options) => core.gifts.buy({ caller, item: request, ...options }),
     later: ctx.t("later-delivery"),
   });
 });

@@ -160,7 +160,7 @@ export function callCore<T>(conversation: Flow, task: () => Promise<T>): Promise
     try {
       return { ok: true, value: await task() };
     } catch (error) {
-      if (error instanceof DomainError) return { ok: false, code: error.code, details: error.details };
+      if (error instanceof DomainError) return { ok: false, ...error.refusal };
       throw error;
     }
   });
@@ -269,8 +269,9 @@ export async function confirmAndBuy<D>(
     const result = await callCore(conversation, () =>
       order.buy({ idempotencyKey: `bot:${key}`, guard: { confirmedMicro: chargeMicro, exact: true } }),
     );
-    if (result.ok || result.details.reason !== "price_changed") return report(conversation, ctx, deps, result, order.later);
-    const changed = ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(result.details.requiredMicro ?? 0) });
+    const moved = !result.ok && "reason" in result.details && result.details.reason === "price_changed" ? result.details : null;
+    if (!moved) return report(conversation, ctx, deps, result, order.later);
+    const changed = ctx.t("price-changed", { was: usdt(chargeMicro), now: usdt(moved.requiredMicro) });
     await ctx.reply(toppedUp ? `${changed}\n${ctx.t("shortfall-credit-kept")}` : changed);
     price = await callCore(conversation, () => order.price());
   }

@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import { checkStoreLogin } from "../../core/formats.js";
 import { storePrice } from "../../core/markup.js";
-import { parseUsd, usdAsUsdt } from "../../core/model/money.js";
+import { fromUsd, microUsd, parseUsd, usdAsUsdt } from "../../core/model/money.js";
 import type { StoreDetails } from "../../core/model/products.js";
 import type { Priced, PurchaseOptions } from "../../core/purchase.js";
 import { storeAmountPreset } from "../callback-data.js";
@@ -34,8 +34,8 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
 
   // The amount, checked by the core's price against the live limits; a refused amount is asked again with them.
   const presets = new InlineKeyboard();
-  for (const dollars of PRESETS_USD.filter((d) => d * 1e6 >= limits.minMicro && d * 1e6 <= limits.maxMicro))
-    presets.text(usd(dollars * 1e6), storeAmountPreset.pack({ usd: dollars }));
+  for (const dollars of PRESETS_USD.filter((d) => fromUsd(d) >= limits.minMicro && fromUsd(d) <= limits.maxMicro))
+    presets.text(usd(fromUsd(dollars)), storeAmountPreset.pack({ usd: dollars }));
   const range = { min: usd(limits.minMicro), max: usd(limits.maxMicro) };
   let prompt = ctx.t("ask-store-amount", { login: account, ...range });
   for (;;) {
@@ -43,31 +43,32 @@ export const storeFlow = defineFlow("store", "menu-store", (deps) => async (conv
     const typed =
       reply.kind === "button" ? String(storeAmountPreset.parse(reply.data)?.usd ?? "") : plainNumber(reply.text.replace(/^\$|\s*usd$/gi, ""));
     const micro = typed === null ? null : parseUsd(typed);
-    if (micro === null) {
+    // Zero is no nominal at all: asked again within the limits shown, before the core is asked.
+    if (micro === null || micro === 0) {
       prompt = ctx.t("bad-store-amount", range);
       continue;
     }
     const request = { login: account, amountMicro: micro };
-    const price = await callCore(conversation, () => core.store.price(caller, request));
-    if (!price.ok && price.details.reason === "invalid_amount") {
+    const price = await callCore(conversation, () => core.store.price({ caller, item: request }));
+    if (!price.ok && "reason" in price.details && price.details.reason === "invalid_amount") {
       // The limits are live: the refusal carries the ones that applied just now.
-      const { minMicro = limits.minMicro, maxMicro = limits.maxMicro } = price.details;
+      const { minMicro, maxMicro } = price.details;
       prompt = ctx.t("bad-store-amount", { min: usd(minMicro), max: usd(maxMicro) });
       continue;
     }
     const order = {
-      price: () => core.store.price(caller, request),
+      price: () => core.store.price({ caller, item: request }),
       // The breakdown adds up to the total: the markup shown is what the total adds to the cost, after rounding.
       describe: ({ details, chargeMicro }: Priced<StoreDetails>) =>
         ctx.t("store-quote", {
           login: details.store_login,
-          amount: usd(details.amount_micro),
+          amount: usd(microUsd(details.amount_micro)),
           fee: usdt(details.fee_micro),
           markup: usdt(chargeMicro - details.cost_micro),
           percent: details.markup_bp / 100,
           total: usdt(chargeMicro),
         }),
-      buy: (options: PurchaseOptions) => core.store.buy(caller, request, options),
+      buy: (options: PurchaseOptions) => core.store.buy({ caller, item: request, ...options }),
       later: ctx.t("later-store"),
     };
     return confirmAndBuy(conversation, ctx, deps, caller, order, price);

@@ -51,9 +51,9 @@ export const starsFlow = defineFlow("stars", "menu-stars", (deps) => async (conv
     if (stars !== null) {
       const request = { username: who.username, stars };
       return confirmAndBuy(conversation, ctx, deps, caller, {
-        price: () => core.stars.price(caller, request),
+        price: () => core.stars.price({ caller, item: request }),
         describe: () => ctx.t("what-stars", { amount: stars, username: who.username }),
-        buy: (options) => core.stars.buy(caller, request, options),
+        buy: (options) => core.stars.buy({ caller, item: request, ...options }),
         later: ctx.t("later-delivery"),
       });
     }
@@ -76,9 +76,9 @@ export const premiumFlow = defineFlow("premium", "menu-premium", (deps) => async
   const months = await choose(conversation, ctx, ctx.t("ask-months", { name: who.name, username: who.username }), options, 3);
   const request = { username: who.username, months };
   return confirmAndBuy(conversation, ctx, deps, caller, {
-    price: () => core.premium.price(caller, request),
+    price: () => core.premium.price({ caller, item: request }),
     describe: () => ctx.t("what-premium", { months, username: who.username }),
-    buy: (options) => core.premium.buy(caller, request, options),
+    buy: (options) => core.premium.buy({ caller, item: request, ...options }),
     later: ctx.t("later-delivery"),
   });
 });

@@ -12,7 +12,7 @@ declare const microBrand: unique symbol;
 /** A whole count of micro-USDT; made only by `micro` (checked), so a float, a USDT amount or a micro-USD one cannot pass for one. */
 export type Micro = number & { readonly [microBrand]: true };
 
-export const MICRO_PER_USDT = 1_000_000;
+const MICRO_PER_USDT = 1_000_000;
 
 declare const microUsdBrand: unique symbol;
 /** A whole count of micro-USD (10^-6 USD): a provider's price or a store nominal, not yet a charge. */
@@ -105,9 +105,47 @@ export function toUsdt(amount: number): number {
 /** Micro-USD to a JSON number of USD, exact to the micro. */
 export const toUsd = (amount: MicroUsd): number => microUsd(amount) / MICRO_PER_USDT;
 
+/** Whether a JSON number carries at most 6 decimals (a whole count of micro), within the binary error of the scaling. */
+export const hasMicroPrecision = (value: number): boolean => Math.abs(value * MICRO_PER_USDT - Math.round(value * MICRO_PER_USDT)) < 1e-6;
+
+/**
+ * A JSON number of USD as a caller sent it, to micro-USD; null when it is not within a thousandth of a whole count
+ * of micro (more decimals, or too large to hold exactly); the tolerance absorbs the scaling's binary error.
+ */
+export function usdAsSent(value: number): MicroUsd | null {
+  const scaled = value * MICRO_PER_USDT;
+  const whole = Math.round(scaled);
+  return Number.isSafeInteger(whole) && Math.abs(scaled - whole) < 1e-3 ? microUsd(whole) : null;
+}
+
+/** Micro per cent: a USD amount in whole cents is a multiple of it. */
+const MICRO_PER_CENT = 10_000;
+
+/** Whether a micro-USD amount is whole cents (a store nominal must be). */
+export const isWholeCents = (amount: MicroUsd): boolean => amount % MICRO_PER_CENT === 0;
+
+/** Micro-USD as a USD figure rounded to the cent with 2 decimals ("12.50"), for humans. */
+export function formatUsd(amount: MicroUsd): string {
+  const cents = divideRounded(amount, MICRO_PER_CENT);
+  const sign = cents < 0 ? "-" : "";
+  const magnitude = Math.abs(cents);
+  return `${sign}${Math.floor(magnitude / 100)}.${String(magnitude % 100).padStart(2, "0")}`;
+}
+
+/** A micro-USDT amount in whole units of a currency at `perUsdt` units to the USDT (UZS at its configured rate). */
+export const wholeUnitsAt = (amount: Micro, perUsdt: number): number => divideRounded(amount * perUsdt, MICRO_PER_USDT);
+
+/** A micro-USDT amount in micro-units of a currency worth `usdtEach` (TON at its live rate), to the micro. */
+export const microUnitsAt = (amount: Micro, usdtEach: number): number => divideRounded(amount, usdtEach);
+
 /** A percentage of a micro amount, the percentage in basis points (1% = 100 bp), rounded to the micro of its currency. */
 export function percentOf<A extends Amount>(amount: A, basisPoints: number): A {
   return micro(divideRounded(amount * basisPoints, 10_000)) as number as A;
+}
+
+/** A share of a micro amount in parts per million (a provider's fee ratio), rounded to the micro of its currency. */
+export function ppmOf<A extends Amount>(amount: A, partsPerMillion: number): A {
+  return micro(divideRounded(amount * partsPerMillion, 1_000_000)) as number as A;
 }
 
 /** Formats micro as a plain USDT string with 2 to 6 decimals, for humans (CLI, bot). */

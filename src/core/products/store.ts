@@ -2,7 +2,7 @@ import type { Caller } from "../accounts.js";
 import { DomainError, invalid } from "../model/errors.js";
 import { checkStoreLogin } from "../formats.js";
 import { type MarkupDefaults, markupOf, storePrice } from "../markup.js";
-import { MAX_MICRO, MAX_USDT, type MicroUsd, microUsd, toUsd, usdAsUsdt } from "../model/money.js";
+import { fromUsd, isWholeCents, MAX_MICRO, MAX_USDT, type MicroUsd, microUsd, toUsd, usdAsUsdt } from "../model/money.js";
 import type { StoreLimits, StorePort } from "../ports.js";
 import { storeProduct, type StoreDetails } from "../model/products.js";
 import type { Purchasable, PurchasePipeline } from "../purchase.js";
@@ -28,11 +28,15 @@ function normaliseLogin(input: string): string {
   return checked.login;
 }
 
-const badNominal = () => invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount" });
+/** What any nominal must be within, before the live limits are asked: a cent to MAX_USDT. */
+const NOMINAL_RANGE = { minMicro: fromUsd(0.01), maxMicro: microUsd(MAX_MICRO) };
+
+const badNominal = () =>
+  invalid(`amount_usd must be a positive amount with at most 2 decimals, at most ${MAX_USDT}`, { reason: "invalid_amount", ...NOMINAL_RANGE });
 
 /** A nominal in micro-USD: whole cents, positive, at most MAX_USDT; the live limits are checked separately. */
 function checkNominal(amountMicro: MicroUsd): MicroUsd {
-  if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || amountMicro % 10_000 !== 0 || amountMicro > MAX_MICRO) throw badNominal();
+  if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || !isWholeCents(amountMicro) || amountMicro > MAX_MICRO) throw badNominal();
   return amountMicro;
 }
 
@@ -106,7 +110,7 @@ export function createStore({
         checkLiveLimits(checkNominal(amountMicro), limits);
         quote = priceOf(amountMicro);
       }
-      const examples = EXAMPLE_AMOUNTS_USD.map((usd) => microUsd(usd * 1_000_000))
+      const examples = EXAMPLE_AMOUNTS_USD.map(fromUsd)
         .filter((micro) => micro >= limits.minMicro && micro <= limits.maxMicro)
         .map(priceOf);
       return { limits, markupBp, examples, quote };

@@ -17,7 +17,7 @@ import {
 import { transaction } from "../../db/transaction.js";
 import { post } from "../ledger.js";
 import type { Account } from "../model/account.js";
-import { DomainError, type ErrorDetails, invalid, notFound, type StarsRefundRefusal, unavailable } from "../model/errors.js";
+import { invalid, isRefusal, notFound, type StarsRefundRefusal, unavailable } from "../model/errors.js";
 import { formatUsdt, type Micro, micro } from "../model/money.js";
 import type { Topup } from "../model/topup.js";
 import { type StarInvoice, type StarPaymentsPort, UpstreamError } from "../ports.js";
@@ -239,8 +239,7 @@ export async function starsPaid(ctx: TopupContext, payment: StarPaymentUpdate): 
 export type RefundingAdmin = DecidingAdmin | { actor: string };
 
 /** Why an administrator's refund cannot go ahead, said to them. */
-const refusal = (refund: StarsRefundRefusal, message: string, details?: ErrorDetails) =>
-  invalid(message, { rule: "stars_refund", refund, ...details });
+const refusal = (refund: Exclude<StarsRefundRefusal, "spent" | "no_answer">, message: string) => invalid(message, { rule: "stars_refund", refund });
 
 /**
  * An administrator gives a Stars top-up's Stars back. The credit is taken back first, in one transaction with the
@@ -290,12 +289,11 @@ export async function refundStars(ctx: TopupContext, id: number, admin: Refundin
         });
         return event;
       } catch (error) {
-        if (error instanceof DomainError && error.code === "insufficient_funds") {
-          const balance = (error.details as { balanceMicro?: number } | undefined)?.balanceMicro ?? 0;
-          throw refusal(
-            "spent",
-            `Top-up ${id}'s ${formatUsdt(creditedMicro)} USDT is already spent (the balance is ${formatUsdt(micro(balance))} USDT): it cannot be refunded`,
-            { requiredMicro: creditedMicro, balanceMicro: micro(balance) },
+        if (isRefusal(error, "insufficient_funds")) {
+          const balance = error.details.balanceMicro;
+          throw invalid(
+            `Top-up ${id}'s ${formatUsdt(creditedMicro)} USDT is already spent (the balance is ${formatUsdt(balance)} USDT): it cannot be refunded`,
+            { rule: "stars_refund", refund: "spent", requiredMicro: creditedMicro, balanceMicro: balance },
           );
         }
         throw error;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Answer, OrderSummary, Topup } from "../api.js";
 import type { components } from "../api-types.js";
-import { amount, share, toMicro } from "../money.js";
+import { amount, fromMicro, share, toMicro } from "../money.js";
 import { telegram } from "../telegram.js";
 import {
   Amount,
@@ -111,7 +111,7 @@ export function Home({ ctx }: { ctx: Ctx }) {
                     data-testid=${`pack-${n}`}
                     onClick=${() => buy("stars", { stars: n })}
                   >
-                    <span class="pack-count">${t.starsPack(n)}</span><${Amount} text=${usdt((n * toMicro(stars.usdt_per_star)) / 1e6)} />
+                    <span class="pack-count">${t.starsPack(n)}</span><${Amount} text=${usdt(fromMicro(n * toMicro(stars.usdt_per_star)))} />
                   </button>`,
               )}
               <button type="button" role="listitem" class="pack" data-testid="pack-any" onClick=${() => buy("stars")}>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Answer, Purchase } from "../api.js";
 import { Checkout } from "../checkout.js";
-import { exact, share, toMicro } from "../money.js";
+import { exact, fromMicro, share, toMicro } from "../money.js";
 import { Sticker } from "../sticker.js";
 import { Amount, Cell, Choice, type Ctx, failure, Field, html, Outcome, type Preset, Section, Skeleton, useCheck, useLoad, usdt } from "../ui.js";
 import { recentRecipients } from "./account.js";
@@ -112,7 +112,7 @@ function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
               onClick=${() => setStars(String(n))}
             >
               <span class="pack-count">${t.starsPack(n)}</span
-              >${pricing.kind === "ok" && html`<${Amount} text=${usdt((n * toMicro(bounds.usdt_per_star)) / 1e6)} />`}
+              >${pricing.kind === "ok" && html`<${Amount} text=${usdt(fromMicro(n * toMicro(bounds.usdt_per_star)))} />`}
             </button>`,
         )}
       </div>
