@@ -1,6 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { parseBasisPoints, parseUsdt } from "../core/model/money.js";
+import { fromUsdt, parseBasisPoints, parseUsdt } from "../core/model/money.js";
 import { PROVIDER_NAMES, type ProviderName } from "../core/ports.js";
 
 /** A USDT amount above 0 and at most `max`, read into micro-USDT. */
@@ -9,7 +9,7 @@ const usdtAmount = (max: number) =>
     .string()
     .refine((v) => {
       const micro = parseUsdt(v);
-      return micro !== null && micro > 0 && micro <= max * 1_000_000;
+      return micro !== null && micro > 0 && micro <= fromUsdt(max);
     }, `must be a USDT amount above 0, at most ${max}, with at most 6 decimals`)
     .transform((v) => parseUsdt(v)!);
 

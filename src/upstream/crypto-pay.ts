@@ -1,31 +1,14 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { Pool } from "undici";
 import { z } from "zod";
-import type { Micro } from "../core/model/money.js";
+import { parseAmountDown, plainAmount } from "../core/model/money.js";
 import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "../core/ports.js";
 
 // Crypto Pay, the API of @CryptoBot (docs/api-guide.md, "Top-ups"): a thin undici adapter like the other
 // providers', rather than a client library: four methods, one header, one signature, all checked with zod here.
 
-/** An amount as Crypto Pay writes it ("10", "2.5") into micro-units, exactly (no float). */
-function microOf(amount: string): Micro | null {
-  const match = /^(\d{1,12})(?:\.(\d{1,8}))?$/.exec(amount);
-  if (!match) return null;
-  const fraction = (match[2] ?? "").padEnd(8, "0");
-  // Beyond 6 decimals (a BTC amount, say) is rounded down to the micro-unit.
-  return (Number(match[1]) * 1_000_000 + Number(fraction.slice(0, 6))) as Micro;
-}
-
-/** Micro-units as Crypto Pay takes an amount: "12.5", never an exponent. */
-function amountOf(micro: number): string {
-  const whole = Math.floor(micro / 1_000_000);
-  const fraction = String(micro % 1_000_000)
-    .padStart(6, "0")
-    .replace(/0+$/, "");
-  return fraction ? `${whole}.${fraction}` : String(whole);
-}
-
-const amount = z.string().refine((v) => microOf(v) !== null, "an amount");
+// Amounts as Crypto Pay writes them ("10", "2.5"; beyond 6 decimals, a BTC amount say, rounded down) and takes them.
+const amount = z.string().refine((v) => parseAmountDown(v) !== null, "an amount");
 const invoiceSchema = z.object({
   invoice_id: z.number().int().positive(),
   status: z.enum(["active", "paid", "expired"]),
@@ -52,8 +35,8 @@ const toInvoice = (raw: z.infer<typeof invoiceSchema>): CryptoInvoice => ({
   status: raw.status,
   currencyType: raw.currency_type ?? null,
   asset: raw.asset ?? null,
-  amountMicro: microOf(raw.amount)!,
-  paidAmountMicro: raw.paid_amount === undefined ? null : microOf(raw.paid_amount),
+  amountMicro: parseAmountDown(raw.amount)!,
+  paidAmountMicro: raw.paid_amount === undefined ? null : parseAmountDown(raw.paid_amount),
   paidAsset: raw.paid_asset ?? null,
   payload: raw.payload ?? null,
   payUrl: raw.bot_invoice_url,
@@ -104,7 +87,7 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
         "createInvoice",
         {
           asset: "USDT",
-          amount: amountOf(invoice.amountMicro),
+          amount: plainAmount(invoice.amountMicro),
           description: invoice.description,
           payload: invoice.payload,
           expires_in: invoice.expiresInSeconds,

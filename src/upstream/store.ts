@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromUsd } from "../core/model/money.js";
+import { fromUsd, toUsd } from "../core/model/money.js";
 import type { StorePort, UpstreamOutcome } from "../core/ports.js";
 import { reasonOf } from "../core/model/reasons.js";
 import type { HttpClient, UpstreamResponse } from "./http.js";
@@ -60,7 +60,7 @@ export function createStoreAdapter(http: HttpClient | null): StorePort {
       submit(
         http,
         "/store/orders",
-        { reference: order.reference, login: order.login, amount_usd: order.amountMicro / 1_000_000 } satisfies z.input<typeof storeOrderRequest>,
+        { reference: order.reference, login: order.login, amount_usd: toUsd(order.amountMicro) } satisfies z.input<typeof storeOrderRequest>,
         map,
       ),
     status: (reference) => lookup(http, `/store/orders/${encodeURIComponent(reference)}`, map),

@@ -14,7 +14,9 @@ import {
   micro as asMicro,
   microUnitsAt,
   microUsd,
+  parseAmountDown,
   parseUsd,
+  plainAmount,
   parseUsdt,
   percentOf,
   ppmOf,
@@ -79,6 +81,17 @@ describe("bounds on money", () => {
 });
 
 describe("conversions at the edges", () => {
+  it("reads a payment provider's amount down to the micro and writes it back as the shortest plain decimal", () => {
+    expect(parseAmountDown("10")).toBe(10_000_000);
+    expect(parseAmountDown("2.5")).toBe(2_500_000);
+    // A BTC amount's 8 decimals: rounded down to the micro-unit, never up.
+    expect(parseAmountDown("0.00000199")).toBe(1);
+    for (const bad of ["", "-1", "1e6", "1.", "1.123456789", "0x10"]) expect(parseAmountDown(bad), bad).toBeNull();
+    fc.assert(fc.property(fc.integer({ min: 0, max: MAX_MICRO }), (amount) => parseAmountDown(plainAmount(asMicro(amount))) === amount));
+    expect(plainAmount(asMicro(12_500_000))).toBe("12.5");
+    expect(plainAmount(asMicro(3_000_000))).toBe("3");
+  });
+
   it("tells a JSON number with at most 6 decimals from one with more", () => {
     for (const good of [0.1, 12.123456, 1, MAX_USDT, 999_999_999.999999]) expect(hasMicroPrecision(good), String(good)).toBe(true);
     for (const bad of [1.1234567, 0.0000001, 12.1234565]) expect(hasMicroPrecision(bad), String(bad)).toBe(false);

@@ -148,6 +148,26 @@ export function ppmOf<A extends Amount>(amount: A, partsPerMillion: number): A {
   return micro(divideRounded(amount * partsPerMillion, 1_000_000)) as number as A;
 }
 
+/**
+ * An amount as a payment provider writes it ("10", "2.5", up to 8 decimals for other assets) to micro-units, exactly
+ * (no float): beyond 6 decimals it is rounded down to the micro-unit. Null when it is not such an amount.
+ */
+export function parseAmountDown(text: string): Micro | null {
+  const match = /^(\d{1,12})(?:\.(\d{1,8}))?$/.exec(text);
+  if (!match) return null;
+  const fraction = (match[2] ?? "").padEnd(8, "0");
+  return micro(Number(match[1]) * MICRO_PER_USDT + Number(fraction.slice(0, 6)));
+}
+
+/** Micro-units as the shortest plain decimal ("12.5", "3"), never an exponent: what a provider's request takes. */
+export function plainAmount(amount: Micro): string {
+  const whole = Math.floor(amount / MICRO_PER_USDT);
+  const fraction = String(amount % MICRO_PER_USDT)
+    .padStart(6, "0")
+    .replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
 /** Formats micro as a plain USDT string with 2 to 6 decimals, for humans (CLI, bot). */
 export function formatUsdt(amount: number): string {
   const sign = amount < 0 ? "-" : "";
