@@ -67,53 +67,74 @@ export interface BotSettings {
   miniApp: { url: string | null; initDataMaxAgeMs: number; sessionMs: number };
 }
 
+/** The bot, where BOT_TOKEN turns it on. */
+function botOf(env: Env): BotSettings | null {
+  if (!env.BOT_TOKEN) return null;
+  return {
+    api: { token: env.BOT_TOKEN, apiRoot: env.TELEGRAM_API_ROOT ?? TELEGRAM_API, emulator: env.TELEGRAM_API_EMULATOR },
+    updates:
+      env.BOT_WEBHOOK_URL && env.BOT_WEBHOOK_SECRET
+        ? { kind: "webhook", url: env.BOT_WEBHOOK_URL, secret: env.BOT_WEBHOOK_SECRET }
+        : { kind: "polling" },
+    admins: env.ADMIN_TELEGRAM_IDS,
+    support: env.SUPPORT_CONTACT ?? null,
+    paymentHelp: { support: env.PAYMENT_SUPPORT_TEXT ?? null, terms: env.PAYMENT_TERMS_TEXT ?? null },
+    inboxLeaseMs: env.BOT_INBOX_LEASE_MS,
+    miniApp: {
+      url: env.MINIAPP_URL ?? null,
+      initDataMaxAgeMs: env.MINIAPP_INIT_DATA_MAX_AGE_SECONDS * 1000,
+      sessionMs: env.MINIAPP_SESSION_MINUTES * MINUTE_MS,
+    },
+  };
+}
+
+const protocol = (url: string | undefined): ProtocolBackend => ({ kind: "protocol", url: url ?? null });
+
+/** Reloadly's account as the RELOADLY_* variables set it up. */
+const reloadlyOf = (env: Env): ReloadlyBackend => ({
+  kind: "reloadly",
+  environment: env.RELOADLY_ENVIRONMENT,
+  credentials:
+    env.RELOADLY_CLIENT_ID && env.RELOADLY_CLIENT_SECRET ? { clientId: env.RELOADLY_CLIENT_ID, clientSecret: env.RELOADLY_CLIENT_SECRET } : null,
+  authUrl: env.RELOADLY_AUTH_URL ?? null,
+  giftcardsUrl: env.RELOADLY_GIFTCARDS_URL ?? null,
+  senderName: env.RELOADLY_SENDER_NAME,
+});
+
+/** Each product's backend, by its `*_BACKEND` variable (the env's checks made sure a telegram backend has its bot). */
+function productsOf(env: Env, bot: BotSettings | null): ProductBackends {
+  const telegram = (): TelegramBackend => ({ kind: "telegram", bot: bot!.api });
+  return {
+    stars: protocol(env.GATEWAY_URL),
+    premium: env.PREMIUM_BACKEND === "telegram" ? telegram() : protocol(env.GATEWAY_URL),
+    store: protocol(env.STORE_URL),
+    games: protocol(env.GAMES_URL),
+    giftcards: env.GIFTCARDS_BACKEND === "reloadly" ? reloadlyOf(env) : protocol(env.GIFTCARDS_URL),
+    gifts: env.GIFTS_BACKEND === "telegram" ? telegram() : protocol(env.GIFTS_URL),
+  };
+}
+
+/** Backends no product sends new orders to, set up still: opened only to settle the orders they took before. */
+function retiredOf(env: Env, products: ProductBackends, bot: BotSettings | null) {
+  const reloadly = reloadlyOf(env);
+  return {
+    /** The protocol's addresses of the products now on another backend (gifts, gift cards). */
+    protocol: {
+      gifts: products.gifts.kind === "protocol" ? null : (env.GIFTS_URL ?? null),
+      giftcards: products.giftcards.kind === "protocol" ? null : (env.GIFTCARDS_URL ?? null),
+    } as Partial<Record<ProductName, string | null>>,
+    telegram: products.premium.kind !== "telegram" && products.gifts.kind !== "telegram" ? (bot?.api ?? null) : null,
+    reloadly: products.giftcards.kind !== "reloadly" && reloadly.credentials ? reloadly : null,
+  };
+}
+
 /**
  * The deployment as one typed map: each section goes to the subsystem that owns it (src/root.ts hands them out).
  * Amounts are micro-USDT (`…Micro`), markups basis points, every duration milliseconds (`…Ms`).
  */
 export function deploymentOf(env: Env) {
-  const bot: BotSettings | null = env.BOT_TOKEN
-    ? {
-        api: { token: env.BOT_TOKEN, apiRoot: env.TELEGRAM_API_ROOT ?? TELEGRAM_API, emulator: env.TELEGRAM_API_EMULATOR },
-        updates:
-          env.BOT_WEBHOOK_URL && env.BOT_WEBHOOK_SECRET
-            ? { kind: "webhook", url: env.BOT_WEBHOOK_URL, secret: env.BOT_WEBHOOK_SECRET }
-            : { kind: "polling" },
-        admins: env.ADMIN_TELEGRAM_IDS,
-        support: env.SUPPORT_CONTACT ?? null,
-        paymentHelp: { support: env.PAYMENT_SUPPORT_TEXT ?? null, terms: env.PAYMENT_TERMS_TEXT ?? null },
-        inboxLeaseMs: env.BOT_INBOX_LEASE_MS,
-        miniApp: {
-          url: env.MINIAPP_URL ?? null,
-          initDataMaxAgeMs: env.MINIAPP_INIT_DATA_MAX_AGE_SECONDS * 1000,
-          sessionMs: env.MINIAPP_SESSION_MINUTES * MINUTE_MS,
-        },
-      }
-    : null;
-  const protocol = (url: string | undefined): ProtocolBackend => ({ kind: "protocol", url: url ?? null });
-  // The env's refinements made sure a telegram backend has its bot.
-  const telegram = (): TelegramBackend => ({ kind: "telegram", bot: bot!.api });
-  const products: ProductBackends = {
-    stars: protocol(env.GATEWAY_URL),
-    premium: env.PREMIUM_BACKEND === "telegram" ? telegram() : protocol(env.GATEWAY_URL),
-    store: protocol(env.STORE_URL),
-    games: protocol(env.GAMES_URL),
-    giftcards:
-      env.GIFTCARDS_BACKEND === "reloadly"
-        ? {
-            kind: "reloadly",
-            environment: env.RELOADLY_ENVIRONMENT,
-            credentials:
-              env.RELOADLY_CLIENT_ID && env.RELOADLY_CLIENT_SECRET
-                ? { clientId: env.RELOADLY_CLIENT_ID, clientSecret: env.RELOADLY_CLIENT_SECRET }
-                : null,
-            authUrl: env.RELOADLY_AUTH_URL ?? null,
-            giftcardsUrl: env.RELOADLY_GIFTCARDS_URL ?? null,
-            senderName: env.RELOADLY_SENDER_NAME,
-          }
-        : protocol(env.GIFTCARDS_URL),
-    gifts: env.GIFTS_BACKEND === "telegram" ? telegram() : protocol(env.GIFTS_URL),
-  };
+  const bot = botOf(env);
+  const products = productsOf(env, bot);
   // Where the bot's Stars are booked: it pays deliveries from them, or takes top-ups in them.
   const paysInStars = products.premium.kind === "telegram" || products.gifts.kind === "telegram";
   const starsRateMicro: Micro | null = env.STARS_TOPUPS && bot ? (env.STARS_TOPUP_USDT_PER_STAR ?? env.STAR_COST_USDT ?? null) : null;
@@ -139,26 +160,7 @@ export function deploymentOf(env: Env) {
       catalogueCacheMs: env.CATALOGUE_CACHE_SECONDS * 1000,
     },
     products,
-    /** Backends no product sends new orders to, set up still: opened only to settle the orders they took before. */
-    retired: {
-      /** The protocol's addresses of the products now on another backend (gifts, gift cards). */
-      protocol: {
-        gifts: products.gifts.kind === "protocol" ? null : (env.GIFTS_URL ?? null),
-        giftcards: products.giftcards.kind === "protocol" ? null : (env.GIFTCARDS_URL ?? null),
-      } as Partial<Record<ProductName, string | null>>,
-      telegram: products.premium.kind !== "telegram" && products.gifts.kind !== "telegram" ? (bot?.api ?? null) : null,
-      reloadly:
-        products.giftcards.kind !== "reloadly" && env.RELOADLY_CLIENT_ID && env.RELOADLY_CLIENT_SECRET
-          ? ({
-              kind: "reloadly",
-              environment: env.RELOADLY_ENVIRONMENT,
-              credentials: { clientId: env.RELOADLY_CLIENT_ID, clientSecret: env.RELOADLY_CLIENT_SECRET },
-              authUrl: env.RELOADLY_AUTH_URL ?? null,
-              giftcardsUrl: env.RELOADLY_GIFTCARDS_URL ?? null,
-              senderName: env.RELOADLY_SENDER_NAME,
-            } satisfies ReloadlyBackend)
-          : null,
-    },
+    retired: retiredOf(env, products, bot),
     /** The TON rate's source (a protocol provider) and the UZS shown beside USDT. */
     rates: { backend: protocol(env.RATES_URL), tonCacheMs: env.TON_RATE_CACHE_SECONDS * 1000, uzsPerUsd: env.UZS_PER_USD },
     bot,
