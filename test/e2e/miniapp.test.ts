@@ -385,7 +385,7 @@ describe("the Mini App in Chromium", () => {
     // Earlier tests delivered orders today: the chart has bars, the day's table its rows.
     await expect.poll(() => page.getByTestId("chart").locator("rect").count()).toBeGreaterThan(0);
     expect(await page.getByTestId("today").textContent()).toContain("⭐ Stars");
-    expect(await page.getByTestId("upstreams").textContent()).toContain("gateway ✓");
+    expect(await page.getByTestId("upstreams").textContent()).toContain("stars ✓");
     const transfer = page.getByTestId("transfer").filter({ hasText: "tx 0xfeed" });
     expect(await transfer.textContent()).toContain(`${payer.telegramId} @payer_p · 40.00 USDT`);
     await shot(page, "admin-desk");

@@ -22,7 +22,7 @@ export interface GiftsOptions {
   pipeline: PurchasePipeline;
   usdtPerStarMicro: Micro;
   /** Who may not receive (administrators, unless allowed). */
-  recipients: Pick<Contacts, "barred">;
+  recipients: Pick<Contacts, "barred" | "barredId">;
   /** Whether API keys may send a text where the shop's bot sends the gift (GIFT_TEXTS_FROM_KEYS). */
   textsFromKeys: boolean;
   /** How long a listing is kept (sharedRead), on this clock. */
@@ -92,7 +92,7 @@ export function createGifts({ gifts, pipeline, usdtPerStarMicro, recipients, tex
       if (gift.remaining === 0) throw unavailable("This gift is sold out for now: choose another from GET /v1/gifts");
       if (await recipients.barred(recipient)) throw unknownRecipientRefusal(recipient);
       const check = await live(() => gifts.checkRecipient(recipient, { limited: gift.limited }));
-      if (!check.exists) throw unknownRecipientRefusal(recipient);
+      if (!check.exists || (check.recipientId && recipients.barredId(check.recipientId))) throw unknownRecipientRefusal(recipient);
       if (!check.acceptsGifts) {
         throw new DomainError("invalid_input", `@${recipient} does not accept gifts: that is the recipient's choice; nothing was charged`, {
           reason: "recipient_refuses",

@@ -32,7 +32,7 @@ export interface TelegramProductsOptions {
   pipeline: PurchasePipeline;
   pricing: Pricing;
   /** Who may not receive Premium (administrators, unless allowed). */
-  recipients: Pick<Contacts, "barred">;
+  recipients: Pick<Contacts, "barred" | "barredId">;
   /** Whether Premium is sent by the bot (PREMIUM_BACKEND=telegram): its recipients are the bot's contacts. */
   premiumByBot: boolean;
 }
@@ -84,6 +84,7 @@ export function createTelegramProducts({ ports, pipeline, pricing, recipients, p
         const amount = amountOf(request);
         if (definition.type === "premium" && (await recipients.barred(username))) throw unknownRecipientRefusal(username);
         const recipientId = await precheck({ product: definition.type, username, amount });
+        if (definition.type === "premium" && recipientId && recipients.barredId(recipientId)) throw unknownRecipientRefusal(username);
         return {
           recipient: username,
           recipientId,
