@@ -238,9 +238,8 @@ describe("delivery", () => {
     // While disabled, new events wait; setting the URL again enables it and they go out.
     receiver.behaviour = () => ({ status: 200 });
     const next = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 90 } });
-    // Kept on purpose: that nothing is sent to a disabled endpoint over several polls (50 ms each) is the subject;
-    // no event marks a poll that chose to send nothing.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Nothing is sent to a disabled endpoint over several whole passes (the poll or a wake runs them).
+    await h.service.jobs.webhookDispatch.afterPasses(3);
     expect(receiver.received.some((r) => r.json.data?.order?.order_id === next.body.order_id)).toBe(false);
     expect((await h.call("POST", "/v1/webhook", { key, body: { url: receiver.url } })).body.webhook.enabled).toBe(true);
     await receiver.waitFor((r) => r.json.data?.order?.order_id === next.body.order_id);
