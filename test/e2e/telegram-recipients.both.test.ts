@@ -1,11 +1,12 @@
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt, loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { openService } from "../../src/root.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/credentials.js";
 import { adminCli } from "../support/admin-core.js";
 import { type BotHarness, eventually, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { fastEnv } from "../support/fast-env.js";
 
 // Gifts and Premium sent by the bot go to the Telegram user the order was placed for, and each Star transaction pays
 // for one order: on this engine, through the Bot API emulator (renames, a username moved to another user, late
@@ -253,11 +254,7 @@ describe("a backend switched while it holds orders", () => {
     loadConfig({
       DATABASE_URL: h.databaseUrl,
       ...h.databaseEnv,
-      UPSTREAM: "external",
-      ...allProvidersAt(h.simulatorUrl),
-      UPSTREAM_TIMEOUT_MS: "1000",
-      RECONCILE_AFTER_MS: "1500",
-      RECONCILE_INTERVAL_MS: "200",
+      ...fastEnv(h.simulatorUrl),
       CRYPTO_PAY_URL: `${h.simulatorUrl}/cryptopay`,
       CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
       BOT_TOKEN: TEST_BOT_TOKEN,
