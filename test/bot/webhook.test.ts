@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { BotHarness, Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 import { FAST_WEBHOOKS, type Receiver, refusalOf, startReceiver } from "../support/receiver.js";
 
 // /webhook in the bot: set it by URL, see the secret once, test it, rotate, remove; told when deliveries give up.
@@ -8,19 +9,15 @@ let bots: BotHarness;
 let h: Harness;
 let receiver: Receiver;
 
-beforeAll(async () => {
-  bots = await startBotHarness(670_000_001, {}, { ...FAST_WEBHOOKS, WEBHOOK_RETRY_FOR_MS: "1500" });
-  h = bots.h;
+useBotHarness(670_000_001, { env: { ...FAST_WEBHOOKS, WEBHOOK_RETRY_FOR_MS: "1500" }, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   receiver = await startReceiver();
 });
-afterEach(async () => {
+afterEach(() => {
   receiver.behaviour = () => ({ status: 200 });
-  await h.assertLedgerInvariant();
 });
-afterAll(async () => {
-  await receiver.close();
-  await bots.close();
-});
+afterAll(async () => receiver.close());
 
 const SECRET = /whsec_[A-Za-z0-9_-]{43}/;
 

@@ -1,21 +1,19 @@
 import pino from "pino";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { allProvidersAt, providerUrl } from "../../src/config.js";
 import { PROVIDER_NAMES } from "../../src/core/ports.js";
 import { createHealth } from "../../src/core/health.js";
 import { createHealthProbe } from "../../src/jobs/health-probe.js";
 import { openProviders } from "../../src/upstream/index.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 // GET /v1/health answers from the last round of probes, made on a schedule and shared by every instance
 // through the database: a flood of health requests costs the providers nothing (issue 19).
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ HEALTH_PROBE_MS: "1000" });
-});
-afterAll(async () => h.close());
+useHarness({ env: { HEALTH_PROBE_MS: "1000" } }, (started) => (h = started));
 
 /** Every provider at the harness's simulator, as openProviders takes them. */
 const simulatorUrls = () => Object.fromEntries(PROVIDER_NAMES.map((name) => [name, allProvidersAt(h.simulatorUrl)[providerUrl(name)]]));

@@ -1,22 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 import { FAST_WEBHOOKS, type Receiver, refusalOf, startReceiver } from "../support/receiver.js";
 
 let h: Harness;
 let receiver: Receiver;
-beforeAll(async () => {
-  h = await startHarness(FAST_WEBHOOKS);
+useHarness({ env: FAST_WEBHOOKS, books: true }, async (started) => {
+  h = started;
   receiver = await startReceiver();
 });
-afterEach(async () => {
+afterEach(() => {
   receiver.behaviour = () => ({ status: 200 });
-  await h.assertLedgerInvariant();
 });
-afterAll(async () => {
-  await receiver.close();
-  await h.close();
-});
+afterAll(async () => receiver.close());
 
 /** A funded key with its endpoint set to the receiver; returns the secret shown once. */
 async function subscribed(usdt = 20) {

@@ -1,19 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "../../bench/webhook-attack.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 // Issue 19's attack, on both engines: keys with no balance feed a hanging and a dropping endpoint at their full
 // rate; a healthy partner's events still arrive within about a second.
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness(ATTACK_SETTINGS);
-});
-afterAll(async () => {
-  await h.close();
-});
+useHarness({ env: ATTACK_SETTINGS }, (started) => (h = started));
 
 async function subscribe(usdt: number, url: string) {
   const { key } = await h.newKey(usdt);
