@@ -1,9 +1,10 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import { afterAll, describe, expect, it } from "vitest";
+import type { BotHarness, Harness } from "../support/harness.js";
 import { texts } from "../../web/src/texts.js";
 import { axe, launchBrowser, type OpenOptions, openMiniApp, sent, shot } from "../support/browser.js";
 import { DARK, LIGHT, type MiniAppUser } from "../support/miniapp.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The Mini App's orders, statement, top-up, key and admin desk screens in a real browser (Debian's Chromium through
 // playwright-core), in Telegram's light and dark palettes and in both languages, at 360×640: axe-core finds no
@@ -19,19 +20,15 @@ let h: Harness;
 let base: string;
 let browser: Browser;
 
-beforeAll(async () => {
-  // Time as the simulator plays it (scale 1): a `pending_` store top-up stays processing for about 20 s, long enough
-  // to be seen as an order in progress with its usual time.
-  bots = await startBotHarness(696_000_001, { admins: [ADMIN], timeScale: 1 });
-  h = bots.h;
+// Time as the simulator plays it (scale 1): a `pending_` store top-up stays processing for about 20 s, long enough
+// to be seen as an order in progress with its usual time.
+useBotHarness(696_000_001, { admins: [ADMIN], timeScale: 1, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
   browser = await launchBrowser();
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => {
-  await browser?.close();
-  await bots.close();
-});
+afterAll(async () => browser?.close());
 
 /**
  * Opens the app as `user` with the CSP bypassed (axe is injected as a script of its own), once its balance shows.

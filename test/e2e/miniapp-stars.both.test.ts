@@ -1,10 +1,11 @@
 import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
 import { EmulatedStars } from "../../src/emulator/client.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
 import { launchBrowser, openMiniApp, press, sent, shot } from "../support/browser.js";
 import { DARK, LIGHT, type MiniAppUser, sessionOf } from "../support/miniapp.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Top-ups in Telegram Stars from the Mini App, on this engine, in Chromium: Telegram's payment form is the fake
 // client's, which pays through the Bot API emulator, so the bot answers the pre-checkout and credits the
@@ -17,17 +18,14 @@ let h: Harness;
 let base: string;
 let browser: Browser;
 
-beforeAll(async () => {
-  bots = await startBotHarness(697_000_001, { admins: [ADMIN], timeScale: 0.1 }, { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "60000" });
-  h = bots.h;
+const SETTINGS = { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "60000" };
+useBotHarness(697_000_001, { admins: [ADMIN], timeScale: 0.1, env: SETTINGS, books: true, startMs: 60_000 }, async (started) => {
+  bots = started;
+  h = started.h;
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
   browser = await launchBrowser();
-}, 60_000);
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => {
-  await browser?.close();
-  await bots?.close();
 });
+afterAll(async () => browser?.close());
 
 const account = async (telegramId: number) => (await h.service.core.accounts.byTelegramId(String(telegramId)))!;
 const balance = async (telegramId: number) => (await account(telegramId)).balanceMicro;

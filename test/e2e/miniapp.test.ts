@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatUsdt } from "../../src/core/model/money.js";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import type { BotHarness, Harness } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";
 import { axe, launchBrowser, type OpenOptions, openMiniApp, press, sent, shot } from "../support/browser.js";
 import { launchUrl, type MiniAppUser, DARK as PUBLISHED_DARK, LIGHT as PUBLISHED_LIGHT } from "../support/miniapp.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The Mini App in a real browser (Debian's Chromium through playwright-core): opened as Telegram opens it, with
 // signed init data and the theme in the URL fragment, under the page's strict CSP. A screenshot of every screen at
@@ -21,21 +22,19 @@ let base: string;
 let browser: Browser;
 let receiver: Receiver;
 
-beforeAll(async () => {
-  // Open invoices are looked at every 200 ms; the simulator's slow orders (a pending store top-up, gift cards) take
-  // a couple of seconds, so the page is seen watching them finish.
-  bots = await startBotHarness(695_000_001, { admins: [ADMIN], timeScale: 0.1 }, { TOPUP_POLL_MS: "200", ...FAST_WEBHOOKS });
-  h = bots.h;
+// Open invoices are looked at every 200 ms; the simulator's slow orders (a pending store top-up, gift cards) take
+// a couple of seconds, so the page is seen watching them finish.
+const SETTINGS = { TOPUP_POLL_MS: "200", ...FAST_WEBHOOKS };
+useBotHarness(695_000_001, { admins: [ADMIN], timeScale: 0.1, env: SETTINGS, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   receiver = await startReceiver();
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
-  // Playwright gives the browser a fresh temporary profile of its own (a new --user-data-dir) and removes it after.
   browser = await launchBrowser();
 });
-afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
-  await bots.close();
 });
 
 /** Opens the app as `user` (test/support/browser.ts), under the page's own CSP unless a test bypasses it. */
