@@ -76,7 +76,8 @@ describe("Stars top-ups in the Mini App", () => {
     await shot(page, "stars-topup-light", { fullPage: true });
 
     await page.getByTestId("stars-pack-250").click();
-    await expect.poll(() => page.getByTestId("stars-status").textContent()).toBe("✅ 2.50 USDT credited. Balance: 2.50 USDT.");
+    // The page looks at the top-up 0.4 s after the payment, then less and less often: the credit may miss that look.
+    await expect.poll(() => page.getByTestId("stars-status").textContent(), { timeout: 15_000 }).toBe("✅ 2.50 USDT credited. Balance: 2.50 USDT.");
     // The page opened the service's link in Telegram's form, by its slug; the bot took the payment at checkout.
     const [opened] = await sent(page, "web_app_open_invoice");
     expect(app.invoices).toEqual([
