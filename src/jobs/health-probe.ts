@@ -96,6 +96,9 @@ export function createHealthProbe(options: HealthProbeOptions) {
   const job = {
     name: "health-probe",
     runOnce: loop.runOnce,
+    /** Rounds (not database checks) completed, for a test that waits whole rounds. */
+    passes: loop.passes,
+    afterPasses: loop.afterPasses,
     /** Checks the database now (the round's own schedule aside). */
     checkDatabase: databaseLoop.runOnce,
     /** Resolves once the first round and the first database check are done: GET /v1/health answers from them. */

@@ -47,6 +47,9 @@ export function createLoop<T>(options: LoopOptions<T>) {
   let again = false;
   let stopped = true;
   let runs = 0;
+  // Runs are one at a time, so the one ending is the last begun: `done` counts the completed ones.
+  let done = 0;
+  const waiting = new Set<{ at: number; resolve: () => void }>();
 
   function runOnce(): Promise<T> {
     running ??= scope(`${options.name}-${++runs}`, () =>
@@ -55,6 +58,12 @@ export function createLoop<T>(options: LoopOptions<T>) {
         return options.failed;
       }),
     ).finally(() => {
+      done = runs;
+      for (const waiter of waiting) {
+        if (done < waiter.at) continue;
+        waiting.delete(waiter);
+        waiter.resolve();
+      }
       running = undefined;
       if (again) {
         again = false;
@@ -67,6 +76,16 @@ export function createLoop<T>(options: LoopOptions<T>) {
   return {
     name: options.name,
     runOnce,
+    /** Runs completed so far. */
+    passes: () => done,
+    /**
+     * Resolves once `n` runs begun after this call have completed (a run under way now does not count), so a test
+     * sees "nothing happens" over whole passes instead of sleeping. While stopped it waits for the next start.
+     */
+    afterPasses(n: number): Promise<void> {
+      const at = runs + n;
+      return new Promise((resolve) => waiting.add({ at, resolve }));
+    },
     /** Runs now, or right after the run under way (new work arrived meanwhile); nothing while stopped. */
     wake() {
       if (stopped) return;
@@ -109,11 +128,13 @@ export function createTimedJob<T>(options: LoopOptions<T>) {
     name: options.name,
     /** Runs now (or joins the run under way). */
     runOnce: loop.runOnce,
+    passes: loop.passes,
+    afterPasses: loop.afterPasses,
     start: loop.start,
     stop: loop.stop,
     underWay: () => ({}),
     handBack: async () => ({}),
-  } satisfies Job & { runOnce: unknown };
+  } satisfies Job & { runOnce: unknown; passes: unknown; afterPasses: unknown };
 }
 
 export interface LeasedJobOptions<T> extends Omit<LoopOptions<T>, "run"> {
@@ -142,6 +163,8 @@ export function createLeasedJob<T>(options: LeasedJobOptions<T>) {
     name: options.name,
     /** Runs one pass now (or joins the one under way). */
     runOnce: loop.runOnce,
+    passes: loop.passes,
+    afterPasses: loop.afterPasses,
     /** Runs now, or right after the pass under way; nothing while stopped. */
     wake: loop.wake,
     start() {

@@ -1,13 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 describe("health and the OpenAPI document", () => {
   const contract = {

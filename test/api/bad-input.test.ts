@@ -1,14 +1,14 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
 let key: string;
-beforeAll(async () => {
-  h = await startHarness();
+useHarness({}, async (started) => {
+  h = started;
   ({ key } = await h.newKey(1000));
 });
-afterAll(async () => h.close());
 
 /** Values that are wrong for a field of the given kind. */
 const badNumber = fc.oneof(

@@ -1,15 +1,13 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 // Several instances count requests in the database. When that count cannot be made, a keyed request is refused
 // with a retryable 503 and nothing is charged: the limit fails closed, never open and never as a 500.
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
+useHarness({}, (started) => (h = started));
 
 describe("the shared request counter out of reach", () => {
   it("answers 503 to keyed requests, charges nothing, and counts again once it is back", async () => {

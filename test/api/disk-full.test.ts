@@ -1,7 +1,8 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EmulatedChat } from "../../src/emulator/client.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // SQLite with a full disk (issue 35, 3). The disk fills through SQLite's own limit on the database's size, PRAGMA
 // max_page_count on the service's writing connection: a write that needs one more page fails with SQLITE_FULL and
@@ -13,13 +14,11 @@ const ADMIN = 940_000_035;
 let bots: BotHarness;
 let h: Harness;
 let admin: EmulatedChat;
-
-beforeAll(async () => {
-  bots = await startBotHarness(350_000_001, { admins: [ADMIN] }, { ALERT_CHECK_INTERVAL_MS: "200" });
-  h = bots.h;
+useBotHarness(350_000_001, { admins: [ADMIN], env: { ALERT_CHECK_INTERVAL_MS: "200" } }, (started) => {
+  bots = started;
+  h = started.h;
   admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Admin", language_code: "en" });
 });
-afterAll(async () => bots.close());
 
 const toAdmin = async (part: string) => (await admin.messages()).filter((m) => m.from_bot && m.text.includes(part));
 

@@ -1,15 +1,12 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_MICRO, MAX_USDT, micro } from "../../src/core/model/money.js";
 import { type Harness, startHarness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 describe("bounds on money", () => {
   it("keeps every balance within the bound: credits near it succeed or are refused whole, and the books stay exact", async () => {

@@ -1,14 +1,11 @@
 import { readFileSync } from "node:fs";
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 /** Everything the database holds, as raw as each engine stores it: the SQLite file and its WAL, or every table's rows as text. */
 async function storedText(): Promise<string> {

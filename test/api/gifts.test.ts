@@ -1,13 +1,10 @@
 import { gunzipSync } from "node:zlib";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 const HEART = "5170145012310081615"; // above 2^53: a number would lose its last digits
 const TREE = "5782984811920491178"; // limited, 3 left

@@ -1,13 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromUsdt, parseUsdt } from "../../src/core/model/money.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,13 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REASONS } from "../../src/core/model/reasons.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 describe("max_usdt: the charge the buyer saw", () => {
   it("refuses a stars order whose charge is above max_usdt with 400 price_changed, charging nothing", async () => {

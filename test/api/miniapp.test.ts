@@ -1,6 +1,7 @@
 import { sign } from "@telegram-apps/init-data-node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { type BotHarness, type Harness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The Mini App's server side: Telegram's init data, validated as Telegram documents, exchanged for a short-lived
 // session bound to that user (the API key never reaches the browser); the session calls the API's own routes with
@@ -9,16 +10,18 @@ import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "
 const ADMIN = 690_199_999;
 let bots: BotHarness;
 let h: Harness;
-beforeAll(async () => {
-  bots = await startBotHarness(
-    690_000_001,
-    { admins: [ADMIN] },
-    { SUPPORT_CONTACT: "@shop_support", MINIAPP_SESSION_MINUTES: "30", RATE_LIMIT_PER_MINUTE: "40", ADMIN_CONFIRM_ABOVE_USDT: "100" },
-  );
-  h = bots.h;
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
+useBotHarness(
+  690_000_001,
+  {
+    admins: [ADMIN],
+    env: { SUPPORT_CONTACT: "@shop_support", MINIAPP_SESSION_MINUTES: "30", RATE_LIMIT_PER_MINUTE: "40", ADMIN_CONFIRM_ABOVE_USDT: "100" },
+    books: true,
+  },
+  (started) => {
+    bots = started;
+    h = started.h;
+  },
+);
 
 /** Init data as Telegram makes it for this user, signed with `token`, dated `authDate`. */
 const initData = (

@@ -4,16 +4,16 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import createClient from "openapi-fetch";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
 let document: string;
-beforeAll(async () => {
-  h = await startHarness();
+useHarness({}, async (started) => {
+  h = started;
   document = (await h.api.inject({ url: "/openapi.json" })).body;
 });
-afterAll(async () => h.close());
 
 type Operation = { operationId?: string; tags?: string[]; security?: unknown[]; requestBody?: unknown; responses: Record<string, any> };
 const operations = () =>

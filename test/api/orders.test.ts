@@ -1,12 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 describe("GET /v1/orders across every product", () => {
   it("lists each product's orders newest first in one summary shape, and shows each in its own shape by id", async () => {

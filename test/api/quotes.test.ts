@@ -1,14 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { REASONS } from "../../src/core/model/reasons.js";
 import { type Harness, startHarness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 /** Each product: its quote body, and the purchase it is for (the same fields). */
 const PRODUCTS = [

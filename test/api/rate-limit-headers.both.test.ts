@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clearOfMinuteEdge, type Harness, startHarness } from "../support/harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { clearOfMinuteEdge, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 // On SQLite the plugin's in-memory store counts; on PostgreSQL the shared counter in the database
 // (src/api/shared-rate-store.ts): this file runs on both, so both stores are checked.
 
 const LIMIT = 4;
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
-});
-afterAll(async () => h.close());
+useHarness({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } }, (started) => (h = started));
 beforeEach(async () => clearOfMinuteEdge(h.engine));
 
 type Headers = Record<string, string | string[] | number | undefined>;

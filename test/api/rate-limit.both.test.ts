@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { clearOfMinuteEdge, type Harness, startHarness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ RATE_LIMIT_PER_MINUTE: "5" });
-});
-afterAll(async () => h.close());
+useHarness({ env: { RATE_LIMIT_PER_MINUTE: "5" } }, (started) => (h = started));
 beforeEach(async () => clearOfMinuteEdge(h.engine));
 
 describe("rate limit", () => {

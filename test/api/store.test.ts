@@ -1,14 +1,11 @@
 import fc from "fast-check";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { expectedTotal } from "../support/store-formula.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ books: true }, (started) => (h = started));
 
 const pollStore = (key: string, id: number) =>
   eventually(async () => {

@@ -1,18 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DomainError } from "../../src/core/model/errors.js";
 import { accountByTelegramId } from "../../src/db/accounts.js";
 import { ordersPage } from "../../src/db/orders.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 // What one key can make the service do is bounded (docs/money-and-security.md): open quotes, exports at once, and the
 // rows an order page reads. The webhook bounds are test/jobs/webhook-fairness.both.test.ts.
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ QUOTES_OPEN_MAX: "3" });
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => h.close());
+useHarness({ env: { QUOTES_OPEN_MAX: "3" }, books: true }, (started) => (h = started));
 
 const starsQuote = { product_type: "stars", username: "alice", stars: 100 };
 

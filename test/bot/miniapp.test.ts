@@ -1,15 +1,13 @@
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BotHarness, startBotHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import type { BotHarness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The Mini App opens from the bot: the chat's menu button, and "Open the shop" on the main menu (issue 21).
 
 const SHOP = "https://shop.example.com/app/";
 let bots: BotHarness;
-beforeAll(async () => {
-  bots = await startBotHarness(697_000_001, {}, { MINIAPP_URL: SHOP });
-});
-afterAll(async () => bots.close());
+useBotHarness(697_000_001, { env: { MINIAPP_URL: SHOP } }, (started) => (bots = started));
 
 describe("opening the Mini App from the bot", () => {
   it("sets the chat's menu button to the Mini App, and the main menu opens it too, in the user's language", async () => {

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import type { ChatMessage } from "../../src/emulator/state.js";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import type { BotHarness, Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The bot as customers and admins really use it (issue 9): every wrong answer re-asked with its reason,
 // nothing irreversible unseen, a next step after every final message, both languages.
@@ -11,13 +12,14 @@ const ADMIN = 930_000_001;
 const RU_ADMIN = 930_000_002;
 let bots: BotHarness;
 let h: Harness;
-
-beforeAll(async () => {
-  bots = await startBotHarness(660_000_001, { admins: [ADMIN, RU_ADMIN] }, { SUPPORT_CONTACT: "@help_desk", ADMIN_CONFIRM_ABOVE_USDT: "100" });
-  h = bots.h;
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
+useBotHarness(
+  660_000_001,
+  { admins: [ADMIN, RU_ADMIN], env: { SUPPORT_CONTACT: "@help_desk", ADMIN_CONFIRM_ABOVE_USDT: "100" }, books: true },
+  (started) => {
+    bots = started;
+    h = started.h;
+  },
+);
 
 const registered = (usdt: number, username?: string, language_code?: string) => bots.registered(usdt, { username, language_code });
 const buttons = (message: ChatMessage) => message.reply_markup?.inline_keyboard.flat().map((b) => b.text) ?? [];

@@ -1,15 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 let bots: BotHarness;
 let h: Harness;
-
-beforeAll(async () => {
-  bots = await startBotHarness(600_000_001);
-  h = bots.h;
+useBotHarness(600_000_001, { books: true }, (started) => {
+  bots = started;
+  h = started.h;
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 const registered = (usdt: number, username?: string, language_code?: string) => bots.registered(usdt, { username, language_code });
 

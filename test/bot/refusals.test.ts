@@ -1,19 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Refusal } from "../../src/core/model/errors.js";
 import { micro, microUsd } from "../../src/core/model/money.js";
 import { REASONS } from "../../src/core/model/reasons.js";
 import { refusalText } from "../../src/bot/refusals.js";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import type { BotHarness, Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 let bots: BotHarness;
 let h: Harness;
-
-beforeAll(async () => {
-  bots = await startBotHarness(640_000_001);
-  h = bots.h;
+useBotHarness(640_000_001, { books: true }, (started) => {
+  bots = started;
+  h = started.h;
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 const registered = (usdt: number, username?: string, language_code?: string) => bots.registered(usdt, { username, language_code });
 

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import type { ChatMessage } from "../../src/emulator/state.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Top-ups in Telegram Stars as a person meets them in the bot, on this engine, through the Bot API emulator: a pack or
 // a typed amount from the top-up menu, a purchase short of balance topped up and placed in one tap, an administrator's
@@ -14,25 +15,26 @@ let bots: BotHarness;
 let h: Harness;
 let stars: EmulatedStars;
 let admin: EmulatedChat;
-
-beforeAll(async () => {
-  bots = await startBotHarness(
-    790_000_001,
-    { admins: [ADMIN] },
-    {
+useBotHarness(
+  790_000_001,
+  {
+    admins: [ADMIN],
+    env: {
       STAR_COST_USDT: "0.01",
       TOPUP_POLL_MS: "60000",
       STARS_TOPUP_DAILY_MAX_USDT: "30",
       SUPPORT_CONTACT: "@helpdesk",
       PAYMENT_SUPPORT_TEXT: "Payments: write to @pay_desk\\nMonday to Friday",
     },
-  );
-  h = bots.h;
-  stars = new EmulatedStars(bots.emulatorUrl);
-  admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Ops", username: "ops_admin", language_code: "en" });
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
+    books: true,
+  },
+  (started) => {
+    bots = started;
+    h = started.h;
+    stars = new EmulatedStars(bots.emulatorUrl);
+    admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Ops", username: "ops_admin", language_code: "en" });
+  },
+);
 
 const account = async (telegramId: string) => (await h.service.core.accounts.byTelegramId(telegramId))!;
 const balance = async (telegramId: string) => (await account(telegramId)).balanceMicro;

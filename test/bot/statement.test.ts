@@ -1,18 +1,17 @@
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import type { ChatMessage } from "../../src/emulator/state.js";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import type { BotHarness, Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 let bots: BotHarness;
 let h: Harness;
-beforeAll(async () => {
-  bots = await startBotHarness(680_000_001);
-  h = bots.h;
+useBotHarness(680_000_001, { books: true }, (started) => {
+  bots = started;
+  h = started.h;
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 const buttons = (message: ChatMessage) => message.reply_markup?.inline_keyboard.flat().map((b) => b.text) ?? [];
 const isStatement = (t: string) => t.startsWith("📒");

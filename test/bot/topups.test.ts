@@ -1,7 +1,8 @@
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EmulatedChat } from "../../src/emulator/client.js";
-import { type BotHarness, type Harness, startBotHarness } from "../support/harness.js";
+import type { BotHarness, Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Top-ups in the chat: an invoice's pay link two taps from the menu, credited when paid; a transfer stated,
 // decided by the first administrator, the others' messages updated; in both languages (issue 20).
@@ -10,16 +11,13 @@ const ADMINS = [680_000_901, 680_000_902];
 let bots: BotHarness;
 let h: Harness;
 let admins: EmulatedChat[];
-
-beforeAll(async () => {
-  bots = await startBotHarness(680_000_001, { admins: ADMINS }, { TOPUP_POLL_MS: "200" });
-  h = bots.h;
+useBotHarness(680_000_001, { admins: ADMINS, env: { TOPUP_POLL_MS: "200" }, books: true }, (started) => {
+  bots = started;
+  h = started.h;
   admins = ADMINS.map(
     (id, i) => new EmulatedChat(bots.emulatorUrl, { id, first_name: ["Ann", "Bob"][i], username: `admin_${i}`, language_code: "en" }),
   );
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 const payUrlOf = (message: { reply_markup?: { inline_keyboard: Array<Array<{ text: string; url?: string }>> } }) =>
   message.reply_markup?.inline_keyboard.flat().find((b) => b.url)?.url;

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminCli } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import type { Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
+useHarness({}, (started) => (h = started));
 
 /**
  * `npm run admin -- ...` as an administrator runs it, against the running service's database: in-process, with

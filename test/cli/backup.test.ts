@@ -4,7 +4,6 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt, toUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
@@ -14,6 +13,7 @@ import { backupCli } from "../support/backup-cli.js";
 import { assertBooks } from "../support/books.js";
 import { eventually } from "../support/harness.js";
 import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import { fastEnv } from "../support/fast-env.js";
 
 const ledgerSum = async (db: Db, accountId: number) =>
   Number(
@@ -44,13 +44,8 @@ describe("npm run admin -- backup while the service runs, then a restore", () =>
 
   const serviceEnv = (databaseUrl: string) => ({
     DATABASE_URL: databaseUrl,
-    UPSTREAM: "external",
-    ...allProvidersAt(simulator.url),
-    UPSTREAM_TIMEOUT_MS: "3000",
-    RECONCILE_AFTER_MS: "3500",
-    RECONCILE_INTERVAL_MS: "200",
+    ...fastEnv(simulator.url, 3000),
     LOG_LEVEL: "warn",
-    RATE_LIMIT_PER_MINUTE: "100000",
   });
 
   it("copies a consistent database under purchase load; a service started on the copy has its books, balances and codes", async () => {

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
 import { type EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { adminCli } from "../support/admin-core.js";
-import { type BotHarness, eventually, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // `npm run admin -- stars …` against a running service's database and the Bot API emulator, on this engine: the
 // summary, a reconciliation that matches and one that does not (exit 1), and refunds of Stars top-ups with every
@@ -14,16 +15,13 @@ const SETTINGS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", STAR_
 let bots: BotHarness;
 let h: Harness;
 let stars: EmulatedStars;
-
-beforeAll(async () => {
-  bots = await startBotHarness(795_000_001, {}, { ...SETTINGS, STARS_BOOK_CHECK_MINUTES: "600" });
-  h = bots.h;
+useBotHarness(795_000_001, { env: { ...SETTINGS, STARS_BOOK_CHECK_MINUTES: "600" }, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   stars = new EmulatedStars(bots.emulatorUrl);
   // The book opened at the service's start; the CLI reads the same bot.
   await h.service.jobs.starBook!.runOnce();
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 /** The CLI as an operator runs it: the service's database, the bot's token and the same settings. */
 const cli = (...args: string[]) =>

@@ -2,8 +2,9 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PartnerClient, verifyWebhook, WebhookVerificationError } from "../../client/src/index.js";
+import { type PartnerClient, verifyWebhook } from "../../client/src/index.js";
 import { eventually } from "../support/harness.js";
+import { refusal } from "../support/receiver.js";
 import { type ListeningHarness, startListeningHarness } from "../support/client-service.js";
 
 interface Delivery {
@@ -33,17 +34,6 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
   await s.close();
 });
-
-/** The refusal verifyWebhook throws, or null when it accepts. */
-function refusal(run: () => unknown): string | null {
-  try {
-    run();
-    return null;
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) return error.reason;
-    throw error;
-  }
-}
 
 async function pinged(client: PartnerClient): Promise<Delivery> {
   const { event_id, delivered } = await client.pingWebhook();

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import type { Harness } from "../support/harness.js";
 import { runScript } from "../support/processes.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
+useHarness({}, (started) => (h = started));
 
 /**
  * `npm run admin -- ...` as its own process (the compiled CLI), against the running service's database. A real

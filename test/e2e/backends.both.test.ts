@@ -1,10 +1,11 @@
 import { gunzipSync } from "node:zlib";
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { simulatedReloadly } from "../../src/simulator/settings.js";
 import { unknownRecipient } from "../../src/core/model/contact.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Every product through the real backends it supports, on this engine: gifts and Premium sent by the bot through
 // the Bot API (the emulator) from its Star balance, gift cards through Reloadly (the simulated Reloadly), each
@@ -28,14 +29,12 @@ const ADMIN = 720_900_001;
 const ROSE = "5168103777563050263";
 const TREE = "5782984811920491178";
 
-beforeAll(async () => {
-  bots = await startBotHarness(720_000_001, { reloadly: true, admins: [ADMIN] }, BACKENDS);
-  h = bots.h;
+useBotHarness(720_000_001, { reloadly: true, admins: [ADMIN], env: BACKENDS, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   stars = new EmulatedStars(bots.emulatorUrl);
   await stars.setBalance(10_000);
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 let nextRecipient = 730_000_001;
 /** A Telegram user who has written to the bot once: one it can send to. */
@@ -76,8 +75,8 @@ describe("health says what each product runs on, to a key only", () => {
     expect(JSON.stringify(before)).not.toMatch(/telegram|reloadly/i);
     await stars.setBalance(0);
     try {
-      // Rounds run every 100 ms: past several, readiness still says only that the Bot API answers.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Past several whole rounds, readiness still says only that the Bot API answers.
+      await h.service.jobs.healthProbe.afterPasses(3);
       expect(await anonymous()).toEqual(before);
     } finally {
       await stars.setBalance(10_000);

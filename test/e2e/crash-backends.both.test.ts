@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Kysely } from "kysely";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt, simulatedReloadly } from "../../src/simulator/settings.js";
+import { simulatedReloadly } from "../../src/simulator/settings.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { unbalancedAccounts } from "../../src/db/ledger.js";
 import { openDatabase } from "../../src/db/database.js";
@@ -13,6 +13,7 @@ import { startEmulator } from "../../src/emulator/server.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { withAdmin } from "../support/admin-core.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { fastEnv } from "../support/fast-env.js";
 import { eventually, TEST_BOT_TOKEN } from "../support/harness.js";
 import { freePort, http, kill, startServiceProcess } from "../support/processes.js";
 
@@ -48,8 +49,7 @@ describe("a crash mid-delivery on the real backends", () => {
     const env = {
       DATABASE_URL: database!.url,
       ...database!.env,
-      UPSTREAM: "external",
-      ...allProvidersAt(simulator.url),
+      ...fastEnv(simulator.url, 3000),
       ...simulatedReloadly(simulator.url, "sandbox"),
       GIFTS_BACKEND: "telegram",
       STAR_COST_USDT: "0.01",
@@ -57,11 +57,7 @@ describe("a crash mid-delivery on the real backends", () => {
       BOT_TOKEN: TEST_BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.url,
       TELEGRAM_API_EMULATOR: "true",
-      UPSTREAM_TIMEOUT_MS: "3000",
-      RECONCILE_AFTER_MS: "3500",
-      RECONCILE_INTERVAL_MS: "200",
       LOG_LEVEL: "warn",
-      RATE_LIMIT_PER_MINUTE: "100000",
     };
     return (await startServiceProcess(env, port)).proc;
   }

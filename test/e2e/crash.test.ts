@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { unbalancedAccounts } from "../../src/db/ledger.js";
 import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
@@ -8,6 +7,7 @@ import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
+import { fastEnv } from "../support/fast-env.js";
 import { freePort, http, startServiceProcess } from "../support/processes.js";
 import { eventually } from "../support/harness.js";
 
@@ -29,13 +29,8 @@ describe("a crash between the charge and the provider's answer", () => {
     const env = {
       DATABASE_URL: database.url,
       ...database.env,
-      UPSTREAM: "external",
-      ...allProvidersAt(simulator.url),
-      UPSTREAM_TIMEOUT_MS: "3000",
-      RECONCILE_AFTER_MS: "3500",
-      RECONCILE_INTERVAL_MS: "200",
+      ...fastEnv(simulator.url, 3000),
       LOG_LEVEL: "warn",
-      RATE_LIMIT_PER_MINUTE: "100000",
     };
     return (await startServiceProcess(env, port)).proc;
   }

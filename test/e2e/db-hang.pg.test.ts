@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
 import { startSimulator } from "../../src/simulator/server.js";
@@ -8,6 +7,7 @@ import { assertBooks } from "../support/books.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 import { eventually } from "../support/harness.js";
 import { freePort, http, kill, type ServiceProcess, startServiceProcess, startTcpProxy, type TcpProxy } from "../support/processes.js";
+import { fastEnv } from "../support/fast-env.js";
 
 // A database that hangs instead of failing (issue 35, 1): the service reaches PostgreSQL through a proxy process of
 // its own, stopped with SIGSTOP for a while under load, as a partition or a stalled disk looks, then continued.
@@ -39,13 +39,7 @@ beforeAll(async () => {
       ...database.env,
       DATABASE_TIMEOUT_MS: String(TIMEOUT_MS),
       HEALTH_PROBE_MS: String(PROBE_MS),
-      UPSTREAM: "external",
-      ...allProvidersAt(simulator.url),
-      UPSTREAM_TIMEOUT_MS: "2000",
-      RECONCILE_AFTER_MS: "2500",
-      RECONCILE_INTERVAL_MS: "200",
-      RATE_LIMIT_PER_MINUTE: "100000",
-      TON_RATE_CACHE_SECONDS: "0",
+      ...fastEnv(simulator.url, 2000),
       LOG_LEVEL: "info",
     },
     await freePort(),

@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { adminForTest } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
@@ -13,6 +12,7 @@ import { assertBooks } from "../support/books.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 import { eventually, TEST_BOT_TOKEN } from "../support/harness.js";
 import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import { fastEnv } from "../support/fast-env.js";
 
 // Two real service processes on one PostgreSQL database (this file runs in the PostgreSQL half only).
 
@@ -35,13 +35,8 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     ...database.env,
     DATABASE_POOL_MAX: "8",
-    UPSTREAM: "external",
-    ...allProvidersAt(simulator.url),
-    UPSTREAM_TIMEOUT_MS: "2000",
-    RECONCILE_AFTER_MS: "2500",
-    RECONCILE_INTERVAL_MS: "200",
+    ...fastEnv(simulator.url, 2000),
     RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    TON_RATE_CACHE_SECONDS: "0",
     LOG_LEVEL: "info",
     BOT_TOKEN: TEST_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.url,

@@ -1,18 +1,16 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { sign } from "@telegram-apps/init-data-node";
-import type { Browser, BrowserContextOptions, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import type { BotHarness, Harness } from "../support/harness.js";
 import { texts } from "../../web/src/texts.js";
-import { DARK, LIGHT, launchBrowser } from "../support/miniapp.js";
+import { axe, launchBrowser, type OpenOptions, openMiniApp, sent, shot } from "../support/browser.js";
+import { DARK, LIGHT, type MiniAppUser } from "../support/miniapp.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The Mini App's orders, statement, top-up, key and admin desk screens in a real browser (Debian's Chromium through
 // playwright-core), in Telegram's light and dark palettes and in both languages, at 360×640: axe-core finds no
 // serious or critical violation (contrast included) on any of them, and a screenshot of each is written to
 // test-output/miniapp/ (orders-light-en.png, statement-dark-ru.png, desk-chart-1day.png, desk-chart-30days.png…).
 
-const SHOTS = join("test-output", "miniapp");
 const ADMIN = 696_199_999;
 // Telegram's published palettes (pairs under WCAG AA among them, which the page adjusts: the light hint on the
 // secondary background, white on the light button, the dark hint on the dark sections): test/support/miniapp.ts.
@@ -22,77 +20,23 @@ let h: Harness;
 let base: string;
 let browser: Browser;
 
-beforeAll(async () => {
-  // Time as the simulator plays it (scale 1): a `pending_` store top-up stays processing for about 20 s, long enough
-  // to be seen as an order in progress with its usual time.
-  bots = await startBotHarness(696_000_001, { admins: [ADMIN], timeScale: 1 });
-  h = bots.h;
+// Time as the simulator plays it (scale 1): a `pending_` store top-up stays processing for about 20 s, long enough
+// to be seen as an order in progress with its usual time.
+useBotHarness(696_000_001, { admins: [ADMIN], timeScale: 1, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
-  mkdirSync(SHOTS, { recursive: true });
   browser = await launchBrowser();
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => {
-  await browser?.close();
-  await bots.close();
-});
-
-type User = { id: number; first_name: string; username?: string; language_code?: string };
-
-/** The URL Telegram opens: the page, with tgWebAppData (signed init data) and the theme in the fragment. */
-function launchUrl(user: User, theme: Record<string, string> = {}) {
-  const initData = sign({ user, query_id: "AAHtest" } as never, TEST_BOT_TOKEN, new Date());
-  const fragment = new URLSearchParams({
-    tgWebAppData: initData,
-    tgWebAppVersion: "8.0",
-    tgWebAppPlatform: "tdesktop",
-    tgWebAppThemeParams: JSON.stringify(theme),
-  });
-  return `${base}/app/#${fragment}`;
-}
+afterAll(async () => browser?.close());
 
 /**
- * Opens the app at 360×640 as `user` (CSP bypassed: axe is injected as a script of its own). `telegram: true` plays
- * the Telegram client (the bridge's calls recorded in `window.sent`); in an ordinary browser the page first asks
- * whether the account is the user's, answered yes here.
+ * Opens the app as `user` with the CSP bypassed (axe is injected as a script of its own), once its balance shows.
  */
-async function open(user: User, options: { theme?: Record<string, string>; telegram?: boolean; context?: BrowserContextOptions } = {}) {
-  const context = await browser.newContext({ viewport: { width: 360, height: 640 }, bypassCSP: true, ...options.context });
-  if (options.telegram) {
-    await context.addInitScript(() => {
-      const sent: Array<[string, unknown]> = [];
-      Object.assign(window, {
-        sent,
-        TelegramWebviewProxy: { postEvent: (type: string, data?: string) => sent.push([type, data ? JSON.parse(data) : null]) },
-      });
-    });
-  }
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("console", (message) => message.type() === "error" && !message.text().includes("ERR_NAME_NOT_RESOLVED") && errors.push(message.text()));
-  page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(launchUrl(user, options.theme));
-  if (!options.telegram) await page.getByTestId("whose-yes").click();
-  await expect.poll(() => page.getByTestId("balance").count()).toBe(1);
-  return { page, errors, close: () => context.close() };
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
-const sent = (page: Page, method: string) =>
-  page.evaluate((m) => (window as unknown as { sent: Array<[string, unknown]> }).sent.filter(([type]) => type === m).map(([, data]) => data), method);
-
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: join("node_modules", "axe-core", "axe.min.js") });
-  return page.evaluate(async () => {
-    const result = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> };
-      }
-    ).axe.run();
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-  });
+async function open(user: MiniAppUser, options: OpenOptions = {}) {
+  const app = await openMiniApp(browser, base, user, { ...options, context: { bypassCSP: true, ...options.context } });
+  await expect.poll(() => app.page.getByTestId("balance").count()).toBe(1);
+  return app;
 }
 
 async function user(id: number, username: string, usdt = 0, language: "en" | "ru" = "en") {

@@ -1,38 +1,32 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
 import { EmulatedStars } from "../../src/emulator/client.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
-import { DARK, LIGHT, launchBrowser, type MiniAppUser, openMiniApp, press, sent, sessionOf } from "../support/miniapp.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { launchBrowser, openMiniApp, press, sent, shot } from "../support/browser.js";
+import { DARK, LIGHT, type MiniAppUser, sessionOf } from "../support/miniapp.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Top-ups in Telegram Stars from the Mini App, on this engine, in Chromium: Telegram's payment form is the fake
 // client's, which pays through the Bot API emulator, so the bot answers the pre-checkout and credits the
 // successful_payment as in production. At STAR_COST_USDT 0.01 a Star credits 0.01 USDT: the smallest top-up (1 USDT)
 // is 100 Stars. Screenshots go to test-output/miniapp/ (stars-*.png).
 
-const SHOTS = join("test-output", "miniapp");
 const ADMIN = 697_199_999;
 let bots: BotHarness;
 let h: Harness;
 let base: string;
 let browser: Browser;
 
-beforeAll(async () => {
-  bots = await startBotHarness(697_000_001, { admins: [ADMIN], timeScale: 0.1 }, { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "60000" });
-  h = bots.h;
+const SETTINGS = { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "60000" };
+useBotHarness(697_000_001, { admins: [ADMIN], timeScale: 0.1, env: SETTINGS, books: true, startMs: 60_000 }, async (started) => {
+  bots = started;
+  h = started.h;
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
-  mkdirSync(SHOTS, { recursive: true });
   browser = await launchBrowser();
-}, 60_000);
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => {
-  await browser?.close();
-  await bots?.close();
 });
+afterAll(async () => browser?.close());
 
-const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
 const account = async (telegramId: number) => (await h.service.core.accounts.byTelegramId(String(telegramId)))!;
 const balance = async (telegramId: number) => (await account(telegramId)).balanceMicro;
 const ledger = async (telegramId: number) =>
@@ -79,10 +73,11 @@ describe("Stars top-ups in the Mini App", () => {
     await page.getByLabel("Stars to pay (100 to 10,000)").fill("333");
     expect(await page.locator("label", { hasText: "Stars to pay" }).locator(".hint").textContent()).toBe("Credits 3.33 USDT");
     expect(await page.getByTestId("stars-pay").textContent()).toBe("Pay 333 ⭐");
-    await shot(page, "stars-topup-light");
+    await shot(page, "stars-topup-light", { fullPage: true });
 
     await page.getByTestId("stars-pack-250").click();
-    await expect.poll(() => page.getByTestId("stars-status").textContent()).toBe("✅ 2.50 USDT credited. Balance: 2.50 USDT.");
+    // The page looks at the top-up 0.4 s after the payment, then less and less often: the credit may miss that look.
+    await expect.poll(() => page.getByTestId("stars-status").textContent(), { timeout: 15_000 }).toBe("✅ 2.50 USDT credited. Balance: 2.50 USDT.");
     // The page opened the service's link in Telegram's form, by its slug; the bot took the payment at checkout.
     const [opened] = await sent(page, "web_app_open_invoice");
     expect(app.invoices).toEqual([
@@ -93,7 +88,7 @@ describe("Stars top-ups in the Mini App", () => {
     expect(await balance(sara.id)).toBe(2_500_000);
     expect(await ledger(sara.id)).toEqual([{ kind: "topup", amount_micro: 2_500_000 }]);
     await expect.poll(() => sent(page, "web_app_trigger_haptic_feedback")).toContainEqual({ type: "notification", notification_type: "success" });
-    await shot(page, "stars-topup-credited");
+    await shot(page, "stars-topup-credited", { fullPage: true });
 
     // Closed unpaid: Telegram's form says cancelled, the bot hears nothing, nothing is credited, and the top-up is
     // cancelled, so it no longer counts among the key's open ones.
@@ -134,7 +129,7 @@ describe("Stars top-ups in the Mini App", () => {
     await ru.page.getByTestId("wallet-topup").click();
     await expect.poll(() => ru.page.getByTestId("stars-topup").locator("h2").textContent()).toBe("Оплата звёздами Telegram");
     expect(await ru.page.getByTestId("stars-pay").textContent()).toBe("Оплатить 100 ⭐");
-    await shot(ru.page, "stars-topup-dark-ru");
+    await shot(ru.page, "stars-topup-dark-ru", { fullPage: true });
     expect(ru.errors, ru.errors.join("\n")).toEqual([]);
     await ru.close();
   }, 90_000);
@@ -157,7 +152,7 @@ describe("Stars top-ups in the Mini App", () => {
       .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
       .toEqual({ is_visible: true, is_active: true, text: "Top up 100 ⭐ and buy" });
     await page.getByTestId("quote").scrollIntoViewIfNeeded();
-    await shot(page, "stars-shortfall-dark");
+    await shot(page, "stars-shortfall-dark", { fullPage: true });
     // Telegram's MainButton pressed twice: one payment, one order.
     await press(page, "main_button_pressed");
     await press(page, "main_button_pressed");
@@ -175,7 +170,7 @@ describe("Stars top-ups in the Mini App", () => {
       ["topup", 1_000_000],
       ["charge", -1_500_000],
     ]);
-    await shot(page, "stars-shortfall-bought");
+    await shot(page, "stars-shortfall-bought", { fullPage: true });
     expect(app.errors, app.errors.join("\n")).toEqual([]);
     await app.close();
   }, 60_000);
@@ -231,7 +226,7 @@ describe("Stars top-ups in the Mini App", () => {
       expect(await page.getByTestId("quote").textContent()).toContain(`Charge: ${now} USDT`);
       expect(await page.getByTestId("shortfall").textContent()).toContain(`Your balance is ${(Number(now) - 11).toFixed(2)}`);
       await page.getByTestId("quote").scrollIntoViewIfNeeded();
-      await shot(page, "stars-price-moved", false);
+      await shot(page, "stars-price-moved");
       expect(moved.invoices.map((i) => i.attempt.status)).toEqual(["paid"]);
       expect(moved.errors.filter((e) => !e.includes("status of 400"))).toEqual([]);
     } finally {
@@ -269,7 +264,7 @@ describe("Stars top-ups in the Mini App", () => {
     // Nothing happens before the confirmation.
     expect(await balance(who)).toBe(5_000_000);
     await row.scrollIntoViewIfNeeded();
-    await shot(page, "stars-desk-refund-ask", false);
+    await shot(page, "stars-desk-refund-ask");
     await row.getByTestId("refund-confirm").click();
     await expect.poll(() => row.getByTestId("refund-outcome").textContent()).toBe("↩ Refunded: 200 ⭐ given back, 2.00 USDT taken off the balance.");
     expect(await balance(who)).toBe(3_000_000);
@@ -289,7 +284,7 @@ describe("Stars top-ups in the Mini App", () => {
       .poll(() => found.getByTestId("refund-outcome").textContent())
       .toBe("Its credit is already spent: the refund needs 3.00 USDT and the balance is 0.50 USDT. Nothing changed.");
     await found.scrollIntoViewIfNeeded();
-    await shot(page, "stars-desk-refund-spent", false);
+    await shot(page, "stars-desk-refund-spent");
     expect(await balance(who)).toBe(500_000);
     expect((await topups(who)).map((t) => t.status)).toEqual(["refunded", "credited"]);
     expect(await new EmulatedStars(bots.emulatorUrl).paymentAttempts()).toEqual(

@@ -1,19 +1,18 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { sign } from "@telegram-apps/init-data-node";
-import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import { readFileSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatUsdt } from "../../src/core/model/money.js";
-import { type BotHarness, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+import type { BotHarness, Harness } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";
-import { DARK as PUBLISHED_DARK, LIGHT as PUBLISHED_LIGHT, launchBrowser } from "../support/miniapp.js";
+import { axe, launchBrowser, type OpenOptions, openMiniApp, press, sent, shot } from "../support/browser.js";
+import { launchUrl, type MiniAppUser, DARK as PUBLISHED_DARK, LIGHT as PUBLISHED_LIGHT } from "../support/miniapp.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // The Mini App in a real browser (Debian's Chromium through playwright-core): opened as Telegram opens it, with
 // signed init data and the theme in the URL fragment, under the page's strict CSP. A screenshot of every screen at
 // 360×640 is written to test-output/miniapp/.
 
-const SHOTS = join("test-output", "miniapp");
 const ADMIN = 695_199_999;
 const LIGHT = { bg_color: "#ffffff", text_color: "#000000", secondary_bg_color: "#f4f4f5", button_color: "#2481cc", hint_color: "#707579" };
 const DARK = { bg_color: "#17212b", text_color: "#f5f5f5", secondary_bg_color: "#232e3c", button_color: "#5288c1", hint_color: "#aab4be" };
@@ -23,105 +22,28 @@ let base: string;
 let browser: Browser;
 let receiver: Receiver;
 
-beforeAll(async () => {
-  // Open invoices are looked at every 200 ms; the simulator's slow orders (a pending store top-up, gift cards) take
-  // a couple of seconds, so the page is seen watching them finish.
-  bots = await startBotHarness(695_000_001, { admins: [ADMIN], timeScale: 0.1 }, { TOPUP_POLL_MS: "200", ...FAST_WEBHOOKS });
-  h = bots.h;
+// Open invoices are looked at every 200 ms; the simulator's slow orders (a pending store top-up, gift cards) take
+// a couple of seconds, so the page is seen watching them finish.
+const SETTINGS = { TOPUP_POLL_MS: "200", ...FAST_WEBHOOKS };
+useBotHarness(695_000_001, { admins: [ADMIN], timeScale: 0.1, env: SETTINGS, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   receiver = await startReceiver();
   base = await h.api.listen({ host: "127.0.0.1", port: 0 });
-  mkdirSync(SHOTS, { recursive: true });
-  // Playwright gives the browser a fresh temporary profile of its own (a new --user-data-dir) and removes it after.
   browser = await launchBrowser();
 });
-afterEach(async () => h.assertLedgerInvariant());
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
-  await bots.close();
 });
 
-type User = { id: number; first_name: string; username?: string; language_code?: string };
-
-/** The URL Telegram opens: the page, with tgWebAppData (signed init data) and the theme in the fragment. */
-function launchUrl(user: User, theme: Record<string, string> = {}, token = TEST_BOT_TOKEN, authDate = new Date()) {
-  const initData = sign({ user, query_id: "AAHtest" } as never, token, authDate);
-  const fragment = new URLSearchParams({
-    tgWebAppData: initData,
-    tgWebAppVersion: "8.0",
-    tgWebAppPlatform: "tdesktop",
-    tgWebAppThemeParams: JSON.stringify(theme),
-  });
-  return `${base}/app/#${fragment}`;
-}
-
-/**
- * Opens the app at 360×640 as `user`. `telegram: true` plays the Telegram client: the page's bridge calls are
- * recorded in `window.sent` (as a mobile client's TelegramWebviewProxy receives them). In an ordinary browser the
- * page first asks whether the account is the user's: answered yes here unless `ask: false`.
- */
-async function open(
-  user: User,
-  options: {
-    theme?: Record<string, string>;
-    telegram?: boolean;
-    context?: BrowserContextOptions;
-    authDate?: Date;
-    ask?: boolean;
-    beforeGoto?: (page: Page) => Promise<unknown>;
-  } = {},
-) {
-  const context = await browser.newContext({ viewport: { width: 360, height: 640 }, ...options.context });
-  if (options.telegram) {
-    await context.addInitScript(() => {
-      const sent: Array<[string, unknown]> = [];
-      Object.assign(window, {
-        sent,
-        TelegramWebviewProxy: { postEvent: (type: string, data?: string) => sent.push([type, data ? JSON.parse(data) : null]) },
-      });
-    });
-  }
-  const page = await context.newPage();
-  const errors: string[] = [];
-  // A CSP violation or a failed script shows here.
-  // (The simulator's avatars live on a host that does not resolve: their failed loads are not the page's errors.)
-  page.on("console", (message) => message.type() === "error" && !message.text().includes("ERR_NAME_NOT_RESOLVED") && errors.push(message.text()));
-  page.on("pageerror", (error) => errors.push(error.message));
-  await options.beforeGoto?.(page);
-  await page.goto(launchUrl(user, options.theme, TEST_BOT_TOKEN, options.authDate));
-  if (!options.telegram && options.ask !== false) await page.getByTestId("whose-yes").click();
-  return { page, errors, close: () => context.close() };
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
-/** The bridge calls the page made, of one method. */
-const sent = (page: Page, method: string) =>
-  page.evaluate((m) => (window as unknown as { sent: Array<[string, unknown]> }).sent.filter(([type]) => type === m).map(([, data]) => data), method);
-/** Telegram's client pressing one of its own buttons. */
-const press = (page: Page, event: "main_button_pressed" | "back_button_pressed") =>
-  page.evaluate(
-    (e) => (window as unknown as { Telegram: { WebView: { receiveEvent(e: string, d: unknown): void } } }).Telegram.WebView.receiveEvent(e, null),
-    event,
-  );
+/** Opens the app as `user` (test/support/browser.ts), under the page's own CSP unless a test bypasses it. */
+const open = (user: MiniAppUser, options: OpenOptions = {}) => openMiniApp(browser, base, user, options);
 
 async function user(id: number, username: string, usdt = 0) {
   await h.service.core.accounts.register(String(id), username);
   if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test", { confirmed: true });
   return { id, first_name: username, username };
-}
-
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: join("node_modules", "axe-core", "axe.min.js") });
-  return page.evaluate(async () => {
-    const result = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> };
-      }
-    ).axe.run();
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-  });
 }
 
 describe("the Mini App in Chromium", () => {
@@ -526,7 +448,7 @@ describe("the Mini App in Chromium", () => {
         const visit = async (name: string) => {
           await page.evaluate(() => window.scrollTo(0, 0));
           await page.waitForTimeout(150);
-          await page.screenshot({ path: join(SHOTS, `${name}-${palette}-${language}.png`), fullPage: true });
+          await shot(page, `${name}-${palette}-${language}`, { fullPage: true });
           checked[`${name}-${palette}-${language}`] = await axe(page);
         };
         await visit("home");
@@ -558,10 +480,10 @@ describe("the Mini App in Chromium", () => {
 
   it("refuses forged, expired and other bots' init data, in the user's language", async () => {
     const oleg = { id: 695_100_002, first_name: "Олег", language_code: "ru" };
-    const good = launchUrl(oleg);
+    const good = launchUrl(base, oleg);
     const urls = [
-      launchUrl(oleg, {}, "654321:another-bot-token"),
-      launchUrl(oleg, {}, TEST_BOT_TOKEN, new Date(Date.now() - 2 * 86_400_000)),
+      launchUrl(base, oleg, {}, { token: "654321:another-bot-token" }),
+      launchUrl(base, oleg, {}, { authDate: new Date(Date.now() - 2 * 86_400_000) }),
       good.replace(/hash%3D[0-9a-f]{8}/, "hash%3D00000000"),
     ];
     const context = await browser.newContext({ viewport: { width: 360, height: 640 } });

@@ -1,7 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { Client, request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { withAdmin } from "../support/admin-core.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { type Db, openDatabase } from "../../src/db/database.js";
@@ -13,6 +12,7 @@ import { assertBooks } from "../support/books.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
 import { eventually, TEST_BOT_TOKEN } from "../support/harness.js";
 import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import { fastEnv } from "../support/fast-env.js";
 
 // The graceful stop of the real service process (SIGTERM), on SQLite (test/e2e/shutdown.pg.test.ts: two instances on PostgreSQL). The simulator runs at a quarter of
 // its delays: a slow_ delivery takes 1 s, a store top-up 5 s, a gift card about 6 s.
@@ -63,13 +63,9 @@ function envFor(database: TestDatabase, extra: Record<string, string> = {}) {
   return {
     DATABASE_URL: database.url,
     ...database.env,
-    UPSTREAM: "external",
-    ...allProvidersAt(simulator.url),
-    UPSTREAM_TIMEOUT_MS: "20000",
+    ...fastEnv(simulator.url, 20_000),
     // Leases are long here (30 s), so an order left leased by a stop would show.
     RECONCILE_AFTER_MS: "30000",
-    RECONCILE_INTERVAL_MS: "200",
-    RATE_LIMIT_PER_MINUTE: "100000",
     LOG_LEVEL: "info",
     ...extra,
   };

@@ -1,10 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { DomainError } from "../../src/core/model/errors.js";
 import { EmulatedStars } from "../../src/emulator/client.js";
 import { slowTelegram } from "../support/bot-replies.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
 import { http } from "../support/processes.js";
 import { botStars, refundsAtTelegram, topupLedger } from "../support/stars.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // An administrator's refund of a Stars top-up, on this engine, through the Bot API emulator: racing a purchase
 // that needs the same money (exactly one wins, the other is refused cleanly, and Telegram refunds only when the
@@ -17,10 +18,9 @@ const UPSTREAM_TIMEOUT_MS = 1_000;
 let bots: BotHarness;
 let h: Harness;
 let stars: EmulatedStars;
-
-beforeAll(async () => {
-  bots = await startBotHarness(784_000_001, {}, { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "600000" });
-  h = bots.h;
+useBotHarness(784_000_001, { env: { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "600000" } }, async (started) => {
+  bots = started;
+  h = started.h;
   stars = new EmulatedStars(bots.emulatorUrl);
   await stars.setBalance(1_000_000);
 });
@@ -28,7 +28,6 @@ afterEach(async () => {
   await stars.setBalance(1_000_000);
   await h.assertLedgerInvariant();
 });
-afterAll(async () => bots.close());
 
 const balance = async (telegramId: string) => (await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro;
 async function topupRow(id: number) {

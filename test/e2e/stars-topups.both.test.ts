@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Top-ups paid in Telegram Stars, on this engine, through the Bot API emulator: Telegram's checkout answered by the
 // bot, the successful_payment credited once per charge (doubled, lost), refunds by an administrator and by Telegram.
@@ -11,14 +12,11 @@ const ADMIN = { telegramId: "780000999", name: "ops" };
 let bots: BotHarness;
 let h: Harness;
 let stars: EmulatedStars;
-
-beforeAll(async () => {
-  bots = await startBotHarness(780_000_001, {}, { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "60000" });
-  h = bots.h;
+useBotHarness(780_000_001, { env: { STAR_COST_USDT: "0.01", TOPUP_POLL_MS: "60000" }, books: true }, (started) => {
+  bots = started;
+  h = started.h;
   stars = new EmulatedStars(bots.emulatorUrl);
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 const account = async (telegramId: string) => (await h.service.core.accounts.byTelegramId(telegramId))!;
 const balance = async (telegramId: string) => (await account(telegramId)).balanceMicro;

@@ -1,12 +1,13 @@
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { EmulatedChat, EmulatedStars } from "../../src/emulator/client.js";
 import { openService } from "../../src/root.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/config/simulated-credentials.js";
 import { adminCli } from "../support/admin-core.js";
-import { type BotHarness, eventually, type Harness, startBotHarness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness, TEST_BOT_TOKEN } from "../support/harness.js";
+import { fastEnv } from "../support/fast-env.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Gifts and Premium sent by the bot go to the Telegram user the order was placed for, and each Star transaction pays
 // for one order: on this engine, through the Bot API emulator (renames, a username moved to another user, late
@@ -19,15 +20,12 @@ const BACKENDS = { GIFTS_BACKEND: "telegram", PREMIUM_BACKEND: "telegram", STAR_
 let bots: BotHarness;
 let h: Harness;
 let admin: EmulatedChat;
-
-beforeAll(async () => {
-  bots = await startBotHarness(760_000_001, { admins: [ADMIN] }, BACKENDS);
-  h = bots.h;
+useBotHarness(760_000_001, { admins: [ADMIN], env: BACKENDS, books: true }, async (started) => {
+  bots = started;
+  h = started.h;
   await new EmulatedStars(bots.emulatorUrl).setBalance(100_000);
   admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Admin", username: "ops_admin_760", language_code: "en" });
 });
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
 
 const control = (path: string, body: unknown) =>
   request(`${bots.emulatorUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) =>
@@ -254,11 +252,7 @@ describe("a backend switched while it holds orders", () => {
     loadConfig({
       DATABASE_URL: h.databaseUrl,
       ...h.databaseEnv,
-      UPSTREAM: "external",
-      ...allProvidersAt(h.simulatorUrl),
-      UPSTREAM_TIMEOUT_MS: "1000",
-      RECONCILE_AFTER_MS: "1500",
-      RECONCILE_INTERVAL_MS: "200",
+      ...fastEnv(h.simulatorUrl),
       CRYPTO_PAY_URL: `${h.simulatorUrl}/cryptopay`,
       CRYPTO_PAY_TOKEN: SIMULATOR_CRYPTO_PAY_TOKEN,
       BOT_TOKEN: TEST_BOT_TOKEN,

@@ -1,21 +1,19 @@
 import pino from "pino";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { allProvidersAt } from "../../src/simulator/settings.js";
 import { createHealth } from "../../src/core/health.js";
 import { createHealthProbe } from "../../src/jobs/health-probe.js";
 import { openUpstream } from "../../src/upstream/products.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 // GET /v1/health answers from the last round of probes, made on a schedule and shared by every instance
 // through the database: a flood of health requests costs the providers nothing (issue 19).
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ HEALTH_PROBE_MS: "1000" });
-});
-afterAll(async () => h.close());
+useHarness({ env: { HEALTH_PROBE_MS: "1000" } }, (started) => (h = started));
 
 /** Every product's port at the harness's simulator, as another instance would open them. */
 function openPorts(log: pino.Logger) {

@@ -84,4 +84,33 @@ describe("the one loop", () => {
     expect(finished).toBe(true);
     expect(loop.started).toBe(false);
   });
+
+  it("counts completed runs, and waits for whole runs begun after the call (not the one under way)", async () => {
+    let release = () => {};
+    const { log } = quiet();
+    const loop = createLoop({
+      name: "job",
+      intervalMs: 60_000,
+      run: () => new Promise<void>((resolve) => (release = resolve)),
+      failed: undefined,
+      failure: "failed",
+      log,
+    });
+    const first = loop.runOnce();
+    let waited = false;
+    const two = loop.afterPasses(2).then(() => (waited = true));
+    release();
+    await first;
+    expect(loop.passes()).toBe(1);
+    const second = loop.runOnce();
+    release();
+    await second;
+    await Promise.resolve();
+    expect([loop.passes(), waited]).toEqual([2, false]);
+    const third = loop.runOnce();
+    release();
+    await third;
+    await two;
+    expect(loop.passes()).toBe(3);
+  });
 });

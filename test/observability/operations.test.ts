@@ -1,8 +1,9 @@
 import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
-import { type BotHarness, eventually, type Harness, startBotHarness } from "../support/harness.js";
+import { type BotHarness, eventually, type Harness } from "../support/harness.js";
+import { useBotHarness } from "../support/use-harness.js";
 
 // Operating it: Prometheus metrics, administrators' alerts in Telegram, and the customer's low-balance notice.
 
@@ -10,12 +11,12 @@ const ADMIN = 940_000_001;
 let bots: BotHarness;
 let h: Harness;
 let admin: EmulatedChat;
-
-beforeAll(async () => {
-  bots = await startBotHarness(
-    680_000_001,
-    { admins: [ADMIN], timeScale: 1 },
-    {
+useBotHarness(
+  680_000_001,
+  {
+    admins: [ADMIN],
+    timeScale: 1,
+    env: {
       RATE_LIMIT_PER_MINUTE: "40",
       ALERT_CHECK_INTERVAL_MS: "100",
       ALERT_REFUNDS: "3",
@@ -28,12 +29,14 @@ beforeAll(async () => {
       METRICS_PORT: "0",
       METRICS_TOKEN: "scrape-token-0123456789",
     },
-  );
-  h = bots.h;
-  admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Admin", username: "ops_admin", language_code: "en" });
-});
-afterEach(async () => h.assertLedgerInvariant());
-afterAll(async () => bots.close());
+    books: true,
+  },
+  (started) => {
+    bots = started;
+    h = started.h;
+    admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Admin", username: "ops_admin", language_code: "en" });
+  },
+);
 
 /** The value of one sample of the scrape, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashKey } from "../../src/core/keys.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ LOG_LEVEL: "trace" });
-});
-afterAll(async () => h.close());
+useHarness({ env: { LOG_LEVEL: "trace" } }, (started) => (h = started));
 
 describe("logs", () => {
   it("never contain a key or a key hash, on any path", async () => {

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { loadConfig } from "../../src/config.js";
-import { allProvidersAt, simulatedReloadly } from "../../src/simulator/settings.js";
+import { simulatedReloadly } from "../../src/simulator/settings.js";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import { startEmulator } from "../../src/emulator/server.js";
@@ -13,6 +13,7 @@ import { SIMULATOR_CRYPTO_PAY_TOKEN } from "../../src/simulator/cryptopay.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { assertBooks } from "./books.js";
 import { TEST_ENGINE, testDatabase } from "./databases.js";
+import { fastEnv } from "./fast-env.js";
 
 /** The service's clock in a test: real time, moved on by `advance` (nothing sleeps to let time pass). */
 interface TestClock extends Clock {
@@ -84,14 +85,8 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
   const config = loadConfig({
     DATABASE_URL: database.url,
     ...database.env,
-    UPSTREAM: "external",
-    ...allProvidersAt(simulator.url),
+    ...fastEnv(simulator.url),
     ...(options.gateway === false ? { GATEWAY_URL: undefined } : {}),
-    RATE_LIMIT_PER_MINUTE: "100000",
-    UPSTREAM_TIMEOUT_MS: "1000",
-    RECONCILE_AFTER_MS: "1500",
-    RECONCILE_INTERVAL_MS: "200",
-    TON_RATE_CACHE_SECONDS: "0",
     // Health answers from rounds this often: a fault shows within a fraction of a second.
     HEALTH_PROBE_MS: "100",
     // The simulator's Crypto Pay takes top-ups by invoice.

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type VerifyOptions, verifyWebhook, type WebhookRefusal, WebhookVerificationError } from "../../client/src/index.js";
 import { eventually } from "./harness.js";
 
 export interface Received {
@@ -8,6 +9,21 @@ export interface Received {
   body: string;
   json: any;
 }
+
+/** The reason the client package's verifyWebhook refuses with, or null when `run` passes. */
+export function refusal(run: () => unknown): WebhookRefusal | null {
+  try {
+    run();
+    return null;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.reason;
+    throw error;
+  }
+}
+
+/** A delivery checked as a partner checks it (the client package's verifyWebhook): why it is refused, or null. */
+export const refusalOf = (delivery: Received, secrets: string | string[], options?: VerifyOptions) =>
+  refusal(() => verifyWebhook(delivery.body, delivery.headers, secrets, options));
 
 /** Short retries so a day of them fits in seconds (the schedule's shape is the same as in production); loopback allowed. */
 export const FAST_WEBHOOKS = {

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { allProvidersAt } from "../../src/simulator/settings.js";
 import { openAdmin } from "./admin-core.js";
 import type { Admin } from "../../src/core/admin.js";
 import { fromUsdt } from "../../src/core/model/money.js";
@@ -7,6 +6,7 @@ import { type Db, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { type TestDatabase, testDatabase } from "./databases.js";
+import { fastEnv } from "./fast-env.js";
 import { freePort, http, kill, type ServiceProcess, startServiceProcess } from "./processes.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
@@ -49,12 +49,7 @@ export async function setUp(extra: Record<string, string> = {}) {
   env = {
     DATABASE_URL: database.url,
     ...database.env,
-    UPSTREAM: "external",
-    ...allProvidersAt(simulator.url),
-    UPSTREAM_TIMEOUT_MS: "2000",
-    RECONCILE_AFTER_MS: "2500",
-    RECONCILE_INTERVAL_MS: "200",
-    RATE_LIMIT_PER_MINUTE: "100000",
+    ...fastEnv(simulator.url, 2000),
     LOG_LEVEL: "warn",
     WEBHOOK_ALLOW_LOOPBACK: "true",
     WEBHOOK_TIMEOUT_MS: "1000",
