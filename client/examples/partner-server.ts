@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { createClient, PartnerApiError, verifyWebhook, type WebhookEvent, WebhookVerificationError } from "../src/index.js";
+import { createClient, PartnerApiError, PartnerClientError, verifyWebhook, type WebhookEvent, WebhookVerificationError } from "../src/index.js";
 
 export interface PartnerServerOptions {
   /** The purchase service, e.g. http://127.0.0.1:8080. */
@@ -74,6 +74,8 @@ export async function startPartnerServer(options: PartnerServerOptions): Promise
       if (error instanceof WebhookVerificationError) return reply(response, 400, { error: error.reason });
       if (error instanceof PartnerApiError)
         return reply(response, error.status === 402 ? 402 : 502, { error: error.error, error_code: error.errorCode });
+      // No answer (connection, timeout): the invoice's key makes a later retry safe.
+      if (error instanceof PartnerClientError) return reply(response, 503, { error: error.message, request_id: error.requestId });
       reply(response, 500, { error: "internal error" });
     }
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { components, operations } from "./api-types.js";
-import { PartnerApiError } from "./errors.js";
+import { IdempotencyKeyReuseError, PartnerApiError, PartnerConnectionError, PartnerTimeoutError, PurchaseFailedError } from "./errors.js";
 
 type Schemas = components["schemas"];
 type JsonOf<C> = C extends { content: { "application/json": infer B } } ? B : never;
@@ -43,13 +43,13 @@ export type WebhookAttempt = Schemas["WebhookAttempt"];
 export type Order = PurchaseResponse | StoreOrder | GameOrder | GiftcardOrder | GiftOrder;
 
 export interface ClientOptions {
-  /** Where the service answers, e.g. `https://api.example.com` (no trailing path). */
+  /** Where the service answers, e.g. `https://api.example.com` (no trailing path); `http://` only on loopback. */
   baseUrl: string;
   /** The key (`sj_…`), sent as `X-API-Key`. */
   apiKey: string;
   /** A fetch of your own (a proxy, a test); Node's global fetch by default. */
   fetch?: typeof globalThis.fetch;
-  /** Retries after a network error, a timeout, a 5xx or a 429 (default 3): each with the same idempotency key. */
+  /** Retries after a network error, a timeout, a 5xx (not a purchase's 502) or a 429 (default 3): each with the same idempotency key. */
   retries?: number;
   /** One attempt's time limit in milliseconds (default 30 000); a timed-out attempt counts as a network error. */
   timeoutMs?: number;
@@ -81,28 +81,67 @@ interface Call {
   retry: RetryPolicy;
   /** What the answer is read as. */
   as?: "json" | "text";
+  /** A purchase: its 502 is the order's outcome (failed, refunded), never retried. */
+  purchase?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BACKOFF_MS = 8_000;
 
-/** A network error that happened before the request could have reached the service (the connection was refused). */
-function beforeSending(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string } } | null)?.cause;
-  return cause?.code === "ECONNREFUSED" || cause?.code === "ENOTFOUND" || cause?.code === "EAI_AGAIN";
+/** A fetch's failure by cause: no answer in time, a redirect (never followed), or a connection that failed (its code). */
+function causeOf(error: unknown): "timeout" | "redirect" | { code: string | null } {
+  const failure = error as { name?: string; code?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  if (failure?.name === "TimeoutError") return "timeout";
+  // undici's fetch with `redirect: "error"` fails with this cause.
+  if (failure?.cause?.message === "unexpected redirect") return "redirect";
+  const code = failure?.cause?.code ?? failure?.code;
+  return { code: typeof code === "string" ? code : null };
 }
+
+/** A connection that was never made: the request cannot have reached the service. */
+const beforeSending = (code: string | null) => code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN";
+
+/** `https`, or `http` on this machine only (localhost, 127.0.0.0/8, ::1): the key and purchases never cross a network in clear. */
+function checkedBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback))
+    throw new TypeError(`baseUrl must be https:// (http:// only on localhost, 127.0.0.0/8 or ::1): ${url.origin}`);
+  return baseUrl.replace(/\/+$/, "");
+}
+
+/** How many idempotency keys a client remembers (the oldest forgotten first). */
+const REMEMBERED_KEYS = 10_000;
+/** Fields of a purchase that decide nothing of the order's identity (the contract's idempotency rule 2). */
+const NOT_IDENTIFYING = new Set(["idempotency_key", "max_usdt", "quote_id"]);
+/** Written as the service reads them: a username's `@` and case, and the defaults of optional fields. */
+const NORMALISED: Record<string, (value: unknown) => unknown> = {
+  username: (value) => (typeof value === "string" ? value.trim().replace(/^@/, "").toLowerCase() : value),
+  recipient: (value) => (typeof value === "string" ? value.trim().replace(/^@/, "").toLowerCase() : value),
+  login: (value) => (typeof value === "string" ? value.trim().toLowerCase() : value),
+  server_id: (value) => (value === "" || value === undefined ? null : value),
+  quantity: (value) => value ?? 1,
+  hide_name: (value) => value ?? false,
+  message: (value) => value ?? null,
+};
+
+/** What a purchase is for: the route and its identifying fields, normalised, in a stable order. */
+function fingerprint(path: string, body: object): string {
+  const fields = Object.entries(body)
+    .filter(([name]) => !NOT_IDENTIFYING.has(name))
+    .map(([name, value]): [string, unknown] => [name, NORMALISED[name]?.(value) ?? value])
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([path, fields]);
+}
+
+const isOrder = (body: unknown): body is Order =>
+  typeof body === "object" && body !== null && typeof (body as { order_id?: unknown }).order_id === "number" && "status" in body;
 
 function queryString(query: object | undefined): string {
   const entries = Object.entries(query ?? {}).filter(([, value]) => value !== undefined && value !== null);
   return entries.length === 0 ? "" : `?${new URLSearchParams(entries.map(([name, value]): [string, string] => [name, String(value)])).toString()}`;
 }
-
-/** A purchase's body with its idempotency key: the caller's, or a new UUID, kept for every retry. */
-const withKey = <B extends { idempotency_key?: string | null }>(body: B): B & { idempotency_key: string } => ({
-  ...body,
-  idempotency_key: body.idempotency_key ?? randomUUID(),
-});
 
 const segment = (value: string | number) => encodeURIComponent(String(value));
 
@@ -119,7 +158,7 @@ export type PartnerClient = ReturnType<typeof createClient>;
 
 /** A client for the partner API: one typed method per partner route of the OpenAPI document. */
 export function createClient(options: ClientOptions) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const baseUrl = checkedBaseUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const retries = Math.max(0, options.retries ?? 3);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -127,25 +166,41 @@ export function createClient(options: ClientOptions) {
   const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 60;
   /** The quotes this client made, so `buy({ quoteId })` knows what they are for. */
   const quotes = new Map<string, BindingQuote>();
+  /** The idempotency keys this client sent, and what for: a key is never sent for another purchase. */
+  const keys = new Map<string, string>();
 
   const backoff = (attempt: number) => Math.random() * Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** attempt);
 
   async function send(call: Call): Promise<{ body: unknown; headers: Headers; status: number }> {
     const url = `${baseUrl}${call.path}${queryString(call.query)}`;
-    const headers: Record<string, string> = { "x-api-key": options.apiKey, accept: call.as === "text" ? "text/csv" : "application/json" };
+    // One id for the call and its retries: the service logs it, and every error carries it.
+    const requestId = randomUUID();
+    const idempotencyKey = (call.body as { idempotency_key?: unknown } | undefined)?.idempotency_key;
+    const context = { requestId, idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : null };
+    const headers: Record<string, string> = {
+      "x-api-key": options.apiKey,
+      "x-request-id": requestId,
+      accept: call.as === "text" ? "text/csv" : "application/json",
+    };
     if (call.body !== undefined) headers["content-type"] = "application/json";
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     for (let attempt = 0; ; attempt++) {
       let response: Response;
+      let text: string;
       try {
-        response = await fetchImpl(url, { method: call.method, headers, body: payload, signal: AbortSignal.timeout(timeoutMs) });
+        // Never follow a redirect: it would carry the key (and on a 307 the purchase) to wherever it points.
+        response = await fetchImpl(url, { method: call.method, headers, body: payload, redirect: "error", signal: AbortSignal.timeout(timeoutMs) });
+        text = await response.text();
       } catch (error) {
-        const retriable = call.retry === "all" || beforeSending(error);
-        if (!retriable || attempt >= retries) throw error;
+        const cause = causeOf(error);
+        const retriable = cause !== "redirect" && (call.retry === "all" || (typeof cause === "object" && beforeSending(cause.code)));
+        if (!retriable || attempt >= retries) {
+          if (cause === "timeout") throw new PartnerTimeoutError(timeoutMs, context, error);
+          throw new PartnerConnectionError(cause === "redirect" ? "redirect" : cause.code, context, error);
+        }
         await sleep(backoff(attempt));
         continue;
       }
-      const text = await response.text();
       let body: unknown = text;
       if (call.as !== "text" || !response.ok) {
         try {
@@ -155,9 +210,18 @@ export function createClient(options: ClientOptions) {
         }
       }
       if (response.ok) return { body, headers: response.headers, status: response.status };
-      const error = new PartnerApiError(response.status, body, response.headers);
-      // A 5xx answering an order (502: failed at the provider, refunded) is the order's outcome: a retry would replay it.
-      const retriable = response.status === 429 || (call.retry === "all" && response.status >= 500 && error.orderId === null);
+      // A purchase's 502 is its order's outcome (failed, refunded): a retry would only answer the same failed order.
+      if (call.purchase && response.status === 502) {
+        throw new PurchaseFailedError(
+          response.status,
+          body,
+          response.headers,
+          context,
+          isOrder(body) ? body : await failedOrder(call, context.idempotencyKey),
+        );
+      }
+      const error = new PartnerApiError(response.status, body, response.headers, context);
+      const retriable = response.status === 429 || (call.retry === "all" && response.status >= 500);
       if (!retriable || attempt >= retries) throw error;
       if (response.status === 429) {
         const wait = error.retryAfter ?? 1;
@@ -165,6 +229,48 @@ export function createClient(options: ClientOptions) {
         // The wait asked for, and a little jitter so that clients refused together do not come back together.
         await sleep(wait * 1000 + Math.random() * Math.min(1000, backoffMs * 2 ** attempt));
       } else await sleep(backoff(attempt));
+    }
+  }
+
+  /**
+   * The failed order of a purchase whose 502 is an Error body (Premium's): read back, never bought again. The newest
+   * failed orders of the product are read, and the one with this idempotency key is the order; null if not found.
+   */
+  async function failedOrder(call: Call, idempotencyKey: string | null): Promise<Order | null> {
+    const productType = call.path.endsWith("/premium") ? "premium" : call.path.endsWith("/stars") ? "stars" : null;
+    if (productType === null || idempotencyKey === null) return null;
+    try {
+      const { orders } = await client.orders({ product_type: productType, status: "failed", limit: 5 });
+      for (const summary of orders) {
+        const order = await client.order(summary.order_id);
+        if ("idempotency_key" in order && order.idempotency_key === idempotencyKey) return order;
+      }
+    } catch {
+      // The 502 is the answer that matters; the order is a convenience.
+    }
+    return null;
+  }
+
+  /**
+   * A purchase: with its idempotency key (the caller's, or a new UUID kept for every retry), refused before sending
+   * when this client already sent the key for another purchase (the service would place and charge a second order).
+   */
+  async function purchase<T>(path: string, body: { idempotency_key?: string | null }): Promise<T> {
+    const idempotencyKey = body.idempotency_key ?? randomUUID();
+    const sandbox = path.startsWith("/test/");
+    const what = fingerprint(path, body);
+    const known = sandbox ? undefined : keys.get(idempotencyKey);
+    if (known !== undefined && known !== what) throw new IdempotencyKeyReuseError(idempotencyKey);
+    if (!sandbox && known === undefined) {
+      keys.set(idempotencyKey, what);
+      if (keys.size > REMEMBERED_KEYS) keys.delete(keys.keys().next().value!);
+    }
+    try {
+      return (await send({ method: "POST", path, body: { ...body, idempotency_key: idempotencyKey }, retry: "all", purchase: true })).body as T;
+    } catch (error) {
+      // A 4xx placed nothing: the key may be used again, e.g. with the field corrected.
+      if (known === undefined && error instanceof PartnerApiError && error.status < 500) keys.delete(idempotencyKey);
+      throw error;
     }
   }
 
@@ -188,23 +294,23 @@ export function createClient(options: ClientOptions) {
 
     // ---- Purchases: each with an idempotency key, so a retry never buys twice ----
     /** POST /v1/stars. */
-    buyStars: (body: StarsPurchase) => post<Answer<"buyStars">>("/v1/stars", withKey(body), "all"),
+    buyStars: (body: StarsPurchase) => purchase<Answer<"buyStars">>("/v1/stars", body),
     /** POST /v1/premium. */
-    buyPremium: (body: PremiumPurchase) => post<Answer<"buyPremium">>("/v1/premium", withKey(body), "all"),
+    buyPremium: (body: PremiumPurchase) => purchase<Answer<"buyPremium">>("/v1/premium", body),
     /** POST /v1/store: a Steam wallet top-up (202 while processing: poll `storeOrder`, or wait for the webhook). */
-    buyStore: (body: StorePurchase) => post<Answer<"topUpStore">>("/v1/store", withKey(body), "all"),
+    buyStore: (body: StorePurchase) => purchase<Answer<"topUpStore">>("/v1/store", body),
     /** POST /v1/games/{code}/order. */
-    buyGame: ({ game_code, ...body }: GamePurchase) => post<Answer<"orderGameCredit">>(`/v1/games/${segment(game_code)}/order`, withKey(body), "all"),
+    buyGame: ({ game_code, ...body }: GamePurchase) => purchase<Answer<"orderGameCredit">>(`/v1/games/${segment(game_code)}/order`, body),
     /** POST /v1/giftcards/{category_id}/order: the codes come later, from `giftcardOrder`. */
     buyGiftcards: ({ category_id, ...body }: GiftcardPurchase) =>
-      post<Answer<"orderGiftcards">>(`/v1/giftcards/${segment(category_id)}/order`, withKey(body), "all"),
+      purchase<Answer<"orderGiftcards">>(`/v1/giftcards/${segment(category_id)}/order`, body),
     /** POST /v1/gifts: a Telegram gift. */
-    sendGift: (body: GiftPurchase) => post<Answer<"sendGift">>("/v1/gifts", withKey(body), "all"),
+    sendGift: (body: GiftPurchase) => purchase<Answer<"sendGift">>("/v1/gifts", body),
 
     // ---- Sandbox: answers as a purchase would, charges nothing ----
-    sandboxStars: (body: StarsPurchase) => post<Answer<"sandboxStars">>("/test/v1/stars", withKey(body), "all"),
-    sandboxPremium: (body: PremiumPurchase) => post<Answer<"sandboxPremium">>("/test/v1/premium", withKey(body), "all"),
-    sandboxStore: (body: StorePurchase) => post<Answer<"sandboxStore">>("/test/v1/store", withKey(body), "all"),
+    sandboxStars: (body: StarsPurchase) => purchase<Answer<"sandboxStars">>("/test/v1/stars", body),
+    sandboxPremium: (body: PremiumPurchase) => purchase<Answer<"sandboxPremium">>("/test/v1/premium", body),
+    sandboxStore: (body: StorePurchase) => purchase<Answer<"sandboxStore">>("/test/v1/store", body),
 
     // ---- Binding quotes ----
     /** POST /v1/quotes: the exact charge of a purchase, binding for `ttl_seconds`; then `buy({ quoteId })`. */

@@ -27,8 +27,17 @@ export type {
   Webhook,
   WebhookAttempt,
 } from "./client.js";
-export { PartnerApiError, WebhookVerificationError } from "./errors.js";
-export type { ErrorBody, ErrorCode, InsufficientFundsBody, WebhookRefusal } from "./errors.js";
+export {
+  IdempotencyKeyReuseError,
+  PartnerApiError,
+  PartnerClientError,
+  PartnerConnectionError,
+  PartnerTimeoutError,
+  PurchaseFailedError,
+  WebhookVerificationError,
+} from "./errors.js";
+export type { ErrorBody, ErrorCode, FailedOrder, InsufficientFundsBody, WebhookRefusal } from "./errors.js";
+export { apiVersion } from "./version.js";
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhook } from "./webhooks.js";
 export type { VerifyOptions, WebhookEvent, WebhookEventType, WebhookHeaders } from "./webhooks.js";
 export type { components, operations, paths, webhooks } from "./api-types.js";

@@ -16,7 +16,7 @@ export type WebhookEventType = WebhookEvent["type"];
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyOptions {
-  /** The most a signature's timestamp may differ from now, in seconds (default 300). */
+  /** The most a signature's timestamp may differ from now, in seconds (default 300): a finite positive number. */
   toleranceSeconds?: number;
   /** Now, in milliseconds (tests). */
   nowMs?: number;
@@ -43,6 +43,9 @@ export function verifyWebhook(
   options: VerifyOptions = {},
 ): WebhookEvent {
   const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, nowMs = Date.now() } = options;
+  // NaN, Infinity or a negative would accept a delivery of any age (every comparison with NaN is false).
+  if (!Number.isFinite(toleranceSeconds) || toleranceSeconds <= 0)
+    throw new TypeError(`verifyWebhook needs a toleranceSeconds that is a finite positive number, not ${toleranceSeconds}`);
   const keys = typeof secrets === "string" ? [secrets] : [...secrets];
   if (keys.length === 0 || keys.some((secret) => !secret)) throw new TypeError("verifyWebhook needs at least one non-empty secret");
   const signature = header(headers, SIGNATURE_HEADER);

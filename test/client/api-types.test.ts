@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createClient, type PartnerClient } from "../../client/src/index.js";
+import { apiVersion, createClient, type PartnerClient } from "../../client/src/index.js";
+import { API_VERSION } from "../../src/wire/account.js";
 import { openApiDocument } from "../../src/api/document.js";
 import { CLIENT_API_TYPES, generatedClientApiTypes } from "../../scripts/client-api-types.js";
 
@@ -65,6 +66,11 @@ describe("the partner client", () => {
   it("is versioned as the API is", async () => {
     const document = (await openApiDocument()) as { info: { version: string } };
     expect(JSON.parse(readFileSync("client/package.json", "utf8")).version).toBe(document.info.version);
+  });
+
+  it("states the API version it matches: the service's", () => {
+    expect(apiVersion).toBe(API_VERSION);
+    expect(JSON.parse(readFileSync("client/package.json", "utf8")).apiVersion).toBe(API_VERSION);
   });
 
   it("has a method for every operation of the document but the Mini App's and the providers' webhooks", async () => {

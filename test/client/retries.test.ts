@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PartnerApiError } from "../../client/src/index.js";
+import { createClient, PartnerApiError, PartnerConnectionError, PurchaseFailedError } from "../../client/src/index.js";
 import { type ListeningHarness, startListeningHarness } from "../support/client-service.js";
 
 let s: ListeningHarness;
@@ -45,7 +45,9 @@ describe("the client's retries", () => {
   it("does not resend a top-up whose answer was lost (it would make a second invoice)", async () => {
     const dropping = droppingFirstAnswer();
     const { client } = await s.partner(0, { fetch: dropping.fetch });
-    await expect(client.createTopup({ amount_usdt: 25 })).rejects.toThrow("fetch failed");
+    const error = await client.createTopup({ amount_usdt: 25 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PartnerConnectionError);
+    expect(error).toMatchObject({ code: "ECONNRESET", requestId: expect.any(String) });
     expect(dropping.bodies).toHaveLength(1);
   });
 
@@ -58,7 +60,9 @@ describe("the client's retries", () => {
         throw new TypeError("fetch failed");
       },
     });
-    await expect(client.balance()).rejects.toThrow("fetch failed");
+    const error = await client.balance().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PartnerConnectionError);
+    expect((error as PartnerConnectionError).cause).toBeInstanceOf(TypeError);
     expect(calls).toBe(3);
   });
 
@@ -76,7 +80,7 @@ describe("the client's retries", () => {
     expect(calls).toBe(2);
     calls = 10;
     const failed = (await client.buyStars({ username: "fail_bob", stars: 100 }).catch((caught: unknown) => caught)) as PartnerApiError;
-    expect(failed).toBeInstanceOf(PartnerApiError);
+    expect(failed).toBeInstanceOf(PurchaseFailedError);
     expect(failed.status).toBe(502);
     expect(calls).toBe(11);
   });
@@ -98,5 +102,54 @@ describe("a 429", () => {
     expect(error).toBeInstanceOf(PartnerApiError);
     expect(error.status).toBe(429);
     expect(error.retryAfter).toBeGreaterThan(0);
+  });
+});
+
+describe("a purchase's 502 over HTTP", () => {
+  it("premium: failed and refunded is thrown once as a PurchaseFailedError with the order, never retried into a success", async () => {
+    let posts = 0;
+    const { client } = await s.partner(50, {
+      fetch: async (input, init) => {
+        if (init?.method === "POST") posts++;
+        return globalThis.fetch(input, init);
+      },
+    });
+    const error = (await client.buyPremium({ username: "fail_mia", months: 3 }).catch((caught: unknown) => caught)) as PurchaseFailedError;
+    expect(error).toBeInstanceOf(PurchaseFailedError);
+    expect(posts).toBe(1);
+    expect(error.order).toMatchObject({ product_type: "premium", status: "failed", months: 3, idempotency_key: error.idempotencyKey });
+    expect(error.orderId).toBe(error.order!.order_id);
+    expect((await client.balance()).balance_usdt).toBe(50);
+    await s.h.assertLedgerInvariant();
+  });
+
+  it("stars: the 502's order is on the error", async () => {
+    const { client } = await s.partner(10);
+    const error = (await client.buyStars({ username: "fail_bob", stars: 100 }).catch((caught: unknown) => caught)) as PurchaseFailedError;
+    expect(error).toBeInstanceOf(PurchaseFailedError);
+    expect(error.order).toMatchObject({ status: "failed", stars: 100, order_id: error.orderId });
+    expect((await client.balance()).balance_usdt).toBe(10);
+  });
+});
+
+describe("errors typed by cause, over HTTP", () => {
+  it("retries run out on a closed port: a PartnerConnectionError with the key to retry with later, and nothing charged", async () => {
+    const { client, key } = await s.partner(10, { retries: 1 });
+    const closed = createClient({ baseUrl: "http://127.0.0.1:1", apiKey: key, retries: 1, backoffMs: 1 });
+    const error = (await closed.buyStars({ username: "alice", stars: 100 }).catch((caught: unknown) => caught)) as PartnerConnectionError;
+    expect(error).toBeInstanceOf(PartnerConnectionError);
+    expect(error.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    // The caller retries later with the key the client made: one order.
+    const order = await client.buyStars({ username: "alice", stars: 100, idempotency_key: error.idempotencyKey! });
+    const again = await client.buyStars({ username: "alice", stars: 100, idempotency_key: error.idempotencyKey! });
+    expect(again.order_id).toBe(order.order_id);
+    expect((await client.balance()).balance_usdt).toBe(8.5);
+  });
+
+  it("the API's refusal carries the request id the client sent, which the service logged", async () => {
+    const { client } = await s.partner(1);
+    const error = (await client.buyPremium({ username: "bob", months: 12 }).catch((caught: unknown) => caught)) as PartnerApiError;
+    expect(error).toMatchObject({ status: 402, idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
