@@ -33,7 +33,8 @@ export default defineConfig(async () => {
   process.env.TEST_POSTGRES_REACHABLE = postgres ? "1" : "0";
   const sqlite = {
     extends: true as const,
-    test: { name: "sqlite", env: { TEST_ENGINE: "sqlite" }, include: ["test/**/*.test.ts"], exclude: [POSTGRES_ONLY] },
+    // The partner client's own unit tests (client/test: no service, no database) run here too, once.
+    test: { name: "sqlite", env: { TEST_ENGINE: "sqlite" }, include: ["test/**/*.test.ts", "client/test/**/*.test.ts"], exclude: [POSTGRES_ONLY] },
   };
   const postgresProject = { extends: true as const, test: { name: "postgres", env: { TEST_ENGINE: "postgres" }, include: [...BOTH, POSTGRES_ONLY] } };
   return {

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, PartnerApiError, PartnerConnectionError, PurchaseFailedError } from "../../client/src/index.js";
 import { type ListeningHarness, startListeningHarness } from "../support/client-service.js";
@@ -135,9 +137,14 @@ describe("a purchase's 502 over HTTP", () => {
 describe("errors typed by cause, over HTTP", () => {
   it("retries run out on a closed port: a PartnerConnectionError with the key to retry with later, and nothing charged", async () => {
     const { client, key } = await s.partner(10, { retries: 1 });
-    const closed = createClient({ baseUrl: "http://127.0.0.1:1", apiKey: key, retries: 1, backoffMs: 1 });
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const { port } = free.address() as AddressInfo;
+    await new Promise((resolve) => free.close(resolve));
+    const closed = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: key, retries: 1, backoffMs: 1 });
     const error = (await closed.buyStars({ username: "alice", stars: 100 }).catch((caught: unknown) => caught)) as PartnerConnectionError;
     expect(error).toBeInstanceOf(PartnerConnectionError);
+    expect(error.code).toBe("ECONNREFUSED");
     expect(error.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
     // The caller retries later with the key the client made: one order.
     const order = await client.buyStars({ username: "alice", stars: 100, idempotency_key: error.idempotencyKey! });
