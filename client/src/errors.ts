@@ -151,7 +151,8 @@ export class PurchaseFailedError extends PartnerApiError {
   constructor(status: number, body: unknown, headers: Headers, context: RequestContext, order: FailedOrder | null) {
     super(status, body, headers, context);
     this.order = order;
-    this.orderId = order?.order_id ?? null;
+    const fromBody = (body as { order_id?: unknown } | null)?.order_id;
+    this.orderId = order?.order_id ?? (typeof fromBody === "number" ? fromBody : null);
   }
 }
 
