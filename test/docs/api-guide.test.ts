@@ -43,6 +43,7 @@ const VARYING = [
   "created_at",
   "expires_at",
   "next_before",
+  "retry_after",
 ];
 
 // What a section needs before its first block, where the text says it in words ("a key funded from the admin CLI").
@@ -230,10 +231,11 @@ async function runShell(service: Service, blocks: { code: string; label: string 
 }
 
 /** Takes each varying field's real value for the one shown (and keeps it for later commands). */
-function learn(shown: string, output: string, learnt: Map<string, string>): string {
+function learn(text: string, output: string, learnt: Map<string, string>): string {
   // Seconds left in the rate window depend on when the command ran.
-  const header = /^(x-ratelimit-reset|ratelimit-reset|retry-after): \d+$/i.exec(shown);
+  const header = /^(x-ratelimit-reset|ratelimit-reset|retry-after): \d+$/i.exec(text);
   if (header) return `${header[1]}: …`;
+  const shown = text.replace(/retry in [^"]*"/, 'retry in …"');
   const value = String.raw`("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|\[[^\]]*\])`;
   let expected = shown;
   for (const field of VARYING) {
