@@ -38,7 +38,8 @@ export interface ShellStep {
 
 /**
  * A comment line under a command is checked when it shows output: a JSON body (`{…`), a status line (`HTTP/…`), a
- * header (`name: value`), a file's first line (`file.csv: …`), or a continuation (indented) of one. Other comments
+ * header (`name: value`, under a command that prints headers), a file's first line (`file.csv: …`), or a
+ * continuation (indented) of one. Other comments
  * are prose. Two or more spaces and a parenthesis, or three spaces and words, end what is shown: the rest is prose.
  */
 export function shellSteps(code: string): ShellStep[] {
@@ -51,6 +52,8 @@ export function shellSteps(code: string): ShellStep[] {
     while (command.endsWith("\\") && i + 1 < lines.length) command = `${command.slice(0, -1)}${lines[++i].trimStart()}`;
     const shown: string[] = [];
     let checking: "json" | "lines" | undefined;
+    // `name: value` lines are headers only under a command that prints them.
+    const headers = /\s(?:-D -|-i|-I|--include)(?:\s|$)/.test(command);
     for (; i + 1 < lines.length && lines[i + 1].startsWith("#"); i++) {
       const text = lines[i + 1].replace(/^# ?/, "");
       const part = text.trim();
@@ -60,7 +63,11 @@ export function shellSteps(code: string): ShellStep[] {
         else shown.push(part);
         continue;
       }
-      checking = part.startsWith("{") ? "json" : /^(?:HTTP\/|[a-z0-9-]+: |[\w-]+\.csv: )/i.test(part) ? "lines" : undefined;
+      checking = part.startsWith("{")
+        ? "json"
+        : /^(?:HTTP\/|[\w-]+\.csv: )/.test(part) || (headers && /^[a-z0-9-]+: /i.test(part))
+          ? "lines"
+          : undefined;
       if (checking) shown.push(part.replace(/^[\w-]+\.csv: /, ""));
     }
     const expected = shown.flatMap((text) => {
