@@ -26,6 +26,13 @@ function relativeLinks(text: string): string[] {
   return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith("#")).map((t) => decodeURI(t.split("#")[0]));
 }
 
+/** Every .ts file under `dir`. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
 const DECISIONS = join(ROOT, "docs", "decisions");
 const RECORD_NAME = /^\d{4}-[a-z0-9]+(?:-[a-z0-9]+)*\.md$/;
 const RECORD_LINK = /\[\d{4}\]\((\d{4}-[a-z0-9-]+\.md)\)/g;
@@ -129,6 +136,24 @@ describe("the documentation", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("ships the partner contract in docs/ and cites it there, never outside the repository", () => {
+    const contract = join(ROOT, "docs", "partner-contract.md");
+    expect(existsSync(contract), "docs/partner-contract.md: the binding contract").toBe(true);
+    expect(readFileSync(contract, "utf8")).toMatch(/^# Partner Purchase API: Specification\n/);
+    const outside: string[] = [];
+    for (const file of [...documents(), ...sourceFiles(join(ROOT, "src"))]) {
+      if (file === contract) continue;
+      if (/shared\/spec\//.test(readFileSync(file, "utf8"))) outside.push(relative(ROOT, file));
+    }
+    expect(outside, "cite docs/partner-contract.md instead").toEqual([]);
+    for (const doc of ["README.md", "docs/api-guide.md", "docs/decisions/0001-contract-readings.md"]) {
+      expect(
+        relativeLinks(readFileSync(join(ROOT, doc), "utf8")).some((t) => t.endsWith("partner-contract.md")),
+        doc,
+      ).toBe(true);
+    }
   });
 
   it("keeps the README a front door of at most 200 lines", () => {

@@ -16,7 +16,7 @@ import type { Order, OrderOfType, ProductType } from "../core/model/products.js"
 import type { Priced } from "../core/purchase.js";
 import { REASONS } from "../core/model/reasons.js";
 
-// The shared part of the contract (shared/spec/partner-purchase-api.md): fields every purchase takes, the
+// The shared part of the contract (docs/partner-contract.md): fields every purchase takes, the
 // order envelope every product's answer sits in, the error bodies, and the sandbox order. The API validates
 // with these schemas and /openapi.json is generated from them, so the document cannot drift from the code.
 // Field order here is the order of the JSON on the wire.
