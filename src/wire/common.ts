@@ -84,13 +84,8 @@ function meant(unknown: string, known: string[]): string | undefined {
   return best && best.edits <= Math.min(2, Math.floor(bare(best.name).length / 3)) ? best.name : undefined;
 }
 
-/**
- * A purchase body: its product's fields and the extras, and nothing else. An unknown field is refused (400 naming
- * it), never ignored: a misspelt idempotency_key or max_usdt would otherwise buy without the guard it was meant to be
- * (decision 0032).
- */
-export function purchaseBody<S extends z.ZodRawShape>(shape: S) {
-  const fields = { ...shape, ...purchaseExtras };
+/** A body of exactly these fields: an unknown one is refused, named, with the field it was likely meant as. */
+export function closedBody<S extends z.ZodRawShape>(fields: S) {
   const known = Object.keys(fields);
   return z.strictObject(fields, {
     error: (issue) => {
@@ -104,6 +99,13 @@ export function purchaseBody<S extends z.ZodRawShape>(shape: S) {
     },
   });
 }
+
+/**
+ * A purchase body: its product's fields and the extras, and nothing else. An unknown field is refused (400 naming
+ * it), never ignored: a misspelt idempotency_key or max_usdt would otherwise buy without the guard it was meant to be
+ * (decision 0032).
+ */
+export const purchaseBody = <S extends z.ZodRawShape>(shape: S) => closedBody({ ...shape, ...purchaseExtras });
 
 export const orderIdParams = z.object({
   order_id: z

@@ -127,6 +127,18 @@ describe("unknown fields on a purchase body", () => {
     });
   }
 
+  it("a quote's body is a purchase's without its idempotency key: the key is refused there, suggesting nothing", async () => {
+    const { key } = await h.newKey(10);
+    const res = await h.call("POST", "/v1/quotes", { key, body: { product_type: "stars", username: "alice", stars: 100, idempotency_key: "q-1" } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: "idempotency_key is not a field of this request",
+      error_code: "invalid_input",
+      field: "idempotency_key",
+    });
+  });
+
   it("the OpenAPI document says purchase bodies take no other fields", async () => {
     const doc = JSON.parse((await h.api.inject({ url: "/openapi.json" })).body);
     for (const { path } of PURCHASES) {
