@@ -803,10 +803,10 @@ export interface components {
       /** @description Only on 429: seconds until a retry is allowed */
       retry_after?: number | null;
       /**
-       * @description Machine-readable reason where the contract has one (store orders, gifts, order lookups, max_usdt)
+       * @description Machine-readable, on every error: the contract's reason where it has one (store orders, gifts, order lookups), this service's (max_usdt, quotes), else the kind of refusal (invalid_input, unauthorized, …)
        * @enum {string}
        */
-      error_code?:
+      error_code:
         | "login_not_supported"
         | "invalid_amount"
         | "provider_error"
@@ -821,7 +821,19 @@ export interface components {
         | "quote_expired"
         | "quote_used"
         | "quote_mismatch"
-        | "database_unavailable";
+        | "database_unavailable"
+        | "invalid_input"
+        | "unauthorized"
+        | "key_blocked"
+        | "forbidden"
+        | "not_found"
+        | "rate_limited"
+        | "unavailable"
+        | "body_too_large"
+        | "unsupported_media_type"
+        | "internal_error";
+      /** @description Only on invalid input: the field (its path, dotted, in a nested body) the first problem is in; absent when the body as a whole is wrong */
+      field?: string;
     };
     Game: {
       code: string;
@@ -957,6 +969,8 @@ export interface components {
       /** @constant */
       success: false;
       error: string;
+      /** @constant */
+      error_code: "insufficient_funds";
       required_usdt: number;
       balance_usdt: number;
     };
@@ -1033,6 +1047,26 @@ export interface components {
       status: "processing" | "completed" | "failed";
       transaction_id: string | null;
       error: string | null;
+      /** @description Only when failed: why (provider_error, …); null otherwise */
+      error_code:
+        | (
+            | "login_not_supported"
+            | "invalid_amount"
+            | "provider_error"
+            | "provider_balance"
+            | "provider_unavailable"
+            | "order_not_found"
+            | "expired"
+            | "disabled"
+            | "recipient_refuses"
+            | "price_changed"
+            | "quote_not_found"
+            | "quote_expired"
+            | "quote_used"
+            | "quote_mismatch"
+            | "database_unavailable"
+          )
+        | null;
       balance_remaining_usdt: number;
       /** Format: date-time */
       created_at: string;
@@ -1058,6 +1092,26 @@ export interface components {
       status: "processing" | "completed" | "failed";
       transaction_id: string | null;
       error: string | null;
+      /** @description Only when failed: why (provider_error, …); null otherwise */
+      error_code:
+        | (
+            | "login_not_supported"
+            | "invalid_amount"
+            | "provider_error"
+            | "provider_balance"
+            | "provider_unavailable"
+            | "order_not_found"
+            | "expired"
+            | "disabled"
+            | "recipient_refuses"
+            | "price_changed"
+            | "quote_not_found"
+            | "quote_expired"
+            | "quote_used"
+            | "quote_mismatch"
+            | "database_unavailable"
+          )
+        | null;
       balance_remaining_usdt: number;
       /** Format: date-time */
       created_at: string;
@@ -1897,6 +1951,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -2012,6 +2068,8 @@ export interface operations {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -2073,6 +2131,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -2188,6 +2248,8 @@ export interface operations {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -3136,6 +3198,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -3161,6 +3225,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -3276,6 +3342,8 @@ export interface operations {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -4016,6 +4084,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -4041,6 +4111,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -4156,6 +4228,8 @@ export interface operations {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -4578,6 +4652,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -4603,6 +4679,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -4718,6 +4796,8 @@ export interface operations {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -5016,6 +5096,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -5041,6 +5123,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {
@@ -5156,6 +5240,8 @@ export interface operations {
         headers: {
           /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
           "x-request-id"?: string;
+          /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
+          "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
         };
         content: {

@@ -3,7 +3,8 @@ import { eventSchema, type WebhookEventType } from "../wire/events.js";
 // Loose shapes of the parts of an OpenAPI 3.1 document touched here.
 interface Header {
   description: string;
-  schema: { type: string };
+  required?: boolean;
+  schema: { type: string; enum?: string[] };
 }
 interface Response {
   description?: string;
@@ -11,6 +12,8 @@ interface Response {
   content?: unknown;
 }
 interface Operation {
+  /** The mark of a purchase route (src/api/requests.ts REPLAYS), taken off here. */
+  "x-idempotent-replayed"?: boolean;
   security?: unknown[];
   requestBody?: unknown;
   responses?: Record<string, Response>;
@@ -64,6 +67,13 @@ const REQUEST_ID: Header = {
   description:
     "The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request.",
   schema: { type: "string" },
+};
+/** On every answer about a purchase's order (2xx, 502): whether it is a replay of an earlier request. */
+const IDEMPOTENT_REPLAYED: Header = {
+  description:
+    "`true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`.",
+  required: true,
+  schema: { type: "string", enum: ["true", "false"] },
 };
 const RETRY_AFTER: Header = { description: "Seconds until a retry is allowed", schema: { type: "integer" } };
 
@@ -124,6 +134,12 @@ export function finishDocument(doc: Document): Document {
         responses[429] = errorResponse(429, { ...RATE_LIMIT_HEADERS, "retry-after": RETRY_AFTER });
         for (const status of Object.keys(responses).filter((s) => s.startsWith("2"))) {
           responses[status].headers = { ...RATE_LIMIT_HEADERS, ...responses[status].headers };
+        }
+      }
+      if (operation["x-idempotent-replayed"]) {
+        delete operation["x-idempotent-replayed"];
+        for (const status of Object.keys(responses).filter((s) => s.startsWith("2") || s === "502")) {
+          responses[status].headers = { ...responses[status].headers, "idempotent-replayed": IDEMPOTENT_REPLAYED };
         }
       }
       if (operation.requestBody) {

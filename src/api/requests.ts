@@ -1,3 +1,4 @@
+import type { FastifyReply } from "fastify";
 import { fromUsdt } from "../core/model/money.js";
 import type { PurchaseOptions } from "../core/purchase.js";
 
@@ -9,3 +10,12 @@ export function purchaseOptions(body: { idempotency_key?: string | null; max_usd
     ...(body.quote_id ? { quoteId: body.quote_id } : {}),
   };
 }
+
+/**
+ * On a purchase's answer about its order: `true` when the order is an earlier one, answered again (same key, same
+ * identifying fields), `false` when this request placed it. Refusals that placed nothing carry none (decision 0032).
+ */
+export const markReplay = (reply: FastifyReply, replay: boolean) => reply.header("idempotent-replayed", replay ? "true" : "false");
+
+/** A purchase route's schema mark: the OpenAPI document adds Idempotent-Replayed to its order answers (src/api/openapi.ts). */
+export const REPLAYS = { "x-idempotent-replayed": true } as const;

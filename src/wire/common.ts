@@ -61,7 +61,51 @@ const quoteIdField = z
   );
 
 /** What every purchase body carries beside its product fields. */
-export const purchaseExtras = { idempotency_key: idempotencyKeyField, max_usdt: maxUsdtField, quote_id: quoteIdField };
+const purchaseExtras = { idempotency_key: idempotencyKeyField, max_usdt: maxUsdtField, quote_id: quoteIdField };
+
+/** Letters and digits only, lower case: `idempotencyKey` and `idempotency_key` read the same. */
+const bare = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+/** Edits (insert, delete, replace) from a to b: `max_usd` is one from `max_usdt`. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The known field an unknown one was most likely meant as, if one is close enough. */
+function meant(unknown: string, known: string[]): string | undefined {
+  const ranked = known.map((name) => ({ name, edits: distance(bare(unknown), bare(name)) })).sort((a, b) => a.edits - b.edits);
+  const best = ranked[0];
+  return best && best.edits <= Math.min(2, Math.floor(bare(best.name).length / 3)) ? best.name : undefined;
+}
+
+/** A body of exactly these fields: an unknown one is refused, named, with the field it was likely meant as. */
+export function closedBody<S extends z.ZodRawShape>(fields: S) {
+  const known = Object.keys(fields);
+  return z.strictObject(fields, {
+    error: (issue) => {
+      if (issue.code !== "unrecognized_keys") return undefined;
+      return issue.keys
+        .map((key) => {
+          const guess = meant(key, known);
+          return `${key} is not a field of this request${guess ? ` (did you mean ${guess}?)` : ""}`;
+        })
+        .join("; ");
+    },
+  });
+}
+
+/**
+ * A purchase body: its product's fields and the extras, and nothing else. An unknown field is refused (400 naming
+ * it), never ignored: a misspelt idempotency_key or max_usdt would otherwise buy without the guard it was meant to be
+ * (decision 0032).
+ */
+export const purchaseBody = <S extends z.ZodRawShape>(shape: S) => closedBody({ ...shape, ...purchaseExtras });
 
 export const orderIdParams = z.object({
   order_id: z
@@ -80,20 +124,51 @@ export const limitField = z
 
 // ---- Errors ----------------------------------------------------------------------------------------
 
+/**
+ * The error_code of an error answer without a reason of the contract's (REASONS): one per kind of refusal, stable,
+ * so a program can switch on it (decision 0032). A failed delivery is the contract's own `provider_error`.
+ */
+export const GENERAL_ERROR_CODES = [
+  "invalid_input",
+  "unauthorized",
+  "key_blocked",
+  "forbidden",
+  "not_found",
+  "rate_limited",
+  "unavailable",
+  "body_too_large",
+  "unsupported_media_type",
+  "internal_error",
+] as const;
+export type ErrorBodyCode = (typeof REASONS)[number] | (typeof GENERAL_ERROR_CODES)[number];
+
 export const errorBody = z
   .object({
     success: z.literal(false),
     error: z.string(),
     retry_after: z.number().int().nullable().optional().describe("Only on 429: seconds until a retry is allowed"),
     error_code: z
-      .enum(REASONS)
+      .enum([...REASONS, ...GENERAL_ERROR_CODES])
+      .describe(
+        "Machine-readable, on every error: the contract's reason where it has one (store orders, gifts, order lookups), this service's (max_usdt, quotes), else the kind of refusal (invalid_input, unauthorized, …)",
+      ),
+    field: z
+      .string()
       .optional()
-      .describe("Machine-readable reason where the contract has one (store orders, gifts, order lookups, max_usdt)"),
+      .describe(
+        "Only on invalid input: the field (its path, dotted, in a nested body) the first problem is in; absent when the body as a whole is wrong",
+      ),
   })
   .meta({ id: "ErrorBody" });
 
 export const insufficientFundsBody = z
-  .object({ success: z.literal(false), error: z.string(), required_usdt: z.number(), balance_usdt: z.number() })
+  .object({
+    success: z.literal(false),
+    error: z.string(),
+    error_code: z.literal("insufficient_funds"),
+    required_usdt: z.number(),
+    balance_usdt: z.number(),
+  })
   .meta({ id: "InsufficientFunds" });
 
 /** The error statuses every keyed endpoint can answer. */

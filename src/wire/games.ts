@@ -5,7 +5,7 @@ import { type Micro, toUsdt } from "../core/model/money.js";
 import type { OrderOfType } from "../core/model/products.js";
 import { type GamesRequest, needsServer, type PricedDenomination } from "../core/products/games.js";
 import type { GameInfo } from "../core/ports.js";
-import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras } from "./common.js";
+import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseBody } from "./common.js";
 
 // In-game credit: the dynamic game list, catalogues, player checks, and the order (GameOrderResponse).
 
@@ -61,14 +61,13 @@ export const checkPlayerResponse = z.object({
   player_name: z.string(),
 });
 
-export const gameOrderBody = z.object({
+export const gameOrderBody = purchaseBody({
   denomination: z
     .string(expect("denomination", "a string"))
     .min(1, "denomination must not be empty")
     .max(200, "denomination must be at most 200 characters"),
   player_id: playerIdField,
   server_id: serverIdField,
-  ...purchaseExtras,
 });
 
 export const gameOrderResponse = orderEnvelope(z.literal("game"), {

@@ -5,7 +5,7 @@ import { type Micro, toUsdt } from "../core/model/money.js";
 import type { GiftcardRequest, PricedCard } from "../core/products/giftcards.js";
 import type { OrderOfType } from "../core/model/products.js";
 import type { GiftcardBrand } from "../core/ports.js";
-import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras } from "./common.js";
+import { asyncFlags, envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseBody } from "./common.js";
 
 // Gift card codes: brands, catalogues, and the order (GiftcardOrderResponse), whose codes only its status endpoint shows.
 
@@ -36,7 +36,7 @@ export const giftcardCatalogueResponse = z.object({
   ),
 });
 
-export const giftcardOrderBody = z.object({
+export const giftcardOrderBody = purchaseBody({
   card_id: z.string(expect("card_id", "a string")).min(1, "card_id must not be empty").max(128, "card_id must be at most 128 characters"),
   quantity: z
     .number(expect("quantity", "a whole number"))
@@ -45,7 +45,6 @@ export const giftcardOrderBody = z.object({
     .max(GIFTCARD_QUANTITY_MAX, `quantity must be at most ${GIFTCARD_QUANTITY_MAX}`)
     .optional()
     .describe(`Defaults to ${GIFTCARD_DEFAULT_QUANTITY}`),
-  ...purchaseExtras,
 });
 
 export const giftcardOrderResponse = orderEnvelope(z.literal("giftcard"), {

@@ -3,7 +3,7 @@ import { GIFT_MESSAGE_MAX } from "../core/formats.js";
 import { type Micro, toUsdt } from "../core/model/money.js";
 import type { GiftRequest } from "../core/products/gifts.js";
 import type { OrderOfType } from "../core/model/products.js";
-import { dateTime, expect, orderStatus, purchaseExtras, reason, usernameOf } from "./common.js";
+import { dateTime, expect, orderStatus, purchaseBody, reason, usernameOf } from "./common.js";
 
 // Messaging-platform gifts: the live catalogue and the order (GiftOrder, the contract's own shape: no
 // idempotency_key, product_type or completed_at).
@@ -23,12 +23,11 @@ export const giftsResponse = z.object({
   ),
 });
 
-export const giftBody = z.object({
+export const giftBody = purchaseBody({
   recipient: usernameOf("recipient"),
   gift_id: giftIdField,
   hide_name: z.boolean(expect("hide_name", "true or false")).optional(),
   message: z.string(expect("message", "a string")).max(GIFT_MESSAGE_MAX, `message must be at most ${GIFT_MESSAGE_MAX} characters`).optional(),
-  ...purchaseExtras,
 });
 
 export const giftIdParams = z.object({ gift_id: z.string().regex(/^\d{1,20}$/, "gift_id must be a string of digits") });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { toUsdt } from "../core/model/money.js";
 import { PRODUCT_TYPES, type ProductType } from "../core/model/products.js";
 import type { BindingQuote } from "../core/model/quote.js";
-import { dateTime, expect } from "./common.js";
+import { closedBody, dateTime, expect } from "./common.js";
 import { gameOrderBody } from "./games.js";
 import { giftcardOrderBody } from "./giftcards.js";
 import { giftBody } from "./gifts.js";
@@ -23,17 +23,20 @@ export const quoteBody = z
   .discriminatedUnion(
     "product_type",
     [
-      starsBody.omit(purchaseOnly).extend({ product_type: z.literal("stars") }),
-      premiumBody.omit(purchaseOnly).extend({ product_type: z.literal("premium") }),
-      storeBody.omit(purchaseOnly).extend({ product_type: z.literal("store") }),
-      gameOrderBody
-        .omit(purchaseOnly)
-        .extend({ product_type: z.literal("game"), game_code: pathField("game_code").describe("The {code} of POST /v1/games/{code}/order") }),
-      giftcardOrderBody.omit(purchaseOnly).extend({
+      closedBody({ ...starsBody.omit(purchaseOnly).shape, product_type: z.literal("stars") }),
+      closedBody({ ...premiumBody.omit(purchaseOnly).shape, product_type: z.literal("premium") }),
+      closedBody({ ...storeBody.omit(purchaseOnly).shape, product_type: z.literal("store") }),
+      closedBody({
+        ...gameOrderBody.omit(purchaseOnly).shape,
+        product_type: z.literal("game"),
+        game_code: pathField("game_code").describe("The {code} of POST /v1/games/{code}/order"),
+      }),
+      closedBody({
+        ...giftcardOrderBody.omit(purchaseOnly).shape,
         product_type: z.literal("giftcard"),
         category_id: pathField("category_id").describe("The {category_id} of POST /v1/giftcards/{category_id}/order"),
       }),
-      giftBody.omit(purchaseOnly).extend({ product_type: z.literal("gift") }),
+      closedBody({ ...giftBody.omit(purchaseOnly).shape, product_type: z.literal("gift") }),
     ],
     { error: () => `product_type must be one of ${PRODUCT_TYPES.join(", ")}` },
   )

@@ -3,18 +3,17 @@ import type { Priced } from "../core/purchase.js";
 import { STARS_MAX, STARS_MIN, USERNAME_PATTERN, USERNAME_RULE } from "../core/formats.js";
 import { type Micro, toUsdt } from "../core/model/money.js";
 import type { OrderOfType } from "../core/model/products.js";
-import { expect, orderEnvelope, orderStatus, purchaseExtras, sandboxOrder, usernameField, envelopeHead, envelopeTail } from "./common.js";
+import { expect, orderEnvelope, orderStatus, purchaseBody, reason, sandboxOrder, usernameField, envelopeHead, envelopeTail } from "./common.js";
 
 // Stars, and the answer stars and premium share (the contract's PurchaseResponse), with its sandbox twin.
 
-export const starsBody = z.object({
+export const starsBody = purchaseBody({
   username: usernameField,
   stars: z
     .number(expect("stars", "a whole number"))
     .int("stars must be a whole number")
     .min(STARS_MIN, `stars must be at least ${STARS_MIN}`)
     .max(STARS_MAX, `stars must be at most ${STARS_MAX}`),
-  ...purchaseExtras,
 });
 
 export const purchaseResponse = orderEnvelope(z.enum(["stars", "premium"]), {
@@ -26,6 +25,7 @@ export const purchaseResponse = orderEnvelope(z.enum(["stars", "premium"]), {
   status: orderStatus,
   transaction_id: z.string().nullable(),
   error: z.string().nullable(),
+  error_code: reason.nullable().describe("Only when failed: why (provider_error, …); null otherwise"),
   balance_remaining_usdt: z.number(),
 }).meta({ id: "PurchaseResponse" });
 
@@ -49,6 +49,7 @@ export function purchaseView(order: Telegram, balanceMicro: Micro): PurchaseAnsw
     status: order.status,
     transaction_id: order.transactionId,
     error: order.error,
+    error_code: order.status === "failed" ? order.reason : null,
     balance_remaining_usdt: toUsdt(balanceMicro),
     ...envelopeTail(order),
   };

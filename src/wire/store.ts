@@ -6,7 +6,7 @@ import type { OrderOfType, StoreDetails } from "../core/model/products.js";
 import type { StoreRequest } from "../core/products/store.js";
 import type { StoreLimits } from "../core/ports.js";
 import type { Reason } from "../core/model/reasons.js";
-import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseExtras, reason, sandboxOrder } from "./common.js";
+import { envelopeHead, envelopeTail, expect, orderEnvelope, orderStatus, purchaseBody, reason, sandboxOrder } from "./common.js";
 
 // Game-store wallet top-ups: pricing, the order body and answer (StoreOrderResponse), and the sandbox's.
 
@@ -43,7 +43,7 @@ export const storePricingResponse = z.object({
   quote: storeQuoteSchema.nullable(),
 });
 
-export const storeBody = z.object({
+export const storeBody = purchaseBody({
   login: z.string(expect("login", "a string")).min(1, "login must not be empty").max(200, "login must be at most 200 characters"),
   amount_usd: z
     .number(expect("amount_usd", "a number"))
@@ -51,7 +51,6 @@ export const storeBody = z.object({
     .max(MAX_USDT, `amount_usd must be at most ${MAX_USDT}`)
     .meta({ multipleOf: 0.01 })
     .describe("Nominal in USD, at most 2 decimals; the live limits (GET /v1/store/pricing, 1 to 400 today) decide what is accepted"),
-  ...purchaseExtras,
 });
 
 export const storeOrderResponse = orderEnvelope(z.literal("store"), {

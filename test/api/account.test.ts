@@ -102,10 +102,10 @@ describe("authentication", () => {
   it("rejects a missing key and a wrong key with 401 and an error body", async () => {
     const missing = await h.call("GET", "/v1/balance");
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ success: false, error: expect.stringContaining("missing") });
+    expect(missing.body).toEqual({ success: false, error: expect.stringContaining("missing"), error_code: "unauthorized" });
     const wrong = await h.call("GET", "/v1/balance", { key: `sj_${"A".repeat(43)}` });
     expect(wrong.status).toBe(401);
-    expect(wrong.body.success).toBe(false);
+    expect(wrong.body).toEqual({ success: false, error: expect.any(String), error_code: "unauthorized" });
     const junk = await h.call("GET", "/v1/balance", { key: "not-a-key" });
     expect(junk.status).toBe(401);
   });
@@ -123,7 +123,7 @@ describe("authentication", () => {
     await h.service.core.admin.setBlocked(telegramId, true, "test");
     const blocked = await h.call("GET", "/v1/balance", { key });
     expect(blocked.status).toBe(403);
-    expect(blocked.body).toEqual({ success: false, error: expect.stringContaining("blocked") });
+    expect(blocked.body).toEqual({ success: false, error: expect.stringContaining("blocked"), error_code: "key_blocked" });
     const purchase = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50 } });
     expect(purchase.status).toBe(403);
     await h.service.core.admin.setBlocked(telegramId, false, "test");
@@ -161,7 +161,13 @@ describe("balance of an owner key", () => {
 
     const overOrderLimit = await h.call("POST", "/v1/stars", { key, body: { username: "bob_owner", stars: 200 } });
     expect(overOrderLimit.status).toBe(402);
-    expect(overOrderLimit.body).toEqual({ success: false, error: expect.stringContaining("per-order"), required_usdt: 3, balance_usdt: 2 });
+    expect(overOrderLimit.body).toEqual({
+      success: false,
+      error: expect.stringContaining("per-order"),
+      error_code: "insufficient_funds",
+      required_usdt: 3,
+      balance_usdt: 2,
+    });
 
     await h.service.core.admin.setWallet(fromUsdt(1), "test");
     const walletShort = await h.call("POST", "/v1/stars", { key, body: { username: "bob_owner", stars: 100 } });

@@ -184,8 +184,10 @@ async function snapshot() {
 function expectClientError(status: number, body: unknown, context: unknown) {
   expect(status, JSON.stringify(context)).toBeGreaterThanOrEqual(400);
   expect(status, JSON.stringify(context)).toBeLessThan(500);
-  const { error_code: _code, ...rest } = body as Record<string, unknown>;
-  expect(rest).toEqual({ success: false, error: expect.any(String) });
+  // Every refusal has its error_code; bad input names its field when it is one.
+  const { field, ...rest } = body as Record<string, unknown>;
+  expect(rest).toEqual({ success: false, error: expect.any(String), error_code: expect.any(String) });
+  if (field !== undefined) expect(field).toEqual(expect.any(String));
   expect((body as { error: string }).error.length).toBeGreaterThan(0);
 }
 
@@ -236,7 +238,7 @@ describe("bad input never charges and never answers 5xx", () => {
       payload: '{"username":"alice","stars":100}',
     });
     expect(plain.statusCode).toBe(415);
-    expect(plain.json()).toEqual({ success: false, error: "Content-Type must be application/json" });
+    expect(plain.json()).toEqual({ success: false, error: "Content-Type must be application/json", error_code: "unsupported_media_type" });
   });
 
   it("GET /v1/orders and /v1/orders/{id}: generated bad limits and ids are 400", async () => {

@@ -21,7 +21,7 @@ describe("the shared request counter out of reach", () => {
       ] as const) {
         const refused = await h.call(method, url, { key, body });
         expect(refused.status, url).toBe(503);
-        expect(refused.body).toEqual({ success: false, error: "The request counter cannot be reached: retry later" });
+        expect(refused.body).toEqual({ success: false, error: "The request counter cannot be reached: retry later", error_code: "unavailable" });
       }
       expect(await h.orderCount()).toBe(0);
     } finally {

@@ -189,7 +189,7 @@ describe("POST /v1/games/{code}/order", () => {
     const { key } = await h.newKey(1);
     const res = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "325", player_id: "512345678" } });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), required_usdt: 5.2395, balance_usdt: 1 });
+    expect(res.body).toEqual({ success: false, error: expect.any(String), error_code: "insufficient_funds", required_usdt: 5.2395, balance_usdt: 1 });
   });
 
   it("GET /v1/games/orders/{id}: 404 for another key's or another product's order, 400 for a bad id", async () => {

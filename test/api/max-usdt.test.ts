@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REASONS } from "../../src/core/model/reasons.js";
+import { GENERAL_ERROR_CODES } from "../../src/wire/common.js";
 import type { Harness } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
 
@@ -72,7 +73,7 @@ describe("max_usdt: the charge the buyer saw", () => {
     const doc = (await h.call("GET", "/openapi.json")).body;
     const stars = doc.paths["/v1/stars"].post.requestBody.content["application/json"].schema;
     expect(stars.properties.max_usdt).toMatchObject({ type: "number" });
-    expect(doc.components.schemas.ErrorBody.properties.error_code.enum).toEqual([...REASONS]);
+    expect(doc.components.schemas.ErrorBody.properties.error_code.enum).toEqual([...REASONS, ...GENERAL_ERROR_CODES]);
     expect(doc.components.schemas.StoreOrderResponse.properties.error_code.anyOf[0].enum).toEqual([...REASONS]);
   });
 });

@@ -286,7 +286,11 @@ describe("the admin desk", () => {
     ] as const) {
       const refused = await h.call(method, url, { headers: as(token), ...(body ? { body } : {}) });
       expect(refused.status, url).toBe(403);
-      expect(refused.body, url).toEqual({ success: false, error: "⛔ Only the service's administrators can do this, and you are not one." });
+      expect(refused.body, url).toEqual({
+        success: false,
+        error: "⛔ Only the service's administrators can do this, and you are not one.",
+        error_code: "forbidden",
+      });
     }
     // In Russian for a Russian user; their account works all along.
     const ru = await signedIn({ id: 690_100_022, first_name: "Нина", language_code: "ru" });

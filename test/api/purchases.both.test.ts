@@ -23,6 +23,7 @@ describe("POST /v1/stars", () => {
       status: "completed",
       transaction_id: expect.stringMatching(/^sim_/),
       error: null,
+      error_code: null,
       balance_remaining_usdt: 8.5,
       created_at: expect.any(String),
       completed_at: expect.any(String),
@@ -35,7 +36,7 @@ describe("POST /v1/stars", () => {
     const before = await h.orderCount();
     const res = await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), required_usdt: 1.5, balance_usdt: 1 });
+    expect(res.body).toEqual({ success: false, error: expect.any(String), error_code: "insufficient_funds", required_usdt: 1.5, balance_usdt: 1 });
     expect(await h.balance(key)).toBe(1);
     expect(await h.orderCount()).toBe(before);
   });
@@ -213,7 +214,7 @@ describe("POST /v1/premium", () => {
     const { key } = await h.newKey(20);
     const res = await h.call("POST", "/v1/premium", { key, body: { username: "fail_mia", months: 3 } });
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/refunded 11\.99 USDT/) });
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/refunded 11\.99 USDT/), error_code: "provider_error" });
     expect(await h.balance(key)).toBe(20);
   });
 
@@ -221,7 +222,7 @@ describe("POST /v1/premium", () => {
     const { key } = await h.newKey(10);
     const res = await h.call("POST", "/v1/premium", { key, body: { username: "noah", months: 12 } });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), required_usdt: 28.99, balance_usdt: 10 });
+    expect(res.body).toEqual({ success: false, error: expect.any(String), error_code: "insufficient_funds", required_usdt: 28.99, balance_usdt: 10 });
   });
 });
 
@@ -277,12 +278,12 @@ describe("POST /v1/search", () => {
     const { key } = await h.newKey();
     const missing = await h.call("POST", "/v1/search", { key, body: { product_type: "stars", query: "missing_tom" } });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, error: expect.stringContaining("not found") });
+    expect(missing.body).toEqual({ success: false, error: expect.stringContaining("not found"), error_code: "not_found" });
     await h.fault("gateway", "down");
     try {
       const down = await h.call("POST", "/v1/search", { key, body: { product_type: "stars", query: "uma" } });
       expect(down.status).toBe(502);
-      expect(down.body.success).toBe(false);
+      expect(down.body).toMatchObject({ success: false, error_code: "provider_error" });
     } finally {
       await h.fault("gateway", "ok");
     }

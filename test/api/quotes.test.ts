@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromUsdt } from "../../src/core/model/money.js";
 import { REASONS } from "../../src/core/model/reasons.js";
+import { GENERAL_ERROR_CODES } from "../../src/wire/common.js";
 import { type Harness, startHarness } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
 
@@ -242,7 +243,8 @@ describe("a purchase naming a quote", () => {
   it("refuses a malformed quote_id as a validation error naming it, charging nothing", async () => {
     const { key } = await h.newKey(10);
     for (const quote_id of ["", "q_short", "x".repeat(26), `q_${"A".repeat(23)}!`, 42, `q_${"A".repeat(24)}\u0000`]) {
-      const body = await expectRefused(key, "/v1/stars", { username: "alice", stars: 100, quote_id }, undefined);
+      const body = await expectRefused(key, "/v1/stars", { username: "alice", stars: 100, quote_id }, "invalid_input");
+      expect(body.field).toBe("quote_id");
       expect(body.error, JSON.stringify(quote_id)).toContain("quote_id");
     }
   });
@@ -360,6 +362,6 @@ describe("the OpenAPI document", () => {
       expect(schema.properties.quote_id, path).toBeDefined();
     }
     expect(REASONS).toEqual(expect.arrayContaining(["quote_not_found", "quote_expired", "quote_used", "quote_mismatch"]));
-    expect(doc.components.schemas.ErrorBody.properties.error_code.enum).toEqual([...REASONS]);
+    expect(doc.components.schemas.ErrorBody.properties.error_code.enum).toEqual([...REASONS, ...GENERAL_ERROR_CODES]);
   });
 });

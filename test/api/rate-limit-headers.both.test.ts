@@ -50,7 +50,12 @@ describe("rate-limit headers", () => {
     const limited = await h.call("GET", "/v1/balance", { key });
     expect(limited.status).toBe(429);
     expectConsistent(limited.headers, 0);
-    expect(limited.body).toEqual({ success: false, error: expect.stringContaining("Rate limit"), retry_after: expect.any(Number) });
+    expect(limited.body).toEqual({
+      success: false,
+      error: expect.stringContaining("Rate limit"),
+      retry_after: expect.any(Number),
+      error_code: "rate_limited",
+    });
     expect(Number(limited.headers["retry-after"])).toBe(limited.body.retry_after);
     expect(limited.headers["ratelimit-reset"]).toBe(limited.headers["retry-after"]);
   });

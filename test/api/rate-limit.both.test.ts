@@ -13,7 +13,12 @@ describe("rate limit", () => {
     for (let i = 0; i < 5; i++) expect((await h.call("GET", "/v1/balance", { key: first.key })).status).toBe(200);
     const limited = await h.call("GET", "/v1/balance", { key: first.key });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ success: false, error: expect.stringContaining("Rate limit"), retry_after: expect.any(Number) });
+    expect(limited.body).toEqual({
+      success: false,
+      error: expect.stringContaining("Rate limit"),
+      retry_after: expect.any(Number),
+      error_code: "rate_limited",
+    });
     expect(limited.body.retry_after).toBeGreaterThan(0);
     expect(limited.body.retry_after).toBeLessThanOrEqual(60);
     expect(Number(limited.headers["retry-after"])).toBe(limited.body.retry_after);

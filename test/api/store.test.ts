@@ -171,7 +171,7 @@ describe("POST /v1/store", () => {
     const { key } = await h.newKey(10);
     const res = await h.call("POST", "/v1/store", { key, body: { login: "gabe", amount_usd: 10 } });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), required_usdt: 10.61, balance_usdt: 10 });
+    expect(res.body).toEqual({ success: false, error: expect.any(String), error_code: "insufficient_funds", required_usdt: 10.61, balance_usdt: 10 });
   });
 
   it("answers 503 provider_unavailable while the provider is down, yet replays an earlier order", async () => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../caller.js";
-import { purchaseOptions } from "../requests.js";
+import { markReplay, purchaseOptions, REPLAYS } from "../requests.js";
 import { asyncOrderStatus, errorBody, insufficientFundsBody, keyedErrors, orderIdParams } from "../../wire/common.js";
 import {
   catalogueQuery,
@@ -78,6 +78,7 @@ export const gameOrderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app
       schema: {
         summary: "Credit a player; answers 202 processing, then poll GET /v1/games/orders/{order_id}",
         operationId: "orderGameCredit",
+        ...REPLAYS,
         tags: ["Games"],
         params: gameCodeParams,
         body: gameOrderBody,
@@ -91,7 +92,7 @@ export const gameOrderRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app
         item: gamesRequestOf(req.params.code, req.body),
         ...purchaseOptions(req.body),
       });
-      return reply.code(asyncOrderStatus(order, replay)).send(gameView(order, balanceAfterMicro));
+      return markReplay(reply, replay).code(asyncOrderStatus(order, replay)).send(gameView(order, balanceAfterMicro));
     },
   );
 

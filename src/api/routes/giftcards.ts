@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../caller.js";
-import { purchaseOptions } from "../requests.js";
+import { markReplay, purchaseOptions, REPLAYS } from "../requests.js";
 import { asyncOrderStatus, errorBody, insufficientFundsBody, keyedErrors, orderIdParams } from "../../wire/common.js";
 import {
   categoryParams,
@@ -52,6 +52,7 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       schema: {
         summary: "Order codes (quantity defaults to 1); answers 202, then fetch codes from GET /v1/giftcards/orders/{order_id}",
         operationId: "orderGiftcards",
+        ...REPLAYS,
         tags: ["Gift cards"],
         params: categoryParams,
         body: giftcardOrderBody,
@@ -62,7 +63,9 @@ export const giftcardRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       const caller = callerOf(req);
       const placed = await core.giftcards.buy({ caller, item: giftcardRequestOf(req.params.category_id, req.body), ...purchaseOptions(req.body) });
       // Never the codes here, even when the provider finished at once.
-      return reply.code(asyncOrderStatus(placed.order, placed.replay)).send(giftcardView(placed.order, placed.balanceAfterMicro));
+      return markReplay(reply, placed.replay)
+        .code(asyncOrderStatus(placed.order, placed.replay))
+        .send(giftcardView(placed.order, placed.balanceAfterMicro));
     },
   );
 

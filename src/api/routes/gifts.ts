@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Core } from "../../core/index.js";
 import { notFound } from "../../core/model/errors.js";
 import { callerOf } from "../caller.js";
-import { purchaseOptions } from "../requests.js";
+import { markReplay, purchaseOptions, REPLAYS } from "../requests.js";
 import { errorBody, insufficientFundsBody, keyedErrors } from "../../wire/common.js";
 import {
   giftBody,
@@ -41,6 +41,7 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
       schema: {
         summary: "Send a gift: 201 sent, 200 replay, 400 recipient_refuses (nothing charged), 502 refunded",
         operationId: "sendGift",
+        ...REPLAYS,
         tags: ["Gifts"],
         body: giftBody,
         response: {
@@ -56,12 +57,14 @@ export const giftRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { c
     },
     async (req, reply) => {
       const { order, replay } = await core.gifts.buy({ caller: callerOf(req), item: giftRequestOf(req.body), ...purchaseOptions(req.body) });
-      if (replay) return reply.code(200).send(giftView(order));
+      if (replay) return markReplay(reply, true).code(200).send(giftView(order));
       if (order.status === "failed" && order.reason === "recipient_refuses") {
         // The refusal came with the send itself: refunded, and reported as the recipient's choice.
         return reply.code(400).send(recipientRefusesBody(order));
       }
-      return reply.code(order.status === "failed" ? 502 : 201).send(giftView(order));
+      return markReplay(reply, false)
+        .code(order.status === "failed" ? 502 : 201)
+        .send(giftView(order));
     },
   );
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../caller.js";
-import { purchaseOptions } from "../requests.js";
+import { markReplay, purchaseOptions, REPLAYS } from "../requests.js";
 import { errorBody, keyedErrors, purchaseErrors } from "../../wire/common.js";
 import { premiumBody, premiumFailedBody, premiumRequestOf, premiumSandboxView, premiumView } from "../../wire/premium.js";
 import {
@@ -39,6 +39,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       schema: {
         summary: "Buy stars for a recipient",
         operationId: "buyStars",
+        ...REPLAYS,
         tags: ["Stars and premium"],
         body: starsBody,
         response: { 200: purchaseResponse, 502: purchaseResponse, ...purchaseErrors },
@@ -52,6 +53,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         ...purchaseOptions(request.body),
       });
       const view = starsView(order, balanceAfterMicro);
+      markReplay(reply, replay);
       return reply.code(!replay && order.status === "failed" ? 502 : 200).send(view);
     },
   );
@@ -62,6 +64,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
       schema: {
         summary: "Buy a premium subscription for a recipient",
         operationId: "buyPremium",
+        ...REPLAYS,
         tags: ["Stars and premium"],
         body: premiumBody,
         response: { 200: purchaseResponse, 502: errorBody, ...purchaseErrors },
@@ -75,6 +78,7 @@ export const purchaseRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app,
         ...purchaseOptions(request.body),
       });
       const view = premiumView(order, balanceAfterMicro);
+      markReplay(reply, replay);
       if (!replay && order.status === "failed") return reply.code(502).send(premiumFailedBody(order, view.usdt_charged));
       return reply.code(200).send(view);
     },

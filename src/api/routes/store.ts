@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../core/index.js";
 import { callerOf } from "../caller.js";
-import { purchaseOptions } from "../requests.js";
+import { markReplay, purchaseOptions, REPLAYS } from "../requests.js";
 import { asyncOrderStatus, errorBody, keyedErrors, orderIdParams, purchaseErrors } from "../../wire/common.js";
 import {
   STORE_FIELD_CODES,
@@ -41,6 +41,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
       schema: {
         summary: "Top up a store wallet; may answer 202 processing, then poll GET /v1/store/{order_id}",
         operationId: "topUpStore",
+        ...REPLAYS,
         tags: ["Store"],
         body: storeBody,
         response: { 200: storeOrderResponse, 202: storeOrderResponse, 502: storeOrderResponse, ...purchaseErrors },
@@ -49,7 +50,7 @@ export const storeRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { 
     async (req, reply) => {
       const caller = callerOf(req);
       const { order, replay, balanceAfterMicro } = await core.store.buy({ caller, item: storeRequestOf(req.body), ...purchaseOptions(req.body) });
-      return reply.code(asyncOrderStatus(order, replay)).send(storeView(order, balanceAfterMicro));
+      return markReplay(reply, replay).code(asyncOrderStatus(order, replay)).send(storeView(order, balanceAfterMicro));
     },
   );
 
