@@ -612,6 +612,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The live key's prefix, and replaced keys still answering with when each stops */
+    get: operations["getKeys"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/keys/previous": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Stop every replaced key now, before its grace period ends (a leaked key, or the switch done): only the live key answers */
+    delete: operations["endKeyGrace"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/quotes": {
     parameters: {
       query?: never;
@@ -795,7 +829,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key and every other session stop; the key is in this answer only, with the session that goes on */
+    /** Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key stops now or after grace_hours, every other session now; the key is in this answer only, with the session that goes on */
     post: operations["miniAppRotateKey"];
     delete?: never;
     options?: never;
@@ -1235,6 +1269,15 @@ export interface components {
       required_usdt: number;
       balance_usdt: number;
     };
+    KeyInGrace: {
+      /** @description The replaced key's first characters, to tell it apart */
+      key_prefix: string;
+      /**
+       * Format: date-time
+       * @description When it stops answering (401 from then on); DELETE /v1/keys/previous ends it now
+       */
+      expires_at: string;
+    };
     LedgerEntry: {
       entry_id: number;
       /**
@@ -1631,6 +1674,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1738,6 +1783,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1849,6 +1896,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1987,6 +2036,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2172,6 +2223,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2348,6 +2401,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2523,6 +2578,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2666,6 +2723,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2803,6 +2862,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2917,6 +2978,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3048,6 +3111,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3160,6 +3225,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3269,6 +3336,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3411,6 +3480,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3436,6 +3507,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3600,6 +3673,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3732,6 +3807,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3872,6 +3949,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3988,6 +4067,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4127,6 +4208,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4291,6 +4374,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4316,6 +4401,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4480,6 +4567,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4598,6 +4687,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4712,6 +4803,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4853,6 +4946,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4878,6 +4973,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5042,6 +5139,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5160,6 +5259,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5291,6 +5392,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5316,6 +5419,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5480,6 +5585,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5609,6 +5716,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5716,6 +5825,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5851,6 +5962,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5951,6 +6064,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6068,6 +6183,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6179,6 +6296,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6298,6 +6417,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6320,6 +6441,216 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The live key's first characters */
+            key_prefix: string | null;
+            /** @description Replaced keys still answering, the soonest to end first; empty when none */
+            previous_keys: components["schemas"]["KeyInGrace"][];
+          };
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  endKeyGrace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The live key's first characters */
+            key_prefix: string | null;
+            /** @description Replaced keys still answering, the soonest to end first; empty when none */
+            previous_keys: components["schemas"]["KeyInGrace"][];
+          };
         };
       };
       /** @description API key missing or wrong */
@@ -6475,6 +6806,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6629,6 +6962,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6757,6 +7092,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6903,6 +7240,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7027,6 +7366,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7356,6 +7697,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7552,6 +7895,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7713,6 +8058,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7832,6 +8179,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7962,6 +8311,11 @@ export interface operations {
         "application/json": {
           /** @description Telegram's init data as the Mini App holds it now: at most 5 minutes old, for the session's user */
           init_data: string;
+          /**
+           * @description How long the previous key keeps answering beside the new one, in hours: 0 (the default) stops it at once
+           * @default 0
+           */
+          grace_hours?: number;
         };
       };
     };
@@ -7985,15 +8339,19 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            /** @description The new key: shown this once, never stored; the previous key stops working now */
+            /** @description The new key: shown this once, never stored */
             key: string;
             key_prefix: string;
+            /** @description Until when the previous key keeps answering (the grace chosen); null: it stopped now (DELETE /v1/keys/previous ends a grace early) */
+            previous_key_expires_at: string | null;
             /** @description The rotation ended every session of the account: this one replaces the caller's */
             session: {
               token: string;
@@ -8125,6 +8483,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8262,6 +8622,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8392,6 +8754,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8523,6 +8887,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8655,6 +9021,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8818,6 +9186,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8970,6 +9340,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9128,6 +9500,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9283,6 +9657,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
