@@ -5,7 +5,7 @@ import { dateTime } from "./common.js";
 // The account's API keys as a partner sees them (an addition to the contract): the live key's prefix and the
 // replaced keys still answering during the grace period their rotation chose (decision 0035).
 
-export const keyInGraceView = z
+const keyInGraceView = z
   .object({
     key_prefix: z.string().describe("The replaced key's first characters, to tell it apart"),
     expires_at: dateTime.describe("When it stops answering (401 from then on); DELETE /v1/keys/previous ends it now"),
