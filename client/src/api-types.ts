@@ -612,6 +612,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The live key's prefix, and replaced keys still answering with when each stops */
+    get: operations["getKeys"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/keys/previous": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Stop every replaced key now, before its grace period ends (a leaked key, or the switch done): only the live key answers */
+    delete: operations["endKeyGrace"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/quotes": {
     parameters: {
       query?: never;
@@ -973,6 +1007,15 @@ export interface components {
       error_code: "insufficient_funds";
       required_usdt: number;
       balance_usdt: number;
+    };
+    KeyInGrace: {
+      /** @description The replaced key's first characters, to tell it apart */
+      key_prefix: string;
+      /**
+       * Format: date-time
+       * @description When it stops answering (401 from then on); DELETE /v1/keys/previous ends it now
+       */
+      expires_at: string;
     };
     LedgerEntry: {
       entry_id: number;
@@ -1410,6 +1453,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1517,6 +1562,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1628,6 +1675,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1766,6 +1815,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1951,6 +2002,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -2131,6 +2184,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -2310,6 +2365,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2453,6 +2510,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2590,6 +2649,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2704,6 +2765,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2835,6 +2898,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2947,6 +3012,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3056,6 +3123,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3198,6 +3267,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -3225,6 +3296,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -3393,6 +3466,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3525,6 +3600,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3665,6 +3742,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3781,6 +3860,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3920,6 +4001,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4084,6 +4167,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4111,6 +4196,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4279,6 +4366,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4397,6 +4486,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4511,6 +4602,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4652,6 +4745,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4679,6 +4774,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4847,6 +4944,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4965,6 +5064,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5096,6 +5197,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -5123,6 +5226,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -5291,6 +5396,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5420,6 +5527,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5527,6 +5636,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5662,6 +5773,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5762,6 +5875,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5879,6 +5994,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5990,6 +6107,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6109,6 +6228,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6131,6 +6252,216 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The live key's first characters */
+            key_prefix: string | null;
+            /** @description Replaced keys still answering, the soonest to end first; empty when none */
+            previous_keys: components["schemas"]["KeyInGrace"][];
+          };
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  endKeyGrace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The live key's first characters */
+            key_prefix: string | null;
+            /** @description Replaced keys still answering, the soonest to end first; empty when none */
+            previous_keys: components["schemas"]["KeyInGrace"][];
+          };
         };
       };
       /** @description API key missing or wrong */
@@ -6286,6 +6617,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6440,6 +6773,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6568,6 +6903,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6714,6 +7051,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6838,6 +7177,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {

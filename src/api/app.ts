@@ -27,6 +27,7 @@ import { quoteRoutes } from "./routes/quotes.js";
 import { storeRoutes } from "./routes/store.js";
 import { cryptoPayWebhookRoute, topupRoutes } from "./routes/topups.js";
 import { webhookDeliveryRoutes, webhookRoutes, webhookSecretRoutes } from "./routes/webhooks.js";
+import { keyRoutes } from "./routes/keys.js";
 import type { Delivery } from "../wire/account.js";
 
 export interface ApiOptions {
@@ -96,6 +97,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(webhookRoutes, { core });
   await app.register(webhookSecretRoutes, { core });
   await app.register(webhookDeliveryRoutes, { core });
+  await app.register(keyRoutes, { core });
   await app.register(quoteRoutes, { core });
   await app.register(topupRoutes, { core });
   // Crypto Pay's servers call this: no API key, no per-key limit; the signature authenticates them.

@@ -1,3 +1,4 @@
+import { KEY_EXPIRES_HEADER } from "./plugins/auth.js";
 import { eventSchema, type WebhookEventType } from "../wire/events.js";
 
 // Loose shapes of the parts of an OpenAPI 3.1 document touched here.
@@ -75,6 +76,12 @@ const IDEMPOTENT_REPLAYED: Header = {
   required: true,
   schema: { type: "string", enum: ["true", "false"] },
 };
+/** Sent only while the request's key is a replaced one in its grace period (decision 0035). */
+const KEY_EXPIRES: Header = {
+  description:
+    "Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then",
+  schema: { type: "string" },
+};
 const RETRY_AFTER: Header = { description: "Seconds until a retry is allowed", schema: { type: "integer" } };
 
 const EVENT_HEADERS = [
@@ -133,7 +140,7 @@ export function finishDocument(doc: Document): Document {
       if (keyed) {
         responses[429] = errorResponse(429, { ...RATE_LIMIT_HEADERS, "retry-after": RETRY_AFTER });
         for (const status of Object.keys(responses).filter((s) => s.startsWith("2"))) {
-          responses[status].headers = { ...RATE_LIMIT_HEADERS, ...responses[status].headers };
+          responses[status].headers = { ...RATE_LIMIT_HEADERS, [KEY_EXPIRES_HEADER]: KEY_EXPIRES, ...responses[status].headers };
         }
       }
       if (operation["x-idempotent-replayed"]) {

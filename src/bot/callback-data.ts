@@ -88,8 +88,12 @@ function callbackData<F extends Fields = Record<never, never>>(prefix: string, f
 export const menuEntry = callbackData("menu", { entry: word });
 /** "New API key": asks whether to rotate it. */
 export const rotateKey = callbackData("key:rotate");
-/** The answer to "rotate the key?". */
+/** The answer to "rotate the key?" (yes: the old key stops at once). */
 export const rotateKeyAnswer = callbackData("key:rotate", { yes: flag("yes", "no") });
+/** "Rotate the key, the old one answering this many hours more" (KEY_GRACE_CHOICES_HOURS but 0). */
+export const rotateKeyGrace = callbackData("key:grace", { hours: whole("1|24|168") });
+/** Stop every replaced key still in its grace period now. */
+export const endKeyGrace = callbackData("key:endgrace");
 /** Turns the low-balance notice on or off. */
 export const lowBalanceToggle = callbackData("lowbal:toggle");
 /** An order's detail, from /orders. */

@@ -2,18 +2,21 @@ import {
   accountById,
   accountByTelegramId,
   chargedSince,
+  endKeyGrace,
   endSessions,
   insertStandardAccount,
+  keysInGrace,
   keyHolder,
   type KeyHolder,
+  liveKeyPrefix,
   replaceKey,
   updateAccount,
   walletAccount,
 } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import type { ReadWithKey, Account } from "./model/account.js";
+import { type Account, KEY_GRACE_MAX_HOURS, type KeyInGrace, type ReadWithKey } from "./model/account.js";
 import { transaction } from "../db/transaction.js";
-import { DomainError, notFound } from "./model/errors.js";
+import { DomainError, invalid, notFound } from "./model/errors.js";
 import { generateKey, hashKey, looksLikeKey, sameDigest } from "./keys.js";
 import { micro, type Micro } from "./model/money.js";
 import type { Clock } from "./model/clock.js";
@@ -34,6 +37,8 @@ export interface Caller {
   ownOrder?: { id: number; order: Order | undefined };
   /** Whether the account had a webhook endpoint when its key was read, when read with it likewise (a sandbox call). */
   hasEndpoint?: boolean;
+  /** The request came with a replaced key in its grace period: when that key stops answering. */
+  keyExpiresAt?: string;
 }
 
 export interface IssuedKey {
@@ -42,6 +47,8 @@ export interface IssuedKey {
   displayPrefix: string;
   account: Account;
   created: boolean;
+  /** The key it replaced answers until then (the grace chosen); null when that key stopped at once or there was none. */
+  previousKeyExpiresAt: string | null;
 }
 
 export async function getAccount(db: Executor, id: number): Promise<Account> {
@@ -67,12 +74,18 @@ export type KeyCaller = Caller & { counted: WindowCount | null };
 type Counting = { counter: RequestCounter; windowMs: number };
 
 /**
- * Registers the Telegram user when new and issues a key; any earlier key of the account is revoked in
- * the same transaction, so it answers 401 from the next request on, and every Mini App session of the account
- * ends with it (whichever face rotated the key: a session could otherwise outlive the key it stood beside).
+ * Registers the Telegram user when new and issues a key; the account's key before it is revoked in the same
+ * transaction: it answers 401 from the next request on, or, with `graceHours` (0 to KEY_GRACE_MAX_HOURS), once
+ * that grace period has passed by the database's clock (so a partner can switch systems over without downtime).
+ * Every Mini App session of the account ends with the rotation (whichever face rotated the key: a session could
+ * otherwise outlive the key it stood beside).
  */
-async function issueKey(db: Db, clock: Clock, telegramId: string, username?: string | null): Promise<IssuedKey> {
-  const at = clock.now().toISOString();
+async function issueKey(db: Db, clock: Clock, telegramId: string, username?: string | null, graceHours = 0): Promise<IssuedKey> {
+  if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > KEY_GRACE_MAX_HOURS) {
+    throw invalid(`grace_hours must be a whole number of hours from 0 to ${KEY_GRACE_MAX_HOURS}`);
+  }
+  const now = clock.now();
+  const at = now.toISOString();
   const fresh = generateKey();
   return transaction(db, async (trx) => {
     let account = await findByTelegramId(trx, telegramId);
@@ -83,19 +96,28 @@ async function issueKey(db: Db, clock: Clock, telegramId: string, username?: str
       await updateAccount(trx, account.id, { username });
       account = { ...account, username };
     }
-    await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at });
+    const replaced = !created && (await liveKeyPrefix(trx, account.id)) !== null;
+    const graceUntil = replaced && graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000).toISOString() : null;
+    await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at, graceUntil });
     account = { ...account, sessionGeneration: await endSessions(trx, account.id) };
-    return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created };
+    return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created, previousKeyExpiresAt: graceUntil };
   });
 }
 
 /**
- * Resolves a presented key to its account: 401 when unknown or revoked, 403 when the account is blocked.
+ * Resolves a presented key to its account: 401 when unknown or revoked (a replaced key: once its grace period has
+ * passed), 403 when the account is blocked.
  * `also`: what the request reads first (its order, or whether it has a webhook endpoint); where the key's read
  * is a statement of its own (PostgreSQL, counting), it reads that too, in the same round trip (Caller.ownOrder,
  * hasEndpoint).
  */
-async function authenticate(db: Db, counting: Counting | undefined, presented: string | undefined, also?: ReadWithKey): Promise<KeyCaller> {
+async function authenticate(
+  db: Db,
+  clock: Clock,
+  counting: Counting | undefined,
+  presented: string | undefined,
+  also?: ReadWithKey,
+): Promise<KeyCaller> {
   if (!presented) throw new DomainError("unauthorized", "API key missing: send X-API-Key or Authorization: Bearer");
   const wrong = () => new DomainError("unauthorized", "API key is not valid");
   if (!looksLikeKey(presented)) throw wrong();
@@ -103,13 +125,14 @@ async function authenticate(db: Db, counting: Counting | undefined, presented: s
   // The key and its account in one indexed read (and the request's count with it): this runs on every request.
   const holder: (KeyHolder & Pick<Caller, "ownOrder" | "hasEndpoint"> & { counted?: WindowCount | null }) | undefined = counting
     ? await counting.counter.keyHolder(hash, counting.windowMs, also)
-    : await keyHolder(db, hash);
+    : await keyHolder(db, hash, clock.now().toISOString());
   if (!holder || !sameDigest(holder.keyHash, hash)) throw wrong();
   const { account } = holder;
   if (account.blocked) throw new DomainError("key_blocked", "API key is blocked: contact support");
   const caller: KeyCaller = { account, actor: `key:${holder.keyId}`, fresh: true, counted: holder.counted ?? null };
   if (holder.ownOrder) caller.ownOrder = holder.ownOrder;
   if (holder.hasEndpoint !== undefined) caller.hasEndpoint = holder.hasEndpoint;
+  if (holder.graceUntil) caller.keyExpiresAt = holder.graceUntil;
   return caller;
 }
 
@@ -120,7 +143,16 @@ async function authenticate(db: Db, counting: Counting | undefined, presented: s
  */
 export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; counting?: Counting }) {
   return {
-    issueKey: (telegramId: string, username?: string | null) => issueKey(db, clock, telegramId, username),
+    issueKey: (telegramId: string, username?: string | null, graceHours?: number) => issueKey(db, clock, telegramId, username, graceHours),
+
+    /** The account's replaced keys still answering (their grace periods), the soonest to end first. */
+    async keysInGrace(accountId: number): Promise<KeyInGrace[]> {
+      const keys = await keysInGrace(db, accountId, clock.now().toISOString());
+      return keys.map((key) => ({ displayPrefix: key.displayPrefix, expiresAt: key.graceUntil }));
+    },
+
+    /** Ends every replaced key's grace period now (a leaked key, or the switch done): only the live key answers. */
+    endKeyGrace: (accountId: number) => endKeyGrace(db, accountId, clock.now().toISOString()),
 
     /**
      * The Telegram user's account, registered now if new (as /start registers, without a key: the Mini App
@@ -137,7 +169,7 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
       });
     },
 
-    authenticate: (presented: string | undefined, also?: ReadWithKey) => authenticate(db, counting, presented, also),
+    authenticate: (presented: string | undefined, also?: ReadWithKey) => authenticate(db, clock, counting, presented, also),
 
     get: (id: number) => getAccount(db, id),
     byTelegramId: (telegramId: string) => findByTelegramId(db, telegramId),

@@ -44,13 +44,14 @@ export function createRequestCounter(options: { db: Db; clock: Clock }) {
     },
 
     /**
-     * The live key with this hash and its holder, and (unless the account is blocked) this request counted in the
+     * The live key with this hash (or one in its grace period) and its holder, and (unless the account is blocked) this request counted in the
      * key's bucket (KEY_BUCKET_PREFIX and the account's id), in one round trip: what every keyed request needs first.
      * With `also`, what the request reads first, in the same round trip (an order's status, a sandbox call's endpoint).
      */
     async keyHolder(keyHash: string, windowMs: number, also?: ReadWithKey) {
-      const { start, ttlMs } = windowAt(clock.now().getTime(), windowMs);
-      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start, also).catch(unreachable);
+      const now = clock.now();
+      const { start, ttlMs } = windowAt(now.getTime(), windowMs);
+      const found = await keyHolderCounted(db, keyHash, KEY_BUCKET_PREFIX, start, now.toISOString(), also).catch(unreachable);
       return found && { counted: found.hits === null ? null : { hits: found.hits, ttlMs: ttlMs(found.windowStart ?? start) }, ...found };
     },
   };

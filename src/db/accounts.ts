@@ -152,35 +152,78 @@ export async function insertAudit(
 
 // ---- API keys ---------------------------------------------------------------------------------------
 
-/** The live key with this hash and its account, in one indexed read (this runs on every request). */
-const keyHolderQuery = compiledOnce(1, (exec, keyHash: string) =>
+/**
+ * The key with this hash and its account, in one indexed read (this runs on every request): the live key, or a
+ * replaced one still in its grace period at `now` (the database's clock, as the core reads it).
+ */
+const keyHolderQuery = compiledOnce(2, (exec, keyHash: string, now: string) =>
   exec
     .selectFrom("api_keys")
     .innerJoin("accounts", "accounts.id", "api_keys.account_id")
     .selectAll("accounts")
-    .select(["api_keys.id as key_id", "api_keys.key_hash"])
+    .select(["api_keys.id as key_id", "api_keys.key_hash", "api_keys.grace_until"])
     .where("api_keys.key_hash", "=", keyHash)
-    .where("api_keys.revoked_at", "is", null),
+    .where((eb) => eb.or([eb("api_keys.revoked_at", "is", null), eb("api_keys.grace_until", ">", now)])),
 );
 
 export interface KeyHolder {
   keyId: number;
   keyHash: string;
+  /** A replaced key's end (its grace period's); null for the live key. */
+  graceUntil: string | null;
   account: Account;
 }
 
-export async function keyHolder(exec: Executor, keyHash: string): Promise<KeyHolder | undefined> {
-  const [row] = await keyHolderQuery(exec, keyHash);
-  return row && { keyId: row.key_id, keyHash: row.key_hash, account: toAccount(row) };
+export async function keyHolder(exec: Executor, keyHash: string, now: string): Promise<KeyHolder | undefined> {
+  const [row] = await keyHolderQuery(exec, keyHash, now);
+  return row && { keyId: row.key_id, keyHash: row.key_hash, graceUntil: row.grace_until, account: toAccount(row) };
 }
 
-/** Revokes every live key of the account, then stores the new one. */
-export async function replaceKey(exec: Executor, accountId: number, key: { hash: string; displayPrefix: string; at: string }): Promise<void> {
-  await exec.updateTable("api_keys").set({ revoked_at: key.at }).where("account_id", "=", accountId).where("revoked_at", "is", null).execute();
+/**
+ * Revokes the account's live key, which answers on until `graceUntil` when given (a replaced key in grace keeps
+ * its own end), then stores the new one.
+ */
+export async function replaceKey(
+  exec: Executor,
+  accountId: number,
+  key: { hash: string; displayPrefix: string; at: string; graceUntil?: string | null },
+): Promise<void> {
+  await exec
+    .updateTable("api_keys")
+    .set({ revoked_at: key.at, grace_until: key.graceUntil ?? null })
+    .where("account_id", "=", accountId)
+    .where("revoked_at", "is", null)
+    .execute();
   await exec
     .insertInto("api_keys")
     .values({ account_id: accountId, key_hash: key.hash, display_prefix: key.displayPrefix, created_at: key.at })
     .execute();
+}
+
+/** The account's replaced keys still in their grace period at `now`, the soonest to end first. */
+export async function keysInGrace(exec: Executor, accountId: number, now: string): Promise<Array<{ displayPrefix: string; graceUntil: string }>> {
+  const rows = await exec
+    .selectFrom("api_keys")
+    .select(["display_prefix", "grace_until"])
+    .where("account_id", "=", accountId)
+    .where("revoked_at", "is not", null)
+    .where("grace_until", ">", now)
+    .orderBy("grace_until")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({ displayPrefix: row.display_prefix, graceUntil: row.grace_until! }));
+}
+
+/** Ends the grace period of every replaced key of the account now; returns how many were still answering. */
+export async function endKeyGrace(exec: Executor, accountId: number, now: string): Promise<number> {
+  const result = await exec
+    .updateTable("api_keys")
+    .set({ grace_until: now })
+    .where("account_id", "=", accountId)
+    .where("revoked_at", "is not", null)
+    .where("grace_until", ">", now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** The accounts whose live key's display prefix starts with `prefix`. */

@@ -31,9 +31,9 @@ export async function purgeRequestCounts(exec: Executor, before: number): Promis
 
 const KEY_HOLDER_COUNTED = `
   with holder as (
-    select accounts.*, api_keys.id as key_id, api_keys.key_hash
+    select accounts.*, api_keys.id as key_id, api_keys.key_hash, api_keys.grace_until
     from api_keys join accounts on accounts.id = api_keys.account_id
-    where api_keys.key_hash = $1 and api_keys.revoked_at is null
+    where api_keys.key_hash = $1 and (api_keys.revoked_at is null or api_keys.grace_until > $4)
   ), hit as (
     insert into rate_limits (key, window_start, hits)
     select $2::text || holder.id, $3::bigint, 1 from holder where not holder.blocked
@@ -44,7 +44,7 @@ const KEY_HOLDER_COUNTED = `
 const ALONE = `${KEY_HOLDER_COUNTED} from holder`;
 // The order as one JSON value: pg parses one column, not 23.
 const WITH_ORDER = `${KEY_HOLDER_COUNTED},
-  (select row_to_json(orders)::text from orders where orders.id = $4 and orders.account_id = holder.id) as own_order from holder`;
+  (select row_to_json(orders)::text from orders where orders.id = $5 and orders.account_id = holder.id) as own_order from holder`;
 const WITH_ENDPOINT = `${KEY_HOLDER_COUNTED},
   exists (select 1 from webhook_endpoints where webhook_endpoints.account_id = holder.id) as has_endpoint from holder`;
 
@@ -60,7 +60,7 @@ export type CountedHolder = KeyHolder & {
 };
 
 /**
- * PostgreSQL only: the live key with this hash and its account, as db/accounts.ts's keyHolder reads them, and one
+ * PostgreSQL only: the live key with this hash (or a replaced one in its grace period at `now`) and its account, as db/accounts.ts's keyHolder reads them, and one
  * request counted in the window starting at `windowStart` under `bucketPrefix` and the account's id, unless the
  * account is blocked (hits null); and what the request reads first (`also`): the account's order of that id, as
  * ownOrder reads it, or whether it has a webhook endpoint. One round trip for what a keyed request needs first.
@@ -70,17 +70,19 @@ export async function keyHolderCounted(
   keyHash: string,
   bucketPrefix: string,
   windowStart: number,
+  now: string,
   also?: ReadWithKey,
 ): Promise<CountedHolder | undefined> {
   const run = namedStatement(db);
   if (!run) throw new Error("keyHolderCounted runs on PostgreSQL, outside a transaction");
-  const counted = [keyHash, bucketPrefix, windowStart];
+  const counted = [keyHash, bucketPrefix, windowStart, now];
   const ordered = also && "orderId" in also ? also : undefined;
   const [text, values] = ordered ? [WITH_ORDER, [...counted, ordered.orderId]] : [also ? WITH_ENDPOINT : ALONE, counted];
   const [row] = (await run(text, values)) as Array<
     AccountRow & {
       key_id: number;
       key_hash: string;
+      grace_until: string | null;
       hits: number | null;
       hit_window_start: number | null;
       own_order?: string | null;
@@ -91,6 +93,7 @@ export async function keyHolderCounted(
   const holder: CountedHolder = {
     keyId: row.key_id,
     keyHash: row.key_hash,
+    graceUntil: row.grace_until,
     account: toAccount(row),
     hits: row.hits,
     windowStart: row.hit_window_start,

@@ -38,7 +38,10 @@ interface ApiKeysTable {
   key_hash: string;
   display_prefix: string;
   created_at: string;
+  /** When it stopped being the account's live key (replaced); null while it is. */
   revoked_at: string | null;
+  /** A replaced key keeps answering until then (its rotation's grace period); null: not past revoked_at. */
+  grace_until: string | null;
 }
 
 interface LedgerEntriesTable {

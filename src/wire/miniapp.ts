@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { USERNAME_MAX, USERNAME_MIN, USERNAME_PATTERN } from "../core/formats.js";
-import type { Account } from "../core/model/account.js";
+import { type Account, KEY_GRACE_MAX_HOURS } from "../core/model/account.js";
 import { toUsdt } from "../core/model/money.js";
 import type { ListedOrder } from "../core/model/products.js";
 import { REFERENCE_MAX, type TransferReview } from "../core/topups/transfers.js";
 import type { Topup } from "../core/model/topup.js";
+import { dateTime } from "./common.js";
 import { orderSummary, summaryView } from "./orders.js";
 import type { StarsOffer } from "../core/topups/stars.js";
 import { topupBody, toTopupView, topupView } from "./topups.js";
@@ -106,12 +107,22 @@ export const toFormsView = (rules: { messageMax: number; namesBuyer: boolean }):
 
 export const keyBody = z.object({
   init_data: sessionBody.shape.init_data.describe("Telegram's init data as the Mini App holds it now: at most 5 minutes old, for the session's user"),
+  grace_hours: z
+    .number({ error: "grace_hours must be a number" })
+    .int("grace_hours must be a whole number of hours")
+    .min(0, "grace_hours must be at least 0")
+    .max(KEY_GRACE_MAX_HOURS, `grace_hours must be at most ${KEY_GRACE_MAX_HOURS} (7 days)`)
+    .default(0)
+    .describe("How long the previous key keeps answering beside the new one, in hours: 0 (the default) stops it at once"),
 });
 
 export const keyResponse = z.object({
   success: z.literal(true),
-  key: z.string().describe("The new key: shown this once, never stored; the previous key stops working now"),
+  key: z.string().describe("The new key: shown this once, never stored"),
   key_prefix: z.string(),
+  previous_key_expires_at: dateTime
+    .nullable()
+    .describe("Until when the previous key keeps answering (the grace chosen); null: it stopped now (DELETE /v1/keys/previous ends a grace early)"),
   session: z
     .object({ token: z.string(), expires_at: z.string() })
     .describe("The rotation ended every session of the account: this one replaces the caller's"),

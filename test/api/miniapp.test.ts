@@ -187,11 +187,41 @@ describe("the key", () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.key).toMatch(/^sj_[A-Za-z0-9_-]{43}$/);
     expect(rotated.body.key.startsWith(rotated.body.key_prefix)).toBe(true);
+    expect(rotated.body.previous_key_expires_at).toBeNull();
     expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
     expect((await h.call("GET", "/v1/balance", { key: rotated.body.key })).body.balance_usdt).toBe(3);
     // The rotation ended the session it came from too; the page goes on with the one the answer carries.
     expect((await me(token)).status).toBe(401);
     expect((await me(rotated.body.session.token)).body.key_prefix).toBe(rotated.body.key_prefix);
+  });
+
+  it("keeps the old key for the grace chosen, shows its end, ends it at once on request, and refuses a grace past 7 days", async () => {
+    const { key, telegramId } = await h.newKey(2);
+    const gus = { id: Number(telegramId), first_name: "Gus" };
+    const token = await signedIn(gus);
+    for (const grace_hours of [169, -1, 1.5, "24"]) {
+      const refused = await h.call("POST", "/miniapp/key", { headers: as(token), body: { init_data: initData(gus), grace_hours } });
+      expect(refused.status, String(grace_hours)).toBe(400);
+      expect(refused.body.error).toContain("grace_hours");
+    }
+    expect((await me(token)).status).toBe(200);
+    const rotated = await h.call("POST", "/miniapp/key", { headers: as(token), body: { init_data: initData(gus), grace_hours: 24 } });
+    expect(rotated.status).toBe(200);
+    const ends = Date.parse(rotated.body.previous_key_expires_at) - h.clock.now().getTime();
+    expect(ends).toBeGreaterThan(24 * 3_600_000 - 60_000);
+    expect(ends).toBeLessThanOrEqual(24 * 3_600_000);
+    expect(await h.balance(key)).toBe(2);
+    const page = as(rotated.body.session.token);
+    const keys = await h.call("GET", "/v1/keys", { headers: page });
+    expect(keys.body).toEqual({
+      success: true,
+      key_prefix: rotated.body.key_prefix,
+      previous_keys: [{ key_prefix: key.slice(0, 11), expires_at: rotated.body.previous_key_expires_at }],
+    });
+    const ended = await h.call("DELETE", "/v1/keys/previous", { headers: page });
+    expect(ended.body.previous_keys).toEqual([]);
+    expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
+    expect((await h.call("GET", "/v1/balance", { key: rotated.body.key })).body.balance_usdt).toBe(2);
   });
 
   it("mints a key only with init data of the session's own user from the last 5 minutes, and changes nothing otherwise", async () => {

@@ -61,9 +61,9 @@ describe("keys", () => {
     const chat = user();
     const oldKey = await register(chat, 12);
     await chat.tap("New API key");
-    await chat.next((t) => t.includes("stops working immediately"));
+    await chat.next((t) => t.includes("stop working immediately"));
     const confirmation = (await chat.messages()).filter((m) => m.from_bot).at(-1)!;
-    const yes = confirmation.reply_markup!.inline_keyboard.flat().find((b) => b.text.includes("Yes"))! as { callback_data: string };
+    const yes = confirmation.reply_markup!.inline_keyboard.flat().find((b) => b.text.includes("stops now"))! as { callback_data: string };
     const taps = [await chat.tapData(confirmation.message_id, yes.callback_data), await chat.tapData(confirmation.message_id, yes.callback_data)];
     const rotated = await chat.next((t) => KEY.test(t));
     const newKey = KEY.exec(rotated.text)![0];
@@ -73,6 +73,50 @@ describe("keys", () => {
     expect((await chat.messages()).filter((m) => m.from_bot && KEY.test(m.text))).toHaveLength(2);
     expect((await h.call("GET", "/v1/balance", { key: oldKey })).status).toBe(401);
     expect(await h.balance(newKey)).toBe(12);
+  });
+
+  it("rotates with a grace period: the old key answers until the end the bot shows, which a tap ends at once", async () => {
+    const chat = user();
+    const oldKey = await register(chat, 3);
+    await chat.tap("New API key");
+    const ask = await chat.next((t) => t.includes("keep working for a while"));
+    expect(ask.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toEqual([
+      "🔑 New key, the old one stops now",
+      "🔑 New key, the old one works 1 hour more",
+      "🔑 New key, the old one works 24 hours more",
+      "🔑 New key, the old one works 7 days more",
+      "Keep my current key",
+    ]);
+    await chat.tap("works 24 hours more");
+    const rotated = await chat.next((t) => KEY.test(t));
+    const newKey = KEY.exec(rotated.text)![0];
+    const until = new Date(h.clock.now().getTime() + 24 * 3_600_000).toISOString().slice(0, 13);
+    expect(rotated.text).toContain(`The old one (${oldKey.slice(0, 11)}…) keeps working until ${until.replace("T", " ")}`);
+    expect((await h.call("GET", "/v1/balance", { key: oldKey })).status).toBe(200);
+    expect(await h.balance(newKey)).toBe(3);
+
+    // "New API key" again tells the old key's end and offers to stop it now.
+    await chat.tap("New API key");
+    const again = await chat.next((t) => t.includes("Your previous key"));
+    expect(again.text).toContain(`Your previous key ${oldKey.slice(0, 11)}… still works until ${until.replace("T", " ")}`);
+    await chat.tap("Stop the previous key now");
+    await chat.next((t) => t.includes("only the current key works now"));
+    expect((await h.call("GET", "/v1/balance", { key: oldKey })).status).toBe(401);
+    expect(await h.balance(newKey)).toBe(3);
+  });
+
+  it("offers the grace choice in Russian too", async () => {
+    const chat = user(undefined, "ru");
+    const oldKey = KEY.exec((await chat.reply("/start", (t) => KEY.test(t))).text)![0];
+    await chat.next((t) => t.includes("Что вы хотите сделать?"));
+    await chat.tap("Новый API-ключ");
+    await chat.next((t) => t.includes("без простоя"));
+    await chat.tap("старый работает ещё 1 час");
+    const rotated = await chat.next((t) => KEY.test(t));
+    expect(rotated.text).toContain(`Старый (${oldKey.slice(0, 11)}…) работает до`);
+    await chat.tap("Отключить прежний ключ сейчас");
+    await chat.next((t) => t.includes("работает только текущий"));
+    expect((await h.call("GET", "/v1/balance", { key: oldKey })).status).toBe(401);
   });
 
   it("tells a blocked account it is blocked, and nothing else", async () => {

@@ -14,6 +14,8 @@ import {
   recipientMyself,
   rotateKey,
   rotateKeyAnswer,
+  rotateKeyGrace,
+  endKeyGrace,
   shortfallStars,
   skipMessage,
   starsPack,
@@ -44,6 +46,8 @@ const WIRE: Array<[string, { pack(...args: never[]): string; parse(data: string)
   ["rotate key", rotateKey, undefined, "key:rotate"],
   ["rotate key: yes", rotateKeyAnswer, { yes: true }, "key:rotate:yes"],
   ["rotate key: no", rotateKeyAnswer, { yes: false }, "key:rotate:no"],
+  ["rotate key with a grace", rotateKeyGrace, { hours: 24 }, "key:grace:24"],
+  ["end the keys' grace", endKeyGrace, undefined, "key:endgrace"],
   ["low balance toggle", lowBalanceToggle, undefined, "lowbal:toggle"],
   ["order detail", orderDetail, { id: 42 }, "order:42"],
   ["language", chooseLanguage, { language: "ru" }, "lang:ru"],
@@ -112,6 +116,8 @@ describe("callback data", () => {
   it("tells one shape from another that shares its prefix", () => {
     expect(rotateKey.parse("key:rotate:yes")).toBeUndefined();
     expect(rotateKeyAnswer.parse("key:rotate")).toBeUndefined();
+    expect(rotateKeyGrace.parse("key:grace:2")).toBeUndefined();
+    expect(endKeyGrace.parse("key:grace:1")).toBeUndefined();
     expect(topupAmount.parse("tp:transfer")).toBeUndefined();
     expect(topupAmount.parse("tp:cancel:7")).toBeUndefined();
     expect(topupAmount.parse("tp:stars")).toBeUndefined();

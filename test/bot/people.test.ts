@@ -208,7 +208,7 @@ describe("customers", () => {
     expect(hasMenu(kept)).toBe(true);
     await chat.tap("New API key");
     await chat.next((t) => t.includes("replaces your current one"));
-    await chat.tap("Yes, issue a new key");
+    await chat.tap("the old one stops now");
     await chat.next((t) => t.includes("old one has stopped working"));
     expect(hasMenu(await chat.next((t) => t.includes("What would you like")))).toBe(true);
   });

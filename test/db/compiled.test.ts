@@ -11,6 +11,7 @@ import { useMigratedDatabase } from "../support/migrated-database.js";
 
 let db: Db;
 const at = "2026-01-01T00:00:00.000Z";
+const NOW = "2026-01-02T00:00:00.000Z";
 
 useMigratedDatabase(3, (opened) => (db = opened));
 
@@ -22,16 +23,16 @@ describe("compiled hot reads", () => {
     await replaceKey(db, two.id, { hash: "b".repeat(64), displayPrefix: "sj_bbbb", at });
     await db.updateTable("accounts").set({ balance_micro: 1_000_000_000_000_000, blocked: true }).where("id", "=", two.id).execute();
 
-    expect(await keyHolder(db, "a".repeat(64))).toMatchObject({
+    expect(await keyHolder(db, "a".repeat(64), NOW)).toMatchObject({
       keyHash: "a".repeat(64),
       account: { id: one.id, telegramId: "880001", balanceMicro: 0, blocked: false },
     });
-    const holder = await keyHolder(db, "b".repeat(64));
+    const holder = await keyHolder(db, "b".repeat(64), NOW);
     expect(holder).toMatchObject({
       keyHash: "b".repeat(64),
       account: { id: two.id, telegramId: "880002", balanceMicro: 1_000_000_000_000_000, blocked: true },
     });
-    expect(await keyHolder(db, "c".repeat(64))).toBeUndefined();
+    expect(await keyHolder(db, "c".repeat(64), NOW)).toBeUndefined();
   });
 
   it("see a transaction's writes inside it, and only once committed outside it", async () => {
@@ -44,20 +45,20 @@ describe("compiled hot reads", () => {
     const open = new Promise<void>((resolve) => (entered = resolve));
     const rotation = transaction(db, async (trx) => {
       await replaceKey(trx, account.id, { hash: "e".repeat(64), displayPrefix: "sj_eeee", at });
-      inside = await keyHolder(trx, "e".repeat(64));
+      inside = await keyHolder(trx, "e".repeat(64), NOW);
       entered();
       await held;
     });
     // While the rotation is open, a read outside it still finds the old key, at once (SQLite: on the reader, which
     // neither waits for the transaction nor sees into it).
     await open;
-    expect(await keyHolder(db, "d".repeat(64))).toMatchObject({ account: { id: account.id } });
-    expect(await keyHolder(db, "e".repeat(64))).toBeUndefined();
+    expect(await keyHolder(db, "d".repeat(64), NOW)).toMatchObject({ account: { id: account.id } });
+    expect(await keyHolder(db, "e".repeat(64), NOW)).toBeUndefined();
     release();
     await rotation;
     expect(inside).toMatchObject({ keyHash: "e".repeat(64) });
-    expect(await keyHolder(db, "d".repeat(64))).toBeUndefined();
-    expect(await keyHolder(db, "e".repeat(64))).toMatchObject({ account: { id: account.id } });
+    expect(await keyHolder(db, "d".repeat(64), NOW)).toBeUndefined();
+    expect(await keyHolder(db, "e".repeat(64), NOW)).toMatchObject({ account: { id: account.id } });
   });
 
   it("read an integer JavaScript cannot hold exactly as an error, never a rounding", async () => {

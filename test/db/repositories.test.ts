@@ -7,6 +7,8 @@ import {
   insertStandardAccount,
   keyHolder,
   replaceKey,
+  keysInGrace,
+  endKeyGrace,
   updateAccount,
 } from "../../src/db/accounts.js";
 import { type Db, ping } from "../../src/db/database.js";
@@ -23,6 +25,7 @@ let db: Db;
 
 const at = "2026-01-01T00:00:00.000Z";
 const later = "2026-01-01T00:01:00.000Z";
+const NOW = "2026-01-02T00:00:00.000Z";
 
 useMigratedDatabase(4, (opened) => (db = opened));
 
@@ -69,8 +72,22 @@ describe("the storage repositories", () => {
     expect(found).toMatchObject({ id: created.id, blocked: true, markupBp: { store: null, games: 250, giftcards: null } });
     await replaceKey(db, created.id, { hash: "hash-1", displayPrefix: "sj_aaaa", at });
     await replaceKey(db, created.id, { hash: "hash-2", displayPrefix: "sj_bbbb", at: later });
-    expect(await keyHolder(db, "hash-1")).toBeUndefined();
-    expect((await keyHolder(db, "hash-2"))?.account.id).toBe(created.id);
+    expect(await keyHolder(db, "hash-1", NOW)).toBeUndefined();
+    expect((await keyHolder(db, "hash-2", NOW))?.account.id).toBe(created.id);
+  });
+
+  it("keep a replaced key readable until its grace period ends, list it while it lasts, and end it at once", async () => {
+    const { id } = await account("9100011");
+    await replaceKey(db, id, { hash: "grace-1", displayPrefix: "sj_g1", at });
+    await replaceKey(db, id, { hash: "grace-2", displayPrefix: "sj_g2", at, graceUntil: "2026-01-02T01:00:00.000Z" });
+    expect(await keyHolder(db, "grace-1", NOW)).toMatchObject({ account: { id }, graceUntil: "2026-01-02T01:00:00.000Z" });
+    expect(await keyHolder(db, "grace-2", NOW)).toMatchObject({ account: { id }, graceUntil: null });
+    expect(await keyHolder(db, "grace-1", "2026-01-02T01:00:00.000Z")).toBeUndefined();
+    expect(await keysInGrace(db, id, NOW)).toEqual([{ displayPrefix: "sj_g1", graceUntil: "2026-01-02T01:00:00.000Z" }]);
+    expect(await endKeyGrace(db, id, NOW)).toBe(1);
+    expect(await keyHolder(db, "grace-1", NOW)).toBeUndefined();
+    expect(await keysInGrace(db, id, NOW)).toEqual([]);
+    expect(await keyHolder(db, "grace-2", NOW)).toMatchObject({ account: { id } });
   });
 
   it("post a balance change with its entry, and refuse one past the guard with nothing written", async () => {

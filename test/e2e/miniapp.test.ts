@@ -650,4 +650,30 @@ describe("the Mini App session and exact money on screen", () => {
     expect(fresh.errors, fresh.errors.join("\n")).toEqual([]);
     await fresh.close();
   });
+
+  it("rotates with the grace chosen: the old key answers on, its end is shown, and a tap stops it at once", async () => {
+    const gia = await user(695_100_027, "gia_g", 3);
+    const { key } = await h.newKey(0, "695100027");
+    const { page, errors, close } = await open(gia, { telegram: true });
+    await expect.poll(() => page.getByTestId("balance").textContent()).toContain("3.00 USDT");
+    await page.getByRole("button", { name: "🔑 API key & webhook" }).click();
+    await page.getByTestId("rotate").click();
+    expect(await page.locator("body").textContent()).toContain("keep working for a while");
+    await page.getByLabel("The current key").selectOption("24");
+    await page.getByTestId("rotate-yes").click();
+    // The new key, or (failing) the refusal the page shows instead.
+    await expect.poll(async () => (await page.getByTestId("once").count()) || (await page.getByTestId("key-note").textContent())).toBe(1);
+    const shown = (await page.getByTestId("once").locator("code").textContent())!;
+    expect(shown).toMatch(/^sj_[A-Za-z0-9_-]{43}$/);
+    expect(await h.balance(key)).toBe(3);
+    expect(await h.balance(shown)).toBe(3);
+    await expect.poll(() => page.getByTestId("previous-keys").textContent()).toContain(`Your previous key ${key.slice(0, 11)}… still works until`);
+    await page.getByTestId("end-grace").click();
+    await expect.poll(() => page.getByTestId("key-note").textContent()).toBe("Done: only your current key works now.");
+    await expect.poll(() => page.getByTestId("previous-keys").count()).toBe(0);
+    expect((await h.call("GET", "/v1/balance", { key })).status).toBe(401);
+    expect(await h.balance(shown)).toBe(3);
+    expect(errors, errors.join("\n")).toEqual([]);
+    await close();
+  });
 });

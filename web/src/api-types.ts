@@ -612,6 +612,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The live key's prefix, and replaced keys still answering with when each stops */
+    get: operations["getKeys"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/keys/previous": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Stop every replaced key now, before its grace period ends (a leaked key, or the switch done): only the live key answers */
+    delete: operations["endKeyGrace"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/quotes": {
     parameters: {
       query?: never;
@@ -795,7 +829,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key and every other session stop; the key is in this answer only, with the session that goes on */
+    /** Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key stops now or after grace_hours, every other session now; the key is in this answer only, with the session that goes on */
     post: operations["miniAppRotateKey"];
     delete?: never;
     options?: never;
@@ -1249,6 +1283,15 @@ export interface components {
       required_usdt: number;
       balance_usdt: number;
     };
+    KeyInGrace: {
+      /** @description The replaced key's first characters, to tell it apart */
+      key_prefix: string;
+      /**
+       * Format: date-time
+       * @description When it stops answering (401 from then on); DELETE /v1/keys/previous ends it now
+       */
+      expires_at: string;
+    };
     LedgerEntry: {
       entry_id: number;
       /**
@@ -1685,6 +1728,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1792,6 +1837,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1903,6 +1950,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2041,6 +2090,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2226,6 +2277,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -2406,6 +2459,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -2585,6 +2640,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2728,6 +2785,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2865,6 +2924,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2979,6 +3040,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3110,6 +3173,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3222,6 +3287,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3331,6 +3398,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3473,6 +3542,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -3500,6 +3571,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -3668,6 +3741,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3800,6 +3875,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3940,6 +4017,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4056,6 +4135,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4195,6 +4276,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4359,6 +4442,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4386,6 +4471,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4554,6 +4641,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4672,6 +4761,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4786,6 +4877,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4927,6 +5020,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -4954,6 +5049,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -5122,6 +5219,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5240,6 +5339,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5371,6 +5472,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -5398,6 +5501,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           /** @description `true`: this is the order an earlier request with the same idempotency_key and the same identifying fields placed, answered again and not charged again. `false`: this request placed the order. The same key with other identifying fields places a new order (contract, idempotency rule 3), answered `false`. */
           "idempotent-replayed": "true" | "false";
           [name: string]: unknown;
@@ -5566,6 +5671,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5695,6 +5802,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5802,6 +5911,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5937,6 +6048,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6037,6 +6150,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6154,6 +6269,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6265,6 +6382,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6384,6 +6503,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6406,6 +6527,216 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The live key's first characters */
+            key_prefix: string | null;
+            /** @description Replaced keys still answering, the soonest to end first; empty when none */
+            previous_keys: components["schemas"]["KeyInGrace"][];
+          };
+        };
+      };
+      /** @description API key missing or wrong */
+      401: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description API key blocked */
+      403: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Rate limit exceeded: retry after `retry_after` seconds */
+      429: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Seconds until a retry is allowed */
+          "retry-after"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Internal error: the request was not completed */
+      500: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  endKeyGrace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success, or the idempotent replay of an earlier request */
+      200: {
+        headers: {
+          /** @description The id this request is logged under: the request's own `X-Request-Id` header when it is 1 to 64 of `A-Z a-z 0-9 . _ : -`, else one the service made (a UUID). Quote it when asking about a request. */
+          "x-request-id"?: string;
+          /** @description Requests allowed per minute for this key */
+          "x-ratelimit-limit"?: number;
+          /** @description Requests left in the current minute */
+          "x-ratelimit-remaining"?: number;
+          /** @description Seconds until the current minute's window ends */
+          "x-ratelimit-reset"?: number;
+          /** @description RateLimit-Limit (IETF draft): the same as x-ratelimit-limit */
+          "ratelimit-limit"?: number;
+          /** @description RateLimit-Remaining (IETF draft): the same as x-ratelimit-remaining */
+          "ratelimit-remaining"?: number;
+          /** @description RateLimit-Reset (IETF draft): the same as x-ratelimit-reset, in seconds */
+          "ratelimit-reset"?: number;
+          /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
+          "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            /** @description The live key's first characters */
+            key_prefix: string | null;
+            /** @description Replaced keys still answering, the soonest to end first; empty when none */
+            previous_keys: components["schemas"]["KeyInGrace"][];
+          };
         };
       };
       /** @description API key missing or wrong */
@@ -6561,6 +6892,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6715,6 +7048,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6843,6 +7178,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6989,6 +7326,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7113,6 +7452,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7442,6 +7783,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7638,6 +7981,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7799,6 +8144,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7918,6 +8265,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8048,6 +8397,11 @@ export interface operations {
         "application/json": {
           /** @description Telegram's init data as the Mini App holds it now: at most 5 minutes old, for the session's user */
           init_data: string;
+          /**
+           * @description How long the previous key keeps answering beside the new one, in hours: 0 (the default) stops it at once
+           * @default 0
+           */
+          grace_hours?: number;
         };
       };
     };
@@ -8071,15 +8425,19 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            /** @description The new key: shown this once, never stored; the previous key stops working now */
+            /** @description The new key: shown this once, never stored */
             key: string;
             key_prefix: string;
+            /** @description Until when the previous key keeps answering (the grace chosen); null: it stopped now (DELETE /v1/keys/previous ends a grace early) */
+            previous_key_expires_at: string | null;
             /** @description The rotation ended every session of the account: this one replaces the caller's */
             session: {
               token: string;
@@ -8211,6 +8569,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8348,6 +8708,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8478,6 +8840,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8609,6 +8973,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8741,6 +9107,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8904,6 +9272,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9056,6 +9426,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9214,6 +9586,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9369,6 +9743,8 @@ export interface operations {
           "ratelimit-reset"?: number;
           /** @description RateLimit-Policy (IETF draft): the quota and its window in seconds, e.g. `60;w=60` */
           "ratelimit-policy"?: string;
+          /** @description Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then */
+          "x-api-key-expires-at"?: string;
           [name: string]: unknown;
         };
         content: {

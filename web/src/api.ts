@@ -74,10 +74,11 @@ export function client(session: Session) {
   return {
     /**
      * A new API key, with Telegram's init data as the page holds it (the service takes it only when at most 5
-     * minutes old); the page goes on with the session the answer carries, the only one left.
+     * minutes old), the old key answering `graceHours` more; the page goes on with the session the answer carries,
+     * the only one left.
      */
-    async rotateKey(initData: string): Promise<IssuedKey> {
-      const issued = await call<IssuedKey>("POST", "/miniapp/key", { init_data: initData });
+    async rotateKey(initData: string, graceHours = 0): Promise<IssuedKey> {
+      const issued = await call<IssuedKey>("POST", "/miniapp/key", { init_data: initData, grace_hours: graceHours });
       headers = { authorization: `Bearer ${issued.session.token}` };
       return issued;
     },

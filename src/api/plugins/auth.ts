@@ -7,6 +7,9 @@ import type { WindowCount } from "../../core/request-counter.js";
 import { orderIdParams } from "../../wire/common.js";
 import { isSessionToken, type MiniAppSessions, sessionCaller } from "../miniapp/session.js";
 
+/** On every answer to a request made with a replaced key still in its grace period: when that key stops answering. */
+export const KEY_EXPIRES_HEADER = "x-api-key-expires-at";
+
 /** The key from `X-API-Key` or `Authorization: Bearer`; one is enough. */
 function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers["x-api-key"];
@@ -42,7 +45,7 @@ const authPlugin: FastifyPluginAsync<AuthOptions> = async (app, { accounts, sess
   app.decorateRequest("caller", null);
   app.decorateRequest("counted", null);
   app.decorateRequest("authError", null);
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
     if (request.routeOptions.config?.public) {
       const presented = request.routeOptions.config.keyOptional ? presentedKey(request) : undefined;
       if (!presented) return;
@@ -59,6 +62,8 @@ const authPlugin: FastifyPluginAsync<AuthOptions> = async (app, { accounts, sess
     try {
       const { counted, ...caller } = await authenticate(presentedKey(request), readFirst(request));
       request.caller = caller;
+      // A replaced key in its grace period: every answer tells the partner's program when it stops.
+      if (caller.keyExpiresAt) reply.header(KEY_EXPIRES_HEADER, caller.keyExpiresAt);
       request.counted = counted ?? null;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

@@ -1,10 +1,14 @@
 import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
-import { rotateKey, rotateKeyAnswer } from "../callback-data.js";
+import { endKeyGrace, rotateKey, rotateKeyAnswer, rotateKeyGrace } from "../callback-data.js";
 import type { BotContext, FlowContext } from "../context.js";
-import { speak } from "../../core/accounts.js";
+import { type IssuedKey, speak } from "../../core/accounts.js";
+import { KEY_GRACE_CHOICES_HOURS } from "../../core/model/account.js";
 import { mainMenu } from "../keyboards.js";
+
+/** A stored time to the minute, as the bot shows times (UTC). */
+const minuteOf = (at: string) => at.slice(0, 16).replace("T", " ");
 
 /**
  * Shows a key once, as a code entity (tap to copy; no escaping needed). Not protected: protected content
@@ -16,7 +20,10 @@ async function showKey(ctx: FlowContext, key: string, intro: string) {
   await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
 }
 
-/** /start registers and issues the first key; "New API key" rotates it after a confirmation. */
+/** The button that ends every replaced key's grace period now. */
+const endGraceButton = (ctx: FlowContext) => new InlineKeyboard().text(ctx.t("btn-end-grace"), endKeyGrace.pack());
+
+/** /start registers and issues the first key; "New API key" rotates it after a confirmation, the old one stopping now or after a grace. */
 export function keyFeatures(core: Core) {
   const composer = new Composer<BotContext>();
 
@@ -35,11 +42,18 @@ export function keyFeatures(core: Core) {
   composer.callbackQuery(rotateKey.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
     await ctx.conversation.exitAll();
-    await ctx.reply(ctx.t("key-rotate-ask"), {
-      reply_markup: new InlineKeyboard()
-        .text(ctx.t("btn-rotate"), rotateKeyAnswer.pack({ yes: true }))
-        .text(ctx.t("btn-keep-key"), rotateKeyAnswer.pack({ yes: false })),
-    });
+    // Keys replaced earlier and still answering are told, with the way to stop them now (a leaked one).
+    const inGrace = ctx.caller ? await core.accounts.keysInGrace(ctx.caller.account.id) : [];
+    const lines = [
+      ...inGrace.map((key) => ctx.t("key-in-grace", { prefix: key.displayPrefix, until: minuteOf(key.expiresAt) })),
+      ctx.t("key-rotate-ask"),
+    ];
+    const keyboard = new InlineKeyboard().text(ctx.t("btn-rotate"), rotateKeyAnswer.pack({ yes: true })).row();
+    for (const hours of KEY_GRACE_CHOICES_HOURS.filter((h) => h > 0))
+      keyboard.text(ctx.t("btn-rotate-grace", { hours }), rotateKeyGrace.pack({ hours })).row();
+    if (inGrace.length) keyboard.text(ctx.t("btn-end-grace"), endKeyGrace.pack()).row();
+    keyboard.text(ctx.t("btn-keep-key"), rotateKeyAnswer.pack({ yes: false }));
+    await ctx.reply(lines.join("\n\n"), { reply_markup: keyboard });
   });
 
   composer.callbackQuery(rotateKeyAnswer.filter({ yes: false }), async (ctx) => {
@@ -48,16 +62,30 @@ export function keyFeatures(core: Core) {
     await ctx.reply(ctx.t("key-kept"), { reply_markup: mainMenu(ctx) });
   });
 
-  composer.callbackQuery(rotateKeyAnswer.filter({ yes: true }), async (ctx) => {
+  /** A confirmed rotation: the confirmation loses its buttons first; a second tap finds none to remove and issues nothing. */
+  async function rotate(ctx: BotContext & { from: NonNullable<BotContext["from"]> }, graceHours: number) {
     await ctx.answerCallbackQuery();
-    // The confirmation loses its buttons first; a second tap finds none to remove and issues nothing.
     const removed = await ctx.editMessageReplyMarkup({ reply_markup: undefined }).then(
       () => true,
       () => false,
     );
     if (!removed) return;
-    const issued = await core.accounts.issueKey(String(ctx.from.id), ctx.from.username ?? null);
-    await showKey(ctx, issued.key, ctx.t("key-rotated"));
+    const before = ctx.caller ? await core.admin.keyPrefix(ctx.caller.account.id) : null;
+    const issued: IssuedKey = await core.accounts.issueKey(String(ctx.from.id), ctx.from.username ?? null, graceHours);
+    if (!issued.previousKeyExpiresAt || !before) return showKey(ctx, issued.key, ctx.t("key-rotated"));
+    const message = fmt`${ctx.t("key-rotated-grace", { prefix: before, until: minuteOf(issued.previousKeyExpiresAt) })}\n\n${FormattedString.code(issued.key)}\n\n${ctx.t("key-usage")}\n${ctx.t("key-once")}`;
+    await ctx.reply(message.text, { entities: message.entities, reply_markup: endGraceButton(ctx) });
+    await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
+  }
+
+  composer.callbackQuery(rotateKeyAnswer.filter({ yes: true }), (ctx) => rotate(ctx, 0));
+  composer.callbackQuery(rotateKeyGrace.filter(), (ctx) => rotate(ctx, rotateKeyGrace.unpack(ctx.callbackQuery.data).hours));
+
+  composer.callbackQuery(endKeyGrace.filter(), async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+    if (ctx.caller) await core.accounts.endKeyGrace(ctx.caller.account.id);
+    await ctx.reply(ctx.t("key-grace-ended"), { reply_markup: mainMenu(ctx) });
   });
 
   return composer;

@@ -8,7 +8,18 @@ import type { Core } from "../../core/index.js";
 import { type Micro, micro } from "../../core/model/money.js";
 import type { Order } from "../../core/model/products.js";
 import type { Placed, Priced, PurchaseOptions } from "../../core/purchase.js";
-import { cancelFlow, confirmPurchase, menuEntry, pickOption, recipientMyself, rotateKey, rotateKeyAnswer, shortfallStars } from "../callback-data.js";
+import {
+  cancelFlow,
+  confirmPurchase,
+  endKeyGrace,
+  menuEntry,
+  pickOption,
+  recipientMyself,
+  rotateKey,
+  rotateKeyAnswer,
+  rotateKeyGrace,
+  shortfallStars,
+} from "../callback-data.js";
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { failureReason, plainNumber, usdt } from "../format.js";
 import { type Refusal, refusalText } from "../refusals.js";
@@ -68,7 +79,7 @@ export function withCancel(ctx: FlowContext, keyboard?: InlineKeyboard): InlineK
 }
 
 /** Buttons that leave a flow for what they do outside it: the main menu's entries and "New API key". */
-const LEAVING = [menuEntry, rotateKey, rotateKeyAnswer];
+const LEAVING = [menuEntry, rotateKey, rotateKeyAnswer, rotateKeyGrace, endKeyGrace];
 
 /**
  * Waits for the user's next text or button. A command or a main-menu button leaves the flow and is handled

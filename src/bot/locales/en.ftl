@@ -6,7 +6,13 @@ btn-months = { $months } months · { $price } USDT
 btn-skip = Skip
 btn-show-name = Show my name
 btn-hide-name = Hide my name
-btn-rotate = 🔑 Yes, issue a new key
+btn-rotate = 🔑 New key, the old one stops now
+btn-rotate-grace = 🔑 New key, the old one works { $hours ->
+    [1] 1 hour
+    [24] 24 hours
+   *[168] 7 days
+} more
+btn-end-grace = ⛔ Stop the previous key now
 btn-card = { $name } · { $price } USDT · { $stock } left
 btn-gift = { $emoji } { $stars }★ · { $price } USDT{ $limited ->
     [yes] {" "}(limited)
@@ -51,7 +57,10 @@ key-new = Welcome, { $name }! You are registered. Your API key:
 key-rotated = Your new API key (the old one has stopped working):
 key-usage = Send it with every request as the X-API-Key header, or as Authorization: Bearer <key>.
 key-once = ⚠ This is the only time it is shown: store it safely. A lost key cannot be recovered; get a new one here.
-key-rotate-ask = A new key replaces your current one, which stops working immediately. Your balance, orders and rates stay with you. Continue?
+key-rotate-ask = A new key replaces your current one. The current one can stop working immediately, or keep working for a while so your systems switch over without downtime. Your balance, orders and rates stay with you. Continue?
+key-rotated-grace = Your new API key. The old one ({ $prefix }…) keeps working until { $until } UTC, so your systems can switch over:
+key-in-grace = Your previous key { $prefix }… still works until { $until } UTC.
+key-grace-ended = Done: your previous keys stopped working; only the current key works now.
 
 # Guards
 start-first = Send /start first to register.

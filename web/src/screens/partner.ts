@@ -1,7 +1,10 @@
 import { useState } from "preact/hooks";
 import { type Answer, ApiError } from "../api.js";
 import { telegram } from "../telegram.js";
-import { CopyButton, type Ctx, failure, Field, html, Outcome, useLoad } from "../ui.js";
+import { Choice, CopyButton, type Ctx, failure, Field, html, Outcome, useLoad } from "../ui.js";
+
+/** The grace periods offered for the replaced key, in hours (the core's KEY_GRACE_CHOICES_HOURS). */
+const GRACE_CHOICES = [0, 1, 24, 168];
 
 /** A secret or key shown once, with a copy button. */
 function Once({ ctx, label, value }: { ctx: Ctx; label: string; value: string }) {
@@ -27,8 +30,10 @@ export function Partner({ ctx }: { ctx: Ctx }) {
   const [asking, setAsking] = useState(false);
   const [shown, setShown] = useState<{ label: string; value: string } | null>(null);
   const [note, setNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
-  const [keyNote, setKeyNote] = useState<string | null>(null);
+  const [keyNote, setKeyNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [grace, setGrace] = useState("0");
   const [version, setVersion] = useState(0);
+  const keys = useLoad(() => api.get<Answer<"getKeys">>("/v1/keys"), [version]);
   const webhook = useLoad(() => api.get<Answer<"getWebhook">>("/v1/webhook"), [version]);
   const attempts = useLoad(() => api.get<Answer<"listWebhookAttempts">>("/v1/webhook/attempts?limit=5"), [version]);
   const [url, setUrl] = useState("");
@@ -47,14 +52,26 @@ export function Partner({ ctx }: { ctx: Ctx }) {
     setAsking(false);
     setKeyNote(null);
     try {
-      const issued = await api.rotateKey(ctx.initData);
+      const issued = await api.rotateKey(ctx.initData, Number(grace));
       setShown({ label: t.newKey, value: issued.key });
       telegram.haptic("success");
+      setVersion((v) => v + 1);
       await ctx.refresh();
     } catch (error) {
       telegram.haptic("error");
       // The sign-in data is too old for a key (or the session ended): only opening the shop again helps.
-      setKeyNote(error instanceof ApiError && error.status === 401 ? t.keyNeedsFreshOpen : failure(t, error));
+      setKeyNote({ kind: "error", text: error instanceof ApiError && error.status === 401 ? t.keyNeedsFreshOpen : failure(t, error) });
+    }
+  }
+  async function endGrace() {
+    setKeyNote(null);
+    try {
+      await api.delete<Answer<"endKeyGrace">>("/v1/keys/previous");
+      setKeyNote({ kind: "ok", text: t.graceEnded });
+      setVersion((v) => v + 1);
+    } catch (error) {
+      telegram.haptic("error");
+      setKeyNote({ kind: "error", text: failure(t, error) });
     }
   }
   const setWebhook = () =>
@@ -85,12 +102,30 @@ export function Partner({ ctx }: { ctx: Ctx }) {
       ${
         asking
           ? html`<p>${t.rotateAsk}</p>
+              <${Choice}
+                label=${t.graceLabel}
+                name="grace"
+                value=${grace}
+                options=${GRACE_CHOICES.map((hours) => [String(hours), t.graceChoices[hours]!] as [string, string])}
+                onChange=${setGrace}
+              />
               <button type="button" class="danger" data-testid="rotate-yes" onClick=${rotateKey}>${t.rotateYes}</button>
               <button type="button" class="secondary" onClick=${() => setAsking(false)}>${t.keepKey}</button>`
           : html`<button type="button" data-testid="rotate" onClick=${() => setAsking(true)}>${me.key_prefix ? t.rotateKey : t.issueKey}</button>`
       }
+      ${
+        keys.kind === "ok" && keys.value.previous_keys.length
+          ? html`<div data-testid="previous-keys">
+              ${keys.value.previous_keys.map(
+                (key) =>
+                  html`<p key=${key.key_prefix}>${t.previousKeyUntil(key.key_prefix, new Date(key.expires_at).toLocaleString(ctx.language))}</p>`,
+              )}
+              <button type="button" class="danger" data-testid="end-grace" onClick=${endGrace}>${t.endGrace}</button>
+            </div>`
+          : null
+      }
       <p class="muted">${t.keyFreshRule}</p>
-      ${keyNote && html`<${Outcome} kind="error" text=${keyNote} testId="key-note" />`}
+      ${keyNote && html`<${Outcome} kind=${keyNote.kind} text=${keyNote.text} testId="key-note" />`}
     </section>
     ${shown && html`<section class="card"><${Once} ctx=${ctx} label=${shown.label} value=${shown.value} /></section>`}
     <section class="card">

@@ -129,13 +129,13 @@ export const miniAppUserRoutes: FastifyPluginAsyncZod<{ core: Core } & MiniAppOp
     {
       schema: {
         summary:
-          "Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key and every other session stop; the key is in this answer only, with the session that goes on",
+          "Issue a new API key with fresh init data (at most 5 minutes old, the session's user): the previous key stops now or after grace_hours, every other session now; the key is in this answer only, with the session that goes on",
         operationId: "miniAppRotateKey",
         body: keyBody,
         response: { 200: keyResponse, 400: errorBody, ...keyedErrors },
       },
     },
-    async (request) => newKey(core, sessions, userOf(request), request.body.init_data),
+    async (request) => newKey(core, sessions, userOf(request), request.body.init_data, request.body.grace_hours),
   );
 };
 
@@ -189,7 +189,7 @@ async function signIn(core: Core, { sessions, support, refusal }: MiniAppOptions
 }
 
 /** A new API key for a user shown present just now by init data; the session that goes on with it. */
-async function newKey(core: Core, sessions: MiniAppOptions["sessions"], { account }: MiniAppCaller, initData: string) {
+async function newKey(core: Core, sessions: MiniAppOptions["sessions"], { account }: MiniAppCaller, initData: string, graceHours: number) {
   const present = sessions.userOf(initData, KEY_INIT_DATA_MAX_AGE_MS);
   if (!present || String(present.id) !== account.telegramId) {
     throw new DomainError(
@@ -197,13 +197,14 @@ async function newKey(core: Core, sessions: MiniAppOptions["sessions"], { accoun
       `A new key needs Telegram's sign-in data of this user from the last ${KEY_INIT_DATA_MAX_AGE_MS / 60_000} minutes: open the Mini App from the bot again`,
     );
   }
-  const issued = await core.accounts.issueKey(account.telegramId, account.username);
+  const issued = await core.accounts.issueKey(account.telegramId, account.username, graceHours);
   // The rotation ended every session, this one too; the user just proved presence, so this page goes on with a new one.
   const session = sessions.issue(present.id, issued.account.sessionGeneration);
   return {
     success: true as const,
     key: issued.key,
     key_prefix: issued.displayPrefix,
+    previous_key_expires_at: issued.previousKeyExpiresAt,
     session: { token: session.token, expires_at: session.expiresAt },
   };
 }
