@@ -285,6 +285,10 @@ export function createClient(options: ClientOptions) {
     health: () => get<Answer<"getHealth">>("/v1/health"),
     /** GET /v1/balance. */
     balance: () => get<Answer<"getBalance">>("/v1/balance"),
+    /** GET /v1/keys: this key, and the replaced keys still answering in their grace period. */
+    keys: () => get<Answer<"getKeys">>("/v1/keys"),
+    /** DELETE /v1/keys/previous: the replaced keys stop answering now (a rotation's grace ended at once). */
+    endKeyGrace: () => del<Answer<"endKeyGrace">>("/v1/keys/previous"),
     /** GET /v1/pricing: the key's prices. */
     pricing: () => get<Answer<"getPricing">>("/v1/pricing"),
     /** GET /v1/rates. */

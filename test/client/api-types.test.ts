@@ -21,6 +21,8 @@ const METHODS: Record<string, keyof PartnerClient | "not a partner's"> = {
   cryptoPayWebhook: "not a partner's",
   getHealth: "health",
   getBalance: "balance",
+  getKeys: "keys",
+  endKeyGrace: "endKeyGrace",
   getPricing: "pricing",
   getRates: "rates",
   searchRecipient: "search",
