@@ -76,7 +76,7 @@ const IDEMPOTENT_REPLAYED: Header = {
   required: true,
   schema: { type: "string", enum: ["true", "false"] },
 };
-/** Sent only while the request's key is a replaced one in its grace period (decision 0035). */
+/** Sent only while the request's key is a replaced one in its grace period (decision 0033). */
 const KEY_EXPIRES: Header = {
   description:
     "Only when the request's key was replaced by a newer one and answers during its grace period: when it stops (ISO 8601 UTC); switch to the new key before then",

@@ -3,7 +3,7 @@ import type { KeyInGrace } from "../core/model/account.js";
 import { dateTime } from "./common.js";
 
 // The account's API keys as a partner sees them (an addition to the contract): the live key's prefix and the
-// replaced keys still answering during the grace period their rotation chose (decision 0035).
+// replaced keys still answering during the grace period their rotation chose (decision 0033).
 
 const keyInGraceView = z
   .object({

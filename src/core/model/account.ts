@@ -29,7 +29,7 @@ export interface Account {
 /** What a request reads first besides its key, read with it: its order of an id (a status), or whether it has a webhook endpoint (a sandbox call). */
 export type ReadWithKey = { orderId: number } | { endpoint: true };
 
-/** The longest a replaced API key may keep working beside its successor: 7 days (decision 0035). */
+/** The longest a replaced API key may keep working beside its successor: 7 days (decision 0033). */
 export const KEY_GRACE_MAX_HOURS = 168;
 /** The grace periods the bot and the Mini App offer when a key is replaced, in hours (0: it stops at once). */
 export const KEY_GRACE_CHOICES_HOURS = [0, 1, 24, 168] as const;
