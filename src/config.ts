@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { type Config, deploymentOf } from "./config/deployment.js";
 import { envSchema } from "./config/env.js";
 
-export type { BotApi, BotSettings, ProductBackends, ProductName, ProtocolBackend, ReloadlyBackend, TelegramBackend } from "./config/deployment.js";
-export { PROVIDER_URLS, providerUrl } from "./config/env.js";
+export type { BotApi, BotSettings, ProductName } from "./config/deployment.js";
+export { providerUrl } from "./config/variables.js";
 export type { Config };
 
 /** The environment's variables read into the deployment's typed map (src/config/deployment.ts). */

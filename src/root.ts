@@ -8,6 +8,7 @@ import type { BotSettings, Config } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import type { Clock } from "./core/model/clock.js";
 import { createVault } from "./core/vault.js";
+import { PRODUCTS, type ProductType } from "./core/model/products.js";
 import { botStateStore } from "./db/bot-state.js";
 import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./core/codes-key.js";
@@ -33,6 +34,9 @@ import { webhookEvents } from "./wire/events.js";
 import type { Delivery } from "./wire/account.js";
 import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, stampBackends, unlinkedDeliveries } from "./db/orders.js";
 import { contactByUsername, correctContactUsername } from "./db/telegram-contacts.js";
+
+/** The rate limit's window (src/api/plugins/rate-limit.ts), as the core and the purges count it. */
+const RATE_LIMIT_WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
 
 export interface RootOptions {
   clock?: Clock;
@@ -243,7 +247,7 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
     log: on.log,
     counterDb: on.counterDb,
     oneStatement: oneStatementWrites(db),
-    rateLimitWindowMs: RATE_LIMIT_WINDOW_SECONDS * 1000,
+    rateLimitWindowMs: RATE_LIMIT_WINDOW_MS,
     lowBalanceMicro: sales.lowBalanceMicro,
     webhooks: {
       sender: on.webhookSender,
@@ -266,15 +270,8 @@ function addCore(lifecycle: Lifecycle, config: Config, on: Storage & Upstream & 
 }
 
 /** The backend each product type sends new orders to, as its orders record it. */
-function orderBackends(products: Config["products"]) {
-  return {
-    stars: products.stars.kind,
-    store: products.store.kind,
-    game: products.games.kind,
-    premium: products.premium.kind,
-    gift: products.gifts.kind,
-    giftcard: products.giftcards.kind,
-  } as const;
+function orderBackends(products: Config["products"]): Record<ProductType, string> {
+  return Object.fromEntries(PRODUCTS.map((product) => [product.type, products[product.port].kind])) as Record<ProductType, string>;
 }
 
 /** `/v1/health`'s `delivery_provider` (what delivers stars and Premium) and each product's backend. */
@@ -304,11 +301,21 @@ async function buildService(config: Config, opened: Opened): Promise<Service> {
   const legacy = await stampBackends(db, opened.legacyOrders);
   if (legacy.length) log.warn({ orders: legacy }, "orders placed before backends were recorded are settled by the backends configured now");
   addCheckpointer(lifecycle, opened);
-  const rateLimitWindowMs = RATE_LIMIT_WINDOW_SECONDS * 1000;
-  const jobs = openJobs(config, { core, db, counterDb, rateLimitWindowMs, clock, log, cryptoPay, faults, funds, linkDeliveries });
+  const jobs = openJobs(config, {
+    core,
+    db,
+    counterDb,
+    rateLimitWindowMs: RATE_LIMIT_WINDOW_MS,
+    clock,
+    log,
+    cryptoPay,
+    faults,
+    funds,
+    linkDeliveries,
+  });
   // The jobs are the first steps: started before the API takes requests, stopped after it.
   for (const job of Object.values(jobs)) lifecycle.add(job);
-  const bot = config.bot ? openBot(config.bot, config.admin, opened) : null;
+  const bot = config.bot ? openBot(config.bot, opened) : null;
   if (bot) {
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
@@ -345,7 +352,7 @@ function addCheckpointer(lifecycle: Lifecycle, { service: { db, log } }: Opened)
 }
 
 /** The bot over the core, built but not started. */
-function openBot(config: BotSettings, admin: Config["admin"], { service: { core, db, log, metrics }, clock }: Opened): PurchaseBot {
+function openBot(config: BotSettings, { service: { core, db, log, metrics }, clock }: Opened): PurchaseBot {
   return createBot({
     core,
     storage: botStateStore(db, clock),
@@ -380,7 +387,7 @@ async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot:
     onAnswered: metrics.request,
     checkAnswers: server.checkAnswers,
     ...(server.trustProxy === null ? {} : { trustProxy: server.trustProxy }),
-    ...(bot && config.bot ? { miniApp: miniAppOptions(config.bot, config.admin, bot, opened.clock) } : {}),
+    ...(bot && config.bot ? { miniApp: miniAppOptions(config.bot, bot, opened.clock) } : {}),
     ...(bot && updates?.kind === "webhook" ? { telegramWebhook: bot.webhookHandler(updates.secret) } : {}),
   });
   const requests = trackRequests(api.server);
@@ -402,7 +409,7 @@ async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot:
 }
 
 /** The Mini App's sessions and words: signed in by the bot's token, refused in the bot's words. */
-function miniAppOptions(config: BotSettings, admin: Config["admin"], bot: PurchaseBot, clock: Clock): MiniAppOptions {
+function miniAppOptions(config: BotSettings, bot: PurchaseBot, clock: Clock): MiniAppOptions {
   return {
     sessions: createMiniAppSessions({
       botToken: config.api.token,

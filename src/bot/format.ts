@@ -7,6 +7,9 @@ export type Translate = (key: string, vars?: Record<string, string | number>) =>
 /** One number format for USDT in every message: at least 2 decimals, and every decimal a charge has. */
 export const usdt = (micro: number) => formatUsdt(micro);
 
+/** A stored time to the minute, as the bot shows times (UTC). */
+export const minute = (at: string) => at.slice(0, 16).replace("T", " ");
+
 /** One number format for USD (store nominals): always 2 decimals, then "USD". */
 export const usd = (amount: MicroUsd) => `${formatUsd(amount)} USD`;
 

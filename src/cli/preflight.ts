@@ -1,8 +1,9 @@
 import { z } from "zod";
-import type { BotApi, Config, ProductName } from "../config.js";
+import { type BotApi, type Config, type ProductName, providerUrl } from "../config.js";
 import type { Funds, Ports } from "../core/ports.js";
 import { formatUsdt } from "../core/model/money.js";
 import { PREMIUM_STARS } from "../core/model/products.js";
+import { PROTOCOL_PROVIDER } from "../upstream/products.js";
 
 /** One check's verdict: `fail` stops a go-live (exit 1), `warn` is worth reading, `ok` is ready. */
 type Verdict = "ok" | "warn" | "fail";
@@ -37,16 +38,6 @@ async function botCheck(bot: BotApi): Promise<Line> {
 
 const shownFunds = (funds: Funds) => (funds.unit === "stars" ? `${funds.amount} stars` : `${funds.amount.toFixed(2)} USD`);
 
-/** What a product's backend is configured by, for the line that says it is not. */
-const URL_OF: Record<ProductName, string> = {
-  stars: "GATEWAY_URL",
-  premium: "GATEWAY_URL",
-  store: "STORE_URL",
-  games: "GAMES_URL",
-  giftcards: "GIFTCARDS_URL",
-  gifts: "GIFTS_URL",
-};
-
 /**
  * One line per product and its backend (stars and Premium apart, whatever backs each): the backend answers, its
  * catalogue reads, and a balance it pays from covers the alert line.
@@ -65,7 +56,8 @@ async function productChecks(config: Config, ports: Ports): Promise<Line[]> {
       const port = ports[product];
       const read = reads[product];
       const subject = `${product} (${port.backend})`;
-      if (!port.configured) return { verdict: "warn", subject, text: `not configured: set ${URL_OF[product]} to sell it (it answers 503)` };
+      if (!port.configured)
+        return { verdict: "warn", subject, text: `not configured: set ${providerUrl(PROTOCOL_PROVIDER[product])} to sell it (it answers 503)` };
       const found: string[] = [];
       let low: number | null = null;
       try {

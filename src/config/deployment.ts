@@ -25,7 +25,7 @@ export interface BotApi {
   emulator: boolean;
 }
 
-export interface TelegramBackend {
+interface TelegramBackend {
   kind: "telegram";
   bot: BotApi;
 }

@@ -2,8 +2,6 @@ import { engineOf } from "../db/database.js";
 import { checkTogether, isLoopbackHost } from "./checks.js";
 import { variables } from "./variables.js";
 
-export { PROVIDER_URLS, type ProviderUrlName, providerUrl } from "./variables.js";
-
 /**
  * The environment: every variable on its own (./variables.ts), then together (here and ./checks.ts). One parse
  * reports every problem at once, each under its variable's name; src/config/deployment.ts reads the result into

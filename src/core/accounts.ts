@@ -49,6 +49,8 @@ export interface IssuedKey {
   created: boolean;
   /** The key it replaced answers until then (the grace chosen); null when that key stopped at once or there was none. */
   previousKeyExpiresAt: string | null;
+  /** The replaced key's shown prefix; null when there was none. */
+  previousKeyPrefix: string | null;
 }
 
 export async function getAccount(db: Executor, id: number): Promise<Account> {
@@ -96,11 +98,11 @@ async function issueKey(db: Db, clock: Clock, telegramId: string, username?: str
       await updateAccount(trx, account.id, { username });
       account = { ...account, username };
     }
-    const replaced = !created && (await liveKeyPrefix(trx, account.id)) !== null;
-    const graceUntil = replaced && graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000).toISOString() : null;
+    const previousKeyPrefix = created ? null : await liveKeyPrefix(trx, account.id);
+    const graceUntil = previousKeyPrefix !== null && graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000).toISOString() : null;
     await replaceKey(trx, account.id, { hash: fresh.hash, displayPrefix: fresh.displayPrefix, at, graceUntil });
     account = { ...account, sessionGeneration: await endSessions(trx, account.id) };
-    return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created, previousKeyExpiresAt: graceUntil };
+    return { key: fresh.key, displayPrefix: fresh.displayPrefix, account, created, previousKeyExpiresAt: graceUntil, previousKeyPrefix };
   });
 }
 

@@ -62,12 +62,6 @@ export function createContacts({ db, clock, recording, admins, adminsReceive }: 
      * Whether `username` is an administrator and administrators receive nothing (the default): by the contact or
      * the account holding the name. Asked before a gift's or Premium's charge; such a recipient is "unknown".
      */
-    /**
-     * Whether the recipient the backend resolved (its Telegram id) is an administrator no one may send to: asked
-     * again after the backend's lookup, so an administrator whose name was not yet on file when `barred` was asked
-     * (they wrote to the bot that moment) is not sent to either.
-     */
-    barredId: (telegramId: string): boolean => !adminsReceive && adminIds.has(telegramId),
     async barred(username: string): Promise<boolean> {
       if (adminsReceive || adminIds.size === 0) return false;
       const contact = await contactByUsername(db, username);
@@ -75,6 +69,12 @@ export function createContacts({ db, clock, recording, admins, adminsReceive }: 
       const account = await accountByUsername(db, username.replace(/^@/, ""));
       return account?.telegramId != null && adminIds.has(account.telegramId);
     },
+    /**
+     * Whether the recipient the backend resolved (its Telegram id) is an administrator no one may send to: asked
+     * again after the backend's lookup, so an administrator whose name was not yet on file when `barred` was asked
+     * (they wrote to the bot that moment) is not sent to either.
+     */
+    barredId: (telegramId: string): boolean => !adminsReceive && adminIds.has(telegramId),
   };
 }
 

@@ -103,10 +103,7 @@ export function openJobs(config: JobsConfig, on: JobsOptions) {
     ? createStarsSettle({ topups: core.topups, intervalMs: config.topups.limits.pollMs, log, scope })
     : null;
   // The bot's Star book against Telegram's transactions and balance (a difference is the monitor's `starbook` alert).
-  const starBook =
-    core.starBook.active() && config.starBook
-      ? createStarBookCheck({ starBook: core.starBook, intervalMs: config.starBook.checkMs, log, scope })
-      : null;
+  const starBook = config.starBook ? createStarBookCheck({ starBook: core.starBook, intervalMs: config.starBook.checkMs, log, scope }) : null;
   return { ...jobs, ...(topupPoll ? { topupPoll } : {}), ...(starsSettle ? { starsSettle } : {}), ...(starBook ? { starBook } : {}) };
 }
 

@@ -1,4 +1,4 @@
-import { PROVIDER_URLS, type ProviderUrlName } from "../config/env.js";
+import { PROVIDER_URLS, type ProviderUrlName } from "../config/variables.js";
 import { SIMULATOR_CRYPTO_PAY_TOKEN, SIMULATOR_RELOADLY_CREDENTIALS } from "../config/simulated-credentials.js";
 
 /** Every provider's address set to one server: the simulator plays them all. */

@@ -1,6 +1,6 @@
 import type pino from "pino";
 import type { BotApi, ProductBackends, ProductName, ProtocolBackend, ReloadlyBackend } from "../config/deployment.js";
-import type { ProductType } from "../core/model/products.js";
+import { PRODUCTS, type ProductType } from "../core/model/products.js";
 import type { Funds, Ports, ProviderName, StatusQuestion } from "../core/ports.js";
 import { maskSecrets } from "../observability/log.js";
 import { createGamesAdapter } from "./games.js";
@@ -14,7 +14,7 @@ import { createStoreAdapter } from "./store.js";
 import { createTelegramBackend, type TelegramBackendOptions } from "./telegram.js";
 
 /** The protocol provider (its pool, its URL variable, its calls' metrics) that serves each product over the protocol. */
-const PROTOCOL_PROVIDER: Record<ProductName | "rates", ProviderName> = {
+export const PROTOCOL_PROVIDER: Record<ProductName | "rates", ProviderName> = {
   stars: "gateway",
   premium: "gateway",
   store: "store",
@@ -25,14 +25,7 @@ const PROTOCOL_PROVIDER: Record<ProductName | "rates", ProviderName> = {
 };
 
 /** The product type an order records (`game`, `gift`, …) for each product's port. */
-const ORDER_TYPE: Record<ProductName, ProductType> = {
-  stars: "stars",
-  premium: "premium",
-  store: "store",
-  games: "game",
-  giftcards: "giftcard",
-  gifts: "gift",
-};
+const ORDER_TYPE = Object.fromEntries(PRODUCTS.map((product) => [product.port, product.type])) as Record<ProductName, ProductType>;
 
 /** A balance a backend pays deliveries from, read for the alerts and preflight: the bot's Stars, Reloadly's USD. */
 export interface FundsSource {

@@ -372,7 +372,9 @@ export function createReloadlyAdapter(options: ReloadlyOptions): ReloadlyGiftcar
       return earlier;
     }
     const error = `Reloadly refused the order (HTTP ${code}${errorCode ? ` ${errorCode}` : ""})${message ? `: ${message}` : ""}`;
-    return notTaken(answered, error, errorCode === "INSUFFICIENT_BALANCE" ? "provider_balance" : "provider_error");
+    // Reloadly saying the account is short refused the order, whatever its status (as before the one policy).
+    if (errorCode === "INSUFFICIENT_BALANCE") return notTaken("refused", error, "provider_balance");
+    return notTaken(answered, error);
   }
 
   async function balance(): Promise<ReloadlyBalance> {

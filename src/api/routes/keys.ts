@@ -8,7 +8,8 @@ const tags = ["Account"];
 
 /** The account's keys: the live one's prefix and the replaced ones still in their grace period, which can be ended now. */
 export const keyRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { core }) => {
-  const view = async (accountId: number) => toKeysView(await core.admin.keyPrefix(accountId), await core.accounts.keysInGrace(accountId));
+  const view = async (accountId: number) =>
+    toKeysView(...(await Promise.all([core.admin.keyPrefix(accountId), core.accounts.keysInGrace(accountId)])));
 
   app.get(
     "/v1/keys",
@@ -36,7 +37,8 @@ export const keyRoutes: FastifyPluginAsyncZod<{ core: Core }> = async (app, { co
     async (request) => {
       const { account } = callerOf(request);
       await core.accounts.endKeyGrace(account.id);
-      return view(account.id);
+      // None of the replaced keys answers now.
+      return toKeysView(await core.admin.keyPrefix(account.id), []);
     },
   );
 };

@@ -3,25 +3,23 @@ import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
 import { endKeyGrace, rotateKey, rotateKeyAnswer, rotateKeyGrace } from "../callback-data.js";
 import type { BotContext, FlowContext } from "../context.js";
-import { type IssuedKey, speak } from "../../core/accounts.js";
+import { speak } from "../../core/accounts.js";
 import { KEY_GRACE_CHOICES_HOURS } from "../../core/model/account.js";
+import { minute } from "../format.js";
 import { mainMenu } from "../keyboards.js";
-
-/** A stored time to the minute, as the bot shows times (UTC). */
-const minuteOf = (at: string) => at.slice(0, 16).replace("T", " ");
 
 /**
  * Shows a key once, as a code entity (tap to copy; no escaping needed). Not protected: protected content
  * cannot be copied at all, and a key must be copied into the partner's system.
  */
-async function showKey(ctx: FlowContext, key: string, intro: string) {
+async function showKey(ctx: FlowContext, key: string, intro: string, keyboard?: InlineKeyboard) {
   const message = fmt`${intro}\n\n${FormattedString.code(key)}\n\n${ctx.t("key-usage")}\n${ctx.t("key-once")}`;
-  await ctx.reply(message.text, { entities: message.entities });
+  await ctx.reply(message.text, { entities: message.entities, ...(keyboard ? { reply_markup: keyboard } : {}) });
   await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
 }
 
 /** The button that ends every replaced key's grace period now. */
-const endGraceButton = (ctx: FlowContext) => new InlineKeyboard().text(ctx.t("btn-end-grace"), endKeyGrace.pack());
+const endGraceButton = (ctx: FlowContext, keyboard = new InlineKeyboard()) => keyboard.text(ctx.t("btn-end-grace"), endKeyGrace.pack());
 
 /** /start registers and issues the first key; "New API key" rotates it after a confirmation, the old one stopping now or after a grace. */
 export function keyFeatures(core: Core) {
@@ -45,13 +43,13 @@ export function keyFeatures(core: Core) {
     // Keys replaced earlier and still answering are told, with the way to stop them now (a leaked one).
     const inGrace = ctx.caller ? await core.accounts.keysInGrace(ctx.caller.account.id) : [];
     const lines = [
-      ...inGrace.map((key) => ctx.t("key-in-grace", { prefix: key.displayPrefix, until: minuteOf(key.expiresAt) })),
+      ...inGrace.map((key) => ctx.t("key-in-grace", { prefix: key.displayPrefix, until: minute(key.expiresAt) })),
       ctx.t("key-rotate-ask"),
     ];
     const keyboard = new InlineKeyboard().text(ctx.t("btn-rotate"), rotateKeyAnswer.pack({ yes: true })).row();
     for (const hours of KEY_GRACE_CHOICES_HOURS.filter((h) => h > 0))
       keyboard.text(ctx.t("btn-rotate-grace", { hours }), rotateKeyGrace.pack({ hours })).row();
-    if (inGrace.length) keyboard.text(ctx.t("btn-end-grace"), endKeyGrace.pack()).row();
+    if (inGrace.length) endGraceButton(ctx, keyboard).row();
     keyboard.text(ctx.t("btn-keep-key"), rotateKeyAnswer.pack({ yes: false }));
     await ctx.reply(lines.join("\n\n"), { reply_markup: keyboard });
   });
@@ -70,12 +68,10 @@ export function keyFeatures(core: Core) {
       () => false,
     );
     if (!removed) return;
-    const before = ctx.caller ? await core.admin.keyPrefix(ctx.caller.account.id) : null;
-    const issued: IssuedKey = await core.accounts.issueKey(String(ctx.from.id), ctx.from.username ?? null, graceHours);
-    if (!issued.previousKeyExpiresAt || !before) return showKey(ctx, issued.key, ctx.t("key-rotated"));
-    const message = fmt`${ctx.t("key-rotated-grace", { prefix: before, until: minuteOf(issued.previousKeyExpiresAt) })}\n\n${FormattedString.code(issued.key)}\n\n${ctx.t("key-usage")}\n${ctx.t("key-once")}`;
-    await ctx.reply(message.text, { entities: message.entities, reply_markup: endGraceButton(ctx) });
-    await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
+    const issued = await core.accounts.issueKey(String(ctx.from.id), ctx.from.username ?? null, graceHours);
+    const { previousKeyExpiresAt: until, previousKeyPrefix: prefix } = issued;
+    if (!until || !prefix) return showKey(ctx, issued.key, ctx.t("key-rotated"));
+    await showKey(ctx, issued.key, ctx.t("key-rotated-grace", { prefix, until: minute(until) }), endGraceButton(ctx));
   }
 
   composer.callbackQuery(rotateKeyAnswer.filter({ yes: true }), (ctx) => rotate(ctx, 0));

@@ -4,7 +4,7 @@ import type { StatementEntry, StatementRange } from "../../core/statement.js";
 import { exportFileName, statementCsv } from "../../wire/statement-csv.js";
 import { menuEntry, statementExport, statementPage } from "../callback-data.js";
 import type { BotContext } from "../context.js";
-import { type Translate, usdt } from "../format.js";
+import { minute, type Translate, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";
 
 const PAGE_SIZE = 10;
@@ -27,7 +27,6 @@ function monthStart(now: Date, offset: number): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)).toISOString();
 }
 
-const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
 const day = (iso: string) => iso.slice(0, 10);
 
 function entryLine(t: Translate, entry: StatementEntry): string {

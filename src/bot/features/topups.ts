@@ -9,7 +9,7 @@ import { menuEntry, starsPack, topupAmount, topupByStars, topupByTransfer, topup
 import type { BotContext, Flow, FlowContext } from "../context.js";
 import { answer, ask, callCore, parseWhole, withCancel } from "../flows/kit.js";
 import { sendStarsInvoice } from "../flows/stars-invoice.js";
-import { plainNumber, type Translate, usdt } from "../format.js";
+import { minute, plainNumber, type Translate, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";
 import { type Refusal, refusalText } from "../refusals.js";
 
@@ -25,8 +25,6 @@ export interface TopupDeps {
   tell(telegramId: string, text: (t: Translate) => string): Promise<void>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
-
-const minute = (at: string) => at.slice(0, 16).replace("T", " ");
 
 /** A top-up's line in /topups: a Stars top-up names its Stars. */
 const lineVars = (t: Translate, topup: Topup) => ({

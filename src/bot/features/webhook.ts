@@ -4,10 +4,8 @@ import { DomainError } from "../../core/model/errors.js";
 import type { Core } from "../../core/index.js";
 import { webhookNewSecret, webhookPing, webhookRemove, webhookRemoveAnswer, webhookRevokePrevious } from "../callback-data.js";
 import type { BotContext } from "../context.js";
+import { minute } from "../format.js";
 import { mainMenu } from "../keyboards.js";
-
-/** A stored time to the minute, as the status shows times (UTC). */
-const minuteOf = (at: string) => at.slice(0, 16).replace("T", " ");
 
 /** The endpoint as it stands: its URL, state, backlog, back-off and last attempt, with what can be done. */
 async function status(core: Core, ctx: BotContext) {
@@ -20,14 +18,13 @@ async function status(core: Core, ctx: BotContext) {
     ctx.t("webhook-status", { url: endpoint.url, enabled: endpoint.enabled ? "yes" : "no", pending: await webhooks.pending(accountId) }),
   ];
   if (!endpoint.enabled) lines.push(ctx.t("webhook-disabled-why", { reason: endpoint.disabledReason ?? "" }));
-  else if (endpoint.retryAt)
-    lines.push(ctx.t("webhook-backing-off", { since: minuteOf(endpoint.failingSince ?? ""), next: minuteOf(endpoint.retryAt) }));
+  else if (endpoint.retryAt) lines.push(ctx.t("webhook-backing-off", { since: minute(endpoint.failingSince ?? ""), next: minute(endpoint.retryAt) }));
   if (endpoint.droppedEvents > 0) {
-    lines.push(ctx.t("webhook-dropped", { count: endpoint.droppedEvents, limit: webhooks.pendingLimit, at: minuteOf(endpoint.lastDroppedAt ?? "") }));
+    lines.push(ctx.t("webhook-dropped", { count: endpoint.droppedEvents, limit: webhooks.pendingLimit, at: minute(endpoint.lastDroppedAt ?? "") }));
   }
   if (last) {
     const result = last.succeeded ? String(last.statusCode) : (last.error ?? "");
-    lines.push(ctx.t("webhook-last", { at: minuteOf(last.attemptedAt), type: last.eventType, result }));
+    lines.push(ctx.t("webhook-last", { at: minute(last.attemptedAt), type: last.eventType, result }));
   }
   const keyboard = new InlineKeyboard()
     .text(ctx.t("btn-webhook-ping"), webhookPing.pack())
@@ -81,7 +78,7 @@ export function webhookFeatures(core: Core) {
     const endpoint = await webhooks.get(ctx.caller!.account.id);
     if (!endpoint) return ctx.reply(ctx.t("webhook-none"), { reply_markup: mainMenu(ctx) });
     const rotated = await webhooks.rotateSecret(ctx.caller!.account.id);
-    await showSecret(ctx, ctx.t("webhook-secret-new", { until: minuteOf(rotated.previousSecretUntil) }), rotated.secret);
+    await showSecret(ctx, ctx.t("webhook-secret-new", { until: minute(rotated.previousSecretUntil) }), rotated.secret);
   });
 
   composer.callbackQuery(webhookRevokePrevious.filter(), async (ctx) => {
