@@ -57,7 +57,7 @@ export function createTopups(options: {
 
     // Crypto Pay invoices (topups/invoices.ts): Crypto Pay's own record decides; a webhook only says where to look.
     startInvoice: (account: Account, amountMicro: Micro) => startInvoice(ctx, account, amountMicro),
-    webhook: (rawBody: string, signature: string | undefined) => invoiceWebhook(ctx, rawBody, signature),
+    webhook: (rawBody: string, signature: string | undefined, onForged?: () => void) => invoiceWebhook(ctx, rawBody, signature, onForged),
     invoiceSeen: (record: CryptoInvoice) => invoiceSeen(ctx, record),
     invoiceGone: (id: number) => invoiceGone(ctx, id),
     sweepCreating: () => sweepCreating(ctx),

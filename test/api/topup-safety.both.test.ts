@@ -38,11 +38,12 @@ async function cryptoPay(on: Harness, method: string, params: object) {
 }
 
 /** A webhook update signed with the token, as a forger holding it would send it. */
-function signed(on: Harness, invoice: object, headers: Record<string, string> = {}) {
+function signed(on: Harness, invoice: object, headers: Record<string, string> = {}, remoteAddress?: string) {
   const body = JSON.stringify({ update_id: 77, update_type: "invoice_paid", request_date: new Date().toISOString(), payload: invoice });
   return on.call("POST", "/cryptopay/webhook", {
     body,
     headers: { "content-type": "application/json", "crypto-pay-api-signature": cryptoPaySignature(SIMULATOR_CRYPTO_PAY_TOKEN, body), ...headers },
+    remoteAddress,
   });
 }
 
@@ -125,6 +126,38 @@ describe("a signed update is only a hint: Crypto Pay's record credits", () => {
     expect((await polled.call("POST", "/cryptopay/webhook", { body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401);
     expect(polled.logs.some((line) => line.includes('"signatureLength":5000'))).toBe(true);
     expect(polled.logs.some((line) => line.includes(header))).toBe(false);
+  });
+
+  it("processes a correctly signed update from an address past the bound: only wrong signatures are limited", async () => {
+    const { key, telegramId } = await h.newKey(0);
+    const { topup } = (await h.call("POST", "/v1/topups", { key, body: { amount_usdt: 3 } })).body;
+    // Paid, its own delivery held back: the update below is the one that tells the service.
+    await control(h, `/cryptopay/control/invoices/${topup.invoice_id}/pay`, { deliver: false });
+    // Behind a proxy it does not trust, every delivery and every forgery share one address.
+    const shared = "198.51.100.77";
+    const forge = () =>
+      h.call("POST", "/cryptopay/webhook", {
+        body: "{}",
+        headers: { "content-type": "application/json", "crypto-pay-api-signature": "0".repeat(64) },
+        remoteAddress: shared,
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) statuses.push((await forge()).status);
+    expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+
+    const claim = {
+      invoice_id: topup.invoice_id,
+      status: "paid",
+      asset: "USDT",
+      amount: "3",
+      payload: `topup:${topup.topup_id}:${await accountIdOf(h, telegramId)}`,
+      bot_invoice_url: topup.pay_url,
+    };
+    expect((await signed(h, claim, {}, shared)).status).toBe(200);
+    expect(await topupOf(h, key, topup.topup_id)).toMatchObject({ status: "credited", credited_usdt: 3 });
+    expect(await h.balance(key)).toBe(3);
+    // The forger is still held back.
+    expect((await forge()).status).toBe(429);
   });
 });
 

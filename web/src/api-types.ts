@@ -726,7 +726,7 @@ export interface paths {
     put?: never;
     /**
      * Crypto Pay's webhook: called by Crypto Pay (set this URL in @CryptoBot), not by partners
-     * @description The body is Crypto Pay's update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing (ten a minute from one address, then 429); the update only says which invoice to look at: the record Crypto Pay keeps (getInvoices) decides what is credited, once however often it is delivered (503 while that record cannot be read, so Crypto Pay delivers again); an invoice that ties to no top-up is ignored (200) and alerted.
+     * @description The body is Crypto Pay's update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing (ten a minute from one address, then 429; a correctly signed update is never held back by them); the update only says which invoice to look at: the record Crypto Pay keeps (getInvoices) decides what is credited, once however often it is delivered (503 while that record cannot be read, so Crypto Pay delivers again); an invoice that ties to no top-up is ignored (200) and alerted.
      */
     post: operations["cryptoPayWebhook"];
     delete?: never;

@@ -8,7 +8,7 @@ import { errorBody, keyedErrors } from "../../wire/common.js";
 import { toTopupView, topupBody, topupIdParams, topupResponse, topupsQuery, topupsResponse, topupsView } from "../../wire/topups.js";
 
 export const CRYPTO_PAY_WEBHOOK_PATH = "/cryptopay/webhook";
-/** Calls with a wrong signature one address may make a minute; past it the webhook answers 429 without checking. */
+/** Calls with a wrong signature one address may make a minute; past it they are answered 429 (a signed one never is). */
 const FAILED_CALLS_PER_MINUTE = 10;
 /** Addresses remembered at most: a flood from many addresses cannot grow the map without bound. */
 const ADDRESSES_MAX = 10_000;
@@ -131,7 +131,7 @@ export const cryptoPayWebhookRoute: FastifyPluginAsyncZod<{ core: Core }> = asyn
       schema: {
         summary: "Crypto Pay's webhook: called by Crypto Pay (set this URL in @CryptoBot), not by partners",
         description:
-          'The body is Crypto Pay\'s update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing (ten a minute from one address, then 429); the update only says which invoice to look at: the record Crypto Pay keeps (getInvoices) decides what is credited, once however often it is delivered (503 while that record cannot be read, so Crypto Pay delivers again); an invoice that ties to no top-up is ignored (200) and alerted.',
+          'The body is Crypto Pay\'s update, `{"update_id","update_type":"invoice_paid","request_date","payload":<invoice>}`, signed in the `crypto-pay-api-signature` header (hex HMAC-SHA256 of the raw body keyed with SHA-256 of the app token). A wrong signature is 401 and credits nothing (ten a minute from one address, then 429; a correctly signed update is never held back by them); the update only says which invoice to look at: the record Crypto Pay keeps (getInvoices) decides what is credited, once however often it is delivered (503 while that record cannot be read, so Crypto Pay delivers again); an invoice that ties to no top-up is ignored (200) and alerted.',
         operationId: "cryptoPayWebhook",
         tags: ["Top-ups"],
         security: [],
@@ -139,17 +139,16 @@ export const cryptoPayWebhookRoute: FastifyPluginAsyncZod<{ core: Core }> = asyn
       },
     },
     async (request) => {
-      const retryAfterSeconds = failures.refused(request.ip);
-      if (retryAfterSeconds) {
-        throw new DomainError("rate_limited", "Too many webhook calls with a wrong signature from this address", { retryAfterSeconds });
-      }
       const signature = request.headers["crypto-pay-api-signature"];
-      try {
-        await core.topups.webhook(String(request.body ?? ""), typeof signature === "string" ? signature : undefined);
-      } catch (error) {
-        if (error instanceof DomainError && error.code === "unauthorized") failures.count(request.ip);
-        throw error;
-      }
+      // The signature is checked first (one HMAC), so only forgeries are counted and refused: behind a proxy not
+      // named in TRUST_PROXY every delivery shares the proxy's address, and a forger must not hold them back.
+      await core.topups.webhook(String(request.body ?? ""), typeof signature === "string" ? signature : undefined, () => {
+        const retryAfterSeconds = failures.refused(request.ip);
+        if (retryAfterSeconds) {
+          throw new DomainError("rate_limited", "Too many webhook calls with a wrong signature from this address", { retryAfterSeconds });
+        }
+        failures.count(request.ip);
+      });
       return { ok: true as const };
     },
   );

@@ -97,12 +97,16 @@ export async function cancelInvoice(ctx: TopupContext, topup: Topup): Promise<To
  * Crypto Pay's webhook, raw. A forged one is refused (401) and logged by its length; a signed one only says
  * which invoice to look at: Crypto Pay's own record decides, and a claim the record contradicts is an anomaly.
  * While the record cannot be read the answer is 503, so Crypto Pay delivers again (and the poll looks anyway).
+ *
+ * `onForged` hears of a wrong signature before it is refused, and may throw a refusal of its own (a bound on
+ * forgeries, then nothing is logged): it never sees a signed update, so forgeries cannot hold a real one back.
  */
-export async function invoiceWebhook(ctx: TopupContext, rawBody: string, signature: string | undefined): Promise<void> {
+export async function invoiceWebhook(ctx: TopupContext, rawBody: string, signature: string | undefined, onForged?: () => void): Promise<void> {
   const { cryptoPay, log } = ctx;
   if (!cryptoPay) throw notFound("Crypto Pay is not configured here");
   const read = cryptoPay.readWebhook(rawBody, signature);
   if ("forged" in read) {
+    onForged?.();
     log.warn({ signatureLength: signature?.length ?? 0, bytes: rawBody.length }, "a Crypto Pay webhook with a wrong signature was refused");
     throw new DomainError("unauthorized", "The webhook's signature does not verify");
   }
