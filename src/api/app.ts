@@ -9,6 +9,7 @@ import { encoding } from "./plugins/encoding.js";
 import { errors } from "./plugins/errors.js";
 import { metrics } from "./plugins/metrics.js";
 import { openApi } from "./plugins/openapi.js";
+import { proxyTrust, untrustedProxy } from "./plugins/proxy.js";
 import { rateLimits } from "./plugins/rate-limit.js";
 import { requestId, requestIdOptions } from "./plugins/request-id.js";
 import { schemas } from "./plugins/schemas.js";
@@ -51,9 +52,6 @@ export interface ApiOptions {
   stopping?: () => boolean;
 }
 
-/** Fastify's trustProxy: the proxies named, or the first `hops` hops (as Fastify does with a number). */
-const trusted = (setting: string | number) => (typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting);
-
 const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
 
 /**
@@ -62,16 +60,18 @@ const TELEGRAM_WEBHOOK_PATH = "/telegram/webhook";
  */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { core, miniApp } = options;
+  const trust = options.trustProxy === undefined ? null : proxyTrust(options.trustProxy);
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new OneLinePerRequest(),
     bodyLimit: options.bodyLimitBytes,
     // Only a proxy named here is believed about the client's address; without one, X-Forwarded-For is ignored.
-    ...(options.trustProxy === undefined ? {} : { trustProxy: trusted(options.trustProxy) }),
+    ...(trust ? { trustProxy: trust } : {}),
     ...requestIdOptions,
   }).withTypeProvider<ZodTypeProvider>();
 
   await app.register(requestId);
+  await app.register(untrustedProxy, { trust });
   await app.register(schemas, { checkAnswers: options.checkAnswers });
   await app.register(errors, { refusal: miniApp?.refusal });
   await app.register(openApi);

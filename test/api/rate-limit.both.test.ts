@@ -69,6 +69,51 @@ describe("behind a proxy", () => {
     }
   });
 
+  /** The warnings about an untrusted proxy in `on`'s log, read as JSON. */
+  const proxyWarnings = (on: Harness) =>
+    on.logs.filter((line) => line.includes("which TRUST_PROXY does not name")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const probe = (on: Harness, remoteAddress: string, headers: Record<string, string>) => on.call("GET", "/livez", { headers, remoteAddress });
+
+  it("warns once for each proxy TRUST_PROXY does not name, naming it and the variable, never per request", async () => {
+    const direct = await startHarness({});
+    try {
+      for (let i = 0; i < 3; i++) expect((await probe(direct, "10.0.0.2", { "x-forwarded-for": `203.0.113.${i}` })).status).toBe(200);
+      await probe(direct, "10.0.0.2", { forwarded: "for=203.0.113.9" });
+      await probe(direct, "10.0.0.3", {});
+      expect(proxyWarnings(direct)).toEqual([
+        expect.objectContaining({ level: 40, proxy: "10.0.0.2", header: "x-forwarded-for", variable: "TRUST_PROXY" }),
+      ]);
+      expect(String(proxyWarnings(direct)[0].msg)).toContain("set TRUST_PROXY=10.0.0.2");
+      // A proxy on this machine: the setting to name is loopback. Forwarded alone is a forwarding header too.
+      await probe(direct, "127.0.0.1", { forwarded: "for=203.0.113.9" });
+      await probe(direct, "127.0.0.1", { "x-forwarded-for": "203.0.113.9" });
+      expect(proxyWarnings(direct)).toHaveLength(2);
+      expect(proxyWarnings(direct)[1]).toMatchObject({ proxy: "127.0.0.1", header: "forwarded" });
+      expect(String(proxyWarnings(direct)[1].msg)).toContain("set TRUST_PROXY=loopback");
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it("does not warn about a proxy TRUST_PROXY names, by address, CIDR or preset", async () => {
+    for (const setting of ["10.0.0.2", "10.0.0.0/8", "uniquelocal", "::ffff:10.0.0.2"]) {
+      const proxied = await startHarness({ TRUST_PROXY: setting });
+      try {
+        expect((await probe(proxied, "10.0.0.2", { "x-forwarded-for": "203.0.113.1" })).status).toBe(200);
+        await probe(proxied, "::ffff:10.0.0.2", { "x-forwarded-for": "203.0.113.1" });
+        expect(proxyWarnings(proxied), setting).toEqual([]);
+        // Another address than the one named still warns.
+        await probe(proxied, "192.0.2.7", { "x-forwarded-for": "203.0.113.1" });
+        expect(
+          proxyWarnings(proxied).map((line) => line.proxy),
+          setting,
+        ).toEqual(["192.0.2.7"]);
+      } finally {
+        await proxied.close();
+      }
+    }
+  });
+
   it("ignores X-Forwarded-For without TRUST_PROXY: a client cannot claim another address", async () => {
     const direct = await startHarness({ RATE_LIMIT_PER_MINUTE: "3" });
     try {
