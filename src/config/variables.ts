@@ -338,7 +338,7 @@ export const variables = z.object({
     })
     .transform((v) => (v === undefined ? undefined : /^\d{1,2}$/.test(v) ? Number(v) : v))
     .describe(
-      "Behind a load balancer: the proxies whose `X-Forwarded-For` names the client (comma-separated addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: the socket's address, the header ignored.",
+      "Behind a load balancer: the proxies whose `X-Forwarded-For` names the client (comma-separated addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: the socket's address, the header ignored (and a warning, once per start, names an address that sends one).",
     ),
   METRICS_TOKEN: z
     .string()
