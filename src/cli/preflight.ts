@@ -31,7 +31,7 @@ interface NotReal {
   why: string;
 }
 
-export const PREFLIGHT_EXIT = { ready: 0, failed: 1, rehearsal: 2 } as const;
+const PREFLIGHT_EXIT = { ready: 0, failed: 1, rehearsal: 2 } as const;
 
 /** How long the bot's and Crypto Pay's getMe may take here (the products' calls are bounded by UPSTREAM_TIMEOUT_MS). */
 const GET_ME_TIMEOUT_MS = 10_000;
@@ -136,7 +136,7 @@ async function cryptoPayCheck(cryptoPay: { url: string; token: string }, simulat
   return {
     verdict: simulated ? "sim" : "ok",
     subject,
-    text: `app ${ok.data.result.app_id} at ${new URL(url).origin}${simulated ? " (simulated)" : ""}`,
+    text: `answers at ${new URL(url).origin} (app ${ok.data.result.app_id})${simulated ? " (simulated)" : ""}`,
   };
 }
 
@@ -352,7 +352,7 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
     lines.push({
       verdict: "sim",
       subject: "upstream",
-      text: `UPSTREAM=simulator: checked against a simulator of this run's at ${environment.simulator.url}`,
+      text: `UPSTREAM=simulator: checked against a simulator started for this run at ${environment.simulator.url}`,
     });
   // Preflight seals no code: a missing CODES_KEY (reported above) must not keep the database from being checked.
   const codesKey = config.database.codesKey ?? (problems.some((p) => p.variable === "CODES_KEY") ? randomBytes(32).toString("base64") : null);
@@ -371,7 +371,13 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
     lines.push({ verdict: "fail", subject: "database", text: `${shownDatabase(config.database.url)}: ${withCause(error)}` });
     // The backends are still checked, through a scratch database of this run's (nothing of it is kept).
     scratch = mkdtempSync(join(tmpdir(), "preflight-"));
-    opened = await openCore({ ...quiet, database: { ...quiet.database, url: join(scratch, "scratch.db"), codesKey: null } }, { onProviderCall });
+    try {
+      opened = await openCore({ ...quiet, database: { ...quiet.database, url: join(scratch, "scratch.db"), codesKey: null } }, { onProviderCall });
+    } catch (scratchError) {
+      await environment.simulator?.app.close();
+      rmSync(scratch, { recursive: true, force: true });
+      throw scratchError;
+    }
   }
   try {
     const checking: Checking = {

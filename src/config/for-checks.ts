@@ -25,19 +25,26 @@ export function readConfigForChecks(
   const left: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== "") left[name] = value;
   const problems: ConfigProblem[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const result = schema.safeParse(left);
-    if (result.success) return { config: result.data, problems, unchecked: {} };
-    let setAside = false;
-    for (const issue of result.error.issues) {
+  /** Records each issue under its variable and sets that variable aside; false when none was left to set aside. */
+  const setAside = (issues: z.core.$ZodIssue[]) => {
+    let any = false;
+    for (const issue of issues) {
       const variable = issue.path.length ? String(issue.path[0]) : "configuration";
       if (!problems.some((p) => p.variable === variable && p.message === issue.message)) problems.push({ variable, message: issue.message });
       if (variable in left) {
         delete left[variable];
-        setAside = true;
+        any = true;
       }
     }
-    if (!setAside) break;
+    return any;
+  };
+  // Each variable on its own first: the checks across them would read a bad one's raw text.
+  const alone = variables.safeParse(left);
+  if (!alone.success) setAside(alone.error.issues);
+  for (let round = 0; round < ROUNDS; round++) {
+    const result = schema.safeParse(left);
+    if (result.success) return { config: result.data, problems, unchecked: {} };
+    if (!setAside(result.error.issues)) break;
   }
   // What remains is a requirement on an unset variable: the variables read on their own, and a backend that cannot
   // be built without it left out (the deployment's map assumes the checks across variables passed).

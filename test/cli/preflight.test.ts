@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin.js";
 import { allProvidersAt, simulatedReloadly } from "../../src/simulator/settings.js";
@@ -159,6 +160,8 @@ describe("preflight", () => {
     const { code, lines } = await preflight({ ...real(), TOPUP_MIN_USDT: "lots", GAMES_URL: gone, CRYPTO_PAY_URL: `${gone}/cryptopay` });
     expect(code).toBe(1);
     expect(line(lines, "config")).toMatch(/^fail\s+config  TOPUP_MIN_USDT: must be a USDT amount/);
+    // Once, for what it is: not again by the checks across variables, which would read its raw text.
+    expect(lines.filter((l) => l.includes("TOPUP_MIN_USDT"))).toHaveLength(1);
     // CRYPTO_PAY_URL without its token is a problem of its own: reported, and Crypto Pay left out rather than guessed.
     expect(lines).toContain("fail  config  CRYPTO_PAY_TOKEN: and CRYPTO_PAY_URL are set together (invoices need both) or not at all");
     expect(line(lines, "games (protocol)")).toMatch(/connection refused$/);
@@ -166,6 +169,21 @@ describe("preflight", () => {
     expect(line(lines, "stars (protocol)")).toMatch(/^ok/);
     expect(line(lines, "rates (protocol)")).toMatch(/^ok/);
     expect(lines.at(-1)).toMatch(/^not ready: \d check\(s\) failed \(config, games \(protocol\)\)/);
+  });
+
+  it("reports a database it cannot reach and still checks every backend", async () => {
+    const gone = new URL(await closedPort());
+    const { code, lines } = await preflight({
+      ...real(),
+      DATABASE_URL: `postgres://postgres:pw@${gone.host}/preflight`,
+      CODES_KEY: "A".repeat(43) + "=",
+    });
+    expect(code).toBe(1);
+    expect(line(lines, "database")).toBe(
+      `fail  database  postgres://postgres@${gone.host}/preflight: The database cannot be reached: retry later (connection refused)`,
+    );
+    for (const product of ["stars (protocol)", "store (protocol)", "games (protocol)", "premium (telegram)", "rates (protocol)"])
+      expect(line(lines, product), product).toMatch(/^(ok|warn) /);
   });
 
   it("answers in JSON with --json", async () => {
@@ -269,5 +287,19 @@ describe("preflight", () => {
       expect(line(lines, `${product} (${backend})`)).toMatch(/^fail .*not checked: its backend lacks a variable it needs \(see config\)$/);
     expect(line(lines, "stars (protocol)")).toMatch(/^ok/);
     expect(line(lines, "rates (protocol)")).toMatch(/^ok/);
+  });
+
+  it("prints what docs/go-live.md shows", async () => {
+    const guide = readFileSync("docs/go-live.md", "utf8");
+    const shown = (name: string) => /```text\n([^]*?)\n```/.exec(guide.slice(guide.indexOf(`<!-- preflight:${name} -->`)))![1]!.split("\n");
+    // Ports are picked per run and the database is the test's own: the rest is the command's output as printed.
+    const same = (text: string) => text.replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>").replace(database.url, "./data/partner.db");
+    const defaults = await preflight({ DATABASE_URL: database.url, ...database.env });
+    expect(defaults.lines.map(same)).toEqual(shown("defaults").map(same));
+    await stars.setBalance(5_000);
+    const gone = await closedPort();
+    const failures = await withFault("store", () => preflight({ ...real(), TOPUP_MIN_USDT: "lots", GAMES_URL: gone }));
+    expect(failures.lines.map(same)).toEqual(expect.arrayContaining(shown("failures").map(same)));
+    expect(same(failures.lines.at(-1)!)).toBe(same(shown("failures").at(-1)!));
   });
 });
