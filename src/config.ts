@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { type Config, deploymentOf } from "./config/deployment.js";
 import { envSchema } from "./config/env.js";
+import { readConfigForChecks } from "./config/for-checks.js";
 
 export type { BotApi, BotSettings, ProductName } from "./config/deployment.js";
 export { providerUrl } from "./config/variables.js";
 export type { Config };
+export type { ConfigProblem } from "./config/for-checks.js";
 
 /** The environment's variables read into the deployment's typed map (src/config/deployment.ts). */
 export const configSchema = envSchema.transform(deploymentOf);
@@ -24,3 +26,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return result.data;
 }
+
+/** For preflight: every problem of the environment and the deployment as far as it reads (src/config/for-checks.ts). */
+export const loadConfigForChecks = (env: Record<string, string | undefined>) => readConfigForChecks(configSchema, env);

@@ -24,6 +24,7 @@ import { createLifecycle, type Lifecycle, type Resource, type StopReport } from 
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openUpstream } from "./upstream/products.js";
+import type { UpstreamCall } from "./upstream/http.js";
 import type { MiniAppOptions } from "./api/miniapp/options.js";
 import { createMiniAppSessions } from "./api/miniapp/session.js";
 import { refusalText } from "./bot/refusals.js";
@@ -42,6 +43,8 @@ export interface RootOptions {
   clock?: Clock;
   /** Where log lines go (stdout by default); tests capture them to prove no secret is logged. */
   logDestination?: pino.DestinationStream;
+  /** Told of every product backend's call besides the metrics: preflight names what each of its checks saw. */
+  onProviderCall?: (call: UpstreamCall) => void;
 }
 
 /** The core and what it stands on: what the admin CLI opens. Starts nothing in the background. */
@@ -106,7 +109,7 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
   // The backlog is read from the database when scraped; every instance reports its own counts.
   const metrics = createMetrics(() => readBacklog(storage.db, storage.clock));
   const storage = await addDatabase(lifecycle, config.database, options, log, metrics);
-  const upstream = await addUpstream(lifecycle, config, log, metrics, storage);
+  const upstream = await addUpstream(lifecycle, config, log, metrics, storage, options.onProviderCall);
   const core = addCore(lifecycle, config, { ...storage, ...upstream, log, metrics });
 
   const service: CoreService = {
@@ -162,7 +165,14 @@ async function openDatabaseClock(db: Db, log: pino.Logger) {
 }
 
 /** What the service calls out to: one port per product, Crypto Pay (when set), the bot's Stars and the webhook sender. */
-async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logger, metrics: Metrics, { db, clock }: { db: Db; clock: Clock }) {
+async function addUpstream(
+  lifecycle: Lifecycle,
+  config: Config,
+  log: pino.Logger,
+  metrics: Metrics,
+  { db, clock }: { db: Db; clock: Clock },
+  onProviderCall?: (call: UpstreamCall) => void,
+) {
   // Orders still open: those a backend no longer configured took are settled there; those from before orders
   // recorded their backend (null) are stamped by the service's start.
   const open = await openOrdersByBackend(db);
@@ -185,7 +195,12 @@ async function addUpstream(lifecycle: Lifecycle, config: Config, log: pino.Logge
     },
     timeoutMs: config.upstream.timeoutMs,
     log,
-    onCall: metrics.providerCall,
+    onCall: onProviderCall
+      ? (call) => {
+          metrics.providerCall(call);
+          onProviderCall(call);
+        }
+      : metrics.providerCall,
   });
   lifecycle.add({ name: "providers", abort: upstream.abort, close: upstream.close });
   const { timeoutMs } = config.upstream;

@@ -249,7 +249,7 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   const err = (line: string) => printErr(mask(line));
   // The backup opens no core: it must not create, migrate or write to the database it copies.
   if (argv[0] === "backup") return backup(argv.slice(1), env, out, err);
-  if (argv[0] === "preflight") return (await import("./preflight.js")).preflight(env, out);
+  if (argv[0] === "preflight") return (await import("./preflight.js")).preflight(env, out, argv.slice(1));
   // Help needs no database: answered before anything is opened or loaded.
   if (isHelp(argv)) {
     out(USAGE);

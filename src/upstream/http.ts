@@ -18,17 +18,24 @@ export const READY_TIMEOUT_MS = 2_000;
 /** Connecting takes at most this (or the call's whole bound, when shorter). */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
+/** How much of an answer other than 2xx a call reports (`refusal`). */
+const REFUSAL_CHARS = 120;
+
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /** One provider call as it went, for the log and metrics: never its bodies (gift card codes come back in them). */
 export interface UpstreamCall {
   provider: ProviderName;
   method: string;
+  /** Where it went: the provider's origin (preflight names it beside a failure). */
+  origin: string;
   path: string;
   /** Null when no answer came (refused, timed out, cut off). */
   statusCode: number | null;
   /** Why no answer came; null when one did. */
   error: string | null;
+  /** An answer other than 2xx: its first characters, for preflight to show what was seen (never logged). */
+  refusal: string | null;
   durationMs: number;
   /** The request, bot update or background pass that made the call. */
   requestId: string | null;
@@ -45,15 +52,22 @@ export interface HttpClientOptions {
  * of the work under way goes to the provider as `X-Request-Id`, so both sides' logs can be matched.
  */
 export function createHttpClient(baseUrl: string, timeoutMs: number, options: HttpClientOptions) {
+  const origin = new URL(baseUrl).origin;
   const pool = new Pool(baseUrl, {
     connectTimeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
 
-  function told(call: Omit<UpstreamCall, "provider" | "durationMs">, started: number) {
+  function told(call: Omit<UpstreamCall, "provider" | "origin" | "durationMs" | "refusal"> & { refusal?: string }, started: number) {
     try {
-      options.onCall?.({ provider: options.provider, ...call, durationMs: Math.round((performance.now() - started) * 10) / 10 });
+      options.onCall?.({
+        provider: options.provider,
+        origin,
+        ...call,
+        refusal: call.refusal ?? null,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      });
     } catch {
       // The log or a metric failing must not fail the call.
     }
@@ -90,7 +104,8 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
       } catch {
         body = { error: text.slice(0, 200) };
       }
-      told({ method, path, statusCode, error: null, requestId }, started);
+      const refusal = statusCode >= 200 && statusCode < 300 ? undefined : text.replace(/\s+/g, " ").slice(0, REFUSAL_CHARS);
+      told({ method, path, statusCode, error: null, requestId, refusal }, started);
       return { status: response.statusCode, body };
     } catch (error) {
       // An answer whose body was cut off counts as no answer, as the caller sees it.
