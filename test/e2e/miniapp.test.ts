@@ -664,7 +664,7 @@ describe("the Mini App session and exact money on screen", () => {
     // The new key, or (failing) the refusal the page shows instead. Playwright waits for either; a poll reading
     // the note's text would wait out Playwright's 30 s for a note that never comes when the rotation succeeds.
     await page.getByTestId("once").or(page.getByTestId("key-note")).waitFor({ timeout: 20_000 });
-    expect(await page.getByTestId("key-note").count(), await page.locator("body").textContent() ?? "").toBe(0);
+    expect(await page.getByTestId("key-note").count(), (await page.locator("body").textContent()) ?? "").toBe(0);
     const shown = (await page.getByTestId("once").locator("code").textContent())!;
     expect(shown).toMatch(/^sj_[A-Za-z0-9_-]{43}$/);
     expect(await h.balance(key)).toBe(3);
