@@ -21,7 +21,18 @@ mkdirSync(out, { recursive: true });
 const staging = mkdtempSync(join(out, ".staging-"));
 try {
   const root = join(staging, folder);
-  for (const path of ["dist/src", "dist/migrations", "dist/web", "package.json", "package-lock.json", "scripts/build-if-stale.mjs", "ops", "docs", "README.md", "CHANGELOG.md"]) {
+  for (const path of [
+    "dist/src",
+    "dist/migrations",
+    "dist/web",
+    "package.json",
+    "package-lock.json",
+    "scripts/build-if-stale.mjs",
+    "ops",
+    "docs",
+    "README.md",
+    "CHANGELOG.md",
+  ]) {
     cpSync(path, join(root, path), { recursive: true });
   }
   // What this is, for whoever finds it unpacked on a server.

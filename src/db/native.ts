@@ -8,7 +8,7 @@ import SQLite from "better-sqlite3";
 const NODE_OF_MODULE_VERSION: Record<string, number> = { 108: 18, 111: 19, 115: 20, 120: 21, 127: 22, 131: 23, 137: 24, 141: 25 };
 
 /** The driver's native module does not fit this Node: its message is the whole story, so it is its stack too. */
-export class NativeModuleMismatch extends Error {
+class NativeModuleMismatch extends Error {
   constructor(message: string) {
     super(message);
     this.name = "NativeModuleMismatch";

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -64,6 +64,37 @@ describe("npm start on a built tree", () => {
     expect({ page: mtime("dist/web/index.html"), main: mtime("dist/src/main.js") }).toEqual(before);
     await stop(npm.proc);
   }, 150_000);
+});
+
+describe("two starts at once on a stale tree", () => {
+  it("build once: the second waits for the first's build, then finds dist/ current", async () => {
+    // A tree of its own whose build is a stand-in that holds until told to finish.
+    const tree = join(dir, "stale-tree");
+    mkdirSync(join(tree, "scripts"), { recursive: true });
+    mkdirSync(join(tree, "src"));
+    copyFileSync("scripts/build-if-stale.mjs", join(tree, "scripts/build-if-stale.mjs"));
+    writeFileSync(join(tree, "src/main.ts"), "export {};\n");
+    writeFileSync(join(tree, "package.json"), JSON.stringify({ name: "stale-tree", private: true, scripts: { build: "node build.mjs" } }));
+    writeFileSync(
+      join(tree, "build.mjs"),
+      `import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+appendFileSync("builds.log", "built\\n");
+while (!existsSync("go")) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+mkdirSync("dist", { recursive: true });
+writeFileSync("dist/.built", new Date().toISOString());
+`,
+    );
+    const first = startIn(tree, process.execPath, ["scripts/build-if-stale.mjs"], {});
+    await eventually(async () => (existsSync(join(tree, "builds.log")) ? true : undefined), 30_000);
+    const second = startIn(tree, process.execPath, ["scripts/build-if-stale.mjs"], {});
+    await eventually(async () => (second.output.join("").includes("being built by another process") ? true : undefined), 30_000);
+    writeFileSync(join(tree, "go"), "");
+    const codes = await Promise.all(
+      [first, second].map(({ proc }) => new Promise((resolve) => (proc.exitCode !== null ? resolve(proc.exitCode) : proc.once("exit", resolve)))),
+    );
+    expect(codes).toEqual([0, 0]);
+    expect(readFileSync(join(tree, "builds.log"), "utf8")).toBe("built\n");
+  }, 90_000);
 });
 
 describe("npm run release", () => {
