@@ -61,6 +61,11 @@ describe("Node 24 in production", () => {
   }, 120_000);
 
   it("names both Nodes in one line, exit 1, when better-sqlite3 was built for another: the start and every CLI command", async () => {
+    if (process.versions.modules === "137") {
+      // The suite itself on Node 24 (docs/testing.md, by hand): this checkout's module is Node 24's, no mismatch here.
+      expect((await run(["-e", "new (require('better-sqlite3'))(':memory:').close()"], {})).code).toBe(0);
+      return;
+    }
     const env = { DATABASE_URL: join(dir, "partner.db"), PORT: "0", SIMULATOR_PORT: "0", METRICS_PORT: "0" };
     const line = `better-sqlite3 was built for Node 20 (module version 115) but this is Node v${pin.NODE24_VERSION} (module version 137): run it with Node 20, or rebuild it for this Node`;
     writeFileSync(join(dir, "existing.db"), "");
