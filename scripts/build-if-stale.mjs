@@ -1,13 +1,15 @@
-// Builds dist/ (`npm run build`) unless it is current, before `npm run admin` and `npm run migrate` run it: a
-// stale build would run old code silently. Current: no input is newer than the last build (tsc's build info, or
-// the stamp written here and by the tests' global setup). A checkout without sources (dist/ only) builds nothing.
+// Builds dist/ (`npm run build`) unless it is current, before `npm start`, `npm run admin` and `npm run migrate` run
+// it and when `npm install` runs `prepare`: a stale build would run old code silently, and a full build on every
+// start took 40 s. Current: no input is newer than the last build (tsc's build info, or the stamp written by the
+// build). A checkout without sources (a release: dist/ only) builds nothing. Two starts at once build once: the
+// second waits for the first's build, then finds dist/ current.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const STAMP = join("dist", ".built");
-const STAMPS = [STAMP, join("dist", ".tsbuildinfo")];
+const STAMPS = [join("dist", ".built"), join("dist", ".tsbuildinfo")];
 const INPUTS = ["src", "web", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
+const LOCK = join("dist", ".building");
 
 /** The newest modification time under `path` (0 when it is missing). */
 function newest(path) {
@@ -17,10 +19,59 @@ function newest(path) {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const built = Math.max(0, ...STAMPS.filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs));
-if (existsSync("src") && built < Math.max(...INPUTS.map(newest))) {
-  // Said on stderr, and the build's output too: what the command prints on stdout stays its own.
-  console.error("dist/ is older than the sources: building first (npm run build)");
-  execFileSync("npm", ["run", "-s", "build"], { stdio: ["ignore", 2, 2] });
-  writeFileSync(STAMP, new Date().toISOString());
+function stale() {
+  const built = Math.max(0, ...STAMPS.filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs));
+  return built < Math.max(...INPUTS.map(newest));
+}
+
+/** Whether the process that took the lock is still running (a killed build leaves its lock behind). */
+function holderAlive() {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(LOCK, "pid"), "utf8"));
+  } catch {
+    // Taken this instant, its pid not written yet; a taker that never wrote it died at once.
+    try {
+      return Date.now() - statSync(LOCK).mtimeMs < 10_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM"; // alive, another user's
+  }
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+if (existsSync("src") && stale()) {
+  mkdirSync("dist", { recursive: true });
+  let said = false;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      if (!holderAlive()) {
+        rmSync(LOCK, { recursive: true, force: true });
+        continue;
+      }
+      if (!said) console.error("dist/ is being built by another process: waiting for it");
+      said = true;
+      Atomics.wait(pause, 0, 0, 200);
+    }
+  }
+  try {
+    writeFileSync(join(LOCK, "pid"), String(process.pid));
+    if (stale()) {
+      // Said on stderr, and the build's output too: what the command prints on stdout stays its own.
+      console.error("dist/ is older than the sources: building first (npm run build)");
+      execFileSync("npm", ["run", "-s", "build"], { stdio: ["ignore", 2, 2] }); // it writes the stamp last
+    }
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }

@@ -2,6 +2,7 @@ import { existsSync, linkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
 import type { Executor } from "./database.js";
+import { loadSqliteDriver } from "./native.js";
 import { syncDirectory } from "./wal-flush.js";
 
 /** A backup that was not made, and why, in one line: the operator's mistake or state, never a crash. */
@@ -40,6 +41,7 @@ export async function copySqlite(sourcePath: string, targetPath: string, verify:
 
   // Only read (in WAL mode a reader blocks no writer). Not opened read-only: a read-only connection could not
   // remove the -wal and -shm files it makes beside a stopped service's database; this one, last out, does.
+  loadSqliteDriver(); // another Node's native module: one line, not a stack
   const live = new SQLite(source, { fileMustExist: true });
   const partial = `${target}.partial-${process.pid}`;
   try {

@@ -13,6 +13,7 @@ import {
 } from "kysely";
 import { type Checkpointer, FALLBACK_CHECKPOINT_PAGES, startCheckpointer } from "./checkpointer.js";
 import { type DirectRead, guardedRead } from "./direct-read.js";
+import { loadSqliteDriver } from "./native.js";
 import { exact, exactInteger } from "./exact.js";
 import { type DatabaseFault, guardDriver } from "./faults.js";
 import { type DiskFlush, type WalFlusher, walFlusher } from "./wal-flush.js";
@@ -208,6 +209,8 @@ function ownerOnly(path: string): void {
  * mode, so the admin CLI can write while the service runs.
  */
 export function openSqlite(path: string, options: SqliteOptions): { config: KyselyConfig; extras: SqliteExtras } {
+  // Another Node's native module is one line naming both, not a loader's stack.
+  loadSqliteDriver();
   const onDisk = path !== ":memory:";
   if (onDisk) ownerOnly(path);
   const sqlite = new SQLite(path);
