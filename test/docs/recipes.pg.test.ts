@@ -143,6 +143,9 @@ const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as
 /** The scripts npm would run, run as npm runs them (without npm's own start, a second or so each on a busy machine). */
 const direct = ["admin", "migrate"].map((name) => `    ${name}) ${SCRIPTS[name]} "$@" ;;`).join("\n");
 
+/** Whether `npm start` builds every time (a prestart that builds, not only when stale): then it counts as a build. */
+const startBuilds = /\bbuild\b/.test(SCRIPTS.prestart ?? "") && !/if-stale/.test(SCRIPTS.prestart ?? "");
+
 /** Bash's stand-ins and tracing: every command run is written, its words expanded, to the trace file. */
 const PRELUDE = String.raw`
 set +e
@@ -151,7 +154,7 @@ npm() {
   if [ "$1" = run ]; then shift; [ "$1" = -s ] && shift; name=$1; shift; [ "$1" = -- ] && shift; else name=$1; shift; fi
   case "$name" in
     build | ci | install) echo "npm $name" >> "$RECIPE_BUILDS"; node scripts/build-if-stale.mjs ;;
-    start) echo "npm start" >> "$RECIPE_BUILDS"; node scripts/build-if-stale.mjs && ${SCRIPTS.start} "$@" ;;
+    start) ${startBuilds ? 'echo "npm start" >> "$RECIPE_BUILDS"; ' : ""}node scripts/build-if-stale.mjs && ${SCRIPTS.start} "$@" ;;
 ${direct}
     *) command npm run "$name" -- "$@" ;;
   esac
