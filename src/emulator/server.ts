@@ -39,6 +39,12 @@ function buildEmulator(): FastifyInstance {
   return app;
 }
 
+/**
+ * `npm run emulator`'s port unless EMULATOR_PORT says otherwise: beside the simulator's 9090, clear of the ports
+ * the operations guide gives the service's instances (8080, 8081) and their metrics (9464, 9465).
+ */
+export const EMULATOR_DEFAULT_PORT = 9091;
+
 export async function startEmulator(port = 0): Promise<{ url: string; app: FastifyInstance }> {
   const app = buildEmulator();
   await app.listen({ host: "127.0.0.1", port });

@@ -13,6 +13,7 @@ import { pointCryptoPayWebhook } from "../../src/simulator/cryptopay.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { type CodeBlock, codeBlocks, type ShellStep, shellSteps, shownPattern } from "../support/doc-examples.js";
 import { type ListeningHarness, startListeningHarness } from "../support/client-service.js";
+import { Terminal } from "../support/doc-terminal.js";
 import { eventually, startHarness } from "../support/harness.js";
 import { freePort, kill } from "../support/processes.js";
 
@@ -139,51 +140,6 @@ function bashEnv(service: Service): NodeJS.ProcessEnv {
 
 const where = (service: Service) => ({ base: service.s.baseUrl, simulator: service.s.h.simulatorUrl, receiverPort: service.receiverPort });
 
-/** One bash, fed a command at a time as a reader types them: variables carry over, and each answer is read before the next. */
-class Terminal {
-  private readonly bash: ChildProcess;
-  private out = "";
-  private err = "";
-  private waiting?: () => void;
-
-  constructor(service: Service) {
-    this.bash = spawn("bash", ["--noprofile", "--norc"], { cwd: service.dir, env: bashEnv(service), stdio: ["pipe", "pipe", "pipe"] });
-    this.bash.stdout!.on("data", (chunk) => {
-      this.out += String(chunk);
-      this.waiting?.();
-    });
-    this.bash.stderr!.on("data", (chunk) => {
-      this.err += String(chunk);
-      this.waiting?.();
-    });
-    this.bash.stdin!.write(`${BASH_PRELUDE}\n`);
-  }
-
-  /** Runs one command: its output, its stderr (curl's statuses in it) and its exit code. */
-  async run(command: string, timeoutMs = 30_000): Promise<{ output: string; err: string; exit: string }> {
-    this.out = "";
-    this.err = "";
-    const mark = `@@DONE${Math.random().toString(36).slice(2)}`;
-    this.bash.stdin!.write(`${command}\n__rc=$?; printf '\\n${mark} %s\\n' "$__rc"; printf '\\n${mark}\\n' >&2\n`);
-    const done = new RegExp(`\\n${mark} (\\d+)\\n`);
-    const deadline = Date.now() + timeoutMs;
-    while (!(done.test(this.out) && this.err.includes(`\n${mark}\n`))) {
-      if (Date.now() > deadline) return { output: this.out, err: this.err, exit: "timeout" };
-      await new Promise<void>((wake) => {
-        this.waiting = wake;
-        setTimeout(wake, 200);
-      });
-    }
-    const exit = done.exec(this.out)![1];
-    return { output: this.out.replace(done, "").replace(/\r\n/g, "\n"), err: this.err.replace(`\n${mark}\n`, ""), exit };
-  }
-
-  close() {
-    this.bash.stdin!.end();
-    return kill(this.bash);
-  }
-}
-
 /** One command, run; what differs from the text. */
 async function runStep(terminal: Terminal, service: Service, step: ShellStep & { label: string }, command: string): Promise<string[]> {
   const problems: string[] = [];
@@ -207,7 +163,7 @@ async function runStep(terminal: Terminal, service: Service, step: ShellStep & {
 /** Runs shell blocks' commands in one terminal and says where the service answers otherwise than the text shows. */
 async function runShell(service: Service, blocks: { code: string; label: string }[]): Promise<string[]> {
   const steps = blocks.flatMap(({ code, label }) => shellSteps(code).map((step) => ({ ...step, label })));
-  const terminal = new Terminal(service);
+  const terminal = new Terminal({ cwd: service.dir, env: bashEnv(service), prelude: BASH_PRELUDE });
   const problems: string[] = [];
   try {
     for (const step of steps) {

@@ -8,8 +8,11 @@ export interface CodeBlock {
   code: string;
   /** 1-based line of the fence, for messages. */
   line: number;
+  /** What the line right above the fence says of it, `<!-- recipe: … -->` (test/docs/recipes.pg.test.ts). */
+  marker?: string;
 }
 
+/** The fenced blocks, also those indented under a list item (their indent taken off). */
 export function codeBlocks(markdown: string): CodeBlock[] {
   const blocks: CodeBlock[] = [];
   const lines = markdown.split("\n");
@@ -17,12 +20,15 @@ export function codeBlocks(markdown: string): CodeBlock[] {
   for (let i = 0; i < lines.length; i++) {
     const heading = /^## (.*)$/.exec(lines[i]);
     if (heading) section = heading[1].trim();
-    const fence = /^```(\w*)\s*$/.exec(lines[i]);
+    const fence = /^( *)```(\w*)\s*$/.exec(lines[i]);
     if (!fence) continue;
+    const [, indent, lang] = fence;
     const start = i;
+    const marker = /^\s*<!-- recipe: (.*) -->\s*$/.exec(lines[i - 1] ?? "")?.[1];
     const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-    blocks.push({ section, lang: fence[1], code: body.join("\n"), line: start + 1 });
+    for (i++; i < lines.length && !/^ *```\s*$/.test(lines[i]); i++)
+      body.push(lines[i].startsWith(indent) ? lines[i].slice(indent.length) : lines[i]);
+    blocks.push({ section, lang, code: body.join("\n"), line: start + 1, ...(marker ? { marker } : {}) });
   }
   return blocks;
 }
@@ -50,6 +56,9 @@ export function shellSteps(code: string): ShellStep[] {
     if (!line.trim() || line.trimStart().startsWith("#")) continue;
     let command = line;
     while (command.endsWith("\\") && i + 1 < lines.length) command = `${command.slice(0, -1)}${lines[++i].trimStart()}`;
+    // A here-document's lines, to its delimiter, are the command's own.
+    const delimiter = /(?<!<)<<(?!<)-?\s*'?(\w+)'?/.exec(command)?.[1];
+    if (delimiter) while (i + 1 < lines.length && command.split("\n").at(-1)!.trim() !== delimiter) command += `\n${lines[++i]}`;
     const shown: string[] = [];
     let checking: "json" | "lines" | undefined;
     // `name: value` lines are headers only under a command that prints them.
