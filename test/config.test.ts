@@ -40,6 +40,31 @@ describe("configuration", () => {
     for (const name of ["PORT", "STARS_USDT_PER_STAR", "UPSTREAM", "DATABASE_POOL_MAX"]) expect(message).toContain(`${name}:`);
   });
 
+  it("says a bad value once, as itself: the checks of several variables wait until each is valid", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return ["no error"];
+      } catch (error) {
+        return (error as Error).message.split("\n").slice(1);
+      }
+    };
+    expect(problems({ TOPUP_MIN_USDT: "abc" })).toEqual([
+      "  TOPUP_MIN_USDT: must be a USDT amount above 0, at most 1000000000, with at most 6 decimals",
+    ]);
+    expect(problems({ RECONCILE_AFTER_MS: "soon" })).toEqual(["  RECONCILE_AFTER_MS: must be a whole number 100..86400000"]);
+    // A URL that is no URL was a bare "Invalid URL" thrown from the cross checks, naming no variable.
+    expect(problems({ UPSTREAM: "external", GATEWAY_URL: "gateway" })).toEqual(["  GATEWAY_URL: must be an http:// or https:// URL"]);
+    expect(problems({ TELEGRAM_API_EMULATOR: "true", TELEGRAM_API_ROOT: "emulator" })).toEqual([
+      "  TELEGRAM_API_ROOT: must be an http:// or https:// URL",
+    ]);
+    // Two checks of several variables, each with valid values, are both reported.
+    expect(problems({ TOPUP_MIN_USDT: "9", TOPUP_MAX_USDT: "5", RECONCILE_AFTER_MS: "1000", UPSTREAM_TIMEOUT_MS: "2000" })).toEqual([
+      "  TOPUP_MIN_USDT: must be at most TOPUP_MAX_USDT",
+      "  RECONCILE_AFTER_MS: must be longer than UPSTREAM_TIMEOUT_MS, or a call still in flight could be settled under it",
+    ]);
+  });
+
   it("takes a PostgreSQL URL, with the codes key every instance must share", () => {
     expect(() => loadConfig({ DATABASE_URL: "postgres://app@db.internal:5432/partner" })).toThrow(/CODES_KEY: is required with PostgreSQL/);
     const key = Buffer.alloc(32, 7).toString("base64");

@@ -38,9 +38,6 @@ export function readConfigForChecks(
     }
     return any;
   };
-  // Each variable on its own first: the checks across them would read a bad one's raw text.
-  const alone = variables.safeParse(left);
-  if (!alone.success) setAside(alone.error.issues);
   for (let round = 0; round < ROUNDS; round++) {
     const result = schema.safeParse(left);
     if (result.success) return { config: result.data, problems, unchecked: {} };

@@ -30,7 +30,7 @@ const integer = (fallback: string, min: number, max: number) =>
     .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, `must be a whole number ${min}..${max}`)
     .transform(Number);
 
-const url = z.url({ protocol: /^https?$/ }).optional();
+const url = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional();
 /** A text the bot sends as it is (a Telegram message holds 4096 characters); `\n` typed in it is a new line. */
 const botText = z
   .string()
