@@ -7,9 +7,10 @@ import { createLog } from "./observability/log.js";
 import { openService, type Service } from "./root.js";
 
 // Everything this process prints is a JSON line. Before the service's log exists (a bad configuration, a taken
-// simulator port, a failed start) and for Node's own warnings and a crash, this one writes; synchronously, since
-// the process may exit right after.
-const processLog = createLog("info", pino.destination({ dest: 1, sync: true }));
+// simulator port, a failed start) and for Node's own warnings and a crash, this one writes, on the service's own
+// stdout stream: the lines stay in order, and pino writes out what is buffered when the process exits.
+const stdout = pino.destination({ dest: 1, sync: false });
+const processLog = createLog("info", stdout);
 // Node prints its warnings as text unless its default listener goes; they are logged as lines instead.
 process.removeAllListeners("warning");
 process.on("warning", (warning) =>
@@ -83,10 +84,8 @@ function stopOnSignals(service: Service) {
 
 // One ordered start (src/root.ts `start`): the jobs, the API's listener, the metrics' listener, the bot, and here
 // the simulated Crypto Pay's webhook. A step that throws stops the steps begun, in reverse, and the process exits 1.
-let built: Service | undefined;
 try {
-  const service = await openService(config, simulatorUrl ? { startFields: { simulator: simulatorUrl } } : {});
-  built = service;
+  const service = await openService(config, { logDestination: stdout, ...(simulatorUrl ? { startFields: { simulator: simulatorUrl } } : {}) });
   stopOnSignals(service);
   const simulated = simulatedCryptoPay;
   if (simulated) {
@@ -103,9 +102,6 @@ try {
   await service.start();
 } catch (error) {
   // A failed step was logged and what had started stopped (root.ts); a failed build closed what it had built.
-  // The service's own lines (why the step failed, what was stopped) go out first.
-  const log = built?.log;
-  if (log) await new Promise<void>((resolve) => log.flush(() => resolve()));
   if (error instanceof StartFailed) processLog.fatal({ step: error.step }, `not started: ${error.message}`);
   else processLog.fatal({ err: error }, `not started: ${(error as Error).message}`);
   process.exit(1);
