@@ -1,8 +1,28 @@
 import os from "node:os";
+import pino from "pino";
 import { type Config, loadConfig, loadDotEnv } from "./config.js";
 import { CRYPTO_PAY_WEBHOOK_PATH } from "./api/routes/topups.js";
 import { StartFailed } from "./lifecycle.js";
+import { createLog } from "./observability/log.js";
 import { openService, type Service } from "./root.js";
+
+// Everything this process prints is a JSON line. Before the service's log exists (a bad configuration, a taken
+// simulator port, a failed start) and for Node's own warnings and a crash, this one writes, on the service's own
+// stdout stream: the lines stay in order, and pino writes out what is buffered when the process exits.
+const stdout = pino.destination({ dest: 1, sync: false });
+const processLog = createLog("info", stdout);
+// Node prints its warnings as text unless its default listener goes; they are logged as lines instead.
+process.removeAllListeners("warning");
+process.on("warning", (warning) =>
+  processLog.warn({ name: warning.name, code: (warning as { code?: string }).code, detail: warning.message }, "node warning"),
+);
+// A crash is a bug: its stack is kept, on one line.
+for (const event of ["uncaughtException", "unhandledRejection"] as const) {
+  process.on(event, (error: unknown) => {
+    processLog.fatal({ err: error }, `${event}: exiting`);
+    process.exit(1);
+  });
+}
 
 loadDotEnv();
 /** The configuration, or the process exits naming every bad variable. */
@@ -10,13 +30,15 @@ function configOf(env: Record<string, string | undefined>): Config {
   try {
     return loadConfig(env);
   } catch (error) {
-    console.error((error as Error).message);
+    const [first, ...problems] = (error as Error).message.split("\n");
+    processLog.fatal({ problems: problems.map((line) => line.trim()) }, `not started: ${first.replace(/:$/, "")}`);
     process.exit(1);
   }
 }
 let config = configOf(process.env);
 
 let simulatedCryptoPay: string | null = null;
+let simulatorUrl: string | null = null;
 if (config.upstream.source === "simulator") {
   // The embedded default: every upstream is the bundled simulator on a loopback port. Loaded only then: a
   // deployment against real providers never loads it.
@@ -25,13 +47,14 @@ if (config.upstream.source === "simulator") {
   const { port, timeScale } = config.upstream.simulator;
   const simulator = await startSimulator(port, { timeScale }).catch((error: { code?: string }) => {
     if (error.code !== "EADDRINUSE") throw error;
-    console.error(`SIMULATOR_PORT ${port} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);
+    processLog.fatal({ port }, `not started: SIMULATOR_PORT ${port} is in use: set SIMULATOR_PORT to a free port (0 picks one)`);
     process.exit(1);
   });
   // Its addresses fill what is unset (addresses set explicitly still win): read again, checked again.
   config = configOf({ ...process.env, ...simulatedEnv(simulator.url, process.env) });
   simulatedCryptoPay = config.topups.cryptoPay?.url === `${simulator.url}/cryptopay` ? simulator.url : null;
-  console.log(`upstream simulator on ${simulator.url} (faults: POST ${simulator.url}/control/faults)`);
+  // Its address is on the start's line (its faults: POST <simulator>/control/faults).
+  simulatorUrl = simulator.url;
 }
 
 /**
@@ -61,9 +84,8 @@ function stopOnSignals(service: Service) {
 
 // One ordered start (src/root.ts `start`): the jobs, the API's listener, the metrics' listener, the bot, and here
 // the simulated Crypto Pay's webhook. A step that throws stops the steps begun, in reverse, and the process exits 1.
-let service: Service;
 try {
-  service = await openService(config);
+  const service = await openService(config, { logDestination: stdout, ...(simulatorUrl ? { startFields: { simulator: simulatorUrl } } : {}) });
   stopOnSignals(service);
   const simulated = simulatedCryptoPay;
   if (simulated) {
@@ -80,6 +102,7 @@ try {
   await service.start();
 } catch (error) {
   // A failed step was logged and what had started stopped (root.ts); a failed build closed what it had built.
-  console.error(error instanceof StartFailed ? `not started: ${error.message}` : `not started: ${(error as Error).stack ?? String(error)}`);
+  if (error instanceof StartFailed) processLog.fatal({ step: error.step }, `not started: ${error.message}`);
+  else processLog.fatal({ err: error }, `not started: ${(error as Error).message}`);
   process.exit(1);
 }

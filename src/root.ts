@@ -14,7 +14,7 @@ import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./core/codes-key.js";
 import { holdRole } from "./jobs/role.js";
 import { botInbox } from "./db/bot-inbox.js";
-import { checkpointInBackground, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
+import { checkpointInBackground, databaseWhere, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
 import { createFaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { oneStatementWrites } from "./db/placement.js";
@@ -45,6 +45,8 @@ export interface RootOptions {
   logDestination?: pino.DestinationStream;
   /** Told of every product backend's call besides the metrics: preflight names what each of its checks saw. */
   onProviderCall?: (call: UpstreamCall) => void;
+  /** Fields the process adds to the start's log line (the embedded simulator's address). */
+  startFields?: Record<string, string>;
 }
 
 /** The core and what it stands on: what the admin CLI opens. Starts nothing in the background. */
@@ -121,9 +123,10 @@ async function buildCore(config: Config, options: RootOptions, log: pino.Logger,
     stop: (stop = {}) => lifecycle.stop(stop.graceMs ?? config.server.shutdownGraceMs, stop.signal),
     close: async () => void (await lifecycle.stop(config.server.shutdownGraceMs)),
   };
-  const { clock, counterDb, faults } = storage;
+  const { clock, counterDb, faults, migrations } = storage;
   return {
     service,
+    migrations,
     lifecycle,
     clock,
     counterDb,
@@ -150,8 +153,8 @@ async function addDatabase(lifecycle: Lifecycle, config: Config["database"], opt
   const clock: Clock = options.clock ?? databaseTime!;
   if (databaseTime) lifecycle.add({ name: "database clock", close: databaseTime.close });
   // A migration may rewrite a large table: its statements take as long as they take.
-  await withoutStatementBound(() => migrateToLatest(db));
-  return { db, counterDb, clock, faults };
+  const migrations = await withoutStatementBound(() => migrateToLatest(db));
+  return { db, counterDb, clock, faults, migrations };
 }
 
 /** The database's clock, calibrated and kept so; a machine clock far off the database's is said once, as a warning. */
@@ -299,7 +302,7 @@ function deliveryOf(config: Config): Delivery {
 /** Opens the whole service: the core, then its jobs, the bot and the API, built but not started (see `start`). */
 export async function openService(config: Config, options: RootOptions = {}): Promise<Service> {
   const opened = await openCore(config, options);
-  return closedOnFailure(opened.lifecycle, config, () => buildService(config, opened));
+  return closedOnFailure(opened.lifecycle, config, () => buildService(config, opened, options.startFields ?? {}));
 }
 
 type Opened = Awaited<ReturnType<typeof openCore>>;
@@ -307,7 +310,7 @@ type Opened = Awaited<ReturnType<typeof openCore>>;
 type Listening = { on: boolean };
 
 /** The service's build over the core, in order: what runs beside it, then the steps in the order they start. */
-async function buildService(config: Config, opened: Opened): Promise<Service> {
+async function buildService(config: Config, opened: Opened, startFields: Record<string, string>): Promise<Service> {
   const { service, lifecycle, clock, counterDb, cryptoPay, faults, funds, linkDeliveries } = opened;
   const { core, db, log } = service;
   // The admin CLI still opens over them (it reads and resolves); the service would ask the wrong backend.
@@ -338,7 +341,7 @@ async function buildService(config: Config, opened: Opened): Promise<Service> {
   }
   const listening: Listening = { on: true };
   const api = await addApi(lifecycle, config, opened, bot, listening);
-  const startMetrics = addMetricsListener(lifecycle, config.metrics, service, listening);
+  const metricsListener = addMetricsListener(lifecycle, config.metrics, service, listening);
   addBot(lifecycle, config.bot?.updates ?? null, log, bot);
 
   return {
@@ -349,12 +352,24 @@ async function buildService(config: Config, opened: Opened): Promise<Service> {
     async start(options = {}) {
       listening.on = options.listen ?? true;
       await lifecycle.start(config.server.shutdownGraceMs);
+      // One line an operator reads to know what started, where, on which database, with which schema change.
+      if (listening.on)
+        log.info(
+          {
+            api: api.url(),
+            metrics: metricsListener.state(),
+            database: databaseWhere(config.database.url),
+            migrations: opened.migrations.length ? opened.migrations : "schema up to date",
+            ...startFields,
+          },
+          "started",
+        );
     },
     addStep: (step) => void lifecycle.add(step),
     get url() {
       return api.url();
     },
-    startMetrics,
+    startMetrics: metricsListener.startMetrics,
   };
 }
 
@@ -441,12 +456,14 @@ function miniAppOptions(config: BotSettings, bot: PurchaseBot, clock: Clock): Mi
 
 /**
  * The metrics on their own port (METRICS_PORT) as a step; closed before the pools, so they stay scrapable until
- * the end of the stop. Returns the service's `startMetrics`.
+ * the end of the stop. Returns the service's `startMetrics`, and what the start's line says of the metrics.
  */
 function addMetricsListener(lifecycle: Lifecycle, config: Config["metrics"], { metrics, log }: CoreService, listening: Listening) {
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | null = null;
+  let tried = false;
   const startMetrics = async () => {
     if (config.port === null) return null;
+    tried = true;
     const served = (metricsServer ??= await serveMetrics(metrics, { host: config.host, port: config.port, token: config.token ?? undefined, log }));
     return served?.url ?? null;
   };
@@ -457,7 +474,9 @@ function addMetricsListener(lifecycle: Lifecycle, config: Config["metrics"], { m
     },
     close: async () => metricsServer?.close(),
   });
-  return startMetrics;
+  const state = () =>
+    config.port === null ? "off" : (metricsServer?.url ?? (tried ? `not served: port ${config.port} is not available` : "not started"));
+  return { startMetrics, state };
 }
 
 /**

@@ -399,7 +399,7 @@ export const variables = z.object({
     "How often every open invoice is asked about (the path that never misses a payment; Crypto Pay's webhook is the fast one).",
   ),
   SIMULATOR_PORT: integer("9090", 0, 65535).describe(
-    "Port of the in-process simulator under `UPSTREAM=simulator`, and its fault switch; `0` picks a free one (printed).",
+    "Port of the in-process simulator under `UPSTREAM=simulator`, and its fault switch; `0` picks a free one (the start's log line names it).",
   ),
   SIMULATOR_TIME_SCALE: z
     .string()

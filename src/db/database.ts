@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type CompiledQuery, Kysely, type KyselyConfig, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { Checkpointer } from "./checkpointer.js";
 import type { DirectRead } from "./direct-read.js";
@@ -29,6 +30,18 @@ export type Engine = "sqlite" | "postgres";
 /** `postgres://…` (or `postgresql://…`) is PostgreSQL; anything else is a SQLite file path. */
 export function engineOf(url: string): Engine {
   return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
+}
+
+/**
+ * Where the database is, for the start's log line: SQLite's file (absolute), or PostgreSQL's host and database,
+ * never its user or password.
+ */
+export function databaseWhere(url: string): { engine: "sqlite"; file: string } | { engine: "postgresql"; host: string; database: string } {
+  if (engineOf(url) === "sqlite") return { engine: "sqlite", file: url === ":memory:" ? url : resolve(url) };
+  const parsed = new URL(url);
+  // A socket folder given as `?host=/run/postgresql` stands for the host.
+  const host = parsed.host || parsed.searchParams.get("host") || "localhost";
+  return { engine: "postgresql", host, database: decodeURIComponent(parsed.pathname.slice(1)) || "(the user's)" };
 }
 
 export function isPostgres(db: Executor): boolean {

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { currentRequestId } from "./context.js";
+import { transientFields } from "./transient.js";
 
 /**
  * Secret-shaped text masked wherever the log writes free text (URLs, error messages and stacks): API keys
@@ -31,9 +32,12 @@ function maskDeep(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).flatMap(([key, item]) => (UNLOGGED.has(key) ? [] : [[key, maskDeep(item, depth + 1)]])));
 }
 
-/** pino's error serializer (message, stack, causes, nested errors), with secret-shaped text masked throughout. */
+/**
+ * pino's error serializer (message, stack, causes, nested errors), with secret-shaped text masked throughout; a
+ * transient error (src/observability/transient.ts) as its message and cause alone, without stacks.
+ */
 function errSerializer(error: Error): unknown {
-  return maskDeep(pino.stdSerializers.err(error));
+  return maskDeep(transientFields(error) ?? pino.stdSerializers.err(error));
 }
 
 /** Loggers Fastify made for one request: they carry the request's id as a binding already. */

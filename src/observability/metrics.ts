@@ -201,7 +201,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
  */
 export async function serveMetrics(
   metrics: Metrics,
-  options: { host: string; port: number; token?: string; log: { info(o: object, m: string): void; warn(o: object, m: string): void } },
+  options: { host: string; port: number; token?: string; log: { warn(o: object, m: string): void; error(o: object, m: string): void } },
 ): Promise<{ url: string; close(): Promise<void> } | null> {
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : null;
   const server = createServer((request, response) => {
@@ -228,12 +228,16 @@ export async function serveMetrics(
       server.listen(options.port, options.host, () => resolve());
     });
   } catch (error) {
-    options.log.warn({ err: error, port: options.port }, "metrics not served: the port is not available (set METRICS_PORT, or off)");
+    // The API still serves (metrics are not worth refusing orders over), but the operator must see it.
+    const { code, message } = error as { code?: string; message: string };
+    options.log.error(
+      { port: options.port, host: options.host, code, error: message },
+      `metrics not served: port ${options.port} is not available (${code ?? message}); set METRICS_PORT to a free port, or off`,
+    );
     return null;
   }
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}/metrics`;
-  options.log.info({ url }, "metrics served");
   return {
     url,
     close: () =>

@@ -1,7 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type pino from "pino";
 import type { BotApi, ProductBackends, ProductName, ProtocolBackend, ReloadlyBackend } from "../config/deployment.js";
 import { PRODUCTS, type ProductType } from "../core/model/products.js";
-import type { Funds, Ports, ProviderName, StatusQuestion } from "../core/ports.js";
+import { type Funds, PORT_NAMES, type PortName, type Ports, type ProviderName, type StatusQuestion } from "../core/ports.js";
 import { maskSecrets } from "../observability/log.js";
 import { createGamesAdapter } from "./games.js";
 import { createGatewayAdapter } from "./gateway.js";
@@ -56,13 +57,17 @@ export interface UpstreamOptions {
 /**
  * One port per product, each built from its backend's variant in the deployment's map, every one over its own
  * keep-alive pool; one log line per call, never its bodies. Two products on one provider (stars and Premium on the
- * gateway) share its pool and its adapter.
+ * gateway) share its pool and its adapter. A health probe's calls are logged at debug (every few seconds, on every
+ * backend); a backend whose probe changes its answer is logged once (see `watchProbes`).
  */
 export function openUpstream(options: UpstreamOptions) {
   const { products, formerOrders } = options;
+  const probing = new AsyncLocalStorage<UpstreamCall[]>();
   const onCall = (call: UpstreamCall) => {
     options.onCall(call);
-    options.log.info(
+    const probe = probing.getStore();
+    probe?.push(call);
+    options.log[probe ? "debug" : "info"](
       {
         provider: call.provider,
         ...(call.requestId ? { reqId: call.requestId } : {}),
@@ -137,6 +142,7 @@ export function openUpstream(options: UpstreamOptions) {
     gifts: products.gifts.kind === "telegram" ? { ...telegram!.gifts, backend: "telegram" } : protocolGifts,
     rates: protocol(createRatesAdapter(protocolClient("rates", options.rates.url))),
   };
+  watchProbes(ports, probing, options.log);
 
   // Each former backend's status question, where this configuration can open it.
   const sources: Record<string, StatusQuestion | undefined> = {
@@ -178,4 +184,53 @@ export function openUpstream(options: UpstreamOptions) {
     /** Cuts the calls under way (they end as "no answer"). */
     abort: () => Promise.all(pools.map((pool) => pool.destroy())),
   };
+}
+
+/** A backend's probe as its state line tells it: the products it serves, and what its last call saw. */
+function probeFields(products: PortName[], backend: string, calls: UpstreamCall[]) {
+  const last = calls.at(-1);
+  return {
+    products,
+    backend,
+    ...(last
+      ? {
+          provider: last.provider,
+          path: maskSecrets(last.path),
+          statusCode: last.statusCode,
+          ...(last.error ? { error: maskSecrets(last.error) } : {}),
+        }
+      : {}),
+  };
+}
+
+/**
+ * Each configured port's health check, wrapped so its calls are known as a probe's (logged at debug) and the
+ * backend's state is logged when it changes: down at warn (the first probe's included), up again at info. Ports
+ * sharing one check (stars and Premium on one gateway) share its wrapper, so a round still asks it once.
+ */
+function watchProbes(ports: Ports, probing: AsyncLocalStorage<UpstreamCall[]>, log: pino.Logger): void {
+  type Watched = { configured: boolean; backend: string; ready(): Promise<boolean> };
+  const configured = PORT_NAMES.filter((name) => ports[name].configured);
+  // The checks as built, before any is wrapped (two names may share one port object).
+  const checks = new Map(configured.map((name) => [name, ports[name].ready] as const));
+  const wrapped = new Map<() => Promise<boolean>, () => Promise<boolean>>();
+  for (const name of configured) {
+    const port = ports[name] as Watched;
+    const check = checks.get(name)!;
+    if (!wrapped.has(check)) {
+      const products = configured.filter((other) => checks.get(other) === check);
+      let up: boolean | null = null;
+      wrapped.set(check, async () => {
+        const calls: UpstreamCall[] = [];
+        const ready = await probing.run(calls, check);
+        if (ready !== up) {
+          if (!ready) log.warn(probeFields(products, port.backend, calls), "backend down: its health probe failed");
+          else if (up === false) log.info(probeFields(products, port.backend, calls), "backend up again: its health probe answers");
+          up = ready;
+        }
+        return ready;
+      });
+    }
+    port.ready = wrapped.get(check)!;
+  }
 }

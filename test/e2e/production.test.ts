@@ -53,12 +53,18 @@ describe("nothing simulated beside a real credential", () => {
       env: { ...process.env, DATABASE_URL: join(tmpdir(), "never-made.db"), BOT_TOKEN: "7000000001:AAreal-looking-token-from-botfather", PORT: "0" },
       timeout: 30_000,
     }).then(
-      () => ({ code: 0, stderr: "" }),
-      (error: { code: number; stderr: string }) => error,
+      () => ({ code: 0, stdout: "", stderr: "" }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
     );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("BOT_TOKEN: is a real bot's");
-    expect(refused.stderr).toContain("anyone could forge a payment");
+    // One JSON line on the log's stream, naming every bad variable.
+    expect(refused.stderr).toBe("");
+    const [line, ...more] = refused.stdout.trim().split("\n");
+    expect(more).toEqual([]);
+    const said = JSON.parse(line) as { level: number; msg: string; problems: string[] };
+    expect(said).toMatchObject({ level: 60, msg: "not started: invalid configuration" });
+    expect(said.problems.join("\n")).toContain("BOT_TOKEN: is a real bot's");
+    expect(said.problems.join("\n")).toContain("anyone could forge a payment");
   });
 });
 

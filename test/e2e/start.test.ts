@@ -87,7 +87,7 @@ describe("the service's start", () => {
     }
   }, 30_000);
 
-  it("with METRICS_PORT taken: says so and serves the API without metrics", async () => {
+  it("with METRICS_PORT taken: says so at level error, naming the port, and serves the API without metrics", async () => {
     const taken = await listener();
     const metricsPort = (taken.address() as { port: number }).port;
     const service = await startServiceProcess(
@@ -97,7 +97,17 @@ describe("the service's start", () => {
     );
     try {
       expect((await http("GET", `${service.base}/livez`)).status).toBe(200);
-      await eventually(async () => (service.output.join("").includes("metrics not served: the port is not available") ? true : undefined));
+      const lines = () =>
+        service.output
+          .join("")
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as { level: number; msg: string; port?: number; metrics?: string });
+      const refused = await eventually(async () => lines().find((line) => line.msg.startsWith("metrics not served")));
+      expect(refused).toMatchObject({ level: 50, port: metricsPort });
+      expect(refused.msg).toContain(`port ${metricsPort} is not available`);
+      const started = await eventually(async () => lines().find((line) => line.msg === "started"));
+      expect(started.metrics).toBe(`not served: port ${metricsPort} is not available`);
     } finally {
       await kill(service.proc);
       await closed(taken);
