@@ -50,16 +50,6 @@ const INSTALL = [
 ];
 const DOC_PORTS = [8080, 8081, 9090, 9464, 9465];
 
-/**
- * Sections another part of issue 47 rewrites at the same time: their blocks are listed as not run until that text
- * marks them. A section here whose blocks are all marked fails the test (take it off the list).
- */
-const PENDING: Record<string, string> = {
-  "docs/operations.md › Deploying on SQLite": "rewritten by issue 47's production install (points 1 and 4), which marks how it runs",
-  "docs/operations.md › Logs": "rewritten by issue 47's logs (point 2): its lines read a service.log",
-  "docs/go-live.md › 7. Pre-flight": "rewritten by issue 47's pre-flight (point 3)",
-};
-
 /** The states a recipe can start from, written in the text's own ports and names (changed as the recipe's are). */
 const STATES: Record<string, string> = {
   PostgreSQL: "",
@@ -129,7 +119,7 @@ function units(): Unit[] {
   const out: Unit[] = [];
   let current: Unit | undefined;
   for (const block of guideBlocks()) {
-    if (block.how.kind !== "run" || (block.marker === undefined && sectionOf(block) in PENDING)) continue;
+    if (block.how.kind !== "run") continue;
     if (!current || sectionOf(current.blocks[0]) !== sectionOf(block) || block.how.state !== undefined) {
       current = { name: `${sectionOf(block)} (line ${block.line})`, state: block.how.state, blocks: [] };
       out.push(current);
@@ -375,16 +365,8 @@ describe("the operations and go-live guides' recipes, run", () => {
     const blocks = guideBlocks();
     const unknown = blocks.filter((block) => block.how.kind === "unknown").map((block) => `${at(block)}: ${block.marker}`);
     expect(unknown, "markers the test cannot read").toEqual([]);
-    const notRun = blocks.flatMap((block) =>
-      block.how.kind === "not run"
-        ? [`${at(block)}: ${block.how.why}`]
-        : block.marker === undefined && sectionOf(block) in PENDING
-          ? [`${at(block)}: ${PENDING[sectionOf(block)]}`]
-          : [],
-    );
+    const notRun = blocks.flatMap((block) => (block.how.kind === "not run" ? [`${at(block)}: ${block.how.why}`] : []));
     console.info(`blocks of the guides not run:\n  ${notRun.join("\n  ")}`);
-    const stale = Object.keys(PENDING).filter((section) => !blocks.some((block) => sectionOf(block) === section && block.marker === undefined));
-    expect(stale, "sections now marked: take them off PENDING").toEqual([]);
   });
 
   it("writes only variables the service reads in the guides' .env lines, and the production .env is a valid configuration", () => {
