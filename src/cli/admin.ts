@@ -9,7 +9,7 @@ import type { Topups } from "../core/topups.js";
 import type { StarBook } from "../core/star-book.js";
 import type { StarReconciliation, StarSummary } from "../core/model/star-book.js";
 import { differenceLine, toStarBookView } from "../wire/star-book.js";
-import { READS, type ReadCommand } from "./admin-reads.js";
+import type { ReadCommand } from "./admin-reads.js";
 import { DomainError } from "../core/model/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/model/account.js";
 import { secretMask } from "./secrets.js";
@@ -141,7 +141,17 @@ function orderLimit(value: string | undefined): number {
   return Number(value);
 }
 
-const isRead = (command: string | undefined): command is ReadCommand => command !== undefined && Object.hasOwn(READS, command);
+/** The read commands (src/cli/admin-reads.ts, loaded when one runs). */
+const READ_COMMANDS = Object.keys({
+  user: true,
+  balance: true,
+  order: true,
+  orders: true,
+  topup: true,
+  topups: true,
+  held: true,
+} satisfies Record<ReadCommand, true>) as ReadCommand[];
+const isRead = (command: string | undefined): command is ReadCommand => READ_COMMANDS.includes(command as ReadCommand);
 
 /** Runs one command and returns what to print; the key command prints the key alone. */
 async function run(core: Core, markups: MarkupDefaults, argv: string[]): Promise<Printed> {
@@ -163,7 +173,7 @@ async function run(core: Core, markups: MarkupDefaults, argv: string[]): Promise
   const [command, first, second, ...rest] = positionals;
   if (values.help || command === "help") return USAGE;
   const reading = isRead(command) || (command === "stars" && first === undefined);
-  if (values.json && !reading) throw new UsageError(`--json is for the read commands (${Object.keys(READS).join(", ")}, stars)`);
+  if (values.json && !reading) throw new UsageError(`--json is for the read commands (${READ_COMMANDS.join(", ")}, stars)`);
   if (values.limit !== undefined && command !== "orders") throw new UsageError("--limit is for orders");
   /** The one account `first` names (refused when none or several). */
   const account = async () => {
@@ -186,6 +196,7 @@ async function run(core: Core, markups: MarkupDefaults, argv: string[]): Promise
       limit: orderLimit(values.limit),
       markups,
     };
+    const { READS } = await import("./admin-reads.js");
     const shown = await READS[command](core, args).catch((error: unknown) => {
       throw error instanceof DomainError && error.code === "not_found" ? new NothingFound(error.message) : error;
     });
