@@ -1,7 +1,9 @@
-// Loaded with `node --import`: appends the URL of every module the process loads, one a line, to the file
-// MODULE_LOG names (what a command pays for at its start). The hook runs on the loader's own thread.
+// Loaded with `node --import`: writes the URL of every module the process loads, one a line, to the file MODULE_LOG
+// names (what a command pays for at its start): ES modules as the loader's hook (on its own thread) sees them, and
+// at exit every CommonJS module in require's cache, however it was loaded (a lazy require too).
 import { appendFileSync } from "node:fs";
-import { register } from "node:module";
+import { createRequire, register } from "node:module";
+import { pathToFileURL } from "node:url";
 import { isMainThread } from "node:worker_threads";
 
 export async function load(url, context, next) {
@@ -9,4 +11,15 @@ export async function load(url, context, next) {
   return next(url, context);
 }
 
-if (isMainThread) register(import.meta.url);
+if (isMainThread) {
+  register(import.meta.url);
+  const { cache } = createRequire(import.meta.url);
+  process.on("exit", () =>
+    appendFileSync(
+      process.env.MODULE_LOG,
+      Object.keys(cache)
+        .map((path) => `${pathToFileURL(path).href}\n`)
+        .join(""),
+    ),
+  );
+}
