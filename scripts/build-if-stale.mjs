@@ -2,10 +2,13 @@
 // it and when `npm install` runs `prepare`: a stale build would run old code silently, and a full build on every
 // start took 40 s. Current: no input is newer than the last build (tsc's build info, or the stamp written by the
 // build). A checkout without sources (a release: dist/ only) builds nothing. Two starts at once build once: the
-// second waits for the first's build, then finds dist/ current.
+// second waits for the first's build, then finds dist/ current. Given a program (`build-if-stale.mjs
+// dist/src/cli/admin.js <args>`), it then runs it in this same process, as if it were started alone: one Node start
+// for `npm run admin`, not two.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const STAMPS = [join("dist", ".built"), join("dist", ".tsbuildinfo")];
 const INPUTS = ["src", "web", "migrations", "package.json", "tsconfig.json", "tsconfig.build.json"];
@@ -74,4 +77,12 @@ if (existsSync("src") && stale()) {
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }
+}
+
+const program = process.argv[2];
+if (program) {
+  // The program sees the arguments it would see started alone (argv[1] its own path).
+  process.argv.splice(1, 1);
+  process.argv[1] = resolve(program);
+  await import(pathToFileURL(process.argv[1]).href);
 }

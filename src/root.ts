@@ -1,33 +1,26 @@
 import type { FastifyInstance } from "fastify";
 import type pino from "pino";
-import { buildApi } from "./api/app.js";
-import { RATE_LIMIT_WINDOW_SECONDS } from "./api/plugins/rate-limit.js";
-import { trackRequests } from "./api/drain.js";
-import { createBot, type PurchaseBot } from "./bot/bot.js";
+import { RATE_LIMIT_WINDOW_SECONDS } from "./api/rate-window.js";
+import type { PurchaseBot } from "./bot/bot.js";
 import type { BotSettings, Config } from "./config.js";
 import { createCore, type Core } from "./core/index.js";
 import type { Clock } from "./core/model/clock.js";
 import { createVault } from "./core/vault.js";
 import { PRODUCTS, type ProductType } from "./core/model/products.js";
-import { botStateStore } from "./db/bot-state.js";
 import { databaseClock } from "./db/clock.js";
 import { codesKey } from "./core/codes-key.js";
-import { holdRole } from "./jobs/role.js";
-import { botInbox } from "./db/bot-inbox.js";
 import { checkpointInBackground, databaseWhere, type Db, openCounterDatabase, openDatabase, withoutStatementBound } from "./db/database.js";
 import { createFaultLog } from "./db/faults.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { oneStatementWrites } from "./db/placement.js";
 import { readBacklog } from "./jobs/monitor.js";
-import { type Jobs, openJobs } from "./jobs/index.js";
+import type { Jobs } from "./jobs/index.js";
 import { createLifecycle, type Lifecycle, type Resource, type StopReport } from "./lifecycle.js";
 import { createLog } from "./observability/log.js";
 import { createMetrics, type Metrics, serveMetrics } from "./observability/metrics.js";
 import { openUpstream } from "./upstream/products.js";
 import type { UpstreamCall } from "./upstream/http.js";
 import type { MiniAppOptions } from "./api/miniapp/options.js";
-import { createMiniAppSessions } from "./api/miniapp/session.js";
-import { refusalText } from "./bot/refusals.js";
 import { createCryptoPay } from "./upstream/crypto-pay.js";
 import { createTelegramPayments } from "./upstream/telegram-payments.js";
 import { createWebhookSender } from "./upstream/webhook-sender.js";
@@ -35,6 +28,9 @@ import { webhookEvents } from "./wire/events.js";
 import type { Delivery } from "./wire/account.js";
 import { claimedTransactions, deliveriesToLink, linkTransaction, openOrdersByBackend, stampBackends, unlinkedDeliveries } from "./db/orders.js";
 import { contactByUsername, correctContactUsername } from "./db/telegram-contacts.js";
+
+// The faces (the API, the bot) and the jobs are imported where the service is built, not here: the admin CLI
+// opens the core alone, and loading them would cost each of its commands most of a second.
 
 /** The rate limit's window (src/api/plugins/rate-limit.ts), as the core and the purges count it. */
 const RATE_LIMIT_WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
@@ -319,6 +315,7 @@ async function buildService(config: Config, opened: Opened, startFields: Record<
   const legacy = await stampBackends(db, opened.legacyOrders);
   if (legacy.length) log.warn({ orders: legacy }, "orders placed before backends were recorded are settled by the backends configured now");
   addCheckpointer(lifecycle, opened);
+  const { openJobs } = await import("./jobs/index.js");
   const jobs = openJobs(config, {
     core,
     db,
@@ -333,7 +330,7 @@ async function buildService(config: Config, opened: Opened, startFields: Record<
   });
   // The jobs are the first steps: started before the API takes requests, stopped after it.
   for (const job of Object.values(jobs)) lifecycle.add(job);
-  const bot = config.bot ? openBot(config.bot, opened) : null;
+  const bot = config.bot ? await openBot(config.bot, opened) : null;
   if (bot) {
     // Administrators hear of alerts, and an endpoint's owner of its disabling, through the bot.
     jobs.monitor.onAlert(bot.notifier.alert);
@@ -382,7 +379,13 @@ function addCheckpointer(lifecycle: Lifecycle, { service: { db, log } }: Opened)
 }
 
 /** The bot over the core, built but not started. */
-function openBot(config: BotSettings, { service: { core, db, log, metrics }, clock }: Opened): PurchaseBot {
+async function openBot(config: BotSettings, { service: { core, db, log, metrics }, clock }: Opened): Promise<PurchaseBot> {
+  const [{ createBot }, { botStateStore }, { botInbox }, { holdRole }] = await Promise.all([
+    import("./bot/bot.js"),
+    import("./db/bot-state.js"),
+    import("./db/bot-inbox.js"),
+    import("./jobs/role.js"),
+  ]);
   return createBot({
     core,
     storage: botStateStore(db, clock),
@@ -407,6 +410,7 @@ async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot:
   const { server } = config;
   const updates = config.bot?.updates;
   let stopping = false;
+  const [{ buildApi }, { trackRequests }] = await Promise.all([import("./api/app.js"), import("./api/drain.js")]);
   const api = await buildApi({
     core,
     stopping: () => stopping,
@@ -417,7 +421,7 @@ async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot:
     onAnswered: metrics.request,
     checkAnswers: server.checkAnswers,
     ...(server.trustProxy === null ? {} : { trustProxy: server.trustProxy }),
-    ...(bot && config.bot ? { miniApp: miniAppOptions(config.bot, bot, opened.clock) } : {}),
+    ...(bot && config.bot ? { miniApp: await miniAppOptions(config.bot, bot, opened.clock) } : {}),
     ...(bot && updates?.kind === "webhook" ? { telegramWebhook: bot.webhookHandler(updates.secret) } : {}),
   });
   const requests = trackRequests(api.server);
@@ -439,7 +443,8 @@ async function addApi(lifecycle: Lifecycle, config: Config, opened: Opened, bot:
 }
 
 /** The Mini App's sessions and words: signed in by the bot's token, refused in the bot's words. */
-function miniAppOptions(config: BotSettings, bot: PurchaseBot, clock: Clock): MiniAppOptions {
+async function miniAppOptions(config: BotSettings, bot: PurchaseBot, clock: Clock): Promise<MiniAppOptions> {
+  const [{ createMiniAppSessions }, { refusalText }] = await Promise.all([import("./api/miniapp/session.js"), import("./bot/refusals.js")]);
   return {
     sessions: createMiniAppSessions({
       botToken: config.api.token,

@@ -2,18 +2,38 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type pino from "pino";
-import { type Admin, targetLabel } from "../core/admin.js";
+import { targetLabel } from "../core/admin.js";
+import type { Core } from "../core/index.js";
+import type { MarkupDefaults } from "../core/markup.js";
 import type { Topups } from "../core/topups.js";
 import type { StarBook } from "../core/star-book.js";
 import type { StarReconciliation, StarSummary } from "../core/model/star-book.js";
-import { differenceLine } from "../wire/star-book.js";
-import type { HeldOrders } from "../core/held-orders.js";
+import { differenceLine, toStarBookView } from "../wire/star-book.js";
+import type { ReadCommand } from "./admin-reads.js";
 import { DomainError } from "../core/model/errors.js";
 import { MARKUP_PRODUCTS, type MarkupProduct } from "../core/model/account.js";
 import { secretMask } from "./secrets.js";
 import { formatUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../core/model/money.js";
 
+/** How many orders `orders` lists unless --limit says, and the most it lists. */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 500;
+
 const USAGE = `usage: npm run admin -- <command>
+reads (each with --json: the API's field names and amounts):
+  user <target>                                      the account: key, blocked, balance, markups, owner limits, created
+  balance <target>                                   what the account can spend now
+  order <order-id>                                   an order as stored: product, recipient, charge, provider ids, ledger
+                                                     entries, webhook events
+  orders [<target>] [--limit <n>]                    the latest orders (${DEFAULT_LIMIT} unless --limit, at most ${MAX_LIMIT}), newest first
+  topup <topup-id>                                   a top-up, whose it is, and its ledger entries
+  topups                                             top-ups by method and state, with what was credited
+  held                                               orders held because the bot's Star transactions cannot tell
+                                                     whether they were delivered (the \`held\` alert)
+  stars                                              the bot's Star balance (live), what open orders will spend, today's
+                                                     Stars in and out, each product's margin in Stars, the last
+                                                     reconciliation with Telegram
+changes:
   key <telegram-id>                                  register the user if new, print a new key (the old one stops working)
   credit <target> <usdt> [note]                      add to the balance (not of an owner key: see wallet)
   debit <target> <usdt> [note]                       take from the balance
@@ -22,13 +42,7 @@ const USAGE = `usage: npm run admin -- <command>
   owner <target> [--daily-limit <usdt|none>] [--order-limit <usdt|none>]
                                                      make the key an owner key; a limit not named stays as it is
   wallet <usdt>                                      set the service wallet that owner keys spend
-  topups                                             top-ups by method and state, with what was credited
-  held                                               orders held because the bot's Star transactions cannot tell
-                                                     whether they were delivered (the \`held\` alert)
   resolve <order-id> <delivered|refund>              decide a held order: delivered keeps the charge, refund returns it
-  stars                                              the bot's Star balance (live), what open orders will spend, today's
-                                                     Stars in and out, each product's margin in Stars, the last
-                                                     reconciliation with Telegram
   stars reconcile                                    reconcile the Star book with Telegram now; exit 1 on a difference
   stars refund <topup-id>                            give a Stars top-up's Stars back, its credit taken back first
   backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
@@ -43,6 +57,8 @@ amounts: USDT above 0 and at most ${MAX_USDT}, with at most 6 decimals`;
 const ACTOR = `cli:${process.env.USER ?? "admin"}`;
 
 class UsageError extends Error {}
+/** A read that found nothing by what it was given: an answer, said in its one line. */
+class NothingFound extends Error {}
 
 function telegramId(value: string | undefined): string {
   if (!value || !/^[1-9]\d{0,19}$/.test(value)) throw new UsageError(`a Telegram user id is a positive whole number, got ${value ?? "nothing"}`);
@@ -101,9 +117,7 @@ async function stars(starBook: StarBook, topups: Topups, argv: string[]): Promis
     return { text: reconciliationLines(result).join("\n"), code: result.differenceCount ? 1 : 0 };
   }
   if (sub === "refund" && extra.length === 0) {
-    if (!id || !/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2_147_483_647)
-      throw new UsageError(`a top-up id is a whole number from 1 to 2147483647, got ${id ?? "nothing"}`);
-    const topup = await topups.refundStars(Number(id), { actor: ACTOR });
+    const topup = await topups.refundStars(rowId(id, "a top-up id"), { actor: ACTOR });
     return `top-up #${topup.id} refunded: ${topup.stars} Stars given back to Telegram user ${topup.payerId}, ${formatUsdt(topup.reversedMicro ?? 0)} USDT taken back from the balance`;
   }
   throw new UsageError(`stars takes nothing, reconcile, or refund <topup-id>; got ${argv.join(" ")}`);
@@ -112,24 +126,82 @@ async function stars(starBook: StarBook, topups: Topups, argv: string[]): Promis
 /** What a command prints on stdout, and its exit code when not 0. */
 type Printed = string | { text: string; code: number };
 
+/** An id of an order or a top-up, as the database numbers them. */
+function rowId(value: string | undefined, what: string): number {
+  if (!value || !/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2_147_483_647)
+    throw new UsageError(`${what} is a whole number from 1 to 2147483647, got ${value ?? "nothing"}`);
+  return Number(value);
+}
+
+/** `--limit`: how many orders, DEFAULT_LIMIT when not given. */
+function orderLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_LIMIT;
+  if (!/^[1-9]\d{0,3}$/.test(value) || Number(value) > MAX_LIMIT)
+    throw new UsageError(`--limit is a whole number from 1 to ${MAX_LIMIT}, got ${value}`);
+  return Number(value);
+}
+
+/** The read commands (src/cli/admin-reads.ts, loaded when one runs). */
+const READ_COMMANDS = Object.keys({
+  user: true,
+  balance: true,
+  order: true,
+  orders: true,
+  topup: true,
+  topups: true,
+  held: true,
+} satisfies Record<ReadCommand, true>) as ReadCommand[];
+const isRead = (command: string | undefined): command is ReadCommand => READ_COMMANDS.includes(command as ReadCommand);
+
 /** Runs one command and returns what to print; the key command prints the key alone. */
-async function run(admin: Admin, topups: Topups, held: HeldOrders, starBook: StarBook, argv: string[]): Promise<Printed> {
+async function run(core: Core, markups: MarkupDefaults, argv: string[]): Promise<Printed> {
+  const { admin, topups, held, starBook } = core;
   // parseArgs would take "-5" for an option: say what it is instead.
   const negative = argv.find((arg) => /^-\d/.test(arg));
   if (negative) throw new UsageError(`amounts and ids cannot be negative, got ${negative}`);
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { "daily-limit": { type: "string" }, "order-limit": { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      "daily-limit": { type: "string" },
+      "order-limit": { type: "string" },
+      json: { type: "boolean" },
+      limit: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   const [command, first, second, ...rest] = positionals;
   if (values.help || command === "help") return USAGE;
-  /** The one account `first` names (refused when none or several), and how answers name it. */
-  const target = async () => {
+  const reading = isRead(command) || (command === "stars" && first === undefined);
+  if (values.json && !reading) throw new UsageError(`--json is for the read commands (${READ_COMMANDS.join(", ")}, stars)`);
+  if (values.limit !== undefined && command !== "orders") throw new UsageError("--limit is for orders");
+  /** The one account `first` names (refused when none or several). */
+  const account = async () => {
     if (!first) throw new UsageError("a target is needed: a Telegram user id, an @username or a key prefix");
-    const account = await admin.resolveTarget(first);
-    return { id: account.telegramId, label: targetLabel(account) };
+    return admin.resolveTarget(first);
   };
+  /** The one account `first` names, and how answers name it. */
+  const target = async () => {
+    const found = await account();
+    return { id: found.telegramId, label: targetLabel(found) };
+  };
+  if (isRead(command)) {
+    const most = command === "topups" || command === "held" ? 0 : 1;
+    if (positionals.length > most + 1)
+      throw new UsageError(`${command} takes ${most ? "one argument" : "nothing"}, got ${positionals.slice(1).join(" ")}`);
+    const args = {
+      target: account,
+      targeted: first !== undefined,
+      id: (what: string) => rowId(first, what),
+      limit: orderLimit(values.limit),
+      markups,
+    };
+    const { READS } = await import("./admin-reads.js");
+    const shown = await READS[command](core, args).catch((error: unknown) => {
+      throw error instanceof DomainError && error.code === "not_found" ? new NothingFound(error.message) : error;
+    });
+    return values.json ? JSON.stringify(shown.json, null, 2) : shown.text.join("\n");
+  }
   switch (command) {
     case "key":
       return (await admin.issueKey(telegramId(first))).key;
@@ -164,33 +236,16 @@ async function run(admin: Admin, topups: Topups, held: HeldOrders, starBook: Sta
       const applied = await admin.makeOwner(id, requested, ACTOR);
       return `${label}: owner key spending the service wallet (daily limit ${shown(applied.dailyLimitMicro)}, per-order limit ${shown(applied.orderLimitMicro)})`;
     }
-    case "topups": {
-      const rows = await topups.stats();
-      if (!rows.length) return "no top-ups yet";
-      return rows
-        .map((r) => `${r.method} ${r.status}: ${r.count}${r.creditedMicro ? `, ${formatUsdt(r.creditedMicro)} USDT credited` : ""}`)
-        .join("\n");
-    }
     case "wallet":
       return `service wallet: ${formatUsdt(await admin.setWallet(usdt(first), ACTOR, { confirmed: true }))} USDT`;
-    case "held": {
-      const orders = await held.list();
-      if (!orders.length) return "no order is held";
-      return orders
-        .map(
-          (o) =>
-            `#${o.id} ${o.productType} to @${o.recipient} (user ${o.recipientId ?? "?"}), ${formatUsdt(o.chargeMicro)} USDT, placed ${o.createdAt}: ${o.held}`,
-        )
-        .join("\n");
-    }
     case "resolve": {
-      if (!first || !/^[1-9]\d{0,9}$/.test(first) || Number(first) > 2_147_483_647)
-        throw new UsageError(`an order id is a whole number from 1 to 2147483647, got ${first ?? "nothing"}`);
+      const id = rowId(first, "an order id");
       if (second !== "delivered" && second !== "refund") throw new UsageError(`decide with delivered or refund, got ${second ?? "nothing"}`);
-      const order = await held.resolve(Number(first), second, ACTOR);
+      const order = await held.resolve(id, second, ACTOR);
       return `order #${order.id}: ${order.status === "completed" ? "completed, the charge stands" : `refunded ${formatUsdt(order.chargeMicro)} USDT`}`;
     }
     case "stars":
+      if (values.json) return JSON.stringify(toStarBookView(await starBook.summary()), null, 2);
       return stars(starBook, topups, positionals.slice(1));
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");
@@ -259,13 +314,18 @@ export async function runAdmin(argv: string[], options: AdminOptions = {}): Prom
   // Loaded here, not at the top, so help starts in a fraction of a second and the backup opens no core.
   const { loadConfig } = await import("../config.js");
   const { openCore } = await import("../root.js");
-  const { service } = await openCore({ ...loadConfig(env), logLevel: "warn" }, { logDestination: options.logDestination ?? process.stderr });
+  const config = loadConfig(env);
+  const { service } = await openCore({ ...config, logLevel: "warn" }, { logDestination: options.logDestination ?? process.stderr });
   const { core, close } = service;
   try {
-    const printed = await run(core.admin, core.topups, core.held, core.starBook, argv);
+    const printed = await run(core, config.sales.markups, argv);
     out(typeof printed === "string" ? printed : printed.text);
     return typeof printed === "string" ? 0 : printed.code;
   } catch (error) {
+    if (error instanceof NothingFound) {
+      err(error.message);
+      return 1;
+    }
     const refused = error instanceof UsageError || error instanceof DomainError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     if (!refused) throw error;
     // Every refusal says why, then how the commands are written; nothing was changed.

@@ -1,6 +1,9 @@
 import { accountByUsername, accountIdsByKeyPrefix, endSessions, insertAudit, liveKeyPrefix, updateAccount } from "../db/accounts.js";
 import type { Db, Executor } from "../db/database.js";
-import { orderVolumeByDay } from "../db/orders.js";
+import { entriesOf } from "../db/ledger.js";
+import { latestOrders, orderById, orderVolumeByDay } from "../db/orders.js";
+import { topupById } from "../db/topups.js";
+import { eventsOfOrder } from "../db/webhook-events.js";
 import { transaction } from "../db/transaction.js";
 import { type Accounts, findByTelegramId, getAccount, startOfUtcDay, walletAccount } from "./accounts.js";
 import type { Account, MarkupProduct } from "./model/account.js";
@@ -231,6 +234,28 @@ function deskReads(db: Db) {
     },
 
     keyPrefix: (accountId: number): Promise<string | null> => liveKeyPrefix(db, accountId),
+
+    /**
+     * Any account's order as stored (not asked about at its backend), with whose it is, its ledger entries (the
+     * charge, a refund) and the webhook events its settling wrote; refused `order_not_found` when there is none.
+     */
+    async order(orderId: number) {
+      const order = await orderById(db, orderId);
+      if (!order) throw notFound(`No order #${orderId}`, { reason: "order_not_found" });
+      const [owner, entries, events] = await Promise.all([getAccount(db, order.accountId), entriesOf(db, { orderId }), eventsOfOrder(db, orderId)]);
+      return { order, owner, entries, events };
+    },
+
+    /** The latest orders, newest first, each with whose it is: of one account, or (null) of every account. */
+    latestOrders: (accountId: number | null, limit: number) => latestOrders(db, accountId, limit),
+
+    /** Any account's top-up, with whose it is and its ledger entries (its credit, a reversal); refused when there is none. */
+    async topup(topupId: number) {
+      const topup = await topupById(db, topupId);
+      if (!topup) throw notFound(`No top-up #${topupId}`);
+      const [owner, entries] = await Promise.all([getAccount(db, topup.accountId), entriesOf(db, { topupId })]);
+      return { topup, owner, entries };
+    },
 
     /**
      * Orders and volume by UTC day, product and status over the last `days` days, and today's rows among them

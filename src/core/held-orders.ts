@@ -42,5 +42,3 @@ export function createHeldOrders({ db, clock, settlement }: { db: Db; clock: Clo
     },
   };
 }
-
-export type HeldOrders = ReturnType<typeof createHeldOrders>;

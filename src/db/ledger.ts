@@ -175,3 +175,19 @@ export async function entryTotals(
     .executeTakeFirstOrThrow();
   return { openingMicro: micro(row.opening), withinMicro: micro(row.within) };
 }
+
+// ---- An administrator's reads ---------------------------------------------------------------------
+
+/** An entry with whose balance it moved and who made it: what an administrator reads of an order or a top-up. */
+export interface BookedEntry extends LedgerEntry {
+  accountId: number;
+  actor: string;
+  topupId: number | null;
+}
+
+/** The entries of one order (its charge, its refund) or of one top-up (its credit, a reversal), oldest first. */
+export async function entriesOf(exec: Executor, of: { orderId: number } | { topupId: number }): Promise<BookedEntry[]> {
+  const query = exec.selectFrom("ledger_entries").select([...columns, "account_id", "actor", "topup_id"]);
+  const rows = await ("orderId" in of ? query.where("order_id", "=", of.orderId) : query.where("topup_id", "=", of.topupId)).orderBy("id").execute();
+  return rows.map((row) => ({ ...toEntry(row), accountId: row.account_id, actor: row.actor, topupId: row.topup_id }));
+}

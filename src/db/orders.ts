@@ -211,6 +211,21 @@ export async function listOrders(exec: Executor, accountId: number, limit: numbe
   return rows.map(toListed);
 }
 
+/** A listed order with whose it is: an administrator's list of every account's orders. */
+export type OwnedOrder = ListedOrder & { accountId: number; telegramId: string | null; username: string | null };
+
+/** The latest orders, newest first: of one account, or (null) of every account. */
+export async function latestOrders(exec: Executor, accountId: number | null, limit: number): Promise<OwnedOrder[]> {
+  let query = exec
+    .selectFrom("orders")
+    .innerJoin("accounts", "accounts.id", "orders.account_id")
+    .select(LISTED.map((column) => `orders.${column}` as const))
+    .select(["orders.account_id", "accounts.telegram_id", "accounts.username"]);
+  if (accountId !== null) query = query.where("orders.account_id", "=", accountId);
+  const rows = await query.orderBy("orders.id", "desc").limit(limit).execute();
+  return rows.map((row) => ({ ...toListed(row), accountId: row.account_id, telegramId: row.telegram_id, username: row.username }));
+}
+
 /** The order's sealed codes (a completed gift card order's), or null. */
 export async function sealedCodes(exec: Executor, id: number): Promise<string | null> {
   const row = await exec.selectFrom("orders").select("sealed_codes").where("id", "=", id).executeTakeFirst();

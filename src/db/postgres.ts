@@ -1,13 +1,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { type Driver, type KyselyConfig, PostgresDialect, type UnknownRow } from "kysely";
-import pg from "pg";
+import type Pg from "pg";
 import { type DirectRead, guardedRead } from "./direct-read.js";
 import { exactInteger } from "./exact.js";
 import { type DatabaseFault, guardDriver, StatementTimeout } from "./faults.js";
 
 // PostgreSQL's half of database.ts: the pool, the bound on each statement's answer, exact integers, and named
 // prepared statements for hot reads.
+
+/** pg, required when a PostgreSQL database is opened: a process on SQLite (an admin command) never loads it. */
+const loadPg = (): typeof Pg => createRequire(import.meta.url)("pg");
 
 export interface PostgresOptions {
   /** PostgreSQL only: the most connections this process holds. */
@@ -54,7 +58,7 @@ type QueryCallback = (error: Error | null, result?: unknown) => void;
  * and a ROLLBACK timed out before it was sent is dropped, leaving its transaction open for the next borrower to
  * commit. Here the connection is closed instead: the server rolls back whatever it held, and the pool drops it.
  */
-function boundedClient(boundMs: number) {
+function boundedClient(pg: typeof Pg, boundMs: number) {
   return class BoundedClient extends pg.Client {
     // pg's overloads (promise or callback) in one signature.
     override query(config: unknown, values?: unknown, callback?: unknown): any {
@@ -102,11 +106,12 @@ const NUMERIC_OID = 1700;
 
 /** PostgreSQL at `url`: kysely's configuration for it, and its extras. */
 export function openPostgres(url: string, options: PostgresOptions): { config: KyselyConfig; extras: PostgresExtras } {
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? 10,
     ...(options.unsyncedCommits ? { options: "-c synchronous_commit=off" } : {}),
-    ...(options.timeoutMs ? { Client: boundedClient(options.timeoutMs) } : {}),
+    ...(options.timeoutMs ? { Client: boundedClient(pg, options.timeoutMs) } : {}),
     // A dead peer is noticed (keepalive, after 10 s idle rather than the system's 2 hours), and a pool that has run
     // out, or a server that accepts a connection but never answers it, says so instead of waiting forever.
     keepAlive: true,

@@ -352,3 +352,33 @@ export async function purgeEvents(db: Db, options: { before: string; max: number
     return ids.length;
   });
 }
+
+/** An order's webhook event as an administrator reads it: never its payload. */
+export interface OrderEvent {
+  eventId: string;
+  type: string;
+  status: WebhookEventsTable["status"];
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+/** The events an order's settling wrote for its owner's endpoint, oldest first. */
+export async function eventsOfOrder(exec: Executor, orderId: number): Promise<OrderEvent[]> {
+  const rows = await exec
+    .selectFrom("webhook_events")
+    .select(["event_id", "type", "status", "attempts", "last_error", "created_at", "delivered_at"])
+    .where("order_id", "=", orderId)
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({
+    eventId: row.event_id,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  }));
+}

@@ -1,4 +1,5 @@
-import { Pool, errors } from "undici";
+import { createRequire } from "node:module";
+import type { Pool } from "undici";
 import type { z } from "zod";
 import type { ProviderName } from "../core/ports.js";
 import { currentRequestId } from "../observability/context.js";
@@ -7,6 +8,14 @@ export interface UpstreamResponse {
   status: number;
   body: unknown;
 }
+
+const require = createRequire(import.meta.url);
+
+/**
+ * undici, required at a pool's first call rather than imported: building the service's clients costs nothing, and
+ * a process that calls no provider (most admin CLI commands) never loads it (a tenth of a command's start).
+ */
+export const loadUndici = (): typeof import("undici") => require("undici");
 
 /** The request never reached the provider (refused, unresolvable): safe to treat as "not done". */
 export class NotSentError extends Error {}
@@ -53,11 +62,13 @@ export interface HttpClientOptions {
  */
 export function createHttpClient(baseUrl: string, timeoutMs: number, options: HttpClientOptions) {
   const origin = new URL(baseUrl).origin;
-  const pool = new Pool(baseUrl, {
-    connectTimeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  let opened: Pool | null = null;
+  const pool = () =>
+    (opened ??= new (loadUndici().Pool)(baseUrl, {
+      connectTimeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    }));
 
   function told(call: Omit<UpstreamCall, "provider" | "origin" | "durationMs" | "refusal"> & { refusal?: string }, started: number) {
     try {
@@ -85,7 +96,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     const requestId = currentRequestId();
     let statusCode: number | null = null;
     try {
-      const response = await pool.request({
+      const response = await pool().request({
         method,
         path,
         headers: {
@@ -120,7 +131,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     const requestId = currentRequestId();
     let statusCode: number | null = null;
     try {
-      const response = await pool.request({
+      const response = await pool().request({
         method: "GET",
         path,
         headers: requestId ? { "x-request-id": requestId } : {},
@@ -153,16 +164,16 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
         return false;
       }
     },
-    close: () => pool.close(),
+    close: async () => opened?.close(),
     /** Aborts the calls under way (a stop past its bound); they end as "no answer". */
-    destroy: () => pool.destroy(),
+    destroy: async () => opened?.destroy(),
   };
 }
 
 /** What a call that failed throws: NotSentError when the request surely never reached the provider, else NoAnswerError. */
 function failed(call: string, error: unknown): NotSentError | NoAnswerError {
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  if (error instanceof errors.ConnectTimeoutError || (code && NOT_SENT_CODES.has(code))) {
+  if (error instanceof loadUndici().errors.ConnectTimeoutError || (code && NOT_SENT_CODES.has(code))) {
     return new NotSentError(`${call}: ${code ?? "connect timeout"}`, { cause: error });
   }
   return new NoAnswerError(`${call}: ${(error as Error).message}`, { cause: error });

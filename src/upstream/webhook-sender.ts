@@ -1,8 +1,9 @@
 import { lookup, type LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 import type { WebhookRequest, WebhookResult, WebhookSender } from "../core/ports.js";
 import { addressAllowed } from "../core/webhooks/addresses.js";
+import { loadUndici } from "./http.js";
 
 /** What a receiver's answer may weigh: the rest is not read (only its status matters). */
 const ANSWER_LIMIT = 64 * 1024;
@@ -32,7 +33,9 @@ export function createWebhookSender(options: {
       callback(null, allowed[0].address, allowed[0].family);
     });
   };
-  const agent = new Agent({ connect: { lookup: guarded, timeout: options.timeoutMs }, keepAliveTimeout: 10_000 });
+  // Opened at the first attempt (see loadUndici).
+  let opened: Agent | null = null;
+  const agent = () => (opened ??= new (loadUndici().Agent)({ connect: { lookup: guarded, timeout: options.timeoutMs }, keepAliveTimeout: 10_000 }));
 
   return {
     async send(webhook: WebhookRequest): Promise<WebhookResult> {
@@ -43,11 +46,11 @@ export function createWebhookSender(options: {
         return { statusCode: null, error: `${host} may not receive webhooks`, durationMs: took() };
       }
       try {
-        const response = await request(webhook.url, {
+        const response = await loadUndici().request(webhook.url, {
           method: "POST",
           headers: webhook.headers,
           body: webhook.body,
-          dispatcher: agent,
+          dispatcher: agent(),
           signal: AbortSignal.timeout(webhook.timeoutMs),
           headersTimeout: webhook.timeoutMs,
           bodyTimeout: webhook.timeoutMs,
@@ -61,8 +64,8 @@ export function createWebhookSender(options: {
         return { statusCode: null, error: detail, durationMs: took() };
       }
     },
-    close: () => agent.close(),
+    close: async () => opened?.close(),
     /** Aborts the attempts under way (a stop past its bound). */
-    destroy: () => agent.destroy(),
+    destroy: async () => opened?.destroy(),
   };
 }

@@ -1,3 +1,8 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrations } from "../../migrations/index.js";
 import { type TestDatabase, testDatabase } from "../support/databases.js";
@@ -27,4 +32,29 @@ describe("npm run migrate and npm run admin, compiled", () => {
     expect(refused.stderr).toContain("cannot be negative");
     expect(refused.stderr).toContain("usage: npm run admin");
   });
+});
+
+describe("npm run admin, at its start", () => {
+  it(
+    "loads the core alone: no module of the API, the bot or the jobs; not Fastify, grammY, undici, or pg on SQLite",
+    { timeout: 60_000 },
+    async () => {
+      const env = { DATABASE_URL: database.url, ...database.env };
+      expect((await run("admin", env, "key", "777002")).code).toBe(0);
+      const log = join(mkdtempSync(join(tmpdir(), "modules-")), "loaded.txt");
+      // The compiled program as npm runs it, each module it loads written down.
+      await promisify(execFile)(process.execPath, ["--import", "./test/support/module-log.mjs", "dist/src/cli/admin.js", "balance", "777002"], {
+        env: { ...process.env, ...env, MODULE_LOG: log },
+      });
+      const loaded = readFileSync(log, "utf8").trim().split("\n");
+      expect(loaded).toContain(new URL("../../dist/src/root.js", import.meta.url).href);
+      const faces = loaded.filter(
+        (url) =>
+          /\/node_modules\/(fastify|@fastify|grammy|@grammyjs|undici|pg)\//.test(url) ||
+          (/\/dist\/src\/(api|bot)\//.test(url) && !url.endsWith("/dist/src/api/rate-window.js")) ||
+          url.endsWith("/dist/src/jobs/index.js"),
+      );
+      expect(faces).toEqual([]);
+    },
+  );
 });

@@ -78,6 +78,11 @@ describe("npm run admin -- stars", () => {
     );
     expect(shown.stdout).not.toContain(TEST_BOT_TOKEN);
 
+    // --json: the Mini App desk's Star book (GET /miniapp/admin/stars), field for field.
+    const asJson = await cli("--json");
+    expect(asJson).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ balance: starBalance, open_orders: 0, open_stars: 0, rate_usdt: 0.01 });
+
     // Stars taken behind the book's back: the difference printed, exit 1; and the summary says so too.
     await stars.setBalance(starBalance - 40);
     try {

@@ -5,9 +5,7 @@ import { DomainError } from "../../core/model/errors.js";
 import type { RequestCounter } from "../../core/request-counter.js";
 import { rateLimitKey } from "../caller.js";
 import { sharedRateLimit } from "../shared-rate-store.js";
-
-/** The per-key limit counts requests in windows of a minute (RATE_LIMIT_PER_MINUTE). */
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
+import { RATE_LIMIT_WINDOW_SECONDS } from "../rate-window.js";
 
 interface RateLimitOptions {
   perMinute: number;
