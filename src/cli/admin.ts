@@ -47,8 +47,9 @@ changes:
   stars refund <topup-id>                            give a Stars top-up's Stars back, its credit taken back first
   backup <file> [--with-codes-key]                   copy the SQLite database while the service runs, verified; never
                                                      overwrites; --with-codes-key also writes <file>.codes.key
-  preflight                                          before going live: every configured backend's credentials and
-                                                     balance, the bot's token, Crypto Pay; exit 1 when one fails
+  preflight [--json]                                 before going live: the configuration, the database, the bot's
+                                                     token, every product's backend, the rates, Crypto Pay; exit 0
+                                                     ready, 2 a rehearsal (something simulated), 1 a check failed
   help                                               this text
 a target: a Telegram user id, an @username the bot has seen, or a key prefix (sj_xxxx); it must name exactly one
   account, and every answer names the account by its Telegram id and @username
