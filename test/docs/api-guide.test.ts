@@ -100,7 +100,7 @@ function localise(text: string, s: { base: string; simulator: string; receiverPo
 const BASH_PRELUDE = String.raw`
 set +e
 npm() {
-  if [ "$1 $2 $3 $4" = "run -s admin --" ]; then shift 4; "$NODE" ${ADMIN_SCRIPT.replace(/^node /, "").replace("dist/", '"$ROOT"/dist/')} "$@"
+  if [ "$1 $2 $3 $4" = "run -s admin --" ]; then shift 4; "$NODE" ${ADMIN_SCRIPT.replace(/^node /, "").replace(/(?<=^| )(scripts|dist)\//g, '"$ROOT"/$1/')} "$@"
   else echo "npm $*: not a command this test runs" >&2; return 97; fi
 }
 curl() {
