@@ -1,7 +1,7 @@
 import { targetLabel } from "../core/admin.js";
 import type { Core } from "../core/index.js";
-import type { MarkupDefaults } from "../core/markup.js";
-import type { Account } from "../core/model/account.js";
+import { type MarkupDefaults, markupOf, percentNumber } from "../core/markup.js";
+import { type Account, MARKUP_PRODUCTS } from "../core/model/account.js";
 import { formatUsdt, type Micro } from "../core/model/money.js";
 import { balanceJson, heldJson, orderJson, ordersJson, topupJson, topupStatsJson, userJson } from "../wire/admin.js";
 import { summaryView } from "../wire/orders.js";
@@ -27,8 +27,6 @@ const when = (at: string | null) => at ?? "not yet";
 const fields = (pairs: Array<[string, string | number | null | undefined | false]>) =>
   pairs.filter(([, value]) => value !== null && value !== undefined && value !== false).map(([label, value]) => `  ${label}: ${value}`);
 
-const percent = (basisPoints: number) => `${basisPoints / 100}%`;
-
 /** The funds line of an account: a balance, or an owner key's share of the service wallet. */
 function fundsText(funds: Awaited<ReturnType<Core["accounts"]["balance"]>>): string {
   if (!funds.unlimited) return usdt(funds.availableMicro);
@@ -52,10 +50,10 @@ function entryLines(entries: Entries, ownerId: number): string[] {
 async function user(core: Core, args: ReadArgs): Promise<Shown> {
   const account = await args.target();
   const [funds, prefix] = await Promise.all([core.accounts.balance(account), core.admin.keyPrefix(account.id)]);
-  const markups = (["store", "games", "giftcards"] as const).map((product) => {
-    const own = account.markupBp[product];
-    return `${product} ${percent(own ?? args.markups[product])} (${own === null ? "default" : "personal"})`;
-  });
+  const markups = MARKUP_PRODUCTS.map(
+    (product) =>
+      `${product} ${percentNumber(markupOf(account, product, args.markups))}% (${account.markupBp[product] === null ? "default" : "personal"})`,
+  );
   const shown = (limit: Micro | null) => (limit === null ? "none" : formatUsdt(limit));
   const text = [
     `${targetLabel(account)} (${account.kind === "owner" ? "owner key" : "standard key"})`,

@@ -23,8 +23,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function onServer<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_SERVER_URL, connectionTimeoutMillis: 3000 });
+/** Runs `run` on a connection to the test server's database, or to `database` on that server. */
+export async function onServer<T>(run: (client: pg.Client) => Promise<T>, database?: string): Promise<T> {
+  const url = new URL(POSTGRES_SERVER_URL);
+  if (database) url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 3000 });
   await client.connect();
   try {
     return await run(client);
