@@ -194,12 +194,10 @@ async function addUpstream(
     },
     timeoutMs: config.upstream.timeoutMs,
     log,
-    onCall: onProviderCall
-      ? (call) => {
-          metrics.providerCall(call);
-          onProviderCall(call);
-        }
-      : metrics.providerCall,
+    onCall: (call) => {
+      metrics.providerCall(call);
+      onProviderCall?.(call);
+    },
   });
   lifecycle.add({ name: "providers", abort: upstream.abort, close: upstream.close });
   const { timeoutMs } = config.upstream;

@@ -309,16 +309,18 @@ function notRealSummary(notReal: NotReal[]): string {
   return [...groups].map(([why, what]) => `${what.join(", ")} ${why}`).join("; ");
 }
 
-/** The environment this run checks: under UPSTREAM=simulator, a simulator of its own fills the unset addresses. */
+/** The environment this run checks, and the configuration read from it: under UPSTREAM=simulator, a simulator of its own fills the unset addresses. */
 async function simulatedEnvironment(env: Record<string, string | undefined>) {
   const { loadConfigForChecks } = await import("../config.js");
-  if (loadConfigForChecks(env).config.upstream.source !== "simulator") return { env, filled: new Set<string>(), simulator: null };
+  const read = loadConfigForChecks(env);
+  if (read.config.upstream.source !== "simulator") return { env, read, filled: new Set<string>(), simulator: null };
   // On a free port: the service may be running with its own simulator on SIMULATOR_PORT.
   const { startSimulator } = await import("../simulator/server.js");
   const { simulatedEnv } = await import("../simulator/settings.js");
   const simulator = await startSimulator(0, { timeScale: 0.01 });
   const filled = simulatedEnv(simulator.url, env);
-  return { env: { ...env, ...filled }, filled: new Set(Object.keys(filled)), simulator };
+  const filledEnv = { ...env, ...filled };
+  return { env: filledEnv, read: loadConfigForChecks(filledEnv), filled: new Set(Object.keys(filled)), simulator };
 }
 
 /**
@@ -334,10 +336,9 @@ export async function preflight(env: Record<string, string | undefined>, out: (l
     out(`preflight takes only --json, got ${unknown.join(" ")}`);
     return PREFLIGHT_EXIT.failed;
   }
-  const { loadConfigForChecks } = await import("../config.js");
   const { openCore } = await import("../root.js");
   const environment = await simulatedEnvironment(env);
-  const { config, problems, unchecked } = loadConfigForChecks(environment.env);
+  const { config, problems, unchecked } = environment.read;
   const lines: Line[] = problems.map((problem: ConfigProblem) => ({
     verdict: "fail",
     subject: "config",

@@ -1,9 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import type { Pool } from "undici";
 import { z } from "zod";
 import { parseAmountDown, plainAmount } from "../core/model/money.js";
 import { type CryptoInvoice, type CryptoPayPort, UpstreamError } from "../core/ports.js";
-import { loadUndici } from "./http.js";
+import { lazyPool } from "./http.js";
 
 // Crypto Pay, the API of @CryptoBot (docs/api-guide.md, "Top-ups"): a thin undici adapter like the other
 // providers', rather than a client library: four methods, one header, one signature, all checked with zod here.
@@ -133,20 +132,13 @@ export function createCryptoPay(options: CryptoPayOptions): CryptoPayPort & { cl
 function openCalls(options: CryptoPayOptions): { call: Call; close(): Promise<void> } {
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/$/, "");
-  // Opened at the first call (see loadUndici).
-  let opened: Pool | null = null;
-  const pool = () =>
-    (opened ??= new (loadUndici().Pool)(base.origin, {
-      connectTimeout: Math.min(options.timeoutMs, 5_000),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    }));
+  const pool = lazyPool(base.origin, options.timeoutMs);
 
   async function call<T extends z.ZodType>(method: string, params: Record<string, unknown>, result: T): Promise<z.infer<T>> {
     let status: number;
     let body: unknown;
     try {
-      const response = await pool().request({
+      const response = await pool.get().request({
         method: "POST",
         path: `${prefix}/api/${method}`,
         headers: { "content-type": "application/json", "crypto-pay-api-token": options.token },
@@ -167,7 +159,7 @@ function openCalls(options: CryptoPayOptions): { call: Call; close(): Promise<vo
     return value.data;
   }
 
-  return { call, close: async () => opened?.close() };
+  return { call, close: pool.close };
 }
 
 /** getInvoices, each item read on its own: one that is not an invoice is logged and left out. */

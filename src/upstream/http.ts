@@ -17,6 +17,24 @@ const require = createRequire(import.meta.url);
  */
 export const loadUndici = (): typeof import("undici") => require("undici");
 
+/**
+ * A keep-alive pool to one origin, every call bounded by `timeoutMs` (connecting by CONNECT_TIMEOUT_MS at most),
+ * opened at its first call (see loadUndici); closing one never opened does nothing.
+ */
+export function lazyPool(url: string, timeoutMs: number) {
+  let opened: Pool | null = null;
+  return {
+    get: () =>
+      (opened ??= new (loadUndici().Pool)(url, {
+        connectTimeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      })),
+    close: async () => opened?.close(),
+    destroy: async () => opened?.destroy(),
+  };
+}
+
 /** The request never reached the provider (refused, unresolvable): safe to treat as "not done". */
 export class NotSentError extends Error {}
 /** The request may have reached the provider but no answer came in time: the outcome is unknown. */
@@ -62,13 +80,7 @@ export interface HttpClientOptions {
  */
 export function createHttpClient(baseUrl: string, timeoutMs: number, options: HttpClientOptions) {
   const origin = new URL(baseUrl).origin;
-  let opened: Pool | null = null;
-  const pool = () =>
-    (opened ??= new (loadUndici().Pool)(baseUrl, {
-      connectTimeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    }));
+  const pool = lazyPool(baseUrl, timeoutMs);
 
   function told(call: Omit<UpstreamCall, "provider" | "origin" | "durationMs" | "refusal"> & { refusal?: string }, started: number) {
     try {
@@ -96,7 +108,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     const requestId = currentRequestId();
     let statusCode: number | null = null;
     try {
-      const response = await pool().request({
+      const response = await pool.get().request({
         method,
         path,
         headers: {
@@ -131,7 +143,7 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
     const requestId = currentRequestId();
     let statusCode: number | null = null;
     try {
-      const response = await pool().request({
+      const response = await pool.get().request({
         method: "GET",
         path,
         headers: requestId ? { "x-request-id": requestId } : {},
@@ -164,9 +176,9 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, options: Ht
         return false;
       }
     },
-    close: async () => opened?.close(),
+    close: pool.close,
     /** Aborts the calls under way (a stop past its bound); they end as "no answer". */
-    destroy: async () => opened?.destroy(),
+    destroy: pool.destroy,
   };
 }
 

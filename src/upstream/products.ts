@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type pino from "pino";
 import type { BotApi, ProductBackends, ProductName, ProtocolBackend, ReloadlyBackend } from "../config/deployment.js";
 import { PRODUCTS, type ProductType } from "../core/model/products.js";
-import { type Funds, PORT_NAMES, type PortName, type Ports, type ProviderName, type StatusQuestion } from "../core/ports.js";
+import { type Funds, PORT_NAMES, type Ports, type ProviderName, type StatusQuestion } from "../core/ports.js";
 import { maskSecrets } from "../observability/log.js";
 import { createGamesAdapter } from "./games.js";
 import { createGatewayAdapter } from "./gateway.js";
@@ -62,19 +62,17 @@ export interface UpstreamOptions {
  */
 export function openUpstream(options: UpstreamOptions) {
   const { products, formerOrders } = options;
-  const probing = new AsyncLocalStorage<UpstreamCall[]>();
+  const probing = new AsyncLocalStorage<Probe>();
   const onCall = (call: UpstreamCall) => {
     options.onCall(call);
     const probe = probing.getStore();
-    probe?.push(call);
+    if (probe) probe.last = call;
     options.log[probe ? "debug" : "info"](
       {
         provider: call.provider,
         ...(call.requestId ? { reqId: call.requestId } : {}),
         method: call.method,
-        path: maskSecrets(call.path),
-        statusCode: call.statusCode,
-        ...(call.error ? { error: maskSecrets(call.error) } : {}),
+        ...callFields(call),
         ms: call.durationMs,
       },
       "provider call",
@@ -186,20 +184,15 @@ export function openUpstream(options: UpstreamOptions) {
   };
 }
 
-/** A backend's probe as its state line tells it: the products it serves, and what its last call saw. */
-function probeFields(products: PortName[], backend: string, calls: UpstreamCall[]) {
-  const last = calls.at(-1);
+/** A probe under way: its last call, for the line that tells a backend's change of state. */
+type Probe = { last?: UpstreamCall };
+
+/** What a call's log lines say of where it went and what came back (secrets masked). */
+function callFields(call: UpstreamCall) {
   return {
-    products,
-    backend,
-    ...(last
-      ? {
-          provider: last.provider,
-          path: maskSecrets(last.path),
-          statusCode: last.statusCode,
-          ...(last.error ? { error: maskSecrets(last.error) } : {}),
-        }
-      : {}),
+    path: maskSecrets(call.path),
+    statusCode: call.statusCode,
+    ...(call.error ? { error: maskSecrets(call.error) } : {}),
   };
 }
 
@@ -208,7 +201,7 @@ function probeFields(products: PortName[], backend: string, calls: UpstreamCall[
  * backend's state is logged when it changes: down at warn (the first probe's included), up again at info. Ports
  * sharing one check (stars and Premium on one gateway) share its wrapper, so a round still asks it once.
  */
-function watchProbes(ports: Ports, probing: AsyncLocalStorage<UpstreamCall[]>, log: pino.Logger): void {
+function watchProbes(ports: Ports, probing: AsyncLocalStorage<Probe>, log: pino.Logger): void {
   type Watched = { configured: boolean; backend: string; ready(): Promise<boolean> };
   const configured = PORT_NAMES.filter((name) => ports[name].configured);
   // The checks as built, before any is wrapped (two names may share one port object).
@@ -221,11 +214,12 @@ function watchProbes(ports: Ports, probing: AsyncLocalStorage<UpstreamCall[]>, l
       const products = configured.filter((other) => checks.get(other) === check);
       let up: boolean | null = null;
       wrapped.set(check, async () => {
-        const calls: UpstreamCall[] = [];
-        const ready = await probing.run(calls, check);
+        const probe: Probe = {};
+        const ready = await probing.run(probe, check);
         if (ready !== up) {
-          if (!ready) log.warn(probeFields(products, port.backend, calls), "backend down: its health probe failed");
-          else if (up === false) log.info(probeFields(products, port.backend, calls), "backend up again: its health probe answers");
+          const fields = { products, backend: port.backend, ...(probe.last ? { provider: probe.last.provider, ...callFields(probe.last) } : {}) };
+          if (!ready) log.warn(fields, "backend down: its health probe failed");
+          else if (up === false) log.info(fields, "backend up again: its health probe answers");
           up = ready;
         }
         return ready;
