@@ -393,6 +393,7 @@ async function openBot(config: BotSettings, { service: { core, db, log, metrics 
     support: config.support,
     paymentHelp: config.paymentHelp,
     miniAppUrl: config.miniApp.url,
+    webhookUrl: config.updates.kind === "webhook" ? config.updates.url : null,
     log,
     observeUpdate: metrics.botUpdate,
     pollOnOneInstance: (role) => holdRole(db, "telegram-polling", role, log),

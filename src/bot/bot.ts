@@ -1,4 +1,4 @@
-import { type ConversationData, conversations, type VersionedState } from "@grammyjs/conversations";
+import { type ConversationData, conversations, pinVersion, type VersionedState } from "@grammyjs/conversations";
 import { Bot, type MiddlewareFn, type StorageAdapter } from "grammy";
 import type { Caller } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
@@ -7,7 +7,7 @@ import type { BotContext, FlowContext } from "./context.js";
 import { accountFeatures } from "./features/account.js";
 import { adminFeatures, isAdminUpdate } from "./features/admin.js";
 import { cancelFeature } from "./features/cancel.js";
-import { keyFeatures } from "./features/keys.js";
+import { keyFeatures, publicApi } from "./features/keys.js";
 import { languageFeature } from "./features/language.js";
 import { type PaymentHelpTexts, paymentHelpFeatures } from "./features/payment-help.js";
 import { answerCheckout, starPaymentFeatures } from "./features/star-payments.js";
@@ -51,6 +51,8 @@ export interface BotOptions {
   paymentHelp: PaymentHelpTexts;
   /** The Mini App's public HTTPS address (MINIAPP_URL): the menu's "Open the shop" and the chat's menu button. */
   miniAppUrl?: string | null;
+  /** The address Telegram posts updates to in webhook mode (BOT_WEBHOOK_URL), else null: with the Mini App's, where the API is. */
+  webhookUrl?: string | null;
   log: NotifyLog & { info(obj: object, msg: string): void };
   /** Told of every update handled: its kind and how long it took (metrics). */
   observeUpdate?: (kind: string, seconds: number) => void;
@@ -69,7 +71,9 @@ export interface BotOptions {
 }
 
 /** Bump when a conversation's steps change shape: stored flows of the old shape are dropped, not misread. */
-const CONVERSATION_VERSION = 1;
+const CONVERSATION_VERSION = 2;
+/** Where a chat's conversations are stored: the key is this and the chat's id (the plugin's default key). */
+const CONVERSATION_PREFIX = "convo:";
 
 /**
  * The Telegram bot over the core: keys, purchase conversations, account views, admin commands, notifications.
@@ -88,7 +92,13 @@ export function createBot(options: BotOptions) {
   const callersUnderWay = new Map<string, Caller | undefined>();
   const i18n = createI18n(core, callersUnderWay);
   const admins = new Set(options.admins);
-  const notifier = createNotifier(core, bot.api, i18n, log, options.admins);
+  // Whether a flow waits for the user's answer in this chat, as the conversations plugin stored it (on any instance).
+  const { unpack } = pinVersion(CONVERSATION_VERSION);
+  const inFlow = async (chatId: string) => {
+    const data = unpack<ConversationData>(await options.storage.read(`${CONVERSATION_PREFIX}${chatId}`));
+    return Object.values(data ?? {}).some((states) => states.length > 0);
+  };
+  const notifier = createNotifier(core, bot.api, i18n, log, options.admins, inFlow);
   const shopUrl = setShopUrl(options.miniAppUrl ?? undefined);
 
   bot.use(timeUpdates(options.observeUpdate));
@@ -112,7 +122,7 @@ export function createBot(options: BotOptions) {
   bot.use(shopUrl);
   bot.use(
     conversations<BotContext, FlowContext>({
-      storage: { type: "key", version: CONVERSATION_VERSION, prefix: "convo:", adapter: options.storage },
+      storage: { type: "key", version: CONVERSATION_VERSION, prefix: CONVERSATION_PREFIX, adapter: options.storage },
       // Inside conversations the context is rebuilt: what it carries is installed again there.
       plugins: [i18n.middleware() as unknown as MiddlewareFn<FlowContext>, shopUrl as MiddlewareFn<FlowContext>, conversationApi(recordReply)],
     }),
@@ -121,8 +131,8 @@ export function createBot(options: BotOptions) {
   bot.use(cancelFeature());
   const deps = { core, menu: mainMenu, support: options.support };
   for (const flow of FLOWS) bot.use(flow.install(deps));
-  bot.use(keyFeatures(core));
-  bot.use(accountFeatures(core, options.support));
+  bot.use(keyFeatures(core, publicApi(options.miniAppUrl ?? null, options.webhookUrl ?? null)));
+  bot.use(accountFeatures(core, options.support, admins));
   bot.use(languageFeature(core));
   bot.use(webhookFeatures(core));
   bot.use(statementFeatures(core));

@@ -1,3 +1,4 @@
+import type { Core } from "../core/index.js";
 import { formatUsd, formatUsdt, type MicroUsd } from "../core/model/money.js";
 import type { ListedOrder, Order } from "../core/model/products.js";
 
@@ -13,13 +14,31 @@ export const minute = (at: string) => at.slice(0, 16).replace("T", " ");
 /** One number format for USD (store nominals): always 2 decimals, then "USD". */
 export const usd = (amount: MicroUsd) => `${formatUsd(amount)} USD`;
 
-/** Whom or what an order was for, as a person reads it: a gift card order names its cards, not a brand id. */
-const forWhom = (order: ListedOrder) =>
-  order.productType === "giftcard" ? `${order.details.quantity} × ${order.details.denomination}` : order.recipient;
+/** Gift card brands' names by id: an order keeps the brand's id, a person reads its name. */
+export type Brands = ReadonlyMap<string, string>;
+
+/** The brands' names where `orders` hold a gift card order; none when the provider's list cannot be read just now. */
+export async function brandsOf(core: Core, orders: readonly ListedOrder[]): Promise<Brands> {
+  if (!orders.some((order) => order.productType === "giftcard")) return new Map();
+  return core.giftcards.brandNames().catch(() => new Map());
+}
+
+/** Whom or what an order was for, as a person reads it: a gift card order names its brand and cards, never the brand's id. */
+function forWhom(t: Translate, order: ListedOrder, brands: Brands): string {
+  if (order.productType !== "giftcard") return order.recipient;
+  const { quantity, denomination: name, category_id: id } = order.details;
+  const brand = brands.get(id);
+  return brand ? t("giftcard-cards", { quantity, name, brand }) : t("giftcard-cards-unnamed", { quantity, name });
+}
 
 /** One line about an order: with its status for lists, without it where the message says it already (notifications). */
-export function orderLine(t: Translate, order: ListedOrder, withStatus = true): string {
-  const vars = { id: String(order.id), product: t(`product-${order.productType}`), recipient: forWhom(order), charged: usdt(order.chargeMicro) };
+export function orderLine(t: Translate, order: ListedOrder, brands: Brands, withStatus = true): string {
+  const vars = {
+    id: String(order.id),
+    product: t(`product-${order.productType}`),
+    recipient: forWhom(t, order, brands),
+    charged: usdt(order.chargeMicro),
+  };
   return withStatus ? t("order-line", { status: t(`status-${order.status}`), ...vars }) : t("order-line-short", vars);
 }
 

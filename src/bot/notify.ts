@@ -2,7 +2,7 @@ import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
 import type { Core } from "../core/index.js";
 import type { Order } from "../core/model/products.js";
-import { failureReason, orderLine, type Translate, usdt } from "./format.js";
+import { brandsOf, failureReason, orderLine, type Translate, usdt } from "./format.js";
 import { mainMenu } from "./keyboards.js";
 import type { Alert, AlertDetails } from "../wire/alerts.js";
 
@@ -16,8 +16,8 @@ export interface NotifyLog {
  * over the API with the user's key), with gift card codes, and an administrator's credit, debit or block. A user who blocked
  * the bot is logged and skipped; nothing is lost, the codes stay in /orders.
  */
-export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog, admins: number[]) {
-  const tell = createTell(core, api, i18n, log);
+export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog, admins: number[], inFlow: InFlow) {
+  const tell = createTell(core, api, i18n, log, inFlow);
   tellOfCore(core, tell, log);
 
   /** Deliveries gave up: the key's owner hears of it here, once (only the instance that disabled it calls). */
@@ -45,17 +45,24 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
 }
 
 type Tell = (telegramId: string, text: (t: Translate) => string) => Promise<void>;
+/** Whether a flow waits for the user's answer in the chat (a notice then comes without buttons). */
+type InFlow = (chatId: string) => Promise<boolean>;
 
-/** A message to one user, in the language of their account, with the menu; a user who blocked the bot is skipped. */
-function createTell(core: Core, api: Api, i18n: I18n, log: NotifyLog): Tell {
+/**
+ * A message to one user, in the language of their account; a user who blocked the bot is skipped. It offers the
+ * menu, unless a flow waits in the chat: then it comes without buttons, so the flow's question stays the one live
+ * keyboard and its answer still goes to the flow (docs/decisions/0044-bot-texts.md).
+ */
+function createTell(core: Core, api: Api, i18n: I18n, log: NotifyLog, inFlow: InFlow): Tell {
   return async (telegramId, text) => {
     // English when the account cannot be read: an alert about the database must still reach the administrators.
     const account = await core.accounts.byTelegramId(telegramId).catch(() => undefined);
     const locale = account?.language ?? "en";
     const t: Translate = (key, vars) => i18n.t(locale, key, vars);
+    // A flow's state that cannot be read counts as none: the notice offers the menu, as outside a flow.
+    const busy = await inFlow(telegramId).catch(() => false);
     try {
-      // A notice is a final message too: it offers the menu, the next step.
-      await api.sendMessage(Number(telegramId), text(t), { reply_markup: mainMenu({ t }) });
+      await api.sendMessage(Number(telegramId), text(t), busy ? {} : { reply_markup: mainMenu({ t }) });
     } catch (error) {
       if (error instanceof GrammyError && error.error_code === 403) log.warn({ telegramId }, "user blocked the bot; notification skipped");
       else log.error({ telegramId, err: error }, "notification failed");
@@ -68,9 +75,9 @@ function tellOfCore(core: Core, tell: Tell, log: NotifyLog): void {
   async function orderSettled(order: Order) {
     const account = await core.accounts.get(order.accountId);
     if (!account.telegramId) return;
-    const codes = await core.orders.codes(order);
+    const [codes, brands] = await Promise.all([core.orders.codes(order), brandsOf(core, [order])]);
     await tell(account.telegramId, (t) => {
-      const line = orderLine(t, order, false);
+      const line = orderLine(t, order, brands, false);
       if (order.status === "failed") return t("notify-refunded", { line, charged: usdt(order.chargeMicro), reason: failureReason(t, order) });
       return codes.length ? `${t("notify-completed", { line })}\n\n${t("codes", { codes: codes.join("\n") })}` : t("notify-completed", { line });
     });

@@ -7,6 +7,7 @@ import { CRYPTO_PAY_WEBHOOK_PATH } from "../api/routes/topups.js";
 import { pointCryptoPayWebhook, SIMULATOR_CRYPTO_PAY_TOKEN } from "../simulator/cryptopay.js";
 import { startSimulator } from "../simulator/server.js";
 import { EmulatedChat } from "./client.js";
+import { telegramLanguage } from "./language.js";
 import type { ChatMessage } from "./state.js";
 import { startEmulator } from "./server.js";
 
@@ -59,7 +60,7 @@ const chat = new EmulatedChat(emulator.url, {
   id: USER_ID,
   first_name: process.env.USER ?? "You",
   username: "chat_user",
-  language_code: (process.env.LANG ?? "en").slice(0, 2),
+  language_code: telegramLanguage(process.env),
 });
 
 // Every button shown keeps its number while its message still carries it, so an older one can be tapped too.

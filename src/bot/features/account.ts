@@ -2,13 +2,14 @@ import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
 import { lowBalanceToggle, menuEntry, orderDetail } from "../callback-data.js";
 import type { BotContext } from "../context.js";
-import { failureReason, orderLine, usdt } from "../format.js";
+import { brandsOf, failureReason, orderLine, usdt } from "../format.js";
 import { mainMenu } from "../keyboards.js";
+import { ADMIN_COMMANDS } from "./admin.js";
 
 const RECENT_ORDERS = 10;
 
 /** Balance (with the low-balance notice), orders, help and the main menu. */
-export function accountFeatures(core: Core, support: string | null) {
+export function accountFeatures(core: Core, support: string | null, admins: ReadonlySet<number>) {
   const composer = new Composer<BotContext>();
 
   // The gate lets only registered users past (but for /start), so ctx.caller is there from here on.
@@ -27,7 +28,8 @@ export function accountFeatures(core: Core, support: string | null) {
   async function orders(ctx: BotContext) {
     const recent = await core.orders.list(ctx.caller!.account.id, RECENT_ORDERS);
     if (!recent.length) return ctx.reply(ctx.t("orders-none"), { reply_markup: mainMenu(ctx) });
-    const rows = recent.map((order) => [InlineKeyboard.text(orderLine(ctx.t.bind(ctx), order), orderDetail.pack({ id: order.id }))]);
+    const brands = await brandsOf(core, recent);
+    const rows = recent.map((order) => [InlineKeyboard.text(orderLine(ctx.t.bind(ctx), order, brands), orderDetail.pack({ id: order.id }))]);
     return ctx.reply(ctx.t("orders-title"), { reply_markup: InlineKeyboard.from(rows) });
   }
 
@@ -56,7 +58,10 @@ export function accountFeatures(core: Core, support: string | null) {
     const order = await core.orders.current(ctx.caller!.account.id, id).catch(() => null);
     if (!order) return ctx.reply(ctx.t("order-unknown"), { reply_markup: mainMenu(ctx) });
     const t = ctx.t.bind(ctx);
-    const lines = [orderLine(t, order), ctx.t("order-created", { at: order.createdAt.slice(0, 16).replace("T", " ") })];
+    const lines = [
+      orderLine(t, order, await brandsOf(core, [order])),
+      ctx.t("order-created", { at: order.createdAt.slice(0, 16).replace("T", " ") }),
+    ];
     if (order.status === "failed")
       lines.push(ctx.t("order-failed-detail", { reason: failureReason(t, order), refunded: order.refunded ? "yes" : "no" }));
     const codes = await core.orders.codes(order);
@@ -64,9 +69,13 @@ export function accountFeatures(core: Core, support: string | null) {
     return ctx.reply(lines.join("\n"), { reply_markup: mainMenu(ctx) });
   });
 
-  composer.command(["help", "menu"], (ctx) =>
-    ctx.reply(`${ctx.t("help")}${support ? `\n${ctx.t("support", { contact: support })}` : ""}`, { reply_markup: mainMenu(ctx) }),
-  );
+  // An administrator's help lists their commands too; nobody else is shown them.
+  composer.command(["help", "menu"], (ctx) => {
+    const admin = ctx.from !== undefined && admins.has(ctx.from.id);
+    const lines = [ctx.t("help"), ...(admin ? [ctx.t("help-admin", { commands: Object.values(ADMIN_COMMANDS).join("\n") })] : [])];
+    if (support) lines.push(ctx.t("support", { contact: support }));
+    return ctx.reply(lines.join("\n"), { reply_markup: mainMenu(ctx) });
+  });
 
   return composer;
 }

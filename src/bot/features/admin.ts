@@ -5,9 +5,9 @@ import { DomainError, isRefusal, ruleIn } from "../../core/model/errors.js";
 import { targetLabel, telegramActor } from "../../core/admin.js";
 import type { Core } from "../../core/index.js";
 import { fromUsdt, MAX_USDT, type Micro, parseBasisPoints, parseUsdt } from "../../core/model/money.js";
-import { adminConfirm, starsRefund, topupApprove, topupReject } from "../callback-data.js";
+import { adminConfirm, cancelFlow, starsRefund, topupApprove, topupReject } from "../callback-data.js";
 import type { BotContext } from "../context.js";
-import { orderLine, plainNumber, usdt } from "../format.js";
+import { brandsOf, orderLine, plainNumber, usdt } from "../format.js";
 import { refusalText } from "../refusals.js";
 
 /** Which product each markup prices, for its name in the admin's language. */
@@ -31,12 +31,17 @@ export const ADMIN_COMMANDS = {
 const ADMIN_BUTTONS = [adminConfirm, topupApprove, topupReject, starsRefund];
 const ADMIN_COMMAND = new RegExp(`^/(${Object.keys(ADMIN_COMMANDS).join("|")})(@\\w+)?(\\s|$)`);
 
-/** An administrator's own command or button: administrators use them without being customers (no key needed). */
+/** What an administrator sends besides their commands without being a customer: /help, /cancel and Cancel, and plain text (a reason asked for). */
+const ADMIN_ALSO = /^\/(help|cancel)(@\w+)?(\s|$)/;
+
+/** An administrator's own command, button or answer: administrators use them without being customers (no key needed). */
 export function isAdminUpdate(admins: Set<number>) {
-  return (ctx: BotContext) =>
-    ctx.from !== undefined &&
-    admins.has(ctx.from.id) &&
-    (ADMIN_COMMAND.test(ctx.message?.text ?? "") || ADMIN_BUTTONS.some((button) => button.parse(ctx.callbackQuery?.data) !== undefined));
+  return (ctx: BotContext) => {
+    if (ctx.from === undefined || !admins.has(ctx.from.id)) return false;
+    const text = ctx.message?.text;
+    if (text !== undefined) return ADMIN_COMMAND.test(text) || ADMIN_ALSO.test(text) || !text.startsWith("/");
+    return [...ADMIN_BUTTONS, cancelFlow].some((button) => button.parse(ctx.callbackQuery?.data) !== undefined);
+  };
 }
 
 /** A bad argument: the i18n key of why, and its values; answered with the command's usage line. */
@@ -229,6 +234,7 @@ async function describeUser(core: Core, ctx: BotContext, account: Account & { te
     core.admin.keyPrefix(account.id),
     core.orders.list(account.id, 5),
   ]);
+  const brands = await brandsOf(core, recent);
   const rates = MARKUP_PRODUCTS.map(
     (p) => `${ctx.t(`product-${MARKUP_PRODUCT_TYPE[p]}`)} ${account.markupBp[p] === null ? ctx.t("adm-default") : `${account.markupBp[p]! / 100}%`}`,
   ).join(", ");
@@ -242,7 +248,7 @@ async function describeUser(core: Core, ctx: BotContext, account: Account & { te
     ctx.t(funds.unlimited ? "adm-user-wallet" : "adm-user-balance", { balance: usdt(funds.availableMicro) }),
     ctx.t("adm-user-key", { prefix: prefix ?? ctx.t("adm-none") }),
     ctx.t("adm-user-markups", { rates }),
-    ...recent.map((order) => orderLine(ctx.t.bind(ctx), order)),
+    ...recent.map((order) => orderLine(ctx.t.bind(ctx), order, brands)),
   ].join("\n");
 }
 
@@ -253,13 +259,9 @@ async function describeStats(core: Core, ctx: BotContext): Promise<string> {
   const delivered = new Map<string, number>();
   for (const r of days) if (r.status === "completed") delivered.set(r.product, (delivered.get(r.product) ?? 0) + r.volumeMicro);
   const { ready, backends } = await core.health.current();
+  // Whole sentences per status and count (the locale picks the plural form): no words glued across a language's agreement.
   const lines = rows.map((r) =>
-    ctx.t("adm-stats-line", {
-      product: ctx.t(`product-${r.product}`),
-      status: ctx.t(`status-${r.status}`),
-      orders: r.orders,
-      volume: usdt(r.volumeMicro),
-    }),
+    ctx.t("adm-stats-line", { product: ctx.t(`product-${r.product}`), status: r.status, orders: r.orders, volume: usdt(r.volumeMicro) }),
   );
   const refunds = rows.filter((r) => r.status === "failed");
   return [
@@ -272,17 +274,21 @@ async function describeStats(core: Core, ctx: BotContext): Promise<string> {
     ctx.t("adm-stats-topups", {
       list:
         (await core.topups.stats())
-          .map(
-            (r) =>
-              `${ctx.t(`topup-method-${r.method}`)} ${ctx.t(`topup-status-${r.status}`)} ${r.count}${r.creditedMicro ? ` (${usdt(r.creditedMicro)} USDT)` : ""}`,
-          )
+          .map((r) => {
+            const vars = { method: ctx.t(`topup-method-${r.method}`), status: ctx.t(`topup-status-${r.status}`), count: r.count };
+            return r.creditedMicro ? ctx.t("adm-stats-topup-credited", { ...vars, amount: usdt(r.creditedMicro) }) : ctx.t("adm-stats-topup", vars);
+          })
           .join(", ") || ctx.t("adm-none"),
     }),
     ctx.t("adm-stats-upstreams", {
       list: Object.entries(ready)
         // Each product with its backend: Premium on the bot is told apart from stars on the gateway.
-        .map(
-          ([name, ok]) => `${ctx.t(`upstream-${name}`)} (${backends[name as keyof typeof backends]}) ${ok ? ctx.t("adm-ready") : ctx.t("adm-down")}`,
+        .map(([name, ok]) =>
+          ctx.t("adm-stats-upstream", {
+            name: ctx.t(`upstream-${name}`),
+            backend: backends[name as keyof typeof backends],
+            ready: ok ? "yes" : "no",
+          }),
         )
         .join(", "),
     }),

@@ -12,8 +12,9 @@ import { mainMenu } from "../keyboards.js";
  * Shows a key once, as a code entity (tap to copy; no escaping needed). Not protected: protected content
  * cannot be copied at all, and a key must be copied into the partner's system.
  */
-async function showKey(ctx: FlowContext, key: string, intro: string, keyboard?: InlineKeyboard) {
-  const message = fmt`${intro}\n\n${FormattedString.code(key)}\n\n${ctx.t("key-usage")}\n${ctx.t("key-once")}`;
+async function showKey(ctx: FlowContext, api: PublicApi | null, key: string, intro: string, keyboard?: InlineKeyboard) {
+  const where = api ? `\n${ctx.t("key-api", { api: api.base, docs: api.docs })}` : "";
+  const message = fmt`${intro}\n\n${FormattedString.code(key)}\n\n${ctx.t("key-usage")}${where}\n${ctx.t("key-once")}`;
   await ctx.reply(message.text, { entities: message.entities, ...(keyboard ? { reply_markup: keyboard } : {}) });
   await ctx.reply(ctx.t("menu-intro"), { reply_markup: mainMenu(ctx) });
 }
@@ -21,8 +22,27 @@ async function showKey(ctx: FlowContext, key: string, intro: string, keyboard?: 
 /** The button that ends every replaced key's grace period now. */
 const endGraceButton = (ctx: FlowContext, keyboard = new InlineKeyboard()) => keyboard.text(ctx.t("btn-end-grace"), endKeyGrace.pack());
 
+/** Where a key is used: the API's public address and its OpenAPI description (served by the service itself). */
+interface PublicApi {
+  base: string;
+  docs: string;
+}
+
+/**
+ * The API's public address from what the deployment says about itself: the Mini App's address (served at /app/ of
+ * the service), else the bot's webhook (posted to /telegram/webhook of it); null when neither is set (polling, no
+ * Mini App), so no address is guessed.
+ */
+export function publicApi(miniAppUrl: string | null, webhookUrl: string | null): PublicApi | null {
+  const base = miniAppUrl ? new URL("../", new URL(miniAppUrl)) : webhookUrl ? new URL("../", new URL(webhookUrl)) : null;
+  if (!base) return null;
+  base.search = "";
+  base.hash = "";
+  return { base: new URL("v1/", base).href, docs: new URL("openapi.json", base).href };
+}
+
 /** /start registers and issues the first key; "New API key" rotates it after a confirmation, the old one stopping now or after a grace. */
-export function keyFeatures(core: Core) {
+export function keyFeatures(core: Core, api: PublicApi | null) {
   const composer = new Composer<BotContext>();
 
   composer.command("start", async (ctx) => {
@@ -34,7 +54,7 @@ export function keyFeatures(core: Core) {
     const issued = await core.accounts.issueKey(telegramId, ctx.from!.username ?? null);
     // The language starts as the user's Telegram language; /language changes it.
     await core.accounts.setLanguage(issued.account.id, speak(ctx.from!.language_code));
-    await showKey(ctx, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
+    await showKey(ctx, api, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
   });
 
   composer.callbackQuery(rotateKey.filter(), async (ctx) => {
@@ -70,8 +90,8 @@ export function keyFeatures(core: Core) {
     if (!removed) return;
     const issued = await core.accounts.issueKey(String(ctx.from.id), ctx.from.username ?? null, graceHours);
     const { previousKeyExpiresAt: until, previousKeyPrefix: prefix } = issued;
-    if (!until || !prefix) return showKey(ctx, issued.key, ctx.t("key-rotated"));
-    await showKey(ctx, issued.key, ctx.t("key-rotated-grace", { prefix, until: minute(until) }), endGraceButton(ctx));
+    if (!until || !prefix) return showKey(ctx, api, issued.key, ctx.t("key-rotated"));
+    await showKey(ctx, api, issued.key, ctx.t("key-rotated-grace", { prefix, until: minute(until) }), endGraceButton(ctx));
   }
 
   composer.callbackQuery(rotateKeyAnswer.filter({ yes: true }), (ctx) => rotate(ctx, 0));

@@ -1,3 +1,4 @@
+import { createConversation } from "@grammyjs/conversations";
 import { FormattedString, fmt } from "@grammyjs/parse-mode";
 import { Composer, GrammyError, InlineKeyboard } from "grammy";
 import type { Account } from "../../core/model/account.js";
@@ -6,8 +7,9 @@ import type { Micro } from "../../core/model/money.js";
 import type { TransferReview } from "../../core/topups/transfers.js";
 import type { Topup } from "../../core/model/topup.js";
 import { topupApprove, topupReject } from "../callback-data.js";
-import type { BotContext } from "../context.js";
+import type { BotContext, Flow, FlowContext } from "../context.js";
 import { type Translate, usdt } from "../format.js";
+import { withCancel } from "../flows/kit.js";
 import { refusalText } from "../refusals.js";
 import type { TopupDeps } from "./topups.js";
 
@@ -121,13 +123,15 @@ function listenToTopups(deps: TopupDeps) {
 /**
  * Transfers, for the administrators: the first Approve or Reject decides (the others' messages then say who
  * decided). Approve goes at once, or after a confirmation when the amount is above ADMIN_CONFIRM_ABOVE_USDT or
- * the reference is another transfer's too; Reject asks for the reason, sent as /reject. The user is told when a
- * top-up is credited or rejected.
+ * the reference is another transfer's too; Reject asks for the reason in the next message (or /reject <id> <reason>).
+ * The user is told when a top-up is credited or rejected.
  */
 export function topupDecisionFeatures(deps: TopupDeps) {
   const { core } = deps;
   const composer = new Composer<BotContext>();
   listenToTopups(deps);
+  // Registered before anything enters it.
+  composer.use(createConversation<BotContext, FlowContext>(askRejectReason(deps), { id: REJECT_CONVERSATION }));
 
   const onlyAdmins = composer.filter((ctx) => ctx.from !== undefined && deps.admins.includes(ctx.from.id));
   onlyAdmins.callbackQuery(topupApprove.filter(), async (ctx) => {
@@ -155,28 +159,62 @@ export function topupDecisionFeatures(deps: TopupDeps) {
     await closeTransferNotices(deps, decided.topup, false);
     await ctx.reply(ctx.t("topup-decided-already", { id }));
   });
-  // Reject needs the reason the user is told: the button says how to send it (a command works on any instance).
+  // Reject needs the reason the user is told: asked for in the admin's next message (the conversation's state is
+  // shared, so the answer may reach any instance).
   onlyAdmins.callbackQuery(topupReject.filter(), async (ctx) => {
     await ctx.answerCallbackQuery();
-    await ctx.reply(ctx.t("topup-reject-how", { id: topupReject.unpack(ctx.callbackQuery.data).id }));
+    await ctx.conversation.exitAll();
+    await ctx.conversation.enter(REJECT_CONVERSATION, topupReject.unpack(ctx.callbackQuery.data).id);
   });
   onlyAdmins.command("reject", async (ctx) => {
     const [id, ...words] = ctx.match.trim().split(/\s+/);
     const reason = words.join(" ");
     if (!/^[1-9]\d{0,14}$/.test(id ?? "") || !reason) return ctx.reply(ctx.t("adm-usage", { usage: "/reject <top-up id> <reason>" }));
-    try {
-      const decided = await core.topups.decide(
-        Number(id),
-        { telegramId: String(ctx.from!.id), name: ctx.from!.first_name },
-        { approve: false, reason },
-      );
-      if (!decided.decided) await closeTransferNotices(deps, decided.topup, false);
-      return ctx.reply(ctx.t(decided.decided ? "topup-rejected-done" : "topup-decided-already", { id: Number(id) }));
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return ctx.reply(refusalText(ctx.t.bind(ctx), error.refusal));
-    }
+    return ctx.reply(await rejectTransfer(deps, ctx, Number(id), reason));
   });
 
   return composer;
+}
+
+const REJECT_CONVERSATION = "reject-transfer";
+
+/** Rejects a transfer with the reason its user is told; answers what the administrator is told. */
+async function rejectTransfer(deps: TopupDeps, ctx: FlowContext, id: number, reason: string): Promise<string> {
+  try {
+    const decided = await deps.core.topups.decide(id, { telegramId: String(ctx.from!.id), name: ctx.from!.first_name }, { approve: false, reason });
+    if (!decided.decided) await closeTransferNotices(deps, decided.topup, false);
+    return ctx.t(decided.decided ? "topup-rejected-done" : "topup-decided-already", { id });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return refusalText(ctx.t.bind(ctx), error.refusal);
+  }
+}
+
+/**
+ * Reject's one step: the administrator's next message is the reason the user is told. Cancel (the button or /cancel)
+ * decides nothing; another command or button leaves the step and is handled as usual.
+ */
+function askRejectReason(deps: TopupDeps) {
+  return async (conversation: Flow, ctx: FlowContext, id: number) => {
+    const asked = await conversation.external(async () => {
+      const { topup } = await deps.core.topups.review(id);
+      const account = await deps.core.accounts.get(topup.accountId);
+      return { pending: topup.status === "pending", user: accountLabel(account), amount: usdt(topup.amountMicro) };
+    });
+    if (!asked.pending) {
+      await ctx.reply(ctx.t("topup-decided-already", { id }));
+      return;
+    }
+    await ctx.reply(ctx.t("topup-reject-ask", { id, user: asked.user, amount: asked.amount }), { reply_markup: withCancel(ctx) });
+    for (;;) {
+      const next = await conversation.wait();
+      if (next.callbackQuery || next.message?.text?.startsWith("/")) await conversation.halt({ next: true });
+      const reason = next.message?.text?.trim();
+      if (reason) {
+        await ctx.reply(await conversation.external(() => rejectTransfer(deps, next, id, reason)));
+        return;
+      }
+      await ctx.reply(ctx.t("topup-reject-text-please"), { reply_markup: withCancel(ctx) });
+    }
+  };
 }

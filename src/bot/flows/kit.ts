@@ -107,8 +107,22 @@ export async function answer(conversation: Flow, ctx: FlowContext): Promise<Answ
 
 const isPaymentMessage = (ctx: FlowContext) => Boolean(ctx.message?.successful_payment || ctx.message?.refunded_payment);
 
+/**
+ * What a flow says before its first question (the balance): kept here by `startFlow` and put at the head of the flow's
+ * first message, whichever that is (a question, or an ending), so a flow opens with one message, not two.
+ */
+const leads = new WeakMap<FlowContext, string>();
+
+/** The text with the flow's lead above it, once: the first message of a flow takes it. */
+function withLead(ctx: FlowContext, text: string): string {
+  const lead = leads.get(ctx);
+  if (lead === undefined) return text;
+  leads.delete(ctx);
+  return `${lead}\n\n${text}`;
+}
+
 export async function ask(conversation: Flow, ctx: FlowContext, prompt: string, keyboard?: InlineKeyboard): Promise<Answer> {
-  await ctx.reply(prompt, { reply_markup: withCancel(ctx, keyboard) });
+  await ctx.reply(withLead(ctx, prompt), { reply_markup: withCancel(ctx, keyboard) });
   return answer(conversation, ctx);
 }
 
@@ -183,7 +197,7 @@ async function balanceOf(conversation: Flow, core: Core, caller: Caller): Promis
 
 /** A message that ends a flow: it offers the main menu as the next step. */
 export async function finish(ctx: FlowContext, deps: FlowDeps, text: string): Promise<void> {
-  await ctx.reply(text, { reply_markup: deps.menu(ctx) });
+  await ctx.reply(withLead(ctx, text), { reply_markup: deps.menu(ctx) });
 }
 
 /** The line that tells how to reach a person, when SUPPORT_CONTACT is set. */
@@ -197,8 +211,8 @@ export async function refuse(conversation: Flow, ctx: FlowContext, deps: FlowDep
 
 /**
  * How every purchase flow starts: the caller for this chat's user (the entry made sure the account exists),
- * and what they can spend, said at once: the balance, or for an owner key the wallet within its limits (never
- * a balance the user does not have). `canSpendMicro` is the most one order may charge.
+ * and what they can spend, said in the flow's first message: the balance, or for an owner key the wallet within its
+ * limits (never a balance the user does not have). `canSpendMicro` is the most one order may charge.
  */
 export async function startFlow(conversation: Flow, ctx: FlowContext, deps: FlowDeps): Promise<{ caller: Caller; canSpendMicro: Micro }> {
   const caller = await conversation.external(() => deps.core.accounts.botCaller(String(ctx.from!.id)));
@@ -213,7 +227,7 @@ export async function startFlow(conversation: Flow, ctx: FlowContext, deps: Flow
   const text = funds.unlimited
     ? ctx.t("flow-owner-limits", { today: usdt(funds.availableMicro), perOrder: funds.orderLimitMicro === null ? "-" : usdt(funds.orderLimitMicro) })
     : ctx.t("flow-balance", { balance: usdt(funds.availableMicro) });
-  await ctx.reply(text);
+  leads.set(ctx, text);
   // A balance short of a choice can be topped up in Stars at the confirmation (one top-up's worth at most).
   const inStars = caller.account.kind === "standard" ? starsTopupMaxMicro(deps.core) : 0;
   const spendable = micro(funds.availableMicro + inStars);

@@ -50,12 +50,16 @@ help =
     Your API key works over HTTP with the same balance: send it as X-API-Key or Authorization: Bearer.
     /balance · /orders · /statement · /language · /cancel leaves any step.
     Top up in Telegram Stars or USDT: /topup · /topups. Payments: /paysupport · /terms.
+help-admin =
+    You are an administrator here; a target is a Telegram id, an @username or a key's prefix (sj_…):
+    { $commands }
 
 # Keys
 welcome-back = Welcome back, { $name }!
 key-new = Welcome, { $name }! You are registered. Your API key:
 key-rotated = Your new API key (the old one has stopped working):
 key-usage = Send it with every request as the X-API-Key header, or as Authorization: Bearer <key>.
+key-api = The API: { $api } · what it takes and answers (OpenAPI): { $docs }
 key-once = ⚠ This is the only time it is shown: store it safely. A lost key cannot be recovered; get a new one here.
 key-rotate-ask = A new key replaces your current one. The current one can stop working immediately, or keep working for a while so your systems switch over without downtime. Your balance, orders and rates stay with you. Continue?
 key-rotated-grace = Your new API key. The old one ({ $prefix }…) keeps working until { $until } UTC, so your systems can switch over:
@@ -155,6 +159,8 @@ ask-card =
 ask-quantity = How many codes? From { $min } to { $max }.
 bad-quantity = Send a whole number from { $min } to { $max }.
 what-giftcard = { $quantity } × { $name } { $brand } gift card
+giftcard-cards = { $quantity } × { $brand } { $name }
+giftcard-cards-unnamed = { $quantity } × { $name } gift card
 
 # Gifts
 ask-gift = Which gift?
@@ -170,7 +176,6 @@ what-gift = Gift { $emoji } ({ $stars }★) to { $name } (@{ $username }){ $hidd
         [yes] , name hidden
        *[no] {""}
     }, message: { $message }
-}, message: { $message }
 
 # Balance and orders
 balance =
@@ -248,13 +253,28 @@ kind-owner = owner key
 kind-wallet = service wallet
 adm-none = none
 adm-stats-title = today (UTC):
-adm-stats-line = { $product } { $status }: { $orders } orders, { $volume } USDT
+adm-stats-line = { $product }: { $orders ->
+        [one] { $orders } order
+       *[other] { $orders } orders
+    } { $status ->
+        [completed] completed
+        [failed] refunded
+       *[processing] processing
+    }, { $volume } USDT
 adm-stats-none = no orders yet
-adm-stats-refunds = refunds: { $orders }, { $volume } USDT
+adm-stats-refunds = refunds: { $orders ->
+        [one] { $orders } order
+       *[other] { $orders } orders
+    }, { $volume } USDT
 adm-stats-30d = last 30 days, delivered: { $list }
 adm-stats-topups = top-ups (all time): { $list }
 adm-stats-upstreams = upstreams: { $list }
-adm-ready = ready
+adm-stats-upstream = { $name } ({ $backend }) { $ready ->
+        [yes] ready
+       *[no] DOWN
+    }
+adm-stats-topup = { $method } { $status }: { $count }
+adm-stats-topup-credited = { $method } { $status }: { $count } ({ $amount } USDT)
 upstream-stars = stars
 upstream-premium = Premium
 upstream-rates = rates
@@ -262,7 +282,6 @@ upstream-store = store
 upstream-games = games
 upstream-giftcards = gift cards
 upstream-gifts = gifts
-adm-down = DOWN
 adm-usage = usage: { $usage }
 adm-need-target = a target is needed
 adm-no-user = No user { $target }
@@ -442,7 +461,8 @@ topup-admin-rejected = ❌ Transfer top-up #{ $id } ({ $user }, { $amount } USDT
 topup-admin-closed = Transfer top-up #{ $id } ({ $user }, { $amount } USDT): { $status }.
 btn-approve = ✅ Approve
 btn-reject = ❌ Reject
-topup-reject-how = To reject #{ $id }, send: /reject { $id } <the reason the user is told>
+topup-reject-ask = Reject transfer top-up #{ $id } ({ $user }, { $amount } USDT): send the reason the user is told, or tap Cancel.
+topup-reject-text-please = Send the reason as text, or tap Cancel: nothing is decided yet.
 topup-rejected-done = Top-up #{ $id } rejected; the user was told why.
 topup-decided-already = Top-up #{ $id } was decided already: nothing changed.
 

@@ -50,12 +50,16 @@ help =
     Ваш API-ключ работает по HTTP с тем же балансом: передавайте его в X-API-Key или Authorization: Bearer.
     /balance · /orders · /statement · /language · /cancel выходит из любого шага.
     Пополнение звёздами Telegram или в USDT: /topup · /topups. Оплата: /paysupport · /terms.
+help-admin =
+    Вы здесь администратор; цель — Telegram id, @username или префикс ключа (sj_…):
+    { $commands }
 
 # Ключи
 welcome-back = С возвращением, { $name }!
 key-new = Добро пожаловать, { $name }! Вы зарегистрированы. Ваш API-ключ:
 key-rotated = Ваш новый API-ключ (старый больше не работает):
 key-usage = Передавайте его в каждом запросе в заголовке X-API-Key или как Authorization: Bearer <ключ>.
+key-api = API: { $api } · описание запросов и ответов (OpenAPI): { $docs }
 key-once = ⚠ Ключ показывается только один раз: сохраните его. Потерянный ключ не восстановить; новый можно получить здесь.
 key-rotate-ask = Новый ключ заменит текущий. Текущий может перестать работать сразу или поработать ещё какое-то время, чтобы ваши системы перешли на новый без простоя. Баланс, заказы и тарифы останутся с вами. Продолжить?
 key-rotated-grace = Ваш новый API-ключ. Старый ({ $prefix }…) работает до { $until } UTC, чтобы ваши системы успели перейти:
@@ -155,6 +159,8 @@ ask-card =
 ask-quantity = Сколько кодов? От { $min } до { $max }.
 bad-quantity = Отправьте целое число от { $min } до { $max }.
 what-giftcard = { $quantity } × { $name }, карта { $brand }
+giftcard-cards = { $quantity } × { $brand } { $name }
+giftcard-cards-unnamed = { $quantity } × подарочная карта { $name }
 
 # Подарки
 ask-gift = Какой подарок?
@@ -170,7 +176,6 @@ what-gift = Подарок { $emoji } ({ $stars }★) для { $name } (@{ $user
         [yes] , имя скрыто
        *[no] {""}
     }, сообщение: { $message }
-}, сообщение: { $message }
 
 # Баланс и заказы
 balance =
@@ -248,13 +253,38 @@ kind-wallet = кошелёк сервиса
 adm-default = по умолчанию
 adm-none = нет
 adm-stats-title = сегодня (UTC):
-adm-stats-line = { $product } { $status }: заказов { $orders }, { $volume } USDT
+adm-stats-line = { $product }: { $status ->
+        [completed] { $orders ->
+            [one] { $orders } заказ выполнен
+            [few] { $orders } заказа выполнены
+           *[many] { $orders } заказов выполнено
+        }
+        [failed] { $orders ->
+            [one] { $orders } заказ возвращён
+            [few] { $orders } заказа возвращены
+           *[many] { $orders } заказов возвращено
+        }
+       *[processing] { $orders ->
+            [one] { $orders } заказ в обработке
+            [few] { $orders } заказа в обработке
+           *[many] { $orders } заказов в обработке
+        }
+    }, { $volume } USDT
 adm-stats-none = заказов пока нет
-adm-stats-refunds = возвраты: { $orders }, { $volume } USDT
+adm-stats-refunds = возвраты: { $orders ->
+        [one] { $orders } заказ
+        [few] { $orders } заказа
+       *[many] { $orders } заказов
+    }, { $volume } USDT
 adm-stats-30d = за 30 дней, доставлено: { $list }
 adm-stats-topups = пополнения (за всё время): { $list }
 adm-stats-upstreams = поставщики: { $list }
-adm-ready = работает
+adm-stats-upstream = { $name } ({ $backend }): { $ready ->
+        [yes] работает
+       *[no] НЕДОСТУПЕН
+    }
+adm-stats-topup = { $method }, { $status }: { $count }
+adm-stats-topup-credited = { $method }, { $status }: { $count } ({ $amount } USDT)
 upstream-stars = звёзды
 upstream-premium = Premium
 upstream-rates = курсы
@@ -262,7 +292,6 @@ upstream-store = магазин
 upstream-games = игры
 upstream-giftcards = подарочные карты
 upstream-gifts = подарки
-adm-down = НЕДОСТУПЕН
 adm-usage = формат: { $usage }
 adm-need-target = нужно указать пользователя
 adm-no-user = Нет пользователя { $target }
@@ -421,7 +450,7 @@ topup-status-creating = создаётся
 topup-status-active = ждёт оплаты
 topup-status-pending = ждёт администратора
 topup-status-credited = зачислено
-topup-status-expired = истёк
+topup-status-expired = истекло
 topup-status-cancelled = отменено
 topup-status-rejected = отклонено
 topup-status-failed = не удалось, ничего не зачислено
@@ -442,7 +471,8 @@ topup-admin-rejected = ❌ Пополнение #{ $id } ({ $user }, { $amount }
 topup-admin-closed = Пополнение #{ $id } ({ $user }, { $amount } USDT): { $status }.
 btn-approve = ✅ Одобрить
 btn-reject = ❌ Отклонить
-topup-reject-how = Чтобы отклонить #{ $id }, отправьте: /reject { $id } <причина для пользователя>
+topup-reject-ask = Отклонить пополнение переводом #{ $id } ({ $user }, { $amount } USDT): пришлите причину для пользователя или нажмите «Отмена».
+topup-reject-text-please = Пришлите причину текстом или нажмите «Отмена»: пока ничего не решено.
 topup-rejected-done = Пополнение #{ $id } отклонено; пользователю сообщена причина.
 topup-decided-already = По пополнению #{ $id } уже есть решение: ничего не изменено.
 

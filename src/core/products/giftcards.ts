@@ -85,5 +85,9 @@ export function createGiftcards({
     async list(caller: Caller) {
       return { markupBp: markupOf(caller.account, "giftcards", markups), brands: await brands() };
     },
+    /** The brands' names by id (an order keeps the id): from the same shared read as the list. */
+    async brandNames(): Promise<ReadonlyMap<string, string>> {
+      return new Map((await brands()).map((brand) => [brand.categoryId, brand.name]));
+    },
   };
 }
