@@ -82,12 +82,25 @@ describe("admin commands", () => {
     await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 100 } });
     await h.call("POST", "/v1/stars", { key, body: { username: "fail_x", stars: 100 } });
     const stats = await say("/stats");
-    expect(stats).toMatch(/stars completed: \d+ orders/);
-    expect(stats).toMatch(/refunds: [1-9]/);
+    // Counts in whole sentences, with the count's own form: "1 order", never "1 orders".
+    expect(stats).toMatch(/^stars: (1 order|([2-9]|\d\d+) orders) completed, \d+\.\d\d USDT$/m);
+    expect(stats).toMatch(/^stars: 1 order refunded, 1\.50 USDT$/m);
+    expect(stats).toMatch(/^refunds: 1 order, 1\.50 USDT$/m);
+    expect(stats).not.toMatch(/\b1 orders\b/);
     // The Mini App's 30-day chart, as one line of delivered volume by product.
     expect(stats).toMatch(/last 30 days, delivered: .*stars \d+\.\d\d USDT/);
     expect(stats).toContain("stars (protocol) ready");
     expect(stats).toContain("Premium (protocol) ready");
+  });
+
+  it("lists the admin commands in an administrator's /help, and never in a customer's", async () => {
+    const { chat } = await customer("hugo_h");
+    const mine = await say("/help");
+    for (const usage of ["/credit <target> <usdt> [note]", "/reject <top-up id> <reason>", "/refund <top-up id>", "/stats"])
+      expect(mine).toContain(usage);
+    expect(mine).toContain("You are an administrator here");
+    const theirs = (await chat.reply("/help", (t) => t.includes("/balance"))).text;
+    for (const command of ["/credit", "/debit", "/block", "/stats", "/reject", "administrator"]) expect(theirs).not.toContain(command);
   });
 
   it("answers bad arguments with a usage line and changes nothing", async () => {

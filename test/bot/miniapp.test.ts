@@ -1,5 +1,7 @@
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
+import { publicApi } from "../../src/bot/features/keys.js";
+import { EmulatedChat } from "../../src/emulator/client.js";
 import type { BotHarness } from "../support/harness.js";
 import { useBotHarness } from "../support/use-harness.js";
 
@@ -18,5 +20,21 @@ describe("opening the Mini App from the bot", () => {
 
     const state = (await (await request(`${bots.emulatorUrl}/emulator/chats/${chat.user.id}`)).body.json()) as { menu_button: unknown };
     expect(state.menu_button).toEqual({ type: "web_app", text: "Shop", web_app: { url: SHOP } });
+  });
+
+  it("names the API's address and its description with the key, from the deployment's public address", async () => {
+    const chat = new EmulatedChat(bots.emulatorUrl, { id: 697_000_900, first_name: "Kai", username: "kai_k", language_code: "en" });
+    const shown = await chat.reply("/start", (t) => t.includes("Your API key"));
+    expect(shown.text).toContain(
+      "The API: https://shop.example.com/v1/ · what it takes and answers (OpenAPI): https://shop.example.com/openapi.json",
+    );
+  });
+
+  it("takes the API's address from the webhook's when there is no Mini App, keeping a path prefix, and guesses none without", () => {
+    expect(publicApi(null, "https://bot.example.com/shop/telegram/webhook")).toEqual({
+      base: "https://bot.example.com/shop/v1/",
+      docs: "https://bot.example.com/shop/openapi.json",
+    });
+    expect(publicApi(null, null)).toBeNull();
   });
 });

@@ -41,9 +41,10 @@ function counted(chat: EmulatedChat) {
 
 describe("admins", () => {
   it("use their commands without registering as customers, in their own language", async () => {
-    const { telegramId } = await registered(0, "walt_w");
+    const { telegramId, key } = await registered(0, "walt_w");
     const en = admin();
     expect((await en.reply("/credit @walt_w 5", (t) => t.includes("USDT"))).text).toContain("+5.00 USDT, balance 5.00 USDT");
+    await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50 } });
     const ru = admin(RU_ADMIN, "ru");
     expect((await ru.reply("/stats", (t) => t.includes("UTC"))).text).toContain("сегодня (UTC)");
     // Product, status and account kind in the admin's language, never the ids.
@@ -54,9 +55,14 @@ describe("admins", () => {
       expect(user).not.toContain(english);
     }
     expect(user).toContain("обычный");
+    // A count agrees in Russian as a whole sentence: "1 заказ выполнен", "2 заказа выполнены", "5 заказов выполнено".
+    const done = Number(/^звёзды: (\d+) /m.exec(stats)![1]);
+    const form = { one: "заказ выполнен", few: "заказа выполнены", many: "заказов выполнено" }[new Intl.PluralRules("ru").select(done) as "one"];
+    expect(stats).toMatch(new RegExp(`^звёзды: ${done} ${form}, \\d+\\.\\d\\d USDT$`, "m"));
     expect((await ru.reply("/credit @walt_w abc", (t) => t.includes("формат"))).text).toContain("сумма");
     expect(await h.service.core.accounts.byTelegramId(String(ADMIN))).toBeUndefined();
-    expect((await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro).toBe(5_000_000);
+    // 5.00 credited, 0.75 spent on 50 stars.
+    expect((await h.service.core.accounts.byTelegramId(telegramId))!.balanceMicro).toBe(4_250_000);
   });
 
   it("confirm a large credit first, and the user is told of a credit, a debit and a block", async () => {
@@ -227,7 +233,7 @@ describe("customers", () => {
     await chat.tap("Confirm");
     const done = await chat.next((t) => t.includes("Completed"), 15_000);
     expect(done.text).not.toContain("psn-us");
-    expect(done.text).toContain("1 × $10");
+    expect(done.text).toContain("1 × PlayStation Store (US) $10");
     expect(done.text.match(/completed/gi)).toHaveLength(1);
     // A notice is a final message too: the menu comes with it, and with an order's detail from /orders.
     expect(hasMenu(done)).toBe(true);

@@ -106,13 +106,18 @@ describe("gift cards in the bot", () => {
     const codes = delivered.text.match(/[0-9A-F]{4}(-[0-9A-F]{4}){3}/g)!;
     expect(codes).toHaveLength(2);
     expect(delivered.protect_content).toBeFalsy();
+    // The notice names the brand, never its id.
+    expect(delivered.text).toMatch(/^✅ Completed: #\d+ gift cards → 2 × PlayStation Store \(US\) \$10 · 21\.00 USDT/);
+    expect(delivered.text).not.toContain("psn-us");
     expect(await h.balance(key)).toBe(9);
 
     await chat.say("/orders");
-    await chat.next((t) => t.includes("recent orders"));
+    const orders = await chat.next((t) => t.includes("recent orders"));
+    expect(orders.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toContainEqual(expect.stringContaining("2 × PlayStation Store (US) $10"));
     await chat.tap("gift cards");
     const detail = await chat.next((t) => t.includes("Your codes"));
     expect(detail.text.match(/[0-9A-F]{4}(-[0-9A-F]{4}){3}/g)).toEqual(codes);
+    expect(detail.text).toContain("PlayStation Store (US)");
   });
 });
 
@@ -146,7 +151,44 @@ describe("gifts in the bot", () => {
   });
 });
 
+describe("every purchase flow", () => {
+  it("opens with one message: what the user can spend, then the flow's first question", async () => {
+    const { chat } = await registered(100);
+    await chat.next((t) => t.includes("topped up"));
+    for (const [command, question] of [
+      ["/stars", "Who is it for?"],
+      ["/premium", "Who is it for?"],
+      ["/store", "Send the store account login"],
+      ["/games", "Which game?"],
+      ["/giftcards", "Which gift card?"],
+      ["/gifts", "Which gift?"],
+    ]) {
+      await chat.say(command);
+      const [first, ...more] = await chat.fresh();
+      expect(first!.text, command).toMatch(new RegExp(`^Your balance: 100\\.00 USDT\\.\\n\\n${question.replace("?", "\\?")}`));
+      expect(more, command).toEqual([]);
+      await chat.reply("/cancel", (t) => t.includes("Cancelled"));
+    }
+  });
+});
+
 describe("notifications", () => {
+  it("come without buttons while a flow waits for an answer, and the flow goes on", async () => {
+    const { chat, key } = await registered(50);
+    await chat.reply("/stars", (t) => t.includes("Who is it for?"));
+    const res = await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_mid", amount_usd: 5 } });
+    const note = await chat.next((t) => t.includes("Failed and refunded"), 15_000);
+    expect(note.text).toContain(`#${res.body.order_id}`);
+    // The flow's question keeps the one live keyboard.
+    expect(note.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    expect((await chat.reply("@alice", (t) => t.includes("How many stars?"))).text).toContain("@alice");
+    await chat.reply("/cancel", (t) => t.includes("Cancelled"));
+    // Outside a flow a notice offers the menu, the next step.
+    await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_out", amount_usd: 5 } });
+    const after = await chat.next((t) => t.includes("Failed and refunded"), 15_000);
+    expect(after.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toContain("⭐ Stars");
+  });
+
   it("reports an order placed over the API with the user's key when it finishes in the background", async () => {
     const { chat, key } = await registered(50);
     const res = await h.call("POST", "/v1/store", { key, body: { login: "pendingfail_api", amount_usd: 5 } });

@@ -103,6 +103,20 @@ describe("the bot's statement", () => {
     expect(recent.document!.file_name).toMatch(/^ledger_\d{8}T000000Z_\d{8}T000000Z\.csv$/);
   });
 
+  it("names a top-up as one in both languages, never a raw key", async () => {
+    for (const [language_code, kind] of [
+      ["en", "top-up"],
+      ["ru", "пополнение"],
+    ]) {
+      const { chat, key } = await bots.registered(0, { language_code });
+      const made = await h.call("POST", "/v1/topups", { key, body: { method: "transfer", amount_usdt: 3, reference: `bank ${language_code}` } });
+      await h.service.core.topups.decide(made.body.topup.topup_id, { telegramId: "1", name: "Test" }, { approve: true });
+      const shown = await chat.reply("/statement", (t) => isStatement(t) && t.includes("3.00"));
+      expect(shown.text).toMatch(new RegExp(` · ${kind} · \\+3\\.00 · → 3\\.00$`, "m"));
+      expect(shown.text).not.toMatch(/[{}]/);
+    }
+  });
+
   it("speaks Russian to a Russian user, and shows an owner key its orders on the wallet without a balance", async () => {
     const { chat, key, telegramId } = await bots.registered(0, { language_code: "ru" });
     await h.service.core.admin.setWallet(fromUsdt(100), "test");

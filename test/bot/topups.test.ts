@@ -84,7 +84,7 @@ describe("top-ups in the bot", () => {
     expect((await admins[1].reply(`/reject ${id} duplicate`, (t) => t.includes("decided already"))).text).toContain(`#${id}`);
     expect(await h.balance(key)).toBe(40);
     expect((await admins[0].reply("/stats", (t) => t.includes("top-ups"))).text).toMatch(
-      /top-ups \(all time\): .*transfer credited 1 \(40\.00 USDT\)/,
+      /top-ups \(all time\): .*transfer credited: 1 \(40\.00 USDT\)/,
     );
     const [entry] = (await h.call("GET", "/v1/ledger", { key })).body.entries;
     // The customer's note does not name the administrator (the audit log does).
@@ -98,10 +98,21 @@ describe("top-ups in the bot", () => {
     const again = await chat.reply("cash", (t) => t.includes("sent to the administrators"));
     const second = Number(/#(\d+)/.exec(again.text)![1]);
     await admins[1].next((t) => t.includes(`Transfer top-up #${second}`));
+    // Reject asks for the reason in the next message (no command to retype); Cancel decides nothing.
     await admins[1].tap("Reject");
-    await admins[1].next((t) => t.includes(`/reject ${second}`));
-    expect((await admins[1].reply(`/reject ${second} no such payment`, (t) => t.includes("rejected"))).text).toContain(`#${second}`);
+    const question = await admins[1].next((t) => t.includes("send the reason"));
+    expect(question.text).toBe(
+      `Reject transfer top-up #${second} (${telegramId} @payer_p, 15.00 USDT): send the reason the user is told, or tap Cancel.`,
+    );
+    expect(question.text).not.toContain("/reject");
+    await admins[1].tap("Cancel");
+    await admins[1].next((t) => t.includes("Cancelled"));
+    expect((await h.service.core.topups.review(second)).topup.status).toBe("pending");
+    await admins[1].tap("Reject");
+    await admins[1].next((t) => t.includes("send the reason"));
+    expect((await admins[1].reply("no such payment", (t) => t.includes("rejected"))).text).toBe(`Top-up #${second} rejected; the user was told why.`);
     expect((await chat.next((t) => t.includes("was rejected"))).text).toContain("no such payment");
+    expect((await admins[0].next((t) => t.includes(`#${second}`) && t.includes("rejected by"))).text).toContain("no such payment");
     expect(await h.balance(key)).toBe(40);
   });
 

@@ -281,7 +281,7 @@ describe("who uses the bot is nobody's business", () => {
 
     const admin = new EmulatedChat(bots.emulatorUrl, { id: ADMIN, first_name: "Boss", username: "shop_boss", language_code: "en" });
     // Its help answered: the bot has noted the administrator as a contact (alerts may sit in this chat already).
-    await admin.reply("/help", (t) => t.includes("/start"));
+    await admin.reply("/help", (t) => t.includes("/stats"));
     expect(await answersFor(key, "shop_boss")).toEqual(stranger);
 
     const blocker = await knownRecipient();

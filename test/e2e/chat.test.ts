@@ -3,14 +3,37 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { telegramLanguage } from "../../src/emulator/language.js";
 
 const dir = mkdtempSync(join(tmpdir(), "partner-chat-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+describe("npm run chat's language", () => {
+  it("is the locale's language as Telegram names it: C, POSIX or none is English", () => {
+    expect(telegramLanguage({ LANG: "C.UTF-8" })).toBe("en");
+    expect(telegramLanguage({ LANG: "C" })).toBe("en");
+    expect(telegramLanguage({ LANG: "POSIX" })).toBe("en");
+    expect(telegramLanguage({})).toBe("en");
+    expect(telegramLanguage({ LANG: "ru_RU.UTF-8" })).toBe("ru");
+    expect(telegramLanguage({ LANG: "en_US.UTF-8", LC_ALL: "ru_RU.UTF-8" })).toBe("ru");
+    expect(telegramLanguage({ LANG: "ru_RU.UTF-8", LC_ALL: "", LC_MESSAGES: "C" })).toBe("en");
+  });
+});
+
 describe("npm run chat", () => {
   it("prints its ports, keeps a typed number as text, taps a button by #number, and quits at once", async () => {
     const child = spawn(process.execPath, ["dist/src/emulator/chat.js"], {
-      env: { ...process.env, DATABASE_URL: join(dir, "chat.db"), LOG_LEVEL: "silent", LANG: "en_US.UTF-8", EMULATOR_PORT: "0", SIMULATOR_PORT: "0" },
+      // A terminal in the C locale (a container's default): English, told to Telegram as "en".
+      env: {
+        ...process.env,
+        DATABASE_URL: join(dir, "chat.db"),
+        LOG_LEVEL: "silent",
+        LANG: "C.UTF-8",
+        LC_ALL: "",
+        LC_MESSAGES: "",
+        EMULATOR_PORT: "0",
+        SIMULATOR_PORT: "0",
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let output = "";
@@ -25,6 +48,9 @@ describe("npm run chat", () => {
     };
     try {
       await shown("Type a message");
+      // The Mini App's link carries the user as the chat plays them, language included.
+      const initData = new URLSearchParams(/#(tgWebAppData=\S+)/.exec(output)![1]!).get("tgWebAppData")!;
+      expect(JSON.parse(new URLSearchParams(initData).get("user")!).language_code).toBe("en");
       expect(output).toMatch(/Bot API emulator at http:\/\/127\.0\.0\.1:\d+/);
       expect(output).toMatch(/upstream simulator at http:\/\/127\.0\.0\.1:\d+/);
       child.stdin.write("/start\n");
