@@ -161,7 +161,7 @@ export function Checkout({
 
   // The one main action, at one place in the tree whatever the step (so Telegram's MainButton is set up, never
   // hidden and shown again): Pay at the quote's charge, or a loading indicator while the price comes.
-  let main = { text: t.payLabel, active: false, onPress: () => undefined as unknown, testId: "confirm" };
+  let main = { text: t.payLabel, active: false, about: "", onPress: () => undefined as unknown, testId: "confirm" };
   let shown = html`${checked} ${step.kind === "refused" && html`<${Outcome} kind="error" text=${step.message} testId="refusal" />`}`;
   if (step.kind === "quoted") {
     const { quote: q } = step;
@@ -176,8 +176,8 @@ export function Checkout({
     const after = fromMicro((count !== null && offer ? creditOf(offer, count) : 0) - shortMicro);
     main =
       count !== null
-        ? { text: t.topUpAndBuy(count), active: true, onPress: () => topUpAndBuy(step, count), testId: "topup-and-buy" }
-        : { text: t.payNow(q.charge_usdt), active: true, onPress: () => confirm(step), testId: "confirm" };
+        ? { text: t.topUpAndBuy(count), active: true, about: q.quote_id, onPress: () => topUpAndBuy(step, count), testId: "topup-and-buy" }
+        : { text: t.payNow(q.charge_usdt), active: true, about: q.quote_id, onPress: () => confirm(step), testId: "confirm" };
     shown = html`<div class="quote" data-testid="quote">
       <p class="quote-line"><span>${t.recipientIs}: </span><strong>${recipientName ?? q.recipient}</strong></p>
       <p class="quote-line"><span>${`${t.charge}: `}</span><strong class="amount big">${usdt(q.charge_usdt)}</strong></p>
@@ -197,6 +197,13 @@ export function Checkout({
   const waiting = paying || step.kind === "quoting" || (step.kind === "form" && check.kind === "checking");
   return html`<div>
     ${shown}
-    <${MainAction} text=${main.text} active=${main.active && !waiting} progress=${waiting} onPress=${main.onPress} testId=${main.testId} />
+    <${MainAction}
+      text=${main.text}
+      active=${main.active && !waiting}
+      progress=${waiting}
+      about=${main.about}
+      onPress=${main.onPress}
+      testId=${main.testId}
+    />
   </div>`;
 }

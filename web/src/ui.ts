@@ -152,22 +152,25 @@ export const READ_MS = 700;
  * The screen's main action: Telegram's MainButton inside Telegram (the page shows no button of its own there), the
  * page's own button elsewhere. It is enabled only once `text` has been shown, unchanged, for READ_MS; a press
  * before that, or while the label changes, does nothing. `progress`: Telegram's loading indicator (a price on its
- * way, a purchase under way), never a press.
+ * way, a purchase under way), never a press. `about`: what a press acts on (a quote): another one, under the same
+ * label, is read again too.
  */
 export function MainAction({
   text,
   active = true,
   progress = false,
+  about,
   onPress,
   testId,
 }: {
   text: string;
   active?: boolean;
   progress?: boolean;
+  about?: string;
   onPress: () => void;
   testId?: string;
 }) {
-  const label = JSON.stringify([text, active, progress]);
+  const label = JSON.stringify([text, active, progress, about]);
   // The label that has been on screen for READ_MS; any other label is not ready, from the render that shows it.
   const [read, setRead] = useState<string | null>(null);
   const ready = active && !progress && read === label;
