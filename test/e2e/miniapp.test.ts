@@ -96,18 +96,24 @@ describe("the Mini App in Chromium", () => {
     await page.evaluate(() => {
       const w = window as unknown as {
         racing: boolean;
+        pressed: string[];
         TelegramWebviewProxy: { postEvent(type: string, data?: string): void };
         Telegram: { WebView: { receiveEvent(e: string, d: unknown): void } };
       };
       const post = w.TelegramWebviewProxy.postEvent;
       let label: string | undefined;
       w.racing = true;
+      w.pressed = [];
       w.TelegramWebviewProxy.postEvent = (type, data) => {
         post(type, data);
         const text = type === "web_app_setup_main_button" && data ? (JSON.parse(data) as { text?: string }).text : label;
         if (!w.racing || text === label) return;
         label = text;
-        for (const after of [0, 100]) setTimeout(() => w.Telegram.WebView.receiveEvent("main_button_pressed", null), after);
+        for (const after of [0, 100])
+          setTimeout(() => {
+            w.Telegram.WebView.receiveEvent("main_button_pressed", null);
+            w.pressed.push(text ?? "");
+          }, after);
       };
     });
     const purchases: number[] = [];
@@ -116,6 +122,11 @@ describe("the Mini App in Chromium", () => {
     await page.getByTestId("pack-100").click();
     await expect.poll(async () => (await sent(page, "web_app_setup_back_button")).at(-1)).toEqual({ is_visible: true });
     await page.getByTestId("recipient-myself").click();
+    // Both racing presses on the price's label have landed, and asked for no purchase.
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { pressed: string[] }).pressed.filter((label) => label === "Pay 1.50 USDT").length))
+      .toBe(2);
+    expect(purchases).toEqual([]);
     // The core's binding quote comes by itself: the price is on screen and on Telegram's MainButton before the last tap.
     await expect.poll(() => page.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT");
     expect(await page.getByTestId("quote").textContent()).toContain("For: sam_s");
@@ -128,7 +139,7 @@ describe("the Mini App in Chromium", () => {
     expect(setups.slice(0, priced).some((s) => (s as { is_progress_visible?: boolean }).is_progress_visible)).toBe(true);
     expect(setups[priced]).toMatchObject({ is_active: false, is_progress_visible: false });
     await mainButtonReady(page, "Pay 1.50 USDT");
-    // Every racing press has landed, and bought nothing: no purchase asked for, the balance as it was.
+    // Nothing bought before the readable moment: no purchase asked for, the balance as it was.
     expect(purchases).toEqual([]);
     expect((await h.service.core.accounts.byTelegramId("695100003"))!.balanceMicro).toBe(10_000_000);
     expect(await page.getByTestId("quote").count()).toBe(1);
@@ -192,13 +203,14 @@ describe("the Mini App in Chromium", () => {
       const before = (await h.service.core.accounts.byTelegramId("695100033"))!.balanceMicro;
       for (const tap of taps) await page.getByTestId(tap).first().click();
       await fill(page);
-      // The price is fixed (a binding quote) and on Telegram's MainButton before the last tap.
+      // The price is fixed (a binding quote, asked for by itself) before the last tap.
+      await page.getByTestId("quote").waitFor({ timeout: 15_000 });
+      // Inside Telegram its MainButton is the one primary action: the page shows none of its own.
+      expect(await page.locator("button.primary").count(), product).toBe(0);
       const ready = await mainButtonReady(page, /^Pay \d+\.\d{2,6} USDT$/);
       const shown = /^Pay (\d+\.\d{2,6}) USDT$/.exec(ready.text!)![1];
       expect(await page.getByTestId("quote").textContent(), product).toContain(`Charge: ${shown} USDT`);
       expect(legible(ready), product).toBeGreaterThanOrEqual(4.5);
-      // Inside Telegram its MainButton is the one primary action: the page shows none of its own.
-      expect(await page.locator("button.primary").count(), product).toBe(0);
       if (product === "stars") {
         expect(ready).toMatchObject({ text_color: "#ffffff" });
         expect(ready.color).not.toBe("#2481cc");
