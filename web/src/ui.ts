@@ -146,7 +146,7 @@ export function useWatch<T>(initial: T, read: () => Promise<T>, done: (value: T)
  * already on its way when the label changed, or begun on the old one, lands inside it and does nothing
  * (docs/decisions/0040-pay-button.md).
  */
-export const READ_MS = 700;
+const READ_MS = 700;
 
 /**
  * The screen's main action: Telegram's MainButton inside Telegram (the page shows no button of its own there), the
