@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { micro } from "../../src/core/model/money.js";
 import { EmulatedStars } from "../../src/emulator/client.js";
 import { type BotHarness, eventually, type Harness } from "../support/harness.js";
-import { launchBrowser, openMiniApp, press, sent, shot } from "../support/browser.js";
+import { launchBrowser, mainButtonReady, openMiniApp, press, sent, shot } from "../support/browser.js";
 import { DARK, LIGHT, type MiniAppUser, sessionOf } from "../support/miniapp.js";
 import { useBotHarness } from "../support/use-harness.js";
 
@@ -148,9 +148,7 @@ describe("Stars top-ups in the Mini App", () => {
     expect(await page.getByTestId("shortfall").textContent()).toBe(
       "Your balance is 0.50 USDT short. 100 ⭐ credit 1.00 USDT, then this order is placed, once.",
     );
-    await expect
-      .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
-      .toEqual({ is_visible: true, is_active: true, text: "Top up 100 ⭐ and buy" });
+    await mainButtonReady(page, "Top up 100 ⭐ and buy");
     await page.getByTestId("quote").scrollIntoViewIfNeeded();
     await shot(page, "stars-shortfall-dark", { fullPage: true });
     // Telegram's MainButton pressed twice: one payment, one order.
@@ -187,7 +185,8 @@ describe("Stars top-ups in the Mini App", () => {
       await lapsed.page.getByTestId("pack-100").click();
       await lapsed.page.getByTestId("recipient-myself").click();
       await expect.poll(() => lapsed.page.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT");
-      await lapsed.page.getByTestId("topup-and-buy").click();
+      await mainButtonReady(lapsed.page, "Top up 100 ⭐ and buy");
+      await press(lapsed.page, "main_button_pressed");
       await expect.poll(() => lapsed.page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered.");
       const orders = await h.service.core.orders.list((await account(ava.id)).id, 5);
       expect(orders.map((o) => [o.productType, o.chargeMicro])).toEqual([["stars", 1_500_000]]);
@@ -211,13 +210,21 @@ describe("Stars top-ups in the Mini App", () => {
       await expect.poll(() => page.getByTestId("balance").textContent()).toContain("10.00 USDT");
       await page.getByTestId("brand-psn-us").click();
       await page.getByTestId("card-psn-us-10").click();
-      await page.getByTestId("get-price").click();
-      await expect.poll(() => page.getByTestId("topup-and-buy").count()).toBe(1);
+      await mainButtonReady(page, /^Top up \d+ ⭐ and buy$/);
       const before = /Charge: (\d+\.\d+) USDT/.exec((await page.getByTestId("quote").textContent())!)![1];
-      await page.getByTestId("topup-and-buy").click();
+      const setupsBefore = (await sent(page, "web_app_setup_main_button")).length;
+      await press(page, "main_button_pressed");
       await expect
         .poll(() => page.getByTestId("price-moved").textContent(), { timeout: 15_000 })
         .toMatch(/^The price changed while you paid: it is now \d+\.\d{2,6} USDT\. Your top-up is on your balance; confirm the new price to buy\.$/);
+      // The new price's button was shown disabled first (a loading indicator while the Stars were paid): a press
+      // counts only once it has been read.
+      const since = (await sent(page, "web_app_setup_main_button")).slice(setupsBefore) as Array<{
+        is_active: boolean;
+        is_progress_visible: boolean;
+      }>;
+      expect(since[0]).toMatchObject({ is_active: false, is_progress_visible: true });
+      expect(since.find((s) => !s.is_progress_visible)).toMatchObject({ is_active: false });
       const now = /now (\d+\.\d+) USDT/.exec((await page.getByTestId("price-moved").textContent())!)![1];
       expect(Number(now)).toBeGreaterThan(Number(before));
       // Nothing bought; the credit is on the balance, and the new price is asked against it.

@@ -3,9 +3,10 @@ import type { Browser, Page } from "playwright-core";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatUsdt } from "../../src/core/model/money.js";
+import { contrast } from "../../web/src/contrast.js";
 import type { BotHarness, Harness } from "../support/harness.js";
 import { FAST_WEBHOOKS, type Receiver, startReceiver } from "../support/receiver.js";
-import { axe, launchBrowser, type OpenOptions, openMiniApp, press, sent, shot } from "../support/browser.js";
+import { axe, launchBrowser, mainButton, mainButtonReady, type OpenOptions, openMiniApp, press, sent, shot } from "../support/browser.js";
 import { launchUrl, type MiniAppUser, DARK as PUBLISHED_DARK, LIGHT as PUBLISHED_LIGHT } from "../support/miniapp.js";
 import { useBotHarness } from "../support/use-harness.js";
 
@@ -82,39 +83,76 @@ describe("the Mini App in Chromium", () => {
     await ru.close();
   });
 
-  it("buys stars inside Telegram: the recipient looked up, the core's quote, Telegram's MainButton confirming once however often it is pressed, haptics and the BackButton", async () => {
+  it("buys stars inside Telegram: the core's quote by itself, Telegram's MainButton counting no press before its price has been read, then confirming once however often it is pressed, haptics and the BackButton", async () => {
     const sam = await user(695_100_003, "sam_s", 10);
     const { page, errors, close } = await open(sam, { telegram: true });
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("10.00 USDT");
     expect(await sent(page, "web_app_ready")).toHaveLength(1);
-    // The first screen is the shop: the packs with their prices. Three taps buy one for oneself.
+    // The first screen is the shop: the packs with their prices.
     const first = await page.evaluate(() => performance.getEntriesByName("goods-shown")[0]?.startTime ?? null);
     console.log(`[bench] the Mini App's first screen (goods and prices shown): ${first === null ? "?" : Math.round(first)} ms from navigation`);
-    let taps = 0;
-    const tap = async (testId: string) => {
-      taps++;
-      await page.getByTestId(testId).click();
-    };
+    // Telegram's client pressing the MainButton as its label changes and 100 ms after (a tap begun on the old
+    // label): none of these presses may buy. The purchases the page asks for are recorded with their time.
+    await page.evaluate(() => {
+      const w = window as unknown as {
+        racing: boolean;
+        pressed: string[];
+        TelegramWebviewProxy: { postEvent(type: string, data?: string): void };
+        Telegram: { WebView: { receiveEvent(e: string, d: unknown): void } };
+      };
+      const post = w.TelegramWebviewProxy.postEvent;
+      let label: string | undefined;
+      w.racing = true;
+      w.pressed = [];
+      w.TelegramWebviewProxy.postEvent = (type, data) => {
+        post(type, data);
+        const text = type === "web_app_setup_main_button" && data ? (JSON.parse(data) as { text?: string }).text : label;
+        if (!w.racing || text === label) return;
+        label = text;
+        for (const after of [0, 100])
+          setTimeout(() => {
+            w.Telegram.WebView.receiveEvent("main_button_pressed", null);
+            w.pressed.push(text ?? "");
+          }, after);
+      };
+    });
+    const purchases: number[] = [];
+    page.on("request", (r) => r.method() === "POST" && new URL(r.url()).pathname === "/v1/stars" && purchases.push(Date.now()));
     expect(await page.getByTestId("pack-100").textContent()).toBe("100 ⭐1.50 USDT");
-    await tap("pack-100");
+    await page.getByTestId("pack-100").click();
     await expect.poll(async () => (await sent(page, "web_app_setup_back_button")).at(-1)).toEqual({ is_visible: true });
-    await tap("recipient-myself");
+    await page.getByTestId("recipient-myself").click();
+    // Both racing presses on the price's label have landed, and asked for no purchase.
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { pressed: string[] }).pressed.filter((label) => label === "Pay 1.50 USDT").length))
+      .toBe(2);
+    expect(purchases).toEqual([]);
     // The core's binding quote comes by itself: the price is on screen and on Telegram's MainButton before the last tap.
     await expect.poll(() => page.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT");
     expect(await page.getByTestId("quote").textContent()).toContain("For: sam_s");
     expect(await page.getByTestId("quote").textContent()).toContain("balance after: 8.50 USDT");
-    // The MainButton follows the screen once its effect has run (after the paint that showed the quote).
-    await expect
-      .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
-      .toEqual({ is_visible: true, is_active: true, text: "Pay 1.50 USDT" });
+    // While the price came, Telegram's loading indicator, never a label that becomes Pay; the price's label is
+    // shown disabled first, and enabled once it has been on screen for the readable moment.
+    const setups = await sent(page, "web_app_setup_main_button");
+    const priced = setups.findIndex((s) => (s as { text?: string }).text === "Pay 1.50 USDT");
+    expect(setups.slice(0, priced).filter((s) => (s as { is_active?: boolean }).is_active)).toEqual([]);
+    expect(setups.slice(0, priced).some((s) => (s as { is_progress_visible?: boolean }).is_progress_visible)).toBe(true);
+    expect(setups[priced]).toMatchObject({ is_active: false, is_progress_visible: false });
+    await mainButtonReady(page, "Pay 1.50 USDT");
+    // Nothing bought before the readable moment: no purchase asked for, the balance as it was.
+    expect(purchases).toEqual([]);
+    expect((await h.service.core.accounts.byTelegramId("695100003"))!.balanceMicro).toBe(10_000_000);
+    expect(await page.getByTestId("quote").count()).toBe(1);
+    await page.evaluate(() => void ((window as unknown as { racing: boolean }).racing = false));
     await page.getByTestId("quote").scrollIntoViewIfNeeded();
     await shot(page, "stars-quote");
-    // Telegram's MainButton pressed twice: one idempotency key, one order; the purchase took three taps.
-    taps++;
+    // Telegram's MainButton pressed twice once readable: one idempotency key, one order.
+    const pressedAt = Date.now();
     await press(page, "main_button_pressed");
     await press(page, "main_button_pressed");
-    expect(taps).toBeLessThanOrEqual(3);
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
+    expect(purchases).toHaveLength(1);
+    expect(purchases[0]).toBeGreaterThanOrEqual(pressedAt);
     expect(await page.getByTestId("order").textContent()).toContain("For: @sam_s");
     await expect.poll(() => sent(page, "web_app_trigger_haptic_feedback")).toContainEqual({ type: "notification", notification_type: "success" });
     await shot(page, "stars-done");
@@ -131,6 +169,75 @@ describe("the Mini App in Chromium", () => {
       .where("account_id", "=", account.id)
       .execute();
     expect(orders).toEqual([{ product_type: "stars", status: "completed", charge_micro: 1_500_000 }]);
+    await h.assertLedgerInvariant();
+    expect(errors, errors.join("\n")).toEqual([]);
+    await close();
+  });
+
+  it("buys every product inside Telegram in at most 3 taps from the first screen, at the charge Telegram's MainButton showed, with no button of the page's own and the MainButton's colours at AA as the theme changes", async () => {
+    const pia = await user(695_100_033, "pia_p", 60);
+    const account = (await h.service.core.accounts.byTelegramId("695100033"))!;
+    // White on Telegram's light button (#2481cc) reads 4.1:1: the page sends Telegram a pair that reads at AA.
+    const { page, errors, close } = await open(pia, { telegram: true, theme: PUBLISHED_LIGHT });
+    const legible = (b: { color?: string; text_color?: string }) => contrast(b.text_color!, b.color!);
+    // Taps are presses of buttons (the page's, or Telegram's MainButton); what is typed or picked in a field is not.
+    const products: Array<[string, string[], (page: Page) => Promise<unknown>]> = [
+      ["stars", ["pack-100", "recipient-myself"], async () => undefined],
+      ["premium", ["plan-3", "recipient-myself"], async () => undefined],
+      ["giftcard", ["brand-apple-us", "card-apple-us-5"], async () => undefined],
+      ["gift", ["home-gift"], (p) => p.locator("input[name=recipient]").fill("bob")],
+      ["store", ["product-store"], (p) => p.locator("input[name=login]").fill("gamer_one")],
+      [
+        "game",
+        ["product-game"],
+        async (p) => {
+          await p.locator("select[name=game]").selectOption("pubgm");
+          await p.locator("select[name=denomination]").selectOption("60");
+          await p.locator("input[name=player_id]").fill("51234567");
+        },
+      ],
+    ];
+    for (const [product, taps, fill] of products) {
+      if (product !== "stars") await page.reload();
+      await expect.poll(() => page.getByTestId("balance").textContent()).toContain("USDT");
+      const before = (await h.service.core.accounts.byTelegramId("695100033"))!.balanceMicro;
+      for (const tap of taps) await page.getByTestId(tap).first().click();
+      await fill(page);
+      // The price is fixed (a binding quote, asked for by itself) before the last tap.
+      await page.getByTestId("quote").waitFor({ timeout: 15_000 });
+      // Inside Telegram its MainButton is the one primary action: the page shows none of its own.
+      expect(await page.locator("button.primary").count(), product).toBe(0);
+      const ready = await mainButtonReady(page, /^Pay \d+\.\d{2,6} USDT$/);
+      const shown = /^Pay (\d+\.\d{2,6}) USDT$/.exec(ready.text!)![1];
+      expect(await page.getByTestId("quote").textContent(), product).toContain(`Charge: ${shown} USDT`);
+      expect(legible(ready), product).toBeGreaterThanOrEqual(4.5);
+      if (product === "stars") {
+        expect(ready).toMatchObject({ text_color: "#ffffff" });
+        expect(ready.color).not.toBe("#2481cc");
+        // Night mode switched with the button shown: it is set up again in the new palette's readable pair
+        // (white on #8774e1, Telegram Web K's dark button, reads 3.7:1), its label and state kept.
+        const dark = { ...PUBLISHED_DARK, button_color: "#8774e1" };
+        await page.evaluate(
+          (params) =>
+            (window as unknown as { Telegram: { WebView: { receiveEvent(e: string, d: unknown): void } } }).Telegram.WebView.receiveEvent(
+              "theme_changed",
+              { theme_params: params },
+            ),
+          dark,
+        );
+        await expect.poll(async () => (await mainButton(page))!.color).not.toBe(ready.color);
+        const redone = (await mainButton(page))!;
+        expect(redone).toMatchObject({ text: ready.text, is_active: true, text_color: "#ffffff" });
+        expect(legible(redone)).toBeGreaterThanOrEqual(4.5);
+      }
+      await press(page, "main_button_pressed");
+      expect(taps.length + 1, product).toBeLessThanOrEqual(3);
+      // What is charged is what the MainButton said.
+      await expect.poll(async () => (await h.service.core.orders.list(account.id, 10)).filter((o) => o.productType === product).length).toBe(1);
+      const [order] = (await h.service.core.orders.list(account.id, 10)).filter((o) => o.productType === product);
+      expect(order.chargeMicro, product).toBe(Math.round(Number(shown) * 1e6));
+      expect((await h.service.core.accounts.byTelegramId("695100033"))!.balanceMicro, product).toBe(before - order.chargeMicro);
+    }
     await h.assertLedgerInvariant();
     expect(errors, errors.join("\n")).toEqual([]);
     await close();
@@ -155,9 +262,9 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => page.getByTestId("quantity-rule").textContent()).toBe("Quantity must be from 1 to 3.");
     await page.getByTestId("card-psn-us-10").click();
     await page.getByLabel("Quantity").fill("2");
-    await expect.poll(() => page.getByTestId("check").textContent()).toMatch(/ · \d+\.\d{2,6} USDT · balance after \d+\.\d{2,6} USDT$/);
-    await page.getByTestId("get-price").click();
+    // The quote comes by itself once the form checks out.
     await expect.poll(() => page.getByTestId("quote").textContent()).toMatch(/2 × \d+\.\d{2,6} USDT/);
+    expect(await page.getByTestId("quote").textContent()).toMatch(/balance after: \d+\.\d{2,6} USDT/);
     expect(await page.getByTestId("quote").textContent()).not.toContain("psn-us");
     await shot(page, "buy-giftcard-quote-light");
     await page.getByTestId("confirm").dblclick();
@@ -190,8 +297,6 @@ describe("the Mini App in Chromium", () => {
     await page.getByTestId("gift").first().click();
     await page.getByLabel("Recipient").fill("bob");
     await page.getByLabel("Message").fill("Happy birthday");
-    // Get the price waits for the live check to pass (the button is off until then).
-    await page.getByTestId("get-price").click();
     await expect.poll(() => page.getByTestId("quote").textContent()).toContain("For: bob");
     await shot(page, "gift-quote");
     await page.getByTestId("confirm").click();
@@ -241,7 +346,6 @@ describe("the Mini App in Chromium", () => {
     await page.getByTestId("product-store").click();
     await page.getByLabel("Store login").fill("pending_gamer");
     await page.getByLabel("Amount, USD").fill("5");
-    await page.getByTestId("get-price").click();
     await expect
       .poll(() => page.getByTestId("quote").textContent())
       .toMatch(/5\.00 USD \+ provider fee \d+\.\d{2,6} USD \+ service \d+\.\d{2,6} USDT/);
@@ -261,7 +365,7 @@ describe("the Mini App in Chromium", () => {
     await ru.page.getByLabel("Логин в магазине").fill("rita@mail.example");
     await ru.page.getByLabel("Сумма, USD").fill("5");
     await expect.poll(() => ru.page.getByTestId("check").textContent()).toMatch(/^Это не логин магазина.*ничего не списано\.$/);
-    expect(await ru.page.getByTestId("get-price").isDisabled()).toBe(true);
+    expect(await ru.page.getByTestId("confirm").isDisabled()).toBe(true);
     await shot(ru.page, "refused-store-ru");
     await ru.close();
     expect(await h.service.core.orders.list((await h.service.core.accounts.byTelegramId("695100009"))!.id, 5)).toEqual([]);
@@ -273,11 +377,13 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("0.00 USDT");
     await page.getByRole("button", { name: "💳 Top up" }).click();
     await page.getByRole("button", { name: "25 USDT" }).click();
-    await expect.poll(() => page.getByTestId("pay").textContent()).toBe("Pay 25.00 USDT in @CryptoBot");
+    // Pay is Telegram's MainButton, the page's only primary action inside Telegram.
+    await mainButtonReady(page, "Pay 25.00 USDT in @CryptoBot");
+    expect(await page.getByTestId("pay").count()).toBe(0);
     expect(await page.locator("a.pay").getAttribute("href")).toMatch(/^https:\/\/t\.me\/CryptoBot\?start=IV/);
     await shot(page, "topup-invoice");
     // Pay opens @CryptoBot inside Telegram (openTelegramLink), not a browser tab.
-    await page.getByTestId("pay").click();
+    await press(page, "main_button_pressed");
     expect(await sent(page, "web_app_open_tg_link")).toEqual([{ path_full: expect.stringMatching(/^\/CryptoBot\?start=IV\w+$/) }]);
     // Paid at Crypto Pay (no webhook reaches this test's service: the poll finds it).
     const account = (await h.service.core.accounts.byTelegramId("695100005"))!;
@@ -538,15 +644,10 @@ describe("the Mini App session and exact money on screen", () => {
     await page.getByTestId("pack-any").click();
     await page.getByLabel("Recipient").fill("@alice");
     await page.getByLabel("Stars").fill("123");
-    await expect.poll(() => page.getByTestId("check").textContent()).toBe("alice · 1.845 USDT · balance after 8.155 USDT");
-    await page.getByTestId("get-price").click();
     await expect.poll(() => page.getByTestId("quote").textContent()).toContain("Charge: 1.845 USDT");
     expect(await page.getByTestId("quote").textContent()).toContain("balance after: 8.155 USDT");
-    expect(await page.getByTestId("confirm").textContent()).toBe("Pay 1.845 USDT");
-    await expect
-      .poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1))
-      .toEqual({ is_visible: true, is_active: true, text: "Pay 1.845 USDT" });
-    await page.getByTestId("confirm").click();
+    await mainButtonReady(page, "Pay 1.845 USDT");
+    await press(page, "main_button_pressed");
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
     expect(await page.getByTestId("order").textContent()).toContain("Charge: 1.845 USDT");
     for (let i = 0; i < 2; i++) await press(page, "back_button_pressed");

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 import { EmulatedChat } from "../../src/emulator/client.js";
 import type { PaymentAttempt } from "../../src/emulator/payments.js";
 import { CHROMIUM } from "./global-setup.js";
@@ -111,6 +112,27 @@ export const press = (page: Page, event: "main_button_pressed" | "back_button_pr
     (e) => (window as unknown as { Telegram: { WebView: { receiveEvent(e: string, d: unknown): void } } }).Telegram.WebView.receiveEvent(e, null),
     event,
   );
+
+/** Telegram's MainButton as the page last set it up (web_app_setup_main_button), or undefined before any. */
+export const mainButton = async (page: Page) =>
+  (await sent(page, "web_app_setup_main_button")).at(-1) as
+    { is_visible: boolean; is_active?: boolean; is_progress_visible?: boolean; text?: string; color?: string; text_color?: string } | undefined;
+
+/**
+ * Waits until Telegram's MainButton is enabled, with no loading indicator, reading `text`, as a person would
+ * before pressing it; answers its setup.
+ */
+export async function mainButtonReady(page: Page, text: string | RegExp) {
+  await expect
+    .poll(() => mainButton(page), { timeout: 15_000 })
+    .toMatchObject({
+      is_visible: true,
+      is_active: true,
+      is_progress_visible: false,
+      text: typeof text === "string" ? text : expect.stringMatching(text),
+    });
+  return (await mainButton(page))!;
+}
 
 /** A screenshot of the page (the viewport, or the whole page) as test-output/miniapp/<name>.png. */
 export async function shot(page: Page, name: string, { fullPage = false } = {}) {

@@ -5,78 +5,117 @@ import { fromMicro, toMicro } from "./money.js";
 import { creditOf, creditText, starsFor, starsPaymentText, useStarsPayment } from "./stars.js";
 import { Amount, type Ctx, failure, html, MainAction, Outcome, useCheck, usdt } from "./ui.js";
 
-/** Refusals of a purchase that mean "the price or the quote moved": the user is asked again, at the new price. */
+/** Refusals of a purchase that mean "the quote is spent or the price moved": a fresh quote is asked for. */
 const ASK_AGAIN = new Set(["price_changed", "quote_expired", "quote_used", "quote_not_found", "quote_mismatch"]);
 
 /** `balance`: the balance as a refusal for want of funds found it (newer than the check's). */
-type Step =
-  { kind: "form" } | { kind: "quoted"; quote: Quote; idempotencyKey: string; balance?: number; note?: string } | { kind: "refused"; message: string };
+type Quoted = { kind: "quoted"; quote: Quote; idempotencyKey: string; balance?: number; note?: string };
+type Step = { kind: "form" } | { kind: "quoting" } | Quoted | { kind: "refused"; message: string };
 
 /**
  * Every product's checkout: the form's purchase checked as the user types (the core's rules and charge, nothing
- * stored), then the core's binding quote (the exact charge, broken down, the balance after), then Confirm with one
- * idempotency key per confirmation (a double tap buys once; a moved price asks again). The order opens when bought.
- * `auto` asks for the quote as soon as the check passes (a pack and a recipient tapped: the next tap pays), once per
- * purchase; `recipientName` names the recipient where the core names an id (a gift card's brand).
+ * stored), then, as soon as it passes, the core's binding quote (the exact charge, broken down, the balance after),
+ * so the price is fixed before the last tap; then Pay, the screen's one main action (Telegram's MainButton inside
+ * Telegram), with one idempotency key per quote shown (a double press buys once). Pay counts only once its label
+ * and price have been on screen for a moment (MainAction); while the price comes it shows Telegram's loading
+ * indicator instead. A spent quote is made again and bought only at the same charge; a moved price is shown and
+ * asked again. `recipientName` names the recipient where the core names an id (a gift card's brand).
  */
 export function Checkout({
   ctx,
   purchase,
   breakdown,
-  auto = false,
   recipientName,
 }: {
   ctx: Ctx;
   purchase: Purchase | null;
   breakdown?: (charge: number) => string | null;
-  auto?: boolean;
   recipientName?: string;
 }) {
   const { api, t } = ctx;
   const key = purchase ? JSON.stringify(purchase) : null;
   const check = useCheck<Check>(key, () => api.post<Check>("/miniapp/check", purchase!));
   const [step, setStep] = useState<Step>({ kind: "form" });
+  const [paying, setPaying] = useState(false);
   const busy = useRef(false);
   const stars = useStarsPayment(ctx);
+  const current = useRef(key);
+  current.current = key;
   // A changed form drops the quote: it was for the old one.
   useEffect(() => setStep({ kind: "form" }), [key]);
-  const autoQuoted = useRef<string | null>(null);
+  // Each passing check quoted once (a check's answer is a new object; the first render after a change still holds
+  // the old one, already quoted).
+  const quotedCheck = useRef<unknown>(null);
   useEffect(() => {
-    if (!auto || check.kind !== "ok" || autoQuoted.current === key) return;
-    autoQuoted.current = key;
-    void quote();
-  }, [auto, check.kind, key]);
+    if (check.kind !== "ok" || quotedCheck.current === check) return;
+    quotedCheck.current = check;
+    void quote(key);
+  }, [check]);
 
-  async function quote() {
-    if (!purchase || busy.current) return;
-    busy.current = true;
+  async function quote(forKey: string | null) {
+    if (!purchase) return;
+    setStep({ kind: "quoting" });
     try {
       const quoted = await api.post<Quote>("/v1/quotes", purchase);
-      setStep({ kind: "quoted", quote: quoted, idempotencyKey: crypto.randomUUID() });
+      if (current.current === forKey) setStep({ kind: "quoted", quote: quoted, idempotencyKey: crypto.randomUUID() });
+    } catch (error) {
+      if (current.current !== forKey) return;
+      telegram.haptic("error");
+      setStep({ kind: "refused", message: failure(t, error) });
+    }
+  }
+
+  /** One purchase at a time: a second press while one is under way does nothing. */
+  async function once(work: () => Promise<void>) {
+    if (!purchase || busy.current) return;
+    busy.current = true;
+    setPaying(true);
+    try {
+      await work();
     } catch (error) {
       telegram.haptic("error");
       setStep({ kind: "refused", message: failure(t, error) });
     } finally {
       busy.current = false;
+      setPaying(false);
     }
   }
 
-  async function confirm(quoted: Extract<Step, { kind: "quoted" }>) {
-    if (!purchase || busy.current) return;
-    busy.current = true;
+  const confirm = (quoted: Quoted) =>
+    once(async () => {
+      try {
+        await placeOrAsk(quoted);
+      } catch (error) {
+        // Short of funds, and Stars can cover it: the same quote again, with the one-step top-up offered.
+        if (!(error instanceof ApiError && error.status === 402 && ctx.me.stars_topup)) throw error;
+        const me = await api.get<Me>("/miniapp/me").catch(() => null);
+        if (!me) throw error;
+        telegram.haptic("error");
+        setStep({ ...quoted, balance: me.balance_usdt });
+      }
+    });
+
+  /**
+   * Buys at the quote; a quote spent meanwhile (it lapsed while the screen was open, or while Stars were paid) is
+   * made again and bought only at the same charge. A moved price is shown, against the balance as it is now, and
+   * Pay waits for it to be read.
+   */
+  async function placeOrAsk(quoted: Quoted, note = t.priceMoved) {
     try {
       await place(quoted);
     } catch (error) {
-      telegram.haptic("error");
-      const again = error instanceof ApiError && error.code !== null && ASK_AGAIN.has(error.code);
-      // Short of funds, and Stars can cover it: the same quote again, with the one-step top-up offered.
-      if (error instanceof ApiError && error.status === 402 && ctx.me.stars_topup) {
-        const me = await api.get<Me>("/miniapp/me").catch(() => null);
-        if (me) return setStep({ ...quoted, balance: me.balance_usdt });
-      }
-      setStep({ kind: "refused", message: again ? `${failure(t, error)} ${t.askAgain}` : failure(t, error) });
-    } finally {
-      busy.current = false;
+      if (!(error instanceof ApiError && error.code !== null && ASK_AGAIN.has(error.code))) throw error;
+      const fresh = await api.post<Quote>("/v1/quotes", purchase!);
+      if (toMicro(fresh.charge_usdt) === toMicro(quoted.quote.charge_usdt)) return await place({ ...quoted, quote: fresh });
+      const now = await api.get<Me>("/miniapp/me").catch(() => null);
+      telegram.haptic("warning");
+      setStep({
+        kind: "quoted",
+        quote: fresh,
+        idempotencyKey: crypto.randomUUID(),
+        ...(now ? { balance: now.balance_usdt } : {}),
+        note: note(usdt(fresh.charge_usdt)),
+      });
     }
   }
 
@@ -90,13 +129,11 @@ export function Checkout({
 
   /**
    * The balance short: `count` Stars paid in Telegram's form, and once the bot has credited them the same order is
-   * placed with the same idempotency key (it cannot be bought twice). A quote that lapsed meanwhile is asked again
-   * and bought only at the same charge; a moved price is said, and the credit stays on the balance.
+   * placed with the same idempotency key (it cannot be bought twice); a moved price is said, and the credit stays
+   * on the balance.
    */
-  async function topUpAndBuy(quoted: Extract<Step, { kind: "quoted" }>, count: number) {
-    if (!purchase || busy.current) return;
-    busy.current = true;
-    try {
+  const topUpAndBuy = (quoted: Quoted, count: number) =>
+    once(async () => {
       // The balance now, not as the form read it: a payment credited late, or spent elsewhere, changes what is short.
       const me = await api.get<Me>("/miniapp/me").catch(() => null);
       const offer = me?.stars_topup;
@@ -106,33 +143,8 @@ export function Checkout({
         if (starsFor(offer, shortMicro) !== count) return setStep({ ...quoted, balance: me.balance_usdt });
       }
       if (!(await stars.pay(count))) return;
-      try {
-        await place(quoted);
-      } catch (error) {
-        if (!(error instanceof ApiError && error.code !== null && ASK_AGAIN.has(error.code))) throw error;
-        const fresh = await api.post<Quote>("/v1/quotes", purchase);
-        if (toMicro(fresh.charge_usdt) !== toMicro(quoted.quote.charge_usdt)) {
-          // Asked again at the new price, against the balance with the credit on it.
-          const now = await api.get<Me>("/miniapp/me").catch(() => null);
-          telegram.haptic("warning");
-          setStep({
-            kind: "quoted",
-            quote: fresh,
-            idempotencyKey: crypto.randomUUID(),
-            ...(now ? { balance: now.balance_usdt } : {}),
-            note: t.priceMovedKept(usdt(fresh.charge_usdt)),
-          });
-          return;
-        }
-        await place({ ...quoted, quote: fresh });
-      }
-    } catch (error) {
-      telegram.haptic("error");
-      setStep({ kind: "refused", message: failure(t, error) });
-    } finally {
-      busy.current = false;
-    }
-  }
+      await placeOrAsk(quoted, t.priceMovedKept);
+    });
 
   const checked =
     check.kind === "checking"
@@ -147,6 +159,10 @@ export function Checkout({
             </p>`
           : null;
 
+  // The one main action, at one place in the tree whatever the step (so Telegram's MainButton is set up, never
+  // hidden and shown again): Pay at the quote's charge, or a loading indicator while the price comes.
+  let main = { text: t.payLabel, active: false, about: "", onPress: () => undefined as unknown, testId: "confirm" };
+  let shown = html`${checked} ${step.kind === "refused" && html`<${Outcome} kind="error" text=${step.message} testId="refusal" />`}`;
   if (step.kind === "quoted") {
     const { quote: q } = step;
     // The balance as the service read it for this form (an administrator may have moved it since the page loaded).
@@ -158,26 +174,36 @@ export function Checkout({
     const said = starsPaymentText(ctx, stars.state);
     // Short and topped up in Stars: the balance after both.
     const after = fromMicro((count !== null && offer ? creditOf(offer, count) : 0) - shortMicro);
-    const action =
-      count !== null && offer
-        ? html`<p class="muted" data-testid="shortfall">${t.shortfall(creditText(shortMicro), count, creditText(creditOf(offer, count)))}</p>
-            <${MainAction} text=${t.topUpAndBuy(count)} onPress=${() => topUpAndBuy(step, count)} testId="topup-and-buy" />`
-        : html`${shortMicro > 0 && html`<p class="muted" data-testid="shortfall">${t.shortfallTooBig(creditText(shortMicro))}</p>`}
-            <${MainAction} text=${t.payNow(q.charge_usdt)} onPress=${() => confirm(step)} testId="confirm" />`;
-    return html`<div class="quote" data-testid="quote">
+    main =
+      count !== null
+        ? { text: t.topUpAndBuy(count), active: true, about: q.quote_id, onPress: () => topUpAndBuy(step, count), testId: "topup-and-buy" }
+        : { text: t.payNow(q.charge_usdt), active: true, about: q.quote_id, onPress: () => confirm(step), testId: "confirm" };
+    shown = html`<div class="quote" data-testid="quote">
       <p class="quote-line"><span>${t.recipientIs}: </span><strong>${recipientName ?? q.recipient}</strong></p>
       <p class="quote-line"><span>${`${t.charge}: `}</span><strong class="amount big">${usdt(q.charge_usdt)}</strong></p>
       ${parts && html`<p class="muted">${parts}</p>`}
       <p class="muted">
         ${`${t.balanceAfter}: `}<${Amount} text=${usdt(after)} />${` · ${t.quoteHeld(new Date(q.expires_at).toLocaleTimeString(ctx.language))}`}
       </p>
-      ${step.note && html`<${Outcome} kind="info" text=${step.note} testId="price-moved" />`} ${action}
+      ${step.note && html`<${Outcome} kind="info" text=${step.note} testId="price-moved" />`}
+      ${
+        count !== null && offer
+          ? html`<p class="muted" data-testid="shortfall">${t.shortfall(creditText(shortMicro), count, creditText(creditOf(offer, count)))}</p>`
+          : shortMicro > 0 && html`<p class="muted" data-testid="shortfall">${t.shortfallTooBig(creditText(shortMicro))}</p>`
+      }
       ${said && html`<${Outcome} kind=${said.kind} text=${said.text} testId="stars-status" />`}
-      <button type="button" class="secondary" onClick=${() => setStep({ kind: "form" })}>${t.change}</button>
     </div>`;
   }
+  const waiting = paying || step.kind === "quoting" || (step.kind === "form" && check.kind === "checking");
   return html`<div>
-    ${checked} ${step.kind === "refused" && html`<${Outcome} kind="error" text=${step.message} testId="refusal" />`}
-    <${MainAction} text=${t.getPrice} active=${check.kind === "ok"} onPress=${quote} testId="get-price" />
+    ${shown}
+    <${MainAction}
+      text=${main.text}
+      active=${main.active && !waiting}
+      progress=${waiting}
+      about=${main.about}
+      onPress=${main.onPress}
+      testId=${main.testId}
+    />
   </div>`;
 }

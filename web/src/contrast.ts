@@ -73,3 +73,21 @@ export function readableTheme(theme: Record<string, string>): Record<string, str
   }
   return out;
 }
+
+/** The page's own button where the theme names none (styles.css): white on #1c6bb0, 5.7:1. */
+const BUTTON = { color: "#1c6bb0", text_color: "#ffffff" };
+
+/**
+ * The colours the page gives Telegram's MainButton (web_app_setup_main_button's color and text_color), as its own
+ * button reads: the theme's text colour kept, the button moved away from it until the pair reads at AA. Both
+ * always sent as #rrggbb (what every client parses), so no client falls back to its own pair (white on #2481cc is
+ * 4.1:1). A colour the theme gives that is not one is the page's default.
+ */
+export function mainButtonColours(theme: Record<string, string>): { color: string; text_color: string } {
+  const hex = (colour: string | undefined, fallback: string) => {
+    const rgb = colour === undefined ? null : parseHex(colour);
+    return rgb ? toHex(rgb) : fallback;
+  };
+  const text = hex(theme.button_text_color, BUTTON.text_color);
+  return { color: readable(hex(theme.button_color, BUTTON.color), text), text_color: text };
+}

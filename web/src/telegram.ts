@@ -1,4 +1,6 @@
 import { hasWebviewProxy, isIframe, on, postEvent } from "@telegram-apps/bridge";
+import { mainButtonColours } from "./contrast.js";
+import { readLaunch } from "./launch.js";
 
 // The Telegram client's own controls through its bridge (@telegram-apps/bridge: no hosted script, so the strict CSP
 // holds). In an ordinary browser there is no client: every call does nothing and links open in a new tab.
@@ -18,6 +20,32 @@ function send(method: string, params?: object): void {
   }
 }
 
+/** What the MainButton shows: its label, whether a press counts, and Telegram's loading indicator. */
+export interface MainButton {
+  text: string;
+  active: boolean;
+  progress: boolean;
+}
+
+// The MainButton's colours, from Telegram's theme made to read at AA (contrast.ts), sent with every setup: the
+// client's own default pairs fall under 4.5:1 on several palettes. A theme_changed sends them again.
+let colours = mainButtonColours(typeof window === "undefined" ? {} : readLaunch(location.hash).theme);
+let shown: MainButton | null = null;
+
+function setupMainButton() {
+  // core.telegram.org/api/web-events#web-app-setup-main-button: every field said each time (is_active is true when left out).
+  send(
+    "web_app_setup_main_button",
+    shown ? { is_visible: true, is_active: shown.active, is_progress_visible: shown.progress, text: shown.text, ...colours } : { is_visible: false },
+  );
+}
+
+if (inTelegram)
+  on("theme_changed", ({ theme_params }) => {
+    colours = mainButtonColours(theme_params as Record<string, string>);
+    if (shown) setupMainButton();
+  });
+
 export const telegram = {
   inTelegram,
   ready() {
@@ -31,9 +59,10 @@ export const telegram = {
   onBack(listener: () => void): () => void {
     return on("back_button_pressed", listener);
   },
-  /** Telegram's MainButton mirrors the screen's main action (the page's own button does the same). */
-  mainButton(button: { text: string; active: boolean } | null) {
-    send("web_app_setup_main_button", button ? { is_visible: true, is_active: button.active, text: button.text } : { is_visible: false });
+  /** Telegram's MainButton: the screen's main action inside Telegram (the page then shows no button of its own). */
+  mainButton(button: MainButton | null) {
+    shown = button;
+    setupMainButton();
   },
   onMain(listener: () => void): () => void {
     return on("main_button_pressed", listener);

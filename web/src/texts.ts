@@ -38,14 +38,11 @@ const en = {
   status: { processing: "processing", completed: "completed", failed: "failed, refunded" },
   // Checkout
   checking: "Checking…",
-  getPrice: "Get the price",
   recipientIs: "For",
   charge: "Charge",
   balanceAfter: "balance after",
   quoteHeld: (time: string) => `price held until ${time}`,
   confirm: "Confirm",
-  change: "Change",
-  askAgain: "Get the price again to see the new one.",
   // Forms
   recipient: "Recipient (@username)",
   usernameRule: (min: number, max: number) => `A username is ${min} to ${max} letters, digits or underscores.`,
@@ -292,6 +289,9 @@ const en = {
     refunding: "refund under way",
     refunded: "refunded",
   } as Record<string, string>,
+  // Pay button
+  payLabel: "Pay",
+  priceMoved: (charge: string) => `The price changed: it is now ${charge}. Look at it, then pay.`,
 };
 
 export type Texts = typeof en;
@@ -328,14 +328,11 @@ const ru: Texts = {
   },
   status: { processing: "в обработке", completed: "выполнен", failed: "не удался, деньги возвращены" },
   checking: "Проверяем…",
-  getPrice: "Узнать цену",
   recipientIs: "Для",
   charge: "Спишется",
   balanceAfter: "баланс после",
   quoteHeld: (time: string) => `цена держится до ${time}`,
   confirm: "Подтвердить",
-  change: "Изменить",
-  askAgain: "Узнайте цену ещё раз, чтобы увидеть новую.",
   recipient: "Получатель (@username)",
   usernameRule: (min: number, max: number) => `Имя пользователя: от ${min} до ${max} латинских букв, цифр или подчёркиваний.`,
   starsCount: (min: number, max: number) => `Звёзды (от ${min.toLocaleString("ru")} до ${max.toLocaleString("ru")})`,
@@ -577,6 +574,9 @@ const ru: Texts = {
     refunding: "возврат в процессе",
     refunded: "возвращено",
   },
+  // Pay button
+  payLabel: "Оплатить",
+  priceMoved: (charge: string) => `Цена изменилась: теперь ${charge}. Проверьте её и оплатите.`,
 };
 
 export const texts: Record<Language, Texts> = { en, ru };

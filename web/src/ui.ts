@@ -141,21 +141,63 @@ export function useWatch<T>(initial: T, read: () => Promise<T>, done: (value: T)
   return [value, setValue] as const;
 }
 
-/** The screen's main action: the page's own button, mirrored on Telegram's MainButton inside Telegram. */
-export function MainAction({ text, active = true, onPress, testId }: { text: string; active?: boolean; onPress: () => void; testId?: string }) {
-  const press = useRef(onPress);
-  press.current = onPress;
+/**
+ * How long a main action's label (and the price in it) is on screen, unchanged, before a press counts: a tap
+ * already on its way when the label changed, or begun on the old one, lands inside it and does nothing
+ * (docs/decisions/0040-pay-button.md).
+ */
+const READ_MS = 700;
+
+/**
+ * The screen's main action: Telegram's MainButton inside Telegram (the page shows no button of its own there), the
+ * page's own button elsewhere. It is enabled only once `text` has been shown, unchanged, for READ_MS; a press
+ * before that, or while the label changes, does nothing. `progress`: Telegram's loading indicator (a price on its
+ * way, a purchase under way), never a press. `about`: what a press acts on (a quote): another one, under the same
+ * label, is read again too.
+ */
+export function MainAction({
+  text,
+  active = true,
+  progress = false,
+  about,
+  onPress,
+  testId,
+}: {
+  text: string;
+  active?: boolean;
+  progress?: boolean;
+  about?: string;
+  onPress: () => void;
+  testId?: string;
+}) {
+  const label = JSON.stringify([text, active, progress, about]);
+  // The label that has been on screen for READ_MS; any other label is not ready, from the render that shows it.
+  const [read, setRead] = useState<string | null>(null);
+  const ready = active && !progress && read === label;
+  const live = useRef({ ready, onPress });
+  live.current = { ready, onPress };
+  const pressed = () => {
+    if (live.current.ready) live.current.onPress();
+  };
   useEffect(() => {
-    telegram.mainButton({ text, active });
-  }, [text, active]);
+    telegram.mainButton({ text, active: ready, progress });
+  }, [text, ready, progress]);
   useEffect(() => {
-    const off = telegram.onMain(() => press.current());
+    if (!active || progress) return;
+    const timer = setTimeout(() => setRead(label), READ_MS);
+    return () => clearTimeout(timer);
+  }, [label]);
+  useEffect(() => {
+    const off = telegram.onMain(pressed);
     return () => {
       off();
       telegram.mainButton(null);
     };
   }, []);
-  return html`<button type="button" class="primary" disabled=${!active} data-testid=${testId} onClick=${() => onPress()}>${text}</button>`;
+  if (telegram.inTelegram) return null;
+  return html`<button type="button" class="primary" disabled=${!ready} aria-busy=${progress} data-testid=${testId} onClick=${pressed}>
+    ${text}
+  </button>`;
 }
 
 export function CopyButton({ text, t }: { text: string; t: Texts }) {

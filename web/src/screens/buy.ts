@@ -91,8 +91,6 @@ function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t } = ctx;
   const [to, setTo] = useState(preset.to ?? "");
   const [stars, setStars] = useState(String(preset.stars ?? 50));
-  // A pack and a recipient tapped: the quote comes by itself, and the next tap (Telegram's MainButton) pays.
-  const [tapped, setTapped] = useState(false);
   const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   const bounds = pricing.kind === "ok" ? pricing.value.stars : { min: 50, max: 1_000_000, usdt_per_star: 0 };
   const count = Number(stars);
@@ -125,27 +123,12 @@ function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
           min=${bounds.min}
           max=${bounds.max}
           value=${stars}
-          onInput=${(v: string) => {
-            setTapped(false);
-            setStars(v);
-          }}
+          onInput=${setStars}
         />
       </div>
     <//>
-    <${Recipients}
-      ctx=${ctx}
-      product="stars"
-      to=${to}
-      choose=${(who: string) => {
-        setTapped(true);
-        setTo(who);
-      }}
-      type=${(who: string) => {
-        setTapped(false);
-        setTo(who);
-      }}
-    />
-    <${Checkout} ctx=${ctx} purchase=${purchase} auto=${tapped || (preset.to !== undefined && to === preset.to)} />`;
+    <${Recipients} ctx=${ctx} product="stars" to=${to} choose=${setTo} type=${setTo} />
+    <${Checkout} ctx=${ctx} purchase=${purchase} />`;
 }
 
 function Premium({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
