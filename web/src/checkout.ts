@@ -34,6 +34,9 @@ export function Checkout({
 }) {
   const { api, t } = ctx;
   const key = purchase ? JSON.stringify(purchase) : null;
+  // The recipient as the form shows it: a Telegram user as @username everywhere, never bare.
+  const who = (recipient: string) =>
+    recipientName ?? (purchase && ["stars", "premium", "gift"].includes(purchase.product_type) ? `@${recipient.replace(/^@/, "")}` : recipient);
   const check = useCheck<Check>(key, () => api.post<Check>("/miniapp/check", purchase!));
   const [step, setStep] = useState<Step>({ kind: "form" });
   const busy = useRef(false);
@@ -141,7 +144,7 @@ export function Checkout({
         ? html`<${Outcome} kind="error" text=${check.message} testId="check" />`
         : check.kind === "ok"
           ? html`<p class="muted" data-testid="check">
-              ${recipientName ?? check.value.recipient} · <${Amount} text=${usdt(check.value.charge_usdt)} />${` · ${t.balanceAfter} `}<${Amount}
+              ${who(check.value.recipient)} · <${Amount} text=${usdt(check.value.charge_usdt)} />${` · ${t.balanceAfter} `}<${Amount}
                 text=${usdt(check.value.balance_after_usdt)}
               />
             </p>`
@@ -165,7 +168,7 @@ export function Checkout({
         : html`${shortMicro > 0 && html`<p class="muted" data-testid="shortfall">${t.shortfallTooBig(creditText(shortMicro))}</p>`}
             <${MainAction} text=${t.payNow(q.charge_usdt)} onPress=${() => confirm(step)} testId="confirm" />`;
     return html`<div class="quote" data-testid="quote">
-      <p class="quote-line"><span>${t.recipientIs}: </span><strong>${recipientName ?? q.recipient}</strong></p>
+      <p class="quote-line"><span>${t.recipientIs}: </span><strong>${who(q.recipient)}</strong></p>
       <p class="quote-line"><span>${`${t.charge}: `}</span><strong class="amount big">${usdt(q.charge_usdt)}</strong></p>
       ${parts && html`<p class="muted">${parts}</p>`}
       <p class="muted">
