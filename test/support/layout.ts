@@ -94,7 +94,7 @@ export async function untranslated(page: Page, dataNames: string[]): Promise<str
   ]);
   let rest = text.toLowerCase();
   for (const name of [...dataNames, ...people].sort((a, b) => b.length - a.length)) rest = rest.split(name.toLowerCase()).join(" ");
-  rest = rest.replace(/@\w+/g, " ");
+  rest = rest.replace(/@\w+/g, " ").replace(/\bsj_[\w-]+/g, " ");
   const words = rest.match(/[a-z][a-z-]*[a-z]/g) ?? [];
   return [...new Set(words.filter((word) => !LATIN_IN_RUSSIAN.has(word)))];
 }
