@@ -193,7 +193,7 @@ describe("the Mini App in Chromium", () => {
     await page.getByLabel("Message").fill("Happy birthday");
     // Get the price waits for the live check to pass (the button is off until then).
     await page.getByTestId("get-price").click();
-    await expect.poll(() => page.getByTestId("quote").textContent()).toContain("For: bob");
+    await expect.poll(() => page.getByTestId("quote").textContent()).toContain("For: @bob");
     await shot(page, "gift-quote");
     await page.getByTestId("confirm").click();
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
