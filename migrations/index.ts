@@ -19,6 +19,7 @@ import * as telegramContacts from "./0017_telegram_contacts.js";
 import * as orderDelivery from "./0018_order_delivery.js";
 import * as starsIn from "./0019_stars_in.js";
 import * as keyGrace from "./0020_key_grace.js";
+import * as telegramLanguage from "./0021_telegram_language.js";
 
 /** Every migration, in order. A new file is added here too: an explicit list works under tsx, vitest and a build alike. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "0018_order_delivery": orderDelivery,
   "0019_stars_in": starsIn,
   "0020_key_grace": keyGrace,
+  "0021_telegram_language": telegramLanguage,
 };

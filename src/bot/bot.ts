@@ -1,6 +1,6 @@
 import { type ConversationData, conversations, pinVersion, type VersionedState } from "@grammyjs/conversations";
 import { Bot, type MiddlewareFn, type StorageAdapter } from "grammy";
-import type { Caller } from "../core/accounts.js";
+import { type Caller, languageOf } from "../core/accounts.js";
 import type { Core } from "../core/index.js";
 import { publishCommands } from "./commands.js";
 import type { BotContext, FlowContext } from "./context.js";
@@ -141,7 +141,8 @@ export function createBot(options: BotOptions) {
     api: bot.api,
     admins: options.admins,
     translator: async (telegramId) => {
-      const locale = (await core.accounts.byTelegramId(telegramId))?.language ?? "en";
+      const account = await core.accounts.byTelegramId(telegramId);
+      const locale = account ? languageOf(account) : "en";
       return (key, vars) => i18n.t(locale, key, vars);
     },
     tell: notifier.tell,

@@ -1,3 +1,4 @@
+import { languageOf } from "../core/accounts.js";
 import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
 import type { Core } from "../core/index.js";
@@ -57,7 +58,7 @@ function createTell(core: Core, api: Api, i18n: I18n, log: NotifyLog, inFlow: In
   return async (telegramId, text) => {
     // English when the account cannot be read: an alert about the database must still reach the administrators.
     const account = await core.accounts.byTelegramId(telegramId).catch(() => undefined);
-    const locale = account?.language ?? "en";
+    const locale = account ? languageOf(account) : "en";
     const t: Translate = (key, vars) => i18n.t(locale, key, vars);
     // A flow's state that cannot be read counts as none: the notice offers the menu, as outside a flow.
     const busy = await inFlow(telegramId).catch(() => false);

@@ -67,6 +67,9 @@ export type Language = (typeof LANGUAGES)[number];
 
 /** A Telegram language code to one we speak: Russian for ru, English otherwise. */
 export const speak = (code: string | null | undefined): Language => (code?.toLowerCase().startsWith("ru") ? "ru" : "en");
+
+/** The language an account reads: the one chosen with /language, else the one Telegram last reported. */
+export const languageOf = (account: Pick<Account, "language" | "telegramLanguage">): Language => speak(account.language ?? account.telegramLanguage);
 export const findByTelegramId = accountByTelegramId;
 
 /** A caller of the API by key, and (when counted with the key's read) this request's count in the key's bucket. */
@@ -158,17 +161,23 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
 
     /**
      * The Telegram user's account, registered now if new (as /start registers, without a key: the Mini App
-     * signs in by Telegram's init data, and a key is issued in the bot when wanted); their username noted, and an
-     * account without a language given the one Telegram reports (as /start does; /language changes it).
+     * signs in by Telegram's init data, and a key is issued in the bot when wanted); their username noted, and the
+     * language Telegram reports now (what they read until they choose one with /language; never taken for a choice).
      */
     async register(telegramId: string, username: string | null, telegramLanguage?: string | null): Promise<Account> {
       return transaction(db, async (trx) => {
         const found = await findByTelegramId(trx, telegramId);
         const account = found ?? (await insertStandardAccount(trx, { telegramId, username, at: clock.now().toISOString() }));
-        const language = account.language ?? speak(telegramLanguage);
-        if (username !== account.username || language !== account.language) await updateAccount(trx, account.id, { username, language });
-        return { ...account, username, language };
+        const reported = telegramLanguage ?? account.telegramLanguage;
+        if (username !== account.username || reported !== account.telegramLanguage)
+          await updateAccount(trx, account.id, { username, telegramLanguage: reported });
+        return { ...account, username, telegramLanguage: reported };
       });
+    },
+
+    /** The language Telegram reports for the user now (the bot's /start): followed until they choose one. */
+    async noteTelegramLanguage(accountId: number, code: string | null): Promise<void> {
+      await updateAccount(db, accountId, { telegramLanguage: code });
     },
 
     authenticate: (presented: string | undefined, also?: ReadWithKey) => authenticate(db, clock, counting, presented, also),

@@ -20,6 +20,7 @@ export function toAccount(row: AccountRow): Account {
     orderLimitMicro: row.order_limit_micro === null ? null : micro(row.order_limit_micro),
     markupBp: { store: row.markup_store_bp, games: row.markup_games_bp, giftcards: row.markup_giftcards_bp },
     language: row.language,
+    telegramLanguage: row.telegram_language ?? null,
     lowBalanceNotice: row.low_balance_notice,
     createdAt: row.created_at,
     sessionGeneration: Number(row.session_generation),
@@ -83,6 +84,7 @@ export async function insertStandardAccount(exec: Executor, account: { telegramI
 export interface AccountChanges {
   username?: string | null;
   language?: string | null;
+  telegramLanguage?: string | null;
   lowBalanceNotice?: boolean;
   blocked?: boolean;
   markup?: { product: MarkupProduct; basisPoints: number | null };
@@ -97,6 +99,7 @@ export async function updateAccount(exec: Executor, id: number, changes: Account
     .set({
       ...(changes.username === undefined ? {} : { username: changes.username }),
       ...(changes.language === undefined ? {} : { language: changes.language }),
+      ...(changes.telegramLanguage === undefined ? {} : { telegram_language: changes.telegramLanguage }),
       ...(changes.lowBalanceNotice === undefined ? {} : { low_balance_notice: changes.lowBalanceNotice }),
       ...(changes.blocked === undefined ? {} : { blocked: changes.blocked }),
       ...(changes.markup ? { [markupColumn[changes.markup.product]]: changes.markup.basisPoints } : {}),

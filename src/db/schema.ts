@@ -24,6 +24,8 @@ interface AccountsTable {
   markup_giftcards_bp: number | null;
   /** Bot language chosen with /language; null follows the user's Telegram language. */
   language: string | null;
+  /** The language Telegram last reported for the user (its language_code); what they read until they choose one. */
+  telegram_language: string | null;
   /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
   low_balance_notice: ColumnType<Flag, Flag | undefined, Flag>;
   created_at: string;

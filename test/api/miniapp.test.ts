@@ -115,6 +115,24 @@ describe("Mini App sign-in", () => {
       h.clock.reset();
     }
   });
+
+  it("speaks Telegram's language to a user registered by the CLI who never chose one, as Telegram reports it now; a chosen one wins", async () => {
+    // The admin CLI's `key <telegram-id>` registers the user: no language of theirs is known.
+    await h.service.core.admin.issueKey("690100005");
+    // A client reporting no usable language first (`npm run chat` sent "C."): English, and nothing frozen.
+    expect((await me(await signedIn({ id: 690_100_005, first_name: "Вера", language_code: "C." }))).body.language).toBe("en");
+    const signed = await session(initData({ id: 690_100_005, first_name: "Вера", language_code: "ru" }));
+    expect(signed.body.user.language).toBe("ru");
+    expect((await me(signed.body.token)).body.language).toBe("ru");
+    // Refusals too: the service's words in Russian.
+    const refused = await h.call("POST", "/v1/stars", { headers: as(signed.body.token), body: { username: "alice", stars: 50 } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error).toMatch(/[а-я]/);
+    expect((await h.service.core.accounts.byTelegramId("690100005"))?.language).toBeNull();
+    // Chosen with /language: that one, whatever Telegram says.
+    await h.service.core.accounts.setLanguage((await h.service.core.accounts.byTelegramId("690100005"))!.id, "en");
+    expect((await me(await signedIn({ id: 690_100_005, first_name: "Вера", language_code: "ru" }))).body.language).toBe("en");
+  });
 });
 
 describe("the shop through the API's routes", () => {

@@ -34,6 +34,9 @@ export function Checkout({
 }) {
   const { api, t } = ctx;
   const key = purchase ? JSON.stringify(purchase) : null;
+  // The recipient as the form shows it: a Telegram user as @username everywhere, never bare.
+  const who = (recipient: string) =>
+    recipientName ?? (purchase && ["stars", "premium", "gift"].includes(purchase.product_type) ? `@${recipient.replace(/^@/, "")}` : recipient);
   const check = useCheck<Check>(key, () => api.post<Check>("/miniapp/check", purchase!));
   const [step, setStep] = useState<Step>({ kind: "form" });
   const [paying, setPaying] = useState(false);
@@ -153,7 +156,7 @@ export function Checkout({
         ? html`<${Outcome} kind="error" text=${check.message} testId="check" />`
         : check.kind === "ok"
           ? html`<p class="muted" data-testid="check">
-              ${recipientName ?? check.value.recipient} · <${Amount} text=${usdt(check.value.charge_usdt)} />${` · ${t.balanceAfter} `}<${Amount}
+              ${who(check.value.recipient)} · <${Amount} text=${usdt(check.value.charge_usdt)} />${` · ${t.balanceAfter} `}<${Amount}
                 text=${usdt(check.value.balance_after_usdt)}
               />
             </p>`
@@ -179,7 +182,7 @@ export function Checkout({
         ? { text: t.topUpAndBuy(count), active: true, about: q.quote_id, onPress: () => topUpAndBuy(step, count), testId: "topup-and-buy" }
         : { text: t.payNow(q.charge_usdt), active: true, about: q.quote_id, onPress: () => confirm(step), testId: "confirm" };
     shown = html`<div class="quote" data-testid="quote">
-      <p class="quote-line"><span>${t.recipientIs}: </span><strong>${recipientName ?? q.recipient}</strong></p>
+      <p class="quote-line"><span>${t.recipientIs}: </span><strong>${who(q.recipient)}</strong></p>
       <p class="quote-line"><span>${`${t.charge}: `}</span><strong class="amount big">${usdt(q.charge_usdt)}</strong></p>
       ${parts && html`<p class="muted">${parts}</p>`}
       <p class="muted">

@@ -2,6 +2,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, client, type Me, type Session, signIn } from "./api.js";
 import { applyTheme, readLaunch } from "./launch.js";
+import { setNumberLocale } from "./money.js";
 import { Admin } from "./screens/admin.js";
 import { Buy } from "./screens/buy.js";
 import { Home, Statement, TopUp } from "./screens/account.js";
@@ -60,6 +61,8 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
   // The bot's language choice once signed in; Telegram's until then.
   const language: Language = state.kind === "ready" ? state.me.language : initialLanguage;
   const t = texts[language];
+  // Before any screen renders a figure: amounts and counts read as this language writes numbers.
+  setNumberLocale(language);
   useEffect(() => {
     document.documentElement.lang = language;
   }, [language]);

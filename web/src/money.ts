@@ -11,7 +11,24 @@ export const toMicro = (amount: number): number => Math.round(amount * MICRO_PER
 /** Whole micro-USDT as a JSON amount again (exact: a micro count divides to its 6 decimals). */
 export const fromMicro = (micro: number): number => micro / MICRO_PER_USDT;
 
-/** Whole micro-USDT as the exact decimal: "1.845", "12.50", "-0.000001". */
+/**
+ * The page's language for figures: one at a time (the user's), set by the app as it renders, so every amount on
+ * screen reads as that locale writes numbers (1,234.50 in English; 1 234,50 in Russian) without threading the
+ * language through every call.
+ */
+let locale = "en";
+export function setNumberLocale(language: string): void {
+  locale = language;
+}
+
+/** The locale's own grouping of a whole number and its decimal mark, from Intl (a BigInt: exact at any size). */
+function numberParts(whole: number): { grouped: string; mark: string } {
+  const format = new Intl.NumberFormat(locale);
+  const mark = format.formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? ".";
+  return { grouped: format.format(BigInt(whole)), mark };
+}
+
+/** Whole micro-USDT as the exact decimal in the page's locale: "1.845", "12.50", "1,000.50"; "1 000,50" in Russian. */
 export function exact(micro: number): string {
   const sign = micro < 0 ? "-" : "";
   const magnitude = Math.abs(Math.round(micro));
@@ -19,14 +36,22 @@ export function exact(micro: number): string {
   const fraction = String(magnitude % MICRO_PER_USDT)
     .padStart(6, "0")
     .replace(/0{1,4}$/, "");
-  return `${sign}${whole}.${fraction}`;
+  const { grouped, mark } = numberParts(whole);
+  return `${sign}${grouped}${mark}${fraction}`;
 }
 
 /** A JSON amount, exactly: "1.845". */
 export const amount = (value: number): string => exact(toMicro(value));
 
-/** A JSON USDT amount, exactly, with its currency: "1.845 USDT". */
+/** A JSON USDT amount, exactly, with its currency: "1.845 USDT" (an <Amount> keeps it on one line). */
 export const usdt = (value: number): string => `${amount(value)} USDT`;
+
+/** A count (stars, a limit) in the page's locale: "10,000"; "10 000" in Russian. */
+export const count = (value: number): string => new Intl.NumberFormat(locale).format(value);
+
+/** An approximate figure (an equivalent in TON) to `digits` decimals in the page's locale: "≈ 4.49". */
+export const approx = (value: number, digits: number): string =>
+  new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
 
 /** The sum of JSON amounts, added in micro (0.1 + 0.2 is 0.3 here). */
 export const sum = (values: number[]): number => fromMicro(values.reduce((total, value) => total + toMicro(value), 0));

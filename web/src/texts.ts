@@ -1,6 +1,6 @@
 // The Mini App's words, in the bot's two languages (refusals come from the service, in the user's language).
 
-import { amount as exactAmount, usdt } from "./money.js";
+import { count, amount as exactAmount, usdt } from "./money.js";
 
 export type Language = "en" | "ru";
 
@@ -52,7 +52,7 @@ const en = {
   storeLogin: "Store login",
   storeLoginHint: "The account's login, not an e-mail or a profile link.",
   amountUsd: "Amount, USD",
-  storeAmount: (min: number, max: number) => `From ${min} to ${max} USD.`,
+  storeAmount: (min: number, max: number) => `From ${count(min)} to ${count(max)} USD.`,
   storeBreakdown: (amount: number, fee: number, markup: number) =>
     `${exactAmount(amount)} USD + provider fee ${exactAmount(fee)} USD + service ${exactAmount(markup)} USDT`,
   pick: "Choose…",
@@ -179,10 +179,11 @@ const en = {
   // Shop-first home and buy screens (issue 38)
   topUpShort: "+ Top up",
   goodsStars: "⭐ Telegram Stars",
-  starsHint: (min: number, max: number) => `Any amount from ${min.toLocaleString("en")} to ${max.toLocaleString("en")} stars, delivered in a minute.`,
-  anyAmount: "Any amount",
+  starsHint: (min: number, max: number) => `From ${min.toLocaleString("en")} to ${max.toLocaleString("en")} stars, delivered in a minute.`,
+  anyAmount: "Another amount",
   packs: "Packs",
-  perStar: (price: string) => `${price} USDT/⭐`,
+  perStar: (price: string) => `${price} USDT per star`,
+  howMany: "How many stars",
   starsPack: (n: number) => `${n.toLocaleString("en")} ⭐`,
   goodsPremium: "💎 Telegram Premium",
   perMonth: (amount: string) => `${amount} a month`,
@@ -192,10 +193,12 @@ const en = {
   cardRange: (low: string, high: string) => (low === high ? low : `${low} – ${high}`),
   fromPrice: (price: string) => `from ${price}`,
   goodsMore: "More",
+  storeAbout: (min: number, max: number) => `${count(min)}–${count(max)} USD, by the account's login`,
+  gamesAbout: (names: string[], more: number) => (more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ")),
   recentRecipients: "Recent recipients",
   recentHint: "Tap one to buy stars for them.",
   account: "Account",
-  forWhom: "Who gets them",
+  forWhom: "Who it is for",
   myself: "Myself",
   someoneElse: "Someone else",
   payNow: (amount: number) => `Pay ${usdt(amount)}`,
@@ -341,7 +344,7 @@ const ru: Texts = {
   storeLogin: "Логин в магазине",
   storeLoginHint: "Логин аккаунта, а не e-mail или ссылка на профиль.",
   amountUsd: "Сумма, USD",
-  storeAmount: (min: number, max: number) => `От ${min} до ${max} USD.`,
+  storeAmount: (min: number, max: number) => `От ${count(min)} до ${count(max)} USD.`,
   storeBreakdown: (amount: number, fee: number, markup: number) =>
     `${exactAmount(amount)} USD + комиссия провайдера ${exactAmount(fee)} USD + сервис ${exactAmount(markup)} USDT`,
   pick: "Выберите…",
@@ -466,11 +469,11 @@ const ru: Texts = {
   // Витрина на первом экране и экраны покупки (issue 38)
   topUpShort: "+ Пополнить",
   goodsStars: "⭐ Звёзды Telegram",
-  starsHint: (min: number, max: number) =>
-    `Любое количество от ${min.toLocaleString("ru")} до ${max.toLocaleString("ru")} звёзд, доставка за минуту.`,
-  anyAmount: "Любое",
+  starsHint: (min: number, max: number) => `От ${min.toLocaleString("ru")} до ${max.toLocaleString("ru")} звёзд, доставка за минуту.`,
+  anyAmount: "Другое количество",
   packs: "Пакеты",
-  perStar: (price: string) => `${price} USDT/⭐`,
+  perStar: (price: string) => `${price} USDT за звезду`,
+  howMany: "Сколько звёзд",
   starsPack: (n: number) => `${n.toLocaleString("ru")} ⭐`,
   goodsPremium: "💎 Telegram Премиум",
   perMonth: (amount: string) => `${amount} в месяц`,
@@ -480,6 +483,8 @@ const ru: Texts = {
   cardRange: (low: string, high: string) => (low === high ? low : `${low} – ${high}`),
   fromPrice: (price: string) => `от ${price}`,
   goodsMore: "Ещё",
+  storeAbout: (min: number, max: number) => `${count(min)}–${count(max)} USD, по логину аккаунта`,
+  gamesAbout: (names: string[], more: number) => (more > 0 ? `${names.join(", ")} и ещё ${more}` : names.join(", ")),
   recentRecipients: "Недавние получатели",
   recentHint: "Нажмите, чтобы купить им звёзды.",
   account: "Аккаунт",

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallback } from "fastify";
 import fp from "fastify-plugin";
+import { languageOf } from "../../core/accounts.js";
 import { type DomainError, reasonIn, ruleIn } from "../../core/model/errors.js";
 import { isMiniAppCaller } from "../caller.js";
 import { errorHandler, type Localize, notFoundHandler } from "../errors.js";
@@ -21,7 +22,7 @@ const localized = (error: DomainError) =>
 
 function localizer(refusal: MiniAppOptions["refusal"]): Localize {
   return (request, error) =>
-    request.caller && isMiniAppCaller(request.caller) && localized(error) ? refusal(request.caller.account.language, error.refusal) : null;
+    request.caller && isMiniAppCaller(request.caller) && localized(error) ? refusal(languageOf(request.caller.account), error.refusal) : null;
 }
 
 /** Every error and every unknown path answered as the contract's error bodies (src/api/errors.ts), for every route. */

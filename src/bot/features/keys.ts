@@ -3,7 +3,6 @@ import { Composer, InlineKeyboard } from "grammy";
 import type { Core } from "../../core/index.js";
 import { endKeyGrace, rotateKey, rotateKeyAnswer, rotateKeyGrace } from "../callback-data.js";
 import type { BotContext, FlowContext } from "../context.js";
-import { speak } from "../../core/accounts.js";
 import { KEY_GRACE_CHOICES_HOURS } from "../../core/model/account.js";
 import { minute } from "../format.js";
 import { mainMenu } from "../keyboards.js";
@@ -52,8 +51,8 @@ export function keyFeatures(core: Core, api: PublicApi | null) {
       return;
     }
     const issued = await core.accounts.issueKey(telegramId, ctx.from!.username ?? null);
-    // The language starts as the user's Telegram language; /language changes it.
-    await core.accounts.setLanguage(issued.account.id, speak(ctx.from!.language_code));
+    // Telegram's language, followed until the user chooses one with /language.
+    await core.accounts.noteTelegramLanguage(issued.account.id, ctx.from!.language_code ?? null);
     await showKey(ctx, api, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
   });
 

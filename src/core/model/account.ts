@@ -19,6 +19,8 @@ export interface Account {
   markupBp: Record<MarkupProduct, number | null>;
   /** Bot language chosen with /language; null follows the user's Telegram language. */
   language: string | null;
+  /** The language Telegram last reported for the user (its language_code); what they read until they choose one. */
+  telegramLanguage: string | null;
   /** Whether the bot tells the user when a purchase takes the balance below the low-balance line. */
   lowBalanceNotice: boolean;
   createdAt: string;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Answer, OrderSummary, Topup } from "../api.js";
 import type { components } from "../api-types.js";
-import { amount, fromMicro, share, toMicro } from "../money.js";
+import { amount, approx, count, fromMicro, share, toMicro } from "../money.js";
 import { telegram } from "../telegram.js";
 import {
   Amount,
@@ -37,7 +37,11 @@ const PACKS = [50, 100, 250, 500, 1000];
 
 type Brand = { id: string; name: string; low: string; high: string; from: number | null };
 
-/** The brands with the range of their denominations and the lowest price (one catalogue read per brand). */
+/**
+ * The brands with the range of the denominations one can buy now and the least an order costs (a card's price
+ * times its smallest quantity, in whole micro-USDT): a sold-out card is not offered, and a card sold only in twos
+ * does not make the "from" price (one catalogue read per brand).
+ */
 async function brandsWithRanges(ctx: Ctx): Promise<Brand[]> {
   const { giftcards } = await ctx.api.cached<Answer<"listGiftcardBrands">>("/v1/giftcards");
   return Promise.all(
@@ -45,17 +49,40 @@ async function brandsWithRanges(ctx: Ctx): Promise<Brand[]> {
       const catalogue = await ctx.api
         .cached<Answer<"getGiftcardCatalogue">>(`/v1/giftcards/${encodeURIComponent(b.category_id)}/catalogue`)
         .catch(() => null);
-      // Cheapest to dearest: the range reads "$5 – $25".
-      const cards = [...(catalogue?.denominations ?? [])].sort((x, y) => x.price_usdt - y.price_usdt);
+      // Cheapest to dearest of those in stock: the range reads "$5 – $25".
+      const cards = (catalogue?.denominations ?? []).filter((c) => c.stock > 0).sort((x, y) => x.price_usdt - y.price_usdt);
+      const orders = cards.map((c) => toMicro(c.price_usdt) * Math.max(1, c.min_quantity));
       return {
         id: b.category_id,
         name: b.name,
         low: cards[0]?.name ?? "",
         high: cards[cards.length - 1]?.name ?? "",
-        from: cards[0]?.price_usdt ?? null,
+        from: orders.length ? fromMicro(Math.min(...orders)) : null,
       };
     }),
   );
+}
+
+/** What the "More" rows say: the store's range, the games by name, and the least each costs (read once, cached). */
+async function moreGoods(ctx: Ctx) {
+  const [store, games] = await Promise.all([
+    ctx.api.cached<Answer<"getStorePricing">>("/v1/store/pricing").catch(() => null),
+    ctx.api.cached<Answer<"listGames">>("/v1/games").catch(() => null),
+  ]);
+  const least = store ? await ctx.api.cached<Answer<"getStorePricing">>(`/v1/store/pricing?amount_usd=${store.min_usd}`).catch(() => null) : null;
+  const prices = await Promise.all(
+    (games?.games ?? []).map((g) =>
+      ctx.api
+        .cached<Answer<"getGameCatalogue">>(`/v1/games/${encodeURIComponent(g.code)}/catalogue`)
+        .then((c) => c.denominations.map((d) => toMicro(d.price_usdt)))
+        .catch(() => [] as number[]),
+    ),
+  );
+  const cheapest = prices.flat();
+  return {
+    store: store && { min: store.min_usd, max: store.max_usd, from: least?.quote?.total_usdt ?? null },
+    games: games && { names: games.games.map((g) => g.name), from: cheapest.length ? fromMicro(Math.min(...cheapest)) : null },
+  };
 }
 
 /**
@@ -67,18 +94,21 @@ export function Home({ ctx }: { ctx: Ctx }) {
   const pricing = useLoad(() => ctx.api.cached<Answer<"getPricing">>("/v1/pricing"));
   const gifts = useLoad(() => ctx.api.cached<Answer<"listGifts">>("/v1/gifts"));
   const brands = useLoad(() => brandsWithRanges(ctx));
+  const more = useLoad(() => moreGoods(ctx));
   const recent = useLoad(() => ctx.api.get<Answer<"listOrders">>("/v1/orders?limit=20"), [me.balance_usdt]);
   useEffect(() => {
     // Measured by the browser test: the first screen's goods are on show.
     if (pricing.kind === "ok") performance.mark("goods-shown");
   }, [pricing.kind]);
   // Each equivalent unbreakable; the line may wrap between them.
-  const equivalents = `≈\u00a0${me.balance_uzs.toLocaleString(ctx.language)}\u00a0UZS${me.balance_ton === null ? "" : ` · ≈\u00a0${me.balance_ton.toFixed(2)}\u00a0TON`}`;
+  const equivalents = `≈\u00a0${count(me.balance_uzs)}\u00a0UZS${me.balance_ton === null ? "" : ` · ≈\u00a0${approx(me.balance_ton, 2)}\u00a0TON`}`;
   const buy = (product: Extract<Screen, { name: "buy" }>["product"], preset?: Preset) => ctx.go({ name: "buy", product, preset });
   const orders = recent.kind === "ok" ? recent.value.orders : [];
   const recipients = recentRecipients(orders);
   const stars = pricing.kind === "ok" ? pricing.value.stars : null;
   const premium = pricing.kind === "ok" ? pricing.value.premium : null;
+  const storeInfo = more.kind === "ok" ? more.value.store : null;
+  const gamesInfo = more.kind === "ok" ? more.value.games : null;
   const account: Array<[string, string, () => void]> = [
     ["orders", t.orders, () => ctx.go({ name: "orders" })],
     ["statement", t.statement, () => ctx.go({ name: "statement" })],
@@ -86,38 +116,40 @@ export function Home({ ctx }: { ctx: Ctx }) {
     ["topup", t.topUp, () => ctx.go({ name: "topup" })],
     ...(me.admin ? [["admin", t.admin, () => ctx.go({ name: "admin" })] as [string, string, () => void]] : []),
   ];
+  // The greeting has a line of its own (a long name or language never hides under Top up); Top up sits beside the
+  // balance, and goes under it when both do not fit.
   return html`<header class="wallet">
-      <div class="wallet-top">
-        <p class="wallet-label">${me.username ? `${t.hello}, @${me.username}` : t.hello}</p>
+      <p class="wallet-label">${me.username ? `${t.hello}, @${me.username}` : t.hello}</p>
+      <div class="wallet-row">
+        <h1 class="wallet-balance" data-testid="balance">
+          <span class="visually-hidden">${t.balance}: </span><${Amount} text=${usdt(me.balance_usdt)} />
+        </h1>
         <button type="button" class="pill" data-testid="wallet-topup" onClick=${() => ctx.go({ name: "topup" })}>${t.topUpShort}</button>
       </div>
-      <h1 class="wallet-balance" data-testid="balance">
-        <span class="visually-hidden">${t.balance}: </span><${Amount} text=${usdt(me.balance_usdt)} />
-      </h1>
       <p class="wallet-equivalents" data-testid="equivalents">${equivalents}</p>
     </header>
 
     <${Section} title=${t.goodsStars} hint=${stars && t.starsHint(stars.min, stars.max)} testId="goods-stars">
       ${
         stars
-          ? html`<div class="packs" role="list">
-              ${PACKS.filter((n) => n >= stars.min && n <= stars.max).map(
-                (n) =>
-                  html`<button
-                    type="button"
-                    role="listitem"
-                    key=${n}
-                    class="pack"
-                    data-testid=${`pack-${n}`}
-                    onClick=${() => buy("stars", { stars: n })}
-                  >
-                    <span class="pack-count">${t.starsPack(n)}</span><${Amount} text=${usdt(fromMicro(n * toMicro(stars.usdt_per_star)))} />
-                  </button>`,
-              )}
-              <button type="button" role="listitem" class="pack" data-testid="pack-any" onClick=${() => buy("stars")}>
-                <span class="pack-count">${t.anyAmount}</span><span class="amount per-star">${t.perStar(amount(stars.usdt_per_star))}</span>
-              </button>
-            </div>`
+          ? html`<ul class="packs">
+                ${PACKS.filter((n) => n >= stars.min && n <= stars.max).map(
+                  (n) =>
+                    html`<li key=${n}>
+                      <button type="button" class="pack" data-testid=${`pack-${n}`} onClick=${() => buy("stars", { stars: n })}>
+                        <span class="pack-count">${t.starsPack(n)}</span><${Amount} text=${usdt(fromMicro(n * toMicro(stars.usdt_per_star)))} />
+                      </button>
+                    </li>`,
+                )}
+              </ul>
+              <${Cell}
+                icon="⭐"
+                title=${t.anyAmount}
+                subtitle=${t.perStar(amount(stars.usdt_per_star))}
+                after="›"
+                testId="pack-any"
+                onPress=${() => buy("stars")}
+              />`
           : pricing.kind === "error"
             ? html`<${Outcome} kind="error" text=${failure(t, pricing.error)} />`
             : html`<${Skeleton} rows=${2} label=${t.loading} />`
@@ -145,23 +177,24 @@ export function Home({ ctx }: { ctx: Ctx }) {
       ${
         gifts.kind === "ok"
           ? gifts.value.gifts.length
-            ? html`<div class="shelf">
+            ? html`<ul class="shelf">
                 ${gifts.value.gifts.map(
                   (g) =>
-                    html`<button
-                      type="button"
-                      key=${g.gift_id}
-                      class="gift"
-                      aria-label=${`${g.emoji} ${g.stars} ⭐ · ${usdt(g.price_usdt)}`}
-                      data-testid="home-gift"
-                      onClick=${() => buy("gift", { giftId: g.gift_id })}
-                    >
-                      <span class="gift-emoji" aria-hidden="true">${g.emoji}</span>
-                      <span class="gift-stars">${t.starsPack(g.stars)}</span>
-                      <${Amount} text=${usdt(g.price_usdt)} />
-                    </button>`,
+                    html`<li key=${g.gift_id}>
+                      <button
+                        type="button"
+                        class="gift"
+                        aria-label=${`${g.emoji} ${t.starsPack(g.stars)} · ${usdt(g.price_usdt)}`}
+                        data-testid="home-gift"
+                        onClick=${() => buy("gift", { giftId: g.gift_id })}
+                      >
+                        <span class="gift-emoji" aria-hidden="true">${g.emoji}</span>
+                        <span class="gift-stars">${t.starsPack(g.stars)}</span>
+                        <${Amount} text=${usdt(g.price_usdt)} />
+                      </button>
+                    </li>`,
                 )}
-              </div>`
+              </ul>`
             : html`<p class="empty">${t.nothingOnSale}</p>`
           : html`<${Skeleton} rows=${1} label=${t.loading} />`
       }
@@ -177,7 +210,7 @@ export function Home({ ctx }: { ctx: Ctx }) {
                     key=${b.id}
                     icon="🎟"
                     title=${b.name}
-                    subtitle=${html`${b.low && t.cardRange(b.low, b.high)}${b.from !== null && html` · <${Amount} text=${t.fromPrice(usdt(b.from))} />`}`}
+                    subtitle=${goodsLine(ctx, b.low && t.cardRange(b.low, b.high), b.from)}
                     after="›"
                     testId=${`brand-${b.id}`}
                     onPress=${() => buy("giftcard", { brand: b.id })}
@@ -189,14 +222,28 @@ export function Home({ ctx }: { ctx: Ctx }) {
     <//>
 
     <${Section} title=${t.goodsMore}>
-      <${Cell} icon="🎮" title=${t.products.store.replace(/^\S+ /, "")} testId="product-store" onPress=${() => buy("store")} />
-      <${Cell} icon="🕹" title=${t.products.game.replace(/^\S+ /, "")} testId="product-game" onPress=${() => buy("game")} />
+      <${Cell}
+        icon="🎮"
+        title=${t.products.store.replace(/^\S+ /, "")}
+        subtitle=${goodsLine(ctx, storeInfo && t.storeAbout(storeInfo.min, storeInfo.max), storeInfo?.from ?? null)}
+        after="›"
+        testId="product-store"
+        onPress=${() => buy("store")}
+      />
+      <${Cell}
+        icon="🕹"
+        title=${t.products.game.replace(/^\S+ /, "")}
+        subtitle=${goodsLine(ctx, gamesInfo && t.gamesAbout(gamesInfo.names.slice(0, 2), gamesInfo.names.length - 2), gamesInfo?.from ?? null)}
+        after="›"
+        testId="product-game"
+        onPress=${() => buy("game")}
+      />
     <//>
 
     ${
       recipients.length > 0 &&
       html`<${Section} title=${t.recentRecipients} hint=${t.recentHint} testId="recipients">
-        ${recipients.map((r) => html`<${Cell} key=${r} icon="👤" title=${`@${r}`} after="⭐" onPress=${() => buy("stars", { to: r })} />`)}
+        ${recipients.map((r) => html`<${Cell} key=${r} icon="👤" title=${`@${r}`} after="⭐" onPress=${() => buy("stars", { to: `@${r}` })} />`)}
       <//>`
     }
 
@@ -217,6 +264,12 @@ export function Home({ ctx }: { ctx: Ctx }) {
         ${account.map(([id, label, go]) => html`<${Cell} key=${id} title=${label} after="›" testId=${`account-${id}`} onPress=${go} />`)}
       </nav>
     <//>`;
+}
+
+/** A goods row's subtitle: what it is, then the least it costs ("$10 – $25 · from 10.50 USDT"). */
+function goodsLine(ctx: Ctx, about: string | null | false | undefined, from: number | null) {
+  if (!about && from === null) return null;
+  return html`${about || ""}${about && from !== null ? " · " : ""}${from !== null && html`<${Amount} text=${ctx.t.fromPrice(usdt(from))} />`}`;
 }
 
 type Entry = components["schemas"]["LedgerEntry"];
@@ -317,14 +370,10 @@ export function TopUp({ ctx }: { ctx: Ctx }) {
     <h2 class="tu-title">${t.topupInvoiceTitle}</h2>
     <p class="muted tu-how">${t.topupInvoiceHow}</p>
     <div class="tu-amounts">
-      ${[10, 25, 50, 100].map((n) => html`<button type="button" key=${n} onClick=${() => start({ amount_usdt: n, method: "invoice" })}>${`${n} USDT`}</button>`)}
+      ${[10, 25, 50, 100].map((n) => html`<button type="button" key=${n} onClick=${() => start({ amount_usdt: n, method: "invoice" })}>${`${count(n)} USDT`}</button>`)}
     </div>
     <p class="muted tu-how" data-testid="topup-limits">
-      ${t.topupLimits(
-        ctx.me.topup_limits.min_usdt.toLocaleString(ctx.language),
-        ctx.me.topup_limits.max_usdt.toLocaleString(ctx.language),
-        ctx.me.topup_limits.invoice_minutes,
-      )}
+      ${t.topupLimits(count(ctx.me.topup_limits.min_usdt), count(ctx.me.topup_limits.max_usdt), ctx.me.topup_limits.invoice_minutes)}
     </p>
     ${topup && html`<${Watch} ctx=${ctx} key=${topup.topup_id} topup=${topup} />`} ${error && html`<${Outcome} kind="error" text=${error} />`}
     <details>
@@ -358,22 +407,16 @@ function StarsTopUp({ ctx, offer }: { ctx: Ctx; offer: StarsOffer }) {
   return html`<div class="tu-stars" data-testid="stars-topup">
     <h2 class="tu-title">${t.starsTitle}</h2>
     <p class="muted tu-how">${t.starsHow(amount(offer.usdt_per_star))}</p>
-    <div class="packs" role="list">
+    <ul class="packs">
       ${offer.packs.map(
         (p) =>
-          html`<button
-            type="button"
-            role="listitem"
-            key=${p.stars}
-            class="pack"
-            data-testid=${`stars-pack-${p.stars}`}
-            disabled=${busy}
-            onClick=${() => void pay(p.stars)}
-          >
-            <span class="pack-count">${t.starsPack(p.stars)}</span><${Amount} text=${usdt(p.amount_usdt)} />
-          </button>`,
+          html`<li key=${p.stars}>
+            <button type="button" class="pack" data-testid=${`stars-pack-${p.stars}`} disabled=${busy} onClick=${() => void pay(p.stars)}>
+              <span class="pack-count">${t.starsPack(p.stars)}</span><${Amount} text=${usdt(p.amount_usdt)} />
+            </button>
+          </li>`,
       )}
-    </div>
+    </ul>
     <${Field}
       label=${t.starsToPay(offer.min_stars, offer.max_stars)}
       name="stars_to_pay"

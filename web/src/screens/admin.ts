@@ -1,7 +1,7 @@
 import { on, postEvent } from "@telegram-apps/bridge";
 import { useState } from "preact/hooks";
 import type { Answer } from "../api.js";
-import { amount, sum } from "../money.js";
+import { amount, approx, sum } from "../money.js";
 import { telegram } from "../telegram.js";
 import { Choice, type Ctx, failure, Field, html, Outcome, useLoad, usdt } from "../ui.js";
 import { StarsRefundLookup, UserStarsTopups } from "./desk-stars.js";
@@ -30,7 +30,8 @@ function roundTop(highest: number): number {
 }
 
 /** An axis figure: whole when it is, else two decimals at most. */
-const tick = (value: number) => (Number.isInteger(value) ? String(value) : String(Number(value.toFixed(2))));
+/** An axis value in the page's locale, to the cent at most: "0", "2.25"; "2,25" in Russian. */
+const tick = (value: number) => approx(value, Number.isInteger(value) ? 0 : Number.isInteger(value * 10) ? 1 : 2);
 
 /** A UTC day as the chart's axis names it ("27 Nov"), or in full for the table and the summary. */
 const dayLabel = (ctx: Ctx, date: string, long = false) =>

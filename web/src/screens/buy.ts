@@ -80,7 +80,7 @@ function Recipients({
           title=${title}
           after=${chosen === who.toLowerCase() ? "✓" : null}
           testId=${who === me.username ? "recipient-myself" : `recipient-${who}`}
-          onPress=${() => choose(who)}
+          onPress=${() => choose(`@${who}`)}
         />`,
     )}
     <div class="section-pad"><${Recipient} ctx=${ctx} product=${product} value=${to} onInput=${type} /></div>
@@ -97,7 +97,7 @@ function Stars({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const recipient = usernameOf(useForms(ctx), to);
   const ok = recipient && Number.isInteger(count) && count >= bounds.min && count <= bounds.max;
   const purchase: Purchase | null = ok ? { product_type: "stars", username: recipient, stars: count } : null;
-  return html`<${Section} title=${t.goodsStars} hint=${pricing.kind === "ok" ? t.starsHint(bounds.min, bounds.max) : null}>
+  return html`<${Section} title=${t.howMany} hint=${pricing.kind === "ok" ? t.starsHint(bounds.min, bounds.max) : null}>
       <div class="packs" role="radiogroup" aria-label=${t.packs}>
         ${[50, 100, 250, 500, 1000].map(
           (n) =>
@@ -260,26 +260,6 @@ function unitBreakdown(count: number, charge: number): string | null {
   return micro % count === 0 ? `${count} × ${exact(micro / count)} USDT` : null;
 }
 
-/**
- * The cards' names as shown: a name two cards share ("$10") gets what tells their ids apart ("$10 (promo)"), so
- * the buyer sees which one they choose.
- */
-function cardNames(cards: Array<{ card_id: string; name: string }>): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const card of cards) {
-    const twins = cards.filter((c) => c.name === card.name);
-    if (twins.length < 2) {
-      names.set(card.card_id, card.name);
-      continue;
-    }
-    let common = 0;
-    while (twins.every((c) => c.card_id[common] !== undefined && c.card_id[common] === twins[0].card_id[common])) common++;
-    const tail = card.card_id.slice(common).replace(/^[-_.\s]+/, "");
-    names.set(card.card_id, tail ? `${card.name} (${tail})` : card.name);
-  }
-  return names;
-}
-
 function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const { t, api } = ctx;
   const brands = useLoad(() => api.cached<Answer<"listGiftcardBrands">>("/v1/giftcards"));
@@ -298,7 +278,6 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
   const brandName = brands.kind === "ok" ? (brands.value.giftcards.find((b) => b.category_id === brand)?.name ?? brand) : brand;
   const cards = catalogue.kind === "ok" && catalogue.value ? catalogue.value.denominations : [];
   const card = cards.find((c) => c.card_id === cardId);
-  const names = cardNames(cards);
   const count = Number(quantity);
   const most = card ? Math.min(card.max_quantity, card.stock) : 0;
   const rule = card && (!Number.isInteger(count) || count < card.min_quantity || count > most) ? t.quantityRule(card.min_quantity, most) : null;
@@ -336,7 +315,7 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
                         onClick=${() => setCardId(c.card_id)}
                       >
                         <span class="cell-text"
-                          ><span class="cell-title">${names.get(c.card_id)}</span
+                          ><span class="cell-title">${c.name}</span
                           ><span class="cell-subtitle"
                             >${c.stock ? t.quantityHint(c.min_quantity, Math.min(c.max_quantity, c.stock), c.stock) : t.soldOut}</span
                           ></span
@@ -368,7 +347,7 @@ function GiftCards({ ctx, preset }: { ctx: Ctx; preset: Preset }) {
     <${Checkout}
       ctx=${ctx}
       purchase=${purchase}
-      recipientName=${card ? t.ofBrand(brandName, names.get(card.card_id) ?? card.name) : undefined}
+      recipientName=${card ? t.ofBrand(brandName, card.name) : undefined}
       breakdown=${(charge: number) => (card ? unitBreakdown(count, charge) : null)}
     />`;
 }
@@ -445,8 +424,18 @@ const FORMS = { stars: Stars, premium: Premium, store: Store, game: GameCredit, 
 /** One product's form and checkout, opened with what was tapped on the first screen. */
 export function Buy({ ctx, product, preset }: { ctx: Ctx; product: keyof typeof FORMS; preset: Preset }) {
   const Form = FORMS[product];
+  const { t } = ctx;
+  // The goods' full names, as the first screen heads them: the screen's title says it once.
+  const titles = {
+    stars: t.goodsStars,
+    premium: t.goodsPremium,
+    gift: t.goodsGifts,
+    giftcard: t.goodsGiftcards,
+    store: t.products.store,
+    game: t.products.game,
+  };
   return html`<div class="buy">
-    <h1 class="screen-title">${ctx.t.products[product]}</h1>
+    <h1 class="screen-title">${titles[product]}</h1>
     ${
       product === "store" || product === "game"
         ? html`<${Section}

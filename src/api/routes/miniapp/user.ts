@@ -1,3 +1,4 @@
+import { languageOf } from "../../../core/accounts.js";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Core } from "../../../core/index.js";
 import { DomainError } from "../../../core/model/errors.js";
@@ -147,7 +148,7 @@ async function me(core: Core, admins: ReadonlySet<string>, { account }: MiniAppC
     success: true as const,
     telegram_id: account.telegramId,
     username: account.username,
-    language: account.language === "ru" ? ("ru" as const) : ("en" as const),
+    language: languageOf(account),
     admin: admins.has(account.telegramId),
     key_prefix: prefix,
     balance_usdt: toUsdt(available),
@@ -176,7 +177,7 @@ async function signIn(core: Core, { sessions, support, refusal }: MiniAppOptions
   const account = await core.accounts.register(String(user.id), user.username ?? null, user.language_code);
   if (account.blocked) {
     // Why, in the user's language, and whom to ask.
-    const why = refusal(account.language, { code: "key_blocked", details: {} });
+    const why = refusal(languageOf(account), { code: "key_blocked", details: {} });
     throw new DomainError("key_blocked", support ? `${why} ${support}` : why);
   }
   const session = sessions.issue(user.id, account.sessionGeneration);
@@ -184,7 +185,7 @@ async function signIn(core: Core, { sessions, support, refusal }: MiniAppOptions
     success: true as const,
     token: session.token,
     expires_at: session.expiresAt,
-    user: { telegram_id: String(user.id), username: account.username, language: account.language },
+    user: { telegram_id: String(user.id), username: account.username, language: languageOf(account) },
   };
 }
 
