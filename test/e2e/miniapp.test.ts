@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatUsdt } from "../../src/core/model/money.js";
@@ -45,6 +45,9 @@ async function user(id: number, username: string, usdt = 0) {
   if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test", { confirmed: true });
   return { id, first_name: username, username };
 }
+
+/** An element's text, or null while it is not there (Playwright's textContent would wait 30 s for a missing one). */
+const textOf = async (locator: Locator) => ((await locator.count()) ? locator.textContent() : null);
 
 describe("the Mini App in Chromium", () => {
   it("serves the page under a strict CSP with cache headers, signs in by init data and shows the balance, in the dark theme and in Russian", async () => {
@@ -117,9 +120,9 @@ describe("the Mini App in Chromium", () => {
     // The purchase ends in its result: what was bought by name, for whom, the charge, the balance after, and Done.
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
     const receipt = page.getByTestId("receipt");
-    expect(await receipt.getByTestId("bought").textContent()).toBe("Telegram Stars · 100\u00a0⭐");
+    await expect.poll(() => textOf(receipt.getByTestId("bought"))).toBe("Telegram Stars · 100\u00a0⭐");
     expect(await receipt.getByTestId("for").textContent()).toBe("@sam_s");
-    expect(await receipt.getByTestId("charged").textContent()).toBe("1.50 USDT");
+    await expect.poll(() => textOf(receipt.getByTestId("charged"))).toBe("1.50 USDT");
     await expect.poll(() => receipt.getByTestId("balance-after").textContent()).toBe("8.50 USDT");
     await expect.poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1)).toMatchObject({ is_visible: true, text: "Done" });
     await expect.poll(() => sent(page, "web_app_trigger_haptic_feedback")).toContainEqual({ type: "notification", notification_type: "success" });
@@ -172,7 +175,7 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => page.getByTestId("codes").locator("code").count(), { timeout: 15_000 }).toBe(2);
     // The card by its brand and value, never the brand's id; the codes are the buyer's own.
     expect(await page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
-    expect(await page.getByTestId("bought").textContent()).toBe("PlayStation Store (US) $10\u00a0×\u00a02");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("PlayStation Store (US) $10\u00a0×\u00a02");
     expect(await page.getByTestId("for").textContent()).toBe("Myself");
     await shot(page, "giftcard-codes");
     const shown = await page.getByTestId("codes").locator("code").allTextContents();
@@ -191,7 +194,7 @@ describe("the Mini App in Chromium", () => {
       .toEqual(["PlayStation Store (US) $10\u00a0×\u00a02"]);
     expect(await page.getByTestId("orders").textContent()).not.toContain("psn-us");
     await page.getByTestId("orders").locator("li button").first().click();
-    await expect.poll(() => page.getByTestId("bought").textContent()).toBe("PlayStation Store (US) $10\u00a0×\u00a02");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("PlayStation Store (US) $10\u00a0×\u00a02");
     expect(await page.getByTestId("order").textContent()).not.toContain("psn-us");
     // An order opened from the list is no purchase's end: no balance after, no Done.
     expect(await page.getByTestId("balance-after").count()).toBe(0);
@@ -222,7 +225,7 @@ describe("the Mini App in Chromium", () => {
     await shot(page, "gift-quote");
     await page.getByTestId("confirm").click();
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
-    expect(await page.getByTestId("bought").textContent()).toMatch(/^\S+ Telegram gift · \d+\u00a0⭐$/);
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toMatch(/^\S+ Telegram gift · \d+\u00a0⭐$/);
     expect(await page.getByTestId("for").textContent()).toBe("@bob");
     await expect.poll(() => page.getByTestId("order").getByTestId("sticker").locator("svg path").count()).toBeGreaterThan(0);
     await shot(page, "gift-sent");
@@ -280,10 +283,10 @@ describe("the Mini App in Chromium", () => {
     const account = async () => (await h.service.core.accounts.byTelegramId("695100008"))!;
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Being delivered");
     expect(await page.getByTestId("order-next").textContent()).toBe("Usually lands within a few minutes. This screen updates by itself.");
-    expect(await page.getByTestId("bought").textContent()).toBe("Store top-up · 5\u00a0USD");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("Store top-up · 5\u00a0USD");
     expect(await page.getByTestId("for").textContent()).toBe("pending_gamer");
     const charged = (await h.service.core.orders.list((await account()).id, 1))[0].chargeMicro;
-    expect(await page.getByTestId("charged").textContent()).toBe(`${formatUsdt(charged)} USDT`);
+    await expect.poll(() => textOf(page.getByTestId("charged"))).toBe(`${formatUsdt(charged)} USDT`);
     const spent = `${formatUsdt(30_000_000 - charged)} USDT`;
     await expect.poll(() => page.getByTestId("balance-after").textContent()).toBe(spent);
     await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered");
@@ -299,7 +302,7 @@ describe("the Mini App in Chromium", () => {
     await page.getByTestId("confirm").click();
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Being delivered");
     await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("↩️ Not delivered: refunded");
-    expect(await page.getByTestId("bought").textContent()).toBe("Store top-up · 5\u00a0USD");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("Store top-up · 5\u00a0USD");
     expect(await page.getByTestId("refunded").textContent()).toBe(`${formatUsdt(charged)} USDT`);
     expect(await page.getByTestId("order-next").textContent()).toBe(
       `The store rejected the top-up of pendingfail_gamer. The whole ${formatUsdt(charged)}\u00a0USDT is back on your balance: nothing was spent.`,
@@ -610,7 +613,7 @@ describe("the Mini App session and exact money on screen", () => {
       .toEqual({ is_visible: true, is_active: true, text: "Pay 1.845 USDT" });
     await page.getByTestId("confirm").click();
     await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
-    expect(await page.getByTestId("charged").textContent()).toBe("1.845 USDT");
+    await expect.poll(() => textOf(page.getByTestId("charged"))).toBe("1.845 USDT");
     await expect.poll(() => page.getByTestId("balance-after").textContent()).toBe("8.155 USDT");
     // Done is Telegram's MainButton inside Telegram: it leads back to the shop.
     await expect
