@@ -72,6 +72,7 @@ export const gameOrderBody = purchaseBody({
 
 export const gameOrderResponse = orderEnvelope(z.literal("game"), {
   game_code: z.string(),
+  game_name: z.string().nullable().describe("The game's name as GET /v1/games lists it; null for orders placed before names were kept"),
   denomination: z.string(),
   player_id: z.string(),
   server_id: z.string().nullable(),
@@ -153,6 +154,7 @@ export function gameView(order: OrderOfType<"game">, balanceMicro: Micro): z.inf
     success: order.status !== "failed",
     ...envelopeHead(order),
     game_code: details.game_code,
+    game_name: details.game_name ?? null,
     denomination: details.denomination,
     player_id: details.player_id,
     server_id: details.server_id,

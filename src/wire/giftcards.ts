@@ -49,6 +49,7 @@ export const giftcardOrderBody = purchaseBody({
 
 export const giftcardOrderResponse = orderEnvelope(z.literal("giftcard"), {
   category_id: z.string(),
+  brand: z.string().nullable().describe("The brand's name as GET /v1/giftcards lists it; null for orders placed before names were kept"),
   card_id: z.string(),
   denomination: z.string(),
   quantity: z.number().int(),
@@ -102,6 +103,7 @@ export function giftcardView(order: OrderOfType<"giftcard">, balanceMicro: Micro
     success: order.status !== "failed",
     ...envelopeHead(order),
     category_id: details.category_id,
+    brand: details.brand ?? null,
     card_id: details.card_id,
     denomination: details.denomination,
     quantity: details.quantity,

@@ -38,6 +38,14 @@ export const orderSummary = z
     amount: z.number().describe("Stars count, premium months, store nominal in USD, gift card quantity, gift stars; 1 for a game order"),
     store_login: z.string().nullable(),
     store_amount_usd: z.number().nullable(),
+    brand: z
+      .string()
+      .nullable()
+      .describe("The gift card's brand or the game, by the provider's name; null for other products and for orders placed before names were kept"),
+    item: z
+      .string()
+      .nullable()
+      .describe("The gift card's card or the game's denomination, by the catalogue's name; the gift's emoji; null otherwise"),
     usdt_charged: z.number(),
     status: orderStatus,
     transaction_id: z.string().nullable(),
@@ -69,6 +77,20 @@ function listAmount(order: ListedOrder): number {
   }
 }
 
+/** What a list names an order by: the brand or game and the card, denomination or gift, as the catalogue named them. */
+function namesOf(order: ListedOrder): { brand: string | null; item: string | null } {
+  switch (order.productType) {
+    case "giftcard":
+      return { brand: order.details.brand ?? null, item: order.details.denomination };
+    case "game":
+      return { brand: order.details.game_name ?? null, item: order.details.denomination };
+    case "gift":
+      return { brand: null, item: order.details.emoji };
+    default:
+      return { brand: null, item: null };
+  }
+}
+
 /** The list item: one shape for every product, never any gift card code. */
 export function summaryView(order: ListedOrder): z.infer<typeof orderSummary> {
   const store = order.productType === "store" ? order.details : null;
@@ -79,6 +101,7 @@ export function summaryView(order: ListedOrder): z.infer<typeof orderSummary> {
     amount: listAmount(order),
     store_login: store ? store.store_login : null,
     store_amount_usd: store ? toUsdt(store.amount_micro) : null,
+    ...namesOf(order),
     usdt_charged: toUsdt(order.chargeMicro),
     status: order.status,
     transaction_id: order.providerOrderId ?? order.transactionId,

@@ -99,6 +99,7 @@ describe("POST /v1/games/{code}/order", () => {
       idempotency_key: "g-1",
       product_type: "game",
       game_code: "pubgm",
+      game_name: "PUBG Mobile",
       denomination: "60",
       player_id: "512345678",
       server_id: null,

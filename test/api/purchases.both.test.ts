@@ -308,6 +308,8 @@ describe("GET /v1/orders", () => {
       amount: 70,
       store_login: null,
       store_amount_usd: null,
+      brand: null,
+      item: null,
       usdt_charged: 1.05,
       status: "completed",
       transaction_id: expect.any(String),

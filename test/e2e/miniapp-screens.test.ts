@@ -1,4 +1,4 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BotHarness, Harness } from "../support/harness.js";
 import { texts } from "../../web/src/texts.js";
@@ -59,6 +59,9 @@ const lines = (page: Page, selector: string) =>
   );
 
 const back = (page: Page) => page.locator("button.back").click();
+
+/** An element's text, or null while it is not there (Playwright's textContent would wait 30 s for a missing one). */
+const textOf = async (locator: Locator) => ((await locator.count()) ? locator.textContent() : null);
 
 describe("the Mini App's orders, statement, top-up, key and desk screens", () => {
   it("draws the desk's 30-day chart with dates and values when there is one day of data", async () => {
@@ -259,6 +262,9 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
       // A store top-up the provider takes its time with: processing while the screens are walked.
       const pending = await h.call("POST", "/v1/store", { key, body: { login: `pending_${id}`, amount_usd: 5 } });
       expect(pending.status).toBe(202);
+      // Game credit, which lands in a minute: named by the game and its denomination, never the game's code.
+      const game = await h.call("POST", "/v1/games/pubgm/order", { key, body: { denomination: "60 + Royale Pass", player_id: "12345678" } });
+      expect(game.status).toBe(202);
       const { page, errors, close } = await open(buyer, { theme: PALETTES[palette] });
       const checked: Record<string, string[]> = {};
       const visit = async (name: string) => {
@@ -278,8 +284,28 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
       // Orders: cards with status, names and what happens next; compact filters.
       await tile(t.orders);
       const cards = page.getByTestId("orders").locator("li");
-      await expect.poll(() => cards.count()).toBe(4);
+      await expect.poll(() => cards.count()).toBe(5);
       const text = (await cards.allTextContents()).join("\n");
+      // Every order by name: what was bought, then for whom.
+      expect(await page.getByTestId("orders").locator(".ocard-title").allTextContents()).toEqual(
+        language === "en"
+          ? [
+              "PUBG Mobile · 60 + Royale Pass",
+              "Store top-up · 5\u00a0USD",
+              "Telegram Stars · 60\u00a0⭐",
+              "Telegram Stars · 120\u00a0⭐",
+              "Telegram Stars · 50\u00a0⭐",
+            ]
+          : [
+              "PUBG Mobile · 60 + Royale Pass",
+              "Пополнение магазина · 5\u00a0USD",
+              "Звёзды Telegram · 60\u00a0⭐",
+              "Звёзды Telegram · 120\u00a0⭐",
+              "Звёзды Telegram · 50\u00a0⭐",
+            ],
+      );
+      expect(text).toContain(`${t.playerId} 12345678`);
+      expect(text).not.toContain("pubgm");
       expect(text).toContain("@carol");
       expect(text).toContain(`pending_${id}`);
       expect(text).toContain(language === "en" ? "Usually lands within a few minutes." : "Обычно зачисляется за несколько минут.");
@@ -290,15 +316,29 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
       await page.getByLabel(language === "en" ? "Product" : "Товар").selectOption("premium");
       await expect.poll(() => page.getByTestId("orders-none").count()).toBe(1);
       await page.getByTestId("orders-none").locator("button").click();
-      await expect.poll(() => cards.count()).toBe(4);
+      await expect.poll(() => cards.count()).toBe(5);
       await cards
         .filter({ hasText: `pending_${id}` })
         .locator("button")
         .click();
       await expect
         .poll(() => page.getByTestId("order-next").textContent())
-        .toBe(language === "en" ? "Usually lands within a few minutes." : "Обычно зачисляется за несколько минут.");
+        .toBe(
+          language === "en"
+            ? "Usually lands within a few minutes. This screen updates by itself."
+            : "Обычно зачисляется за несколько минут. Экран обновится сам.",
+        );
+      await expect
+        .poll(() => textOf(page.getByTestId("bought")))
+        .toBe(language === "en" ? "Store top-up · 5\u00a0USD" : "Пополнение магазина · 5\u00a0USD");
+      expect(await page.getByTestId("for").textContent()).toBe(`pending_${id}`);
       await visit("order");
+      await back(page);
+      // The game order's own page names the game, the denomination and the player the provider found.
+      await cards.filter({ hasText: "PUBG Mobile" }).locator("button").click();
+      await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("PUBG Mobile · 60 + Royale Pass");
+      expect(await page.getByTestId("for").textContent()).toBe(`${t.playerId} 12345678 (Player5678)`);
+      expect(await page.getByTestId("order").textContent()).not.toContain("pubgm");
       await back(page);
       await back(page);
 

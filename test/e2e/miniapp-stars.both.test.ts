@@ -154,7 +154,7 @@ describe("Stars top-ups in the Mini App", () => {
     // Telegram's MainButton pressed twice: one payment, one order.
     await press(page, "main_button_pressed");
     await press(page, "main_button_pressed");
-    await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered.");
+    await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered");
     expect(app.invoices.map((i) => i.attempt.status)).toEqual(["paid"]);
     const orders = await h.service.db
       .selectFrom("orders")
@@ -187,7 +187,7 @@ describe("Stars top-ups in the Mini App", () => {
       await expect.poll(() => lapsed.page.getByTestId("quote").textContent()).toContain("Charge: 1.50 USDT");
       await mainButtonReady(lapsed.page, "Top up 100 ⭐ and buy");
       await press(lapsed.page, "main_button_pressed");
-      await expect.poll(() => lapsed.page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered.");
+      await expect.poll(() => lapsed.page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered");
       const orders = await h.service.core.orders.list((await account(ava.id)).id, 5);
       expect(orders.map((o) => [o.productType, o.chargeMicro])).toEqual([["stars", 1_500_000]]);
       expect(await balance(ava.id)).toBe(500_000);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatUsdt } from "../../src/core/model/money.js";
@@ -47,6 +47,9 @@ async function user(id: number, username: string, usdt = 0) {
   if (usdt) await h.service.core.admin.credit(String(id), (usdt * 1e6) as never, "test", { confirmed: true });
   return { id, first_name: username, username };
 }
+
+/** An element's text, or null while it is not there (Playwright's textContent would wait 30 s for a missing one). */
+const textOf = async (locator: Locator) => ((await locator.count()) ? locator.textContent() : null);
 
 describe("the Mini App in Chromium", () => {
   it("serves the page under a strict CSP with cache headers, signs in by init data and shows the balance, in the dark theme and in Russian", async () => {
@@ -151,16 +154,23 @@ describe("the Mini App in Chromium", () => {
     const pressedAt = Date.now();
     await press(page, "main_button_pressed");
     await press(page, "main_button_pressed");
-    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
     expect(purchases).toHaveLength(1);
     expect(purchases[0]).toBeGreaterThanOrEqual(pressedAt);
-    expect(await page.getByTestId("order").textContent()).toContain("For: @sam_s");
+    // The purchase ends in its result: what was bought by name, for whom, the charge, the balance after, and Done.
+    const receipt = page.getByTestId("receipt");
+    await expect.poll(() => textOf(receipt.getByTestId("bought"))).toBe("Telegram Stars · 100\u00a0⭐");
+    expect(await receipt.getByTestId("for").textContent()).toBe("@sam_s");
+    await expect.poll(() => textOf(receipt.getByTestId("charged"))).toBe("1.50 USDT");
+    await expect.poll(() => receipt.getByTestId("balance-after").textContent()).toBe("8.50 USDT");
+    await expect.poll(async () => (await sent(page, "web_app_setup_main_button")).at(-1)).toMatchObject({ is_visible: true, text: "Done" });
     await expect.poll(() => sent(page, "web_app_trigger_haptic_feedback")).toContainEqual({ type: "notification", notification_type: "success" });
     await shot(page, "stars-done");
-    for (let i = 0; i < 2; i++) await press(page, "back_button_pressed");
+    // One press of Telegram's BackButton on the result: the shop, never the spent form.
+    await press(page, "back_button_pressed");
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("8.50 USDT");
     await expect.poll(async () => (await sent(page, "web_app_setup_back_button")).at(-1)).toEqual({ is_visible: false });
-    await expect.poll(() => page.getByTestId("recent").textContent()).toMatch(/#\d+ ⭐ Stars · sam_s1\.50 USDT · completed/);
+    await expect.poll(() => page.getByTestId("recent").textContent()).toMatch(/Telegram Stars · 100\u00a0⭐ · @sam_s1\.50 USDT · completed/);
     // A returning buyer: the recipient is offered on the first screen, a tap from the stars screen.
     expect(await page.getByTestId("recipients").textContent()).toContain("@sam_s");
     const account = (await h.service.core.accounts.byTelegramId("695100003"))!;
@@ -269,8 +279,12 @@ describe("the Mini App in Chromium", () => {
     expect(await page.getByTestId("quote").textContent()).not.toContain("psn-us");
     await shot(page, "buy-giftcard-quote-light");
     await page.getByTestId("confirm").dblclick();
-    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Processing: this screen updates by itself.");
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Being delivered");
     await expect.poll(() => page.getByTestId("codes").locator("code").count(), { timeout: 15_000 }).toBe(2);
+    // The card by its brand and value, never the brand's id; the codes are the buyer's own.
+    expect(await page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("PlayStation Store (US) $10\u00a0×\u00a02");
+    expect(await page.getByTestId("for").textContent()).toBe("Myself");
     await shot(page, "giftcard-codes");
     const shown = await page.getByTestId("codes").locator("code").allTextContents();
     const account = (await h.service.core.accounts.byTelegramId("695100006"))!;
@@ -278,6 +292,21 @@ describe("the Mini App in Chromium", () => {
     expect(shown).toEqual(await h.service.core.orders.codes(order));
     await page.getByTestId("codes").getByRole("button", { name: "Copy" }).first().click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(shown[0]);
+    // Done (the page's own button outside Telegram) leads to the shop, whose recent orders name the card.
+    await page.getByTestId("done").click();
+    await expect.poll(() => page.getByTestId("recent").textContent()).toContain("PlayStation Store (US) $10\u00a0×\u00a02 · Myself");
+    // The orders list and the order name it too: no raw brand id anywhere.
+    await page.getByRole("button", { name: "🧾 Orders" }).click();
+    await expect
+      .poll(() => page.getByTestId("orders").locator(".ocard-title").allTextContents())
+      .toEqual(["PlayStation Store (US) $10\u00a0×\u00a02"]);
+    expect(await page.getByTestId("orders").textContent()).not.toContain("psn-us");
+    await page.getByTestId("orders").locator("li button").first().click();
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("PlayStation Store (US) $10\u00a0×\u00a02");
+    expect(await page.getByTestId("order").textContent()).not.toContain("psn-us");
+    // An order opened from the list is no purchase's end: no balance after, no Done.
+    expect(await page.getByTestId("balance-after").count()).toBe(0);
+    expect(await page.getByTestId("done").count()).toBe(0);
     await h.assertLedgerInvariant();
     expect(errors, errors.join("\n")).toEqual([]);
     await close();
@@ -301,7 +330,9 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => page.getByTestId("quote").textContent()).toContain("For: @bob");
     await shot(page, "gift-quote");
     await page.getByTestId("confirm").click();
-    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toMatch(/^\S+ Telegram gift · \d+\u00a0⭐$/);
+    expect(await page.getByTestId("for").textContent()).toBe("@bob");
     await expect.poll(() => page.getByTestId("order").getByTestId("sticker").locator("svg path").count()).toBeGreaterThan(0);
     await shot(page, "gift-sent");
     await h.assertLedgerInvariant();
@@ -352,9 +383,42 @@ describe("the Mini App in Chromium", () => {
       .toMatch(/5\.00 USD \+ provider fee \d+\.\d{2,6} USD \+ service \d+\.\d{2,6} USDT/);
     await shot(page, "store-quote");
     await page.getByTestId("confirm").click();
-    // The simulator holds this top-up a couple of seconds: the screen shows it processing, then delivered.
-    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Processing: this screen updates by itself.");
-    await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered.");
+    // The simulator holds this top-up a couple of seconds: the result shows it being delivered, then delivered,
+    // with what was bought, for whom, the charge and the balance after.
+    const account = async () => (await h.service.core.accounts.byTelegramId("695100008"))!;
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Being delivered");
+    expect(await page.getByTestId("order-next").textContent()).toBe("Usually lands within a few minutes. This screen updates by itself.");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("Store top-up · 5\u00a0USD");
+    expect(await page.getByTestId("for").textContent()).toBe("pending_gamer");
+    const charged = (await h.service.core.orders.list((await account()).id, 1))[0].chargeMicro;
+    await expect.poll(() => textOf(page.getByTestId("charged"))).toBe(`${formatUsdt(charged)} USDT`);
+    const spent = `${formatUsdt(30_000_000 - charged)} USDT`;
+    await expect.poll(() => page.getByTestId("balance-after").textContent()).toBe(spent);
+    await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("✅ Delivered");
+    await shot(page, "store-done");
+    await page.getByTestId("done").click();
+    await expect.poll(() => page.getByTestId("balance").textContent()).toContain(spent);
+
+    // A top-up the store rejects after taking it: being delivered, then the failure, with the whole charge back.
+    await page.getByTestId("product-store").click();
+    await page.getByLabel("Store login").fill("pendingfail_gamer");
+    await page.getByLabel("Amount, USD").fill("5");
+    await page.getByTestId("confirm").click();
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("⏳ Being delivered");
+    await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: 15_000 }).toBe("↩️ Not delivered: refunded");
+    await expect.poll(() => textOf(page.getByTestId("bought"))).toBe("Store top-up · 5\u00a0USD");
+    expect(await page.getByTestId("refunded").textContent()).toBe(`${formatUsdt(charged)} USDT`);
+    expect(await page.getByTestId("order-next").textContent()).toBe(
+      `The store rejected the top-up of pendingfail_gamer. The whole ${formatUsdt(charged)}\u00a0USDT is back on your balance: nothing was spent.`,
+    );
+    await expect.poll(() => page.getByTestId("balance-after").textContent()).toBe(spent);
+    expect((await account()).balanceMicro).toBe(30_000_000 - charged);
+    await shot(page, "store-failed");
+    // The page's Back (outside Telegram) on the result: the shop, not the spent form.
+    await page.getByRole("button", { name: "← Back" }).click();
+    await expect.poll(() => page.getByTestId("balance").textContent()).toContain(spent);
+    expect(await page.getByTestId("confirm").count()).toBe(0);
+    await h.assertLedgerInvariant();
     expect(errors, errors.join("\n")).toEqual([]);
     await close();
 
@@ -490,7 +554,7 @@ describe("the Mini App in Chromium", () => {
     await expect.poll(() => page.getByTestId("orders").locator("li").count()).toBe(4);
     await visit("orders");
     await page.getByTestId("orders").locator("li button").first().click();
-    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
     await visit("order");
     await page.getByRole("button", { name: "← Back" }).click();
     await page.getByRole("button", { name: "← Back" }).click();
@@ -695,10 +759,14 @@ describe("the Mini App session and exact money on screen", () => {
     expect(await page.getByTestId("quote").textContent()).toContain("balance after: 8.155 USDT");
     await mainButtonReady(page, "Pay 1.845 USDT");
     await press(page, "main_button_pressed");
-    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered.");
-    expect(await page.getByTestId("order").textContent()).toContain("Charge: 1.845 USDT");
-    for (let i = 0; i < 2; i++) await press(page, "back_button_pressed");
+    await expect.poll(() => page.getByTestId("order-status").textContent()).toBe("✅ Delivered");
+    await expect.poll(() => textOf(page.getByTestId("charged"))).toBe("1.845 USDT");
+    await expect.poll(() => page.getByTestId("balance-after").textContent()).toBe("8.155 USDT");
+    // Done is Telegram's MainButton inside Telegram: it leads back to the shop.
+    await mainButtonReady(page, "Done");
+    await press(page, "main_button_pressed");
     await expect.poll(() => page.getByTestId("balance").textContent()).toContain("Balance: 8.155 USDT");
+    await expect.poll(async () => (await sent(page, "web_app_setup_back_button")).at(-1)).toEqual({ is_visible: false });
     await expect.poll(() => page.getByTestId("recent").textContent()).toContain("1.845 USDT · completed");
     await page.getByRole("button", { name: "📒 Statement" }).click();
     await expect.poll(() => page.getByTestId("entries").textContent()).toContain("-1.845 → 8.155");

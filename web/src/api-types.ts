@@ -1171,6 +1171,8 @@ export interface components {
       /** @constant */
       product_type: "game";
       game_code: string;
+      /** @description The game's name as GET /v1/games lists it; null for orders placed before names were kept */
+      game_name: string | null;
       denomination: string;
       player_id: string;
       server_id: string | null;
@@ -1253,6 +1255,8 @@ export interface components {
       /** @constant */
       product_type: "giftcard";
       category_id: string;
+      /** @description The brand's name as GET /v1/giftcards lists it; null for orders placed before names were kept */
+      brand: string | null;
       card_id: string;
       denomination: string;
       quantity: number;
@@ -1342,6 +1346,10 @@ export interface components {
       amount: number;
       store_login: string | null;
       store_amount_usd: number | null;
+      /** @description The gift card's brand or the game, by the provider's name; null for other products and for orders placed before names were kept */
+      brand: string | null;
+      /** @description The gift card's card or the game's denomination, by the catalogue's name; the gift's emoji; null otherwise */
+      item: string | null;
       usdt_charged: number;
       /** @enum {string} */
       status: "processing" | "completed" | "failed";

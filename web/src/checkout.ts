@@ -127,7 +127,7 @@ export function Checkout({
     const order = await buy(api, purchase!, quoted.quote.quote_id, quoted.idempotencyKey);
     telegram.haptic(order.status === "failed" ? "error" : "success");
     await ctx.refresh();
-    ctx.go({ name: "order", id: order.order_id, product: purchase!.product_type });
+    ctx.finish({ name: "order", id: order.order_id, product: purchase!.product_type, bought: true });
   }
 
   /**

@@ -43,7 +43,7 @@ function show(screen: Screen, ctx: Ctx) {
     case "orders":
       return html`<${Orders} ctx=${ctx} />`;
     case "order":
-      return html`<${OrderDetail} ctx=${ctx} id=${screen.id} product=${screen.product} key=${screen.id} />`;
+      return html`<${OrderDetail} ctx=${ctx} id=${screen.id} product=${screen.product} bought=${screen.bought ?? false} key=${screen.id} />`;
     case "statement":
       return html`<${Statement} ctx=${ctx} />`;
     case "topup":
@@ -133,7 +133,15 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
       setStack((s) => [...s, screen]);
       window.scrollTo(0, 0);
     },
+    finish: (screen) => {
+      setStack((s) => [s[0], screen]);
+      window.scrollTo(0, 0);
+    },
     back,
+    home: () => {
+      setStack((s) => [s[0]]);
+      window.scrollTo(0, 0);
+    },
   };
   const screen = stack[stack.length - 1];
   // Inside Telegram its own BackButton goes back; a browser gets the page's.

@@ -295,6 +295,23 @@ const en = {
   // Pay button
   payLabel: "Pay",
   priceMoved: (charge: string) => `The price changed: it is now ${charge}. Look at it, then pay.`,
+  // Orders end
+  done: "Done",
+  resultTitle: { processing: "⏳ Being delivered", completed: "✅ Delivered", failed: "↩️ Not delivered: refunded" },
+  resultWhat: "Bought",
+  resultCharged: "Charged",
+  resultRefunded: "Refunded",
+  resultBalance: "Balance after",
+  resultWatching: "This screen updates by itself.",
+  resultMoneyBack: (charge: string) => `The whole ${charge} is back on your balance: nothing was spent.`,
+  resultOrder: (id: number, when: string) => `Order #${id} · ${when}`,
+  boughtStars: (n: number) => `Telegram Stars · ${n.toLocaleString("en")}\u00a0⭐`,
+  boughtPremium: (months: number) => `Telegram Premium · ${months}\u00a0months`,
+  boughtStore: (usd: string) => `Store top-up · ${usd}\u00a0USD`,
+  boughtGame: (game: string | null, item: string) => `${game ?? "Game credit"} · ${item}`,
+  boughtGiftcard: (brand: string | null, card: string, quantity: number) =>
+    `${brand ?? "Gift card"} ${card}${quantity > 1 ? `\u00a0×\u00a0${quantity}` : ""}`,
+  boughtGift: (emoji: string, stars: number) => `${emoji} Telegram gift · ${stars.toLocaleString("en")}\u00a0⭐`,
 };
 
 export type Texts = typeof en;
@@ -582,6 +599,23 @@ const ru: Texts = {
   // Pay button
   payLabel: "Оплатить",
   priceMoved: (charge: string) => `Цена изменилась: теперь ${charge}. Проверьте её и оплатите.`,
+  // Orders end
+  done: "Готово",
+  resultTitle: { processing: "⏳ Доставляется", completed: "✅ Доставлено", failed: "↩️ Не доставлено: деньги возвращены" },
+  resultWhat: "Куплено",
+  resultCharged: "Списано",
+  resultRefunded: "Возвращено",
+  resultBalance: "Баланс после",
+  resultWatching: "Экран обновится сам.",
+  resultMoneyBack: (charge: string) => `Все ${charge} вернулись на баланс: ничего не потрачено.`,
+  resultOrder: (id: number, when: string) => `Заказ №${id} · ${when}`,
+  boughtStars: (n: number) => `Звёзды Telegram · ${n.toLocaleString("ru")}\u00a0⭐`,
+  boughtPremium: (months: number) => `Telegram Премиум · ${months}\u00a0мес.`,
+  boughtStore: (usd: string) => `Пополнение магазина · ${usd}\u00a0USD`,
+  boughtGame: (game: string | null, item: string) => `${game ?? "Игровая валюта"} · ${item}`,
+  boughtGiftcard: (brand: string | null, card: string, quantity: number) =>
+    `${brand ?? "Подарочная карта"} ${card}${quantity > 1 ? `\u00a0×\u00a0${quantity}` : ""}`,
+  boughtGift: (emoji: string, stars: number) => `${emoji} Подарок Telegram · ${stars.toLocaleString("ru")}\u00a0⭐`,
 };
 
 export const texts: Record<Language, Texts> = { en, ru };

@@ -21,7 +21,8 @@ export type Screen =
   | { name: "home" }
   | { name: "buy"; product: "stars" | "premium" | "store" | "game" | "giftcard" | "gift"; preset?: Preset }
   | { name: "orders" }
-  | { name: "order"; id: number; product: string }
+  /** `bought`: the purchase just made, ending in Done (the order's detail otherwise). */
+  | { name: "order"; id: number; product: string; bought?: boolean }
   | { name: "statement" }
   | { name: "topup" }
   | { name: "partner" }
@@ -35,7 +36,11 @@ export interface Ctx {
   /** Reads the user and the balance again (after a purchase, a top-up, an admin move). */
   refresh(): Promise<void>;
   go(screen: Screen): void;
+  /** Opens a purchase's result straight over the shop: the spent form leaves the stack, so Back returns to the shop. */
+  finish(screen: Screen): void;
   back(): void;
+  /** Back to the shop, the first screen. */
+  home(): void;
   language: "en" | "ru";
   /** Telegram's init data as the page was opened with: a new API key asks for it again, fresh. */
   initData: string;

@@ -52,6 +52,8 @@ const gamesDetails = z.object({
   player_name: z.string(),
   cost_micro: z.number().int(),
   markup_bp: z.number().int(),
+  /** The game's name as the provider lists it; absent on orders placed before names were kept. */
+  game_name: z.string().optional(),
 });
 export type GamesDetails = z.infer<typeof gamesDetails>;
 
@@ -70,6 +72,8 @@ const giftcardDetails = z.object({
   unit_price_micro: z.number().int(),
   cost_micro: z.number().int(),
   markup_bp: z.number().int(),
+  /** The brand's name as the provider lists it; absent on orders placed before names were kept. */
+  brand: z.string().optional(),
 });
 export type GiftcardDetails = z.infer<typeof giftcardDetails>;
 

@@ -101,6 +101,7 @@ export function createGames({ games, pipeline, markups }: { games: GamesPort; pi
           player_name: playerName,
           cost_micro: denomination.costMicro,
           markup_bp: markupBp,
+          game_name: info.name,
         },
         send: (reference) => games.order({ reference, gameCode: info.code, denomination: denomination.name, playerId: request.playerId, serverId }),
       };

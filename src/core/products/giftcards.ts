@@ -55,7 +55,15 @@ export function createGiftcards({
       if (!Number.isInteger(quantity) || quantity < 1 || quantity > GIFTCARD_QUANTITY_MAX) {
         throw invalid(`quantity must be a whole number from 1 to ${GIFTCARD_QUANTITY_MAX}`);
       }
-      const { markupBp, cards } = await catalogue(caller, request.categoryId);
+      // The brand's name is kept on the order (its id means nothing to a buyer); the list is shared for cacheMs, read
+      // beside the live catalogue, and an order is never refused for want of a name.
+      const [{ markupBp, cards }, brand] = await Promise.all([
+        catalogue(caller, request.categoryId),
+        brands().then(
+          (list) => list.find((b) => b.categoryId === request.categoryId)?.name,
+          () => undefined,
+        ),
+      ]);
       const card = cards.find((c) => c.cardId === request.cardId);
       if (!card) throw invalid(`card_id must be one of the catalogue's card_id values for ${request.categoryId}`);
       if (quantity < card.minQuantity || quantity > card.maxQuantity) {
@@ -73,6 +81,7 @@ export function createGiftcards({
           unit_price_micro: card.priceMicro,
           cost_micro: card.costMicro,
           markup_bp: markupBp,
+          ...(brand === undefined ? {} : { brand }),
         },
         send: (reference) => giftcards.order({ reference, categoryId: request.categoryId, cardId: card.cardId, quantity }),
       };

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { type Answer, type Order, type OrderSummary, orderNow } from "../api.js";
 import { Sticker } from "../sticker.js";
-import { CopyButton, type Ctx, failure, html, Outcome, useLoad, useWatch, usdt } from "../ui.js";
+import { Amount, CopyButton, type Ctx, failure, html, MainAction, Outcome, useLoad, useWatch, usdt } from "../ui.js";
 
 const PAGE = 20;
 const PRODUCTS = ["stars", "premium", "store", "game", "giftcard", "gift"] as const;
@@ -10,27 +10,92 @@ export function OrderLine({ ctx, order }: { ctx: Ctx; order: OrderSummary }) {
   const { t } = ctx;
   return html`<li key=${order.order_id}>
     <button type="button" class="row" onClick=${() => ctx.go({ name: "order", id: order.order_id, product: order.product_type })}>
-      <span>${`#${order.order_id} ${t.products[order.product_type as keyof typeof t.products] ?? order.product_type} · ${order.username}`}</span>
+      <span>${`${boughtOf(ctx, order)} · ${recipientOf(ctx, order)}`}</span>
       <span class=${`status ${order.status}`}>${`${usdt(order.usdt_charged)} · ${t.status[order.status]}`}</span>
     </button>
   </li>`;
 }
 
-/** Whom or what an order was for, as a buyer names it: @username, the store login, the player, the card's brand. */
-function recipientOf(ctx: Ctx, order: OrderSummary): string {
-  switch (order.product_type) {
+/** An order's names, read from a list item or from the order itself. */
+interface Names {
+  product: string;
+  /** Stars, months, the gift's stars, the gift card quantity. */
+  count: number;
+  usd: number | null;
+  /** The gift card's brand or the game. */
+  brand: string | null;
+  /** The card, the denomination, the gift's emoji. */
+  item: string;
+  /** The recipient as stored; null for a gift card (its codes are the buyer's). */
+  recipient: string | null;
+}
+
+/** What was bought, by name: "Telegram Stars · 100 ⭐", "PlayStation Store (US) $10 × 2", "PUBG Mobile · 60". */
+function nameOf(ctx: Ctx, n: Names): string {
+  const { t } = ctx;
+  switch (n.product) {
+    case "stars":
+      return t.boughtStars(n.count);
+    case "premium":
+      return t.boughtPremium(n.count);
+    case "store":
+      return t.boughtStore(String(n.usd ?? ""));
+    case "game":
+      return t.boughtGame(n.brand, n.item);
+    case "giftcard":
+      return t.boughtGiftcard(n.brand, n.item, n.count);
+    case "gift":
+      return t.boughtGift(n.item, n.count);
+    default:
+      return t.products[n.product as keyof typeof t.products] ?? n.product;
+  }
+}
+
+const summaryNames = (order: OrderSummary): Names => ({
+  product: order.product_type,
+  count: order.amount,
+  usd: order.store_amount_usd,
+  brand: order.brand,
+  item: order.item ?? "",
+  recipient: order.product_type === "giftcard" ? null : order.product_type === "store" ? (order.store_login ?? order.username) : order.username,
+});
+
+function orderNames(o: Order, product: string): Names {
+  const base = { product, usd: o.store_amount_usd ?? null, brand: null, item: "", recipient: o.username ?? null };
+  switch (product) {
+    case "premium":
+      return { ...base, count: o.months ?? o.amount ?? 0 };
+    case "store":
+      return { ...base, count: 0, recipient: o.store_login ?? null };
+    case "game":
+      return { ...base, count: 1, brand: o.game_name ?? null, item: String(o.denomination ?? ""), recipient: o.player_id ?? null };
+    case "giftcard":
+      return { ...base, count: o.quantity ?? 1, brand: o.brand ?? null, item: String(o.denomination ?? ""), recipient: null };
+    case "gift":
+      return { ...base, count: o.stars ?? 0, item: o.emoji ?? "🎁", recipient: o.recipient ?? null };
+    default:
+      return { ...base, count: o.stars ?? o.amount ?? 0 };
+  }
+}
+
+/** Whom an order was for, as a buyer names them: @username, the store login, the player; gift card codes are one's own. */
+function whoOf(ctx: Ctx, n: Names, playerName?: string | null): string {
+  const { t } = ctx;
+  if (n.recipient === null) return t.myself;
+  switch (n.product) {
     case "stars":
     case "premium":
     case "gift":
-      return `@${order.username}`;
-    case "store":
-      return order.store_login ?? order.username;
+      return `@${n.recipient}`;
     case "game":
-      return `${ctx.t.playerId} ${order.username}`;
+      return `${t.playerId} ${n.recipient}${playerName ? ` (${playerName})` : ""}`;
     default:
-      return order.username;
+      return n.recipient;
   }
 }
+
+const boughtOf = (ctx: Ctx, order: OrderSummary) => nameOf(ctx, summaryNames(order));
+const recipientOf = (ctx: Ctx, order: OrderSummary) => whoOf(ctx, summaryNames(order));
 
 /** What happens next to an order, in words: when a processing one usually lands (its product's usual time). */
 function nextOf(ctx: Ctx, order: OrderSummary): string {
@@ -58,7 +123,7 @@ function OrderCard({ ctx, order }: { ctx: Ctx; order: OrderSummary }) {
   return html`<li key=${order.order_id}>
     <button type="button" class="ocard" onClick=${() => ctx.go({ name: "order", id: order.order_id, product: order.product_type })}>
       <span class="ocard-top">
-        <span class="ocard-title">${t.products[order.product_type]}</span>
+        <span class="ocard-title">${boughtOf(ctx, order)}</span>
         <span class="ocard-sum">${usdt(order.usdt_charged)}</span>
       </span>
       <span class="ocard-who">${recipientOf(ctx, order)}</span>
@@ -181,37 +246,20 @@ export function Orders({ ctx }: { ctx: Ctx }) {
   </section>`;
 }
 
-/** What an order was, in its product's own fields. */
-function describe(ctx: Ctx, order: Order, product: string): string[] {
-  const { t } = ctx;
-  const o = order as Record<string, unknown>;
-  switch (product) {
-    case "stars":
-    case "premium":
-      return [`${t.recipientIs}: @${o.username}`, product === "stars" ? `${o.amount} ⭐` : t.monthsOf(Number(o.amount))];
-    case "store":
-      return [`${t.storeLogin}: ${o.store_login}`, `${o.store_amount_usd} USD`];
-    case "game":
-      return [`${t.playerId}: ${o.player_id}${o.player_name ? ` (${o.player_name})` : ""}`, String(o.denomination)];
-    case "giftcard":
-      return [`${o.denomination} × ${o.quantity}`];
-    case "gift":
-      return [`${t.recipientIs}: @${o.recipient}`, `${o.emoji} ${o.stars} ⭐`];
-    default:
-      return [];
-  }
-}
-
-/** One order, watched until it finishes; a gift card's codes revealed with a copy button, a gift as its sticker. */
-export function OrderDetail({ ctx, id, product }: { ctx: Ctx; id: number; product: string }) {
+/**
+ * One order, watched until it finishes: being delivered, then delivered or failed with its refund; a gift card's
+ * codes revealed with a copy button, a gift as its sticker. `bought`: the purchase just made, shown as its result,
+ * with the balance after it and Done back to the shop.
+ */
+export function OrderDetail({ ctx, id, product, bought = false }: { ctx: Ctx; id: number; product: string; bought?: boolean }) {
   const { t, api } = ctx;
   const first = useLoad(() => orderNow(api, id, product), [id]);
   if (first.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
   if (first.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, first.error)} />`;
-  return html`<${Watched} ctx=${ctx} initial=${first.value} product=${product} />`;
+  return html`<${Watched} ctx=${ctx} initial=${first.value} product=${product} bought=${bought} />`;
 }
 
-function Watched({ ctx, initial, product }: { ctx: Ctx; initial: Order; product: string }) {
+function Watched({ ctx, initial, product, bought }: { ctx: Ctx; initial: Order; product: string; bought: boolean }) {
   const { t, api } = ctx;
   const [order] = useWatch(
     initial,
@@ -219,25 +267,48 @@ function Watched({ ctx, initial, product }: { ctx: Ctx; initial: Order; product:
     (o) => o.status !== "processing",
     () => void ctx.refresh(),
   );
-  const failed = order.status === "failed";
-  return html`<section class="card odetail-card" data-testid="order">
-    <h1>${`${t.products[product as keyof typeof t.products] ?? product} #${order.order_id}`}</h1>
+  const { status } = order;
+  const names = orderNames(order, product);
+  const charge = usdt(order.usdt_charged);
+  const next =
+    status === "processing"
+      ? `${t.ordersUsually[product as keyof typeof t.ordersUsually] ?? ""} ${t.resultWatching}`
+      : status === "failed"
+        ? `${order.error ? `${order.error.replace(/\.$/, "")}. ` : ""}${t.resultMoneyBack(charge.replace(" ", "\u00a0"))}`
+        : null;
+  return html`<section class=${`card odetail-card ${status}`} data-testid="order">
+    <h1 class="oresult" data-testid="order-status" role="status">${t.resultTitle[status]}</h1>
+    <p class="muted">${t.resultOrder(order.order_id, when(ctx, order.created_at))}</p>
     ${product === "gift" && typeof order.gift_id === "string" && html`<${Sticker} ctx=${ctx} giftId=${order.gift_id} fallback=${String(order.emoji ?? "🎁")} />`}
-    <div class="odetail">
-      ${describe(ctx, order, product).map((line) => html`<p>${line}</p>`)}
-      <p>${`${t.charge}: `}<span class="nowrap">${usdt(order.usdt_charged)}</span></p>
-    </div>
-    <${Outcome}
-      kind=${failed ? "error" : order.status === "completed" ? "ok" : "info"}
-      text=${failed ? `${t.status.failed}${order.error ? `: ${order.error}` : ""}` : order.status === "completed" ? t.delivered : t.processingNow}
-      testId="order-status"
-    />
-    ${
-      order.status !== "completed" &&
-      html`<p class="muted" data-testid="order-next">
-        ${failed ? t.ordersRefunded : (t.ordersUsually[product as keyof typeof t.ordersUsually] ?? "")}
-      </p>`
-    }
+    <dl class="receipt" data-testid="receipt">
+      <div>
+        <dt>${t.resultWhat}</dt>
+        <dd data-testid="bought">${nameOf(ctx, names)}</dd>
+      </div>
+      <div>
+        <dt>${t.recipientIs}</dt>
+        <dd data-testid="for">${whoOf(ctx, names, order.player_name)}</dd>
+      </div>
+      <div>
+        <dt>${t.resultCharged}</dt>
+        <dd><${Amount} text=${charge} testId="charged" /></dd>
+      </div>
+      ${
+        status === "failed" &&
+        html`<div>
+          <dt>${t.resultRefunded}</dt>
+          <dd><${Amount} text=${charge} testId="refunded" /></dd>
+        </div>`
+      }
+      ${
+        bought &&
+        html`<div>
+          <dt>${t.resultBalance}</dt>
+          <dd><${Amount} text=${usdt(ctx.me.balance_usdt)} testId="balance-after" /></dd>
+        </div>`
+      }
+    </dl>
+    ${next && html`<p class=${status === "failed" ? "outcome error" : "muted"} data-testid="order-next">${next}</p>`}
     ${
       order.codes?.length
         ? html`<h2>${t.codes}</h2>
@@ -247,5 +318,6 @@ function Watched({ ctx, initial, product }: { ctx: Ctx; initial: Order; product:
             <p class="muted">${t.keepCodes}</p>`
         : null
     }
+    ${bought && html`<${MainAction} text=${t.done} onPress=${ctx.home} testId="done" />`}
   </section>`;
 }
