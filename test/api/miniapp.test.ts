@@ -512,7 +512,7 @@ describe("the page and its assets as sent", () => {
       expect(gzip.body.length, path).toBeLessThan(file.length * 0.4);
       expect(gunzipSync(gzip.body).equals(file), `${path}, gzip, decompressed`).toBe(true);
 
-      for (const headers of [{}, { "accept-encoding": "identity" }, { "accept-encoding": "deflate" }]) {
+      for (const headers of [{}, { "accept-encoding": "identity" }, { "accept-encoding": "deflate" }] as Record<string, string>[]) {
         const plain = await get(`/app/${path}`, headers);
         expect(plain.headers["content-encoding"], `${path} ${JSON.stringify(headers)}`).toBeUndefined();
         expect(plain.headers, path).toMatchObject({ "content-type": type, "cache-control": YEAR });
