@@ -175,7 +175,8 @@ export async function miniAppBench({
         const initData = sign({ user: { id: user, first_name: "Bench", language_code: "en" } } as never, botToken, new Date());
         // A fresh context: nothing cached, as a first open is; then opened again in it, as a returning buyer does.
         const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
-        // Inside Telegram (a client's bridge present): outside, the page first asks whose account it is. A string,
+        // Inside Telegram (a client's bridge present: window.TelegramWebviewProxy.postEvent, as Telegram's mobile apps
+        // expose it, core.telegram.org/api/web-events): outside, the page first asks whose account it is. A string,
         // not a function: tsx's transform would add helpers the page does not have.
         await context.addInitScript({ content: `window.TelegramWebviewProxy = { postEvent() {} };${PROBE}` });
         result.first.push(await open(context, network, initData));
