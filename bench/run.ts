@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { sql } from "kysely";
 import { request } from "undici";
@@ -13,6 +12,7 @@ import { openCore } from "../src/root.js";
 import { EmulatedChat } from "../src/emulator/client.js";
 import { startEmulator } from "../src/emulator/server.js";
 import { cpuMs, databaseCpuMs, freePort, ownPostgresDatabase, peakRss, type Proc, serviceEnv, START_ARGS, startProcess } from "./processes.js";
+import { miniAppBench, miniAppMarkdown, NETWORKS } from "./miniapp.js";
 import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, runWebhookAttack } from "./webhook-attack.js";
 
 // npm run bench: the running service measured from outside, the way a partner's load hits it, each row beside
@@ -23,10 +23,14 @@ import { ATTACK_SETTINGS, droppingEndpoint, hangingReceiver, healthyReceiver, ru
 const smoke = process.argv.includes("--smoke");
 /** `--api`: the API rows alone (no growth, reconciler or bot parts), for a quick look while optimising. */
 const apiOnly = process.argv.includes("--api");
+/** `--miniapp`: the Mini App's part alone (its weight and the first goods in Chromium). */
+const miniAppOnly = process.argv.includes("--miniapp");
+/** The parts beside the API rows and the Mini App's: growth, the reconciler, the bot, webhooks under attack. */
+const everyPart = !apiOnly && !miniAppOnly;
 const SECONDS = smoke ? 0.5 : 6;
 const WARMUP_SECONDS = 1.5;
 const CONNECTIONS = 16;
-const KEYS = smoke ? 20 : 300;
+const KEYS = smoke ? 20 : miniAppOnly ? 2 : 300;
 const GROWTH = smoke ? [500, 2_000] : [1_000, 1_000_000];
 const BACKLOG = smoke ? 200 : 10_000;
 const BOT_FLOWS = smoke ? 3 : 40;
@@ -339,9 +343,9 @@ async function plans(): Promise<string[]> {
 
 // The growth rows read key 0's orders, which get a full page of their own first, so both steps answer the same
 // 20 orders and only the table around them grows.
-if (!apiOnly) for (let i = 0; i < 25; i++) await call("POST", "/v1/stars", keys[0], { ...starsBody(), idempotency_key: `page-${i}` });
+if (everyPart) for (let i = 0; i < 25; i++) await call("POST", "/v1/stars", keys[0], { ...starsBody(), idempotency_key: `page-${i}` });
 const growth: Array<{ orders: number; rows: Row[] }> = [];
-for (const total of apiOnly ? [] : GROWTH) {
+for (const total of everyPart ? GROWTH : []) {
   await growOrders(total);
   if (isPostgres(db)) await sql`analyze orders`.execute(db);
   growth.push({
@@ -353,11 +357,11 @@ for (const total of apiOnly ? [] : GROWTH) {
     ],
   });
 }
-const queryPlans = apiOnly ? [] : await plans();
+const queryPlans = everyPart ? await plans() : [];
 
 // The API rows, after growth (on a table of a million orders, which the growth rows show makes no difference).
 const rows: Row[] = [];
-for (const row of apiRows()) rows.push(await row());
+if (!miniAppOnly) for (const row of apiRows()) rows.push(await row());
 
 // ---- the reconciler: a backlog of due asynchronous orders nobody polls -----------------------------------
 
@@ -438,7 +442,7 @@ async function reconcilerDrain() {
   log(`reconciler: ${BACKLOG} due orders in ${seconds.toFixed(1)} s (${Math.round(result.perSecond)} a second)`);
   return result;
 }
-const reconciler = apiOnly ? null : await reconcilerDrain();
+const reconciler = everyPart ? await reconcilerDrain() : null;
 
 // ---- the bot: our CPU per update through a whole purchase, and updates a second ---------------------------
 
@@ -483,7 +487,7 @@ async function botBench() {
   log(`bot: ${cpuPerUpdateMs.toFixed(2)} ms of CPU per update, ${Math.round(updatesPerSecond)} updates a second`);
   return { flows: BOT_FLOWS, cpuPerUpdateMs, updatesPerSecond };
 }
-const bot = apiOnly ? null : await botBench();
+const bot = everyPart ? await botBench() : null;
 
 // ---- webhooks under attack: a healthy partner's delivery while two keys flood endpoints that hang and drop ----
 
@@ -541,61 +545,25 @@ async function webhookAttack() {
     hangingMostOpen: hanging.mostOpen,
   };
 }
-const webhooks = apiOnly ? null : await webhookAttack();
+const webhooks = everyPart ? await webhookAttack() : null;
 
-// ---- the Mini App: its bundle's weight, and the first screen's time in Chromium ---------------------------------
+// ---- the Mini App: its weight as sent, and the first goods' time in Chromium as the buyer sees them -------------
 
-async function miniAppBench() {
-  const assets = join("dist", "web", "assets");
-  const files = readdirSync(assets).filter((name) => /\.(js|css)$/.test(name));
-  const gzipped = (names: string[]) => names.reduce((sum, name) => sum + gzipSync(readFileSync(join(assets, name))).length, 0);
-  // The Lottie player is its own chunk, loaded when gifts are shown; the bound leaves it out.
-  const gzippedBytes = gzipped(files.filter((name) => !name.startsWith("lottie")));
-  const playerBytes = gzipped(files.filter((name) => name.startsWith("lottie")));
-  const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  if (!existsSync(chromiumPath)) {
-    log(`mini app: ${(gzippedBytes / 1024).toFixed(1)} KiB gzipped; no Chromium at ${chromiumPath}, first screen not timed`);
-    return { gzippedBytes, playerBytes, firstScreenMs: null };
-  }
-  const { chromium } = await import("playwright-core");
-  const { sign } = await import("@telegram-apps/init-data-node");
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < (smoke ? 2 : 10); i += 1) {
-      const user = 9_700_000 + i;
-      const initData = sign({ user: { id: user, first_name: "Bench" } } as never, TOKEN, new Date());
-      // A fresh context each time: nothing cached, as a first open is.
-      const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
-      // Opened inside Telegram (a client's bridge present), as users open it: outside, the page first asks whose account
-      // it is. A string, not a function: tsx's transform would add helpers the page does not have.
-      await context.addInitScript({ content: "window.TelegramWebviewProxy = { postEvent() {} };" });
-      const page = await context.newPage();
-      const started = performance.now();
-      await page.goto(`${service.url}/app/#${new URLSearchParams({ tgWebAppData: initData })}`);
-      await page.getByTestId("balance").waitFor();
-      times.push(performance.now() - started);
-      await context.close();
-    }
-  } finally {
-    await browser.close();
-  }
-  times.sort((a, b) => a - b);
-  const firstScreenMs = times[Math.floor(times.length / 2)];
-  log(
-    `mini app: ${(gzippedBytes / 1024).toFixed(1)} KiB of JS and CSS gzipped; first screen (signed in, balance shown) p50 ${firstScreenMs.toFixed(0)} ms`,
-  );
-  return { gzippedBytes, playerBytes, firstScreenMs, opens: times.length };
-}
-const miniApp = apiOnly ? null : await miniAppBench();
+const miniApp = apiOnly
+  ? null
+  : await miniAppBench({
+      serviceUrl: service.url,
+      baselineUrl: ceiling.url,
+      botToken: TOKEN,
+      opens: smoke ? 1 : 10,
+      networks: smoke ? [NETWORKS[0]] : NETWORKS,
+      log,
+    });
 
 // ---- PostgreSQL: the API rows again with two instances ------------------------------------------------------
 
 const twoInstances: Row[] = [];
-if (isPostgres(db) && !apiOnly) {
+if (isPostgres(db) && everyPart) {
   await startService();
   for (const row of apiRows()) twoInstances.push(await row());
 }
@@ -666,12 +634,12 @@ const table = (list: Row[]) => {
 /** Each read's share of the ceiling at a million orders over its share at a thousand (1 = flat; the ceiling absorbs the machine's noise). */
 const growthRatio = (i: number) => growth[1].rows[i].ratio / growth[0].rows[i].ratio;
 const markdown = [
-  `## Benchmark (${engine}${smoke ? ", smoke run" : ""}${apiOnly ? ", API rows only" : ""}) — ${new Date().toISOString()}`,
+  `## Benchmark (${engine}${smoke ? ", smoke run" : ""}${apiOnly ? ", API rows only" : ""}${miniAppOnly ? ", the Mini App only" : ""}) — ${new Date().toISOString()}`,
   "",
-  `Machine: ${machine}. ${CONNECTIONS} connections, ${SECONDS} s a row after a ${WARMUP_SECONDS} s warm-up; the ceiling is bare Fastify answering a constant JSON body of the row's answer size with the same logging, measured in slices alternating with the row's. Service: compiled JavaScript, info logging, ${KEYS} funded keys, simulator with no delay.`,
-  "",
-  ...table(rows),
-  ...againstPrevious(),
+  miniAppOnly
+    ? `Machine: ${machine}. Service: compiled JavaScript, info logging, simulator with no delay.`
+    : `Machine: ${machine}. ${CONNECTIONS} connections, ${SECONDS} s a row after a ${WARMUP_SECONDS} s warm-up; the ceiling is bare Fastify answering a constant JSON body of the row's answer size with the same logging, measured in slices alternating with the row's. Service: compiled JavaScript, info logging, ${KEYS} funded keys, simulator with no delay.`,
+  ...(rows.length ? ["", ...table(rows), ...againstPrevious()] : []),
   ...(twoInstances.length ? ["", "Two instances on the same PostgreSQL database (load split between them):", "", ...table(twoInstances)] : []),
   ...(growth.length
     ? [
@@ -691,12 +659,7 @@ const markdown = [
         `Reconciler: ${reconciler.orders} due orders nobody polls drained in ${reconciler.seconds.toFixed(1)} s: ${Math.round(reconciler.perSecond)} a second.`,
       ]
     : []),
-  ...(miniApp
-    ? [
-        "",
-        `Mini App: ${(miniApp.gzippedBytes / 1024).toFixed(1)} KiB of JS and CSS gzipped (the bound is 150 KiB; the Lottie player, loaded with the gifts, adds ${(miniApp.playerBytes / 1024).toFixed(1)} KiB)${miniApp.firstScreenMs === null ? "; no Chromium, the first screen was not timed" : `; the first screen (a fresh browser context, sign-in by init data, the balance shown) in ${miniApp.firstScreenMs.toFixed(0)} ms, the median of ${miniApp.opens} opens in Chromium (the bound is 1 s)`}.`,
-      ]
-    : []),
+  ...(miniApp ? miniAppMarkdown(miniApp) : []),
   ...(webhooks
     ? [
         "",
@@ -714,7 +677,7 @@ const markdown = [
 
 const resultsDir = process.env.BENCH_RESULTS_DIR ?? join("bench", "results");
 mkdirSync(resultsDir, { recursive: true });
-const stamp = `${new Date().toISOString().replace(/[:.]/g, "-")}-${engine}${smoke ? "-smoke" : ""}${apiOnly ? "-api" : ""}`;
+const stamp = `${new Date().toISOString().replace(/[:.]/g, "-")}-${engine}${smoke ? "-smoke" : ""}${apiOnly ? "-api" : ""}${miniAppOnly ? "-miniapp" : ""}`;
 writeFileSync(join(resultsDir, `${stamp}.md`), markdown);
 writeFileSync(
   join(resultsDir, `${stamp}.json`),

@@ -1,5 +1,9 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { sign } from "@telegram-apps/init-data-node";
-import { describe, expect, it } from "vitest";
+import { request } from "undici";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type BotHarness, type Harness, TEST_BOT_TOKEN } from "../support/harness.js";
 import { useBotHarness } from "../support/use-harness.js";
 
@@ -465,5 +469,97 @@ describe("the admin desk", () => {
     expect(await h.balance(first.key)).toBe(40);
     expect((await decide(large, { approve: true, confirmed: true })).body.decided).toBe(true);
     expect(await h.balance(first.key)).toBe(10_040);
+  });
+});
+
+// The page and its assets compressed as the build compressed them (brotli, else gzip, by Accept-Encoding), as they
+// are to a client that takes neither; the hashed assets cached for a year, the page revalidated. The Mini App as
+// built (by the global setup):
+const BUILT = join(process.cwd(), "dist", "web");
+
+/** The page's own script and style, as the built page names them. */
+function pageAssets(): string[] {
+  const page = readFileSync(join(BUILT, "index.html"), "utf8");
+  return [...page.matchAll(/\/app\/(assets\/[\w.-]+\.(?:js|css))/g)].map(([, path]) => path);
+}
+
+// What Chromium sends (Telegram's webviews on Android and Desktop), and a client that knows only gzip.
+const CHROMIUM = { "accept-encoding": "gzip, deflate, br, zstd" };
+const GZIP_ONLY = { "accept-encoding": "gzip" };
+const YEAR = "public, max-age=31536000, immutable";
+
+describe("the page and its assets as sent", () => {
+  // Over HTTP, as a browser gets them from the service itself.
+  let base: string;
+  beforeAll(async () => {
+    base = await h.api.listen({ host: "127.0.0.1", port: 0 });
+  });
+
+  /** A GET with these request headers; undici leaves the body as it came (it decodes nothing). */
+  async function get(path: string, headers: Record<string, string> = {}) {
+    const answer = await request(`${base}${path}`, { headers });
+    return { status: answer.statusCode, headers: answer.headers, body: Buffer.from(await answer.body.arrayBuffer()) };
+  }
+
+  it("sends every script and style brotli-compressed to a browser, gzip to a gzip-only client, as it is to one that takes neither; cached for a year", async () => {
+    const assets = pageAssets();
+    expect(assets.some((path) => path.endsWith(".js"))).toBe(true);
+    expect(assets.some((path) => path.endsWith(".css"))).toBe(true);
+    // The Lottie player too, loaded later by the page's script.
+    const all = readdirSync(join(BUILT, "assets"))
+      .filter((name) => /\.(js|css)$/.test(name))
+      .map((name) => `assets/${name}`);
+    expect(all.length).toBeGreaterThan(assets.length);
+    for (const path of all) {
+      const file = readFileSync(join(BUILT, path));
+      // Fingerprinted: the name carries a hash of the content.
+      expect(path, "a hashed name").toMatch(/-[\w-]{8,}\.(js|css)$/);
+      const type = path.endsWith(".js") ? "application/javascript; charset=utf-8" : "text/css; charset=utf-8";
+
+      const brotli = await get(`/app/${path}`, CHROMIUM);
+      expect(brotli.status, path).toBe(200);
+      expect(brotli.headers, path).toMatchObject({ "content-encoding": "br", "content-type": type, "cache-control": YEAR });
+      expect(String(brotli.headers.vary).toLowerCase(), path).toContain("accept-encoding");
+      expect(Number(brotli.headers["content-length"]), path).toBe(brotli.body.length);
+      expect(brotli.body.length, `${path}: at most 40 % of its ${file.length} bytes`).toBeLessThan(file.length * 0.4);
+      expect(brotliDecompressSync(brotli.body).equals(file), `${path}, brotli, decompressed`).toBe(true);
+
+      const gzip = await get(`/app/${path}`, GZIP_ONLY);
+      expect(gzip.headers, path).toMatchObject({ "content-encoding": "gzip", "content-type": type, "cache-control": YEAR });
+      expect(String(gzip.headers.vary).toLowerCase(), path).toContain("accept-encoding");
+      expect(gzip.body.length, path).toBeLessThan(file.length * 0.4);
+      expect(gunzipSync(gzip.body).equals(file), `${path}, gzip, decompressed`).toBe(true);
+
+      for (const headers of [{}, { "accept-encoding": "identity" }, { "accept-encoding": "deflate" }] as Record<string, string>[]) {
+        const plain = await get(`/app/${path}`, headers);
+        expect(plain.headers["content-encoding"], `${path} ${JSON.stringify(headers)}`).toBeUndefined();
+        expect(plain.headers, path).toMatchObject({ "content-type": type, "cache-control": YEAR });
+        expect(String(plain.headers.vary).toLowerCase(), path).toContain("accept-encoding");
+        expect(plain.body.equals(file), `${path} ${JSON.stringify(headers)}`).toBe(true);
+      }
+    }
+  });
+
+  it("sends the page compressed too, never cached without asking, answering 304 to a copy it still holds", async () => {
+    const file = readFileSync(join(BUILT, "index.html"));
+    for (const [headers, encoding, decode] of [
+      [CHROMIUM, "br", brotliDecompressSync],
+      [GZIP_ONLY, "gzip", gunzipSync],
+      [{}, undefined, (body: Buffer) => body],
+    ] as const) {
+      const page = await get("/app/", headers);
+      expect(page.status).toBe(200);
+      expect(page.headers).toMatchObject({ "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" });
+      expect(page.headers["content-encoding"]).toBe(encoding);
+      expect(String(page.headers.vary).toLowerCase()).toContain("accept-encoding");
+      expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+      expect(decode(page.body).equals(file)).toBe(true);
+      // Validators: the browser asks again each open, and a copy it holds costs no body.
+      expect(page.headers.etag).toBeTruthy();
+      expect(page.headers["last-modified"]).toBeTruthy();
+      const again = await get("/app/", { ...headers, "if-none-match": String(page.headers.etag) });
+      expect(again.status).toBe(304);
+      expect(again.body.length).toBe(0);
+    }
   });
 });

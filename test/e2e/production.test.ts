@@ -74,7 +74,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // The benchmark is not a test; this only keeps it working, running every part of it for a moment, on the
 // build the global setup made.
 describe("npm run bench -- --smoke", () => {
-  it("measures every row beside the ceiling, the growth, the reconciler and the bot, and writes the table and its JSON twin", async () => {
+  it("measures every row beside the ceiling, the growth, the reconciler, the bot and the Mini App's first goods, and writes the table and its JSON twin", async () => {
     // `npm run bench` is the build (made by the global setup) and then this.
     const { stdout } = await exec(process.execPath, ["--import", "tsx", "bench/run.ts", "--smoke"], {
       env: { ...process.env, BENCH_RESULTS_DIR: dir, DATABASE_URL: "" },
@@ -119,6 +119,12 @@ describe("npm run bench -- --smoke", () => {
     expect(result.queryPlans.join(" ")).toMatch(/orders_account_newest/);
     expect(result.reconciler.perSecond).toBeGreaterThan(0);
     expect(result.bot.cpuPerUpdateMs).toBeGreaterThan(0);
+    // The Mini App: its weight as sent (the build's brotli twins), and one first open timed to the first goods.
+    expect(result.miniApp.brotliBytes).toBeGreaterThan(0);
+    expect(result.miniApp.brotliBytes).toBeLessThan(result.miniApp.bytes / 2);
+    expect(result.miniApp.networks).toMatchObject([{ network: "loopback", opens: 1 }]);
+    expect(result.miniApp.networks[0].first.median).toBeGreaterThan(0);
+    expect(stdout).toContain("First goods tile painted");
   }, 300_000);
 });
 

@@ -1,6 +1,6 @@
 import htm from "htm";
 import { h } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { type Api, ApiError, type Me } from "./api.js";
 import { telegram } from "./telegram.js";
 import type { Texts } from "./texts.js";
@@ -268,7 +268,9 @@ export function Choice({
 /** Reads once when shown: the catalogue of a product, the statement's first page. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   const [state, setState] = useState<{ kind: "loading" } | { kind: "ok"; value: T } | { kind: "error"; error: unknown }>({ kind: "loading" });
-  useEffect(() => {
+  // Started as the screen is laid out, not a frame later after its paint: an answer already at hand (the catalogue
+  // cache) is drawn in that same first frame.
+  useLayoutEffect(() => {
     let live = true;
     setState({ kind: "loading" });
     load().then(

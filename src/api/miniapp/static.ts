@@ -41,8 +41,10 @@ export const publicMiniAppPage = fp(
 
 /**
  * Serves the Mini App's built front end (`npm run build` writes it to dist/web) at /app/: no key (the page signs
- * in by Telegram's init data), the strict CSP, hashed assets cached for a year and the page itself revalidated.
- * Nothing is served when it has not been built.
+ * in by Telegram's init data), the strict CSP, hashed assets cached for a year and the page itself revalidated
+ * (its ETag and Last-Modified). Each text file is sent as the build compressed it (its `.br` or `.gz` twin, chosen
+ * by Accept-Encoding, with Vary: Accept-Encoding), as it is to a client that takes neither. Nothing is served
+ * when it has not been built.
  */
 export const miniAppPage: FastifyPluginAsync<{ root?: string }> = async (scope, { root = join(process.cwd(), "dist", "web") }) => {
   if (!existsSync(join(root, "index.html"))) return;
@@ -59,7 +61,9 @@ export const miniAppPage: FastifyPluginAsync<{ root?: string }> = async (scope, 
     root,
     prefix: MINIAPP_PAGE,
     index: ["index.html"],
+    preCompressed: true,
     setHeaders(response, path) {
+      // Everything Vite writes under assets/ is named by its content's hash (`[name]-[hash]`): never changed in place.
       response.header("cache-control", path.includes(join("web", "assets")) ? "public, max-age=31536000, immutable" : "no-cache");
     },
   });
