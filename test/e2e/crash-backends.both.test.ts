@@ -64,7 +64,7 @@ describe("a crash mid-delivery on the real backends", () => {
 
   /** A fresh database with a credited key, the service on it, and a recipient the bot has seen. */
   async function begin() {
-    database = await testDatabase();
+    database = await testDatabase({ migrated: true });
     const db = openDatabase(database.url);
     await migrateToLatest(db);
     const { key } = await withAdmin({ DATABASE_URL: database.url, ...database.env }, async (admin) => {

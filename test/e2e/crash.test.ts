@@ -36,7 +36,7 @@ describe("a crash between the charge and the provider's answer", () => {
   }
 
   async function scenario(fault: "drop_next" | "hang_after_accept") {
-    database = await testDatabase();
+    database = await testDatabase({ migrated: true });
     const db = openDatabase(database.url);
     await migrateToLatest(db);
     const { key } = await withAdmin({ DATABASE_URL: database.url, ...database.env }, async (admin) => {

@@ -21,7 +21,7 @@ let db: Db;
 const instances: ServiceProcess[] = [];
 
 beforeAll(async () => {
-  database = await testDatabase();
+  database = await testDatabase({ migrated: true });
   simulator = await startSimulator(0, { timeScale: 1.5 });
   emulator = await startEmulator();
   db = openDatabase(database.url);

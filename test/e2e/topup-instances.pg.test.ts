@@ -30,7 +30,7 @@ afterAll(async () => simulator.app.close());
 
 describe("two instances and one paid invoice", () => {
   it("credit it once, however many webhooks and polls reach them", async () => {
-    database = await testDatabase();
+    database = await testDatabase({ migrated: true });
     const db = openDatabase(database.url);
     await migrateToLatest(db);
     const { key } = await withAdmin({ DATABASE_URL: database.url, ...database.env }, (admin) => admin.issueKey("626262"));

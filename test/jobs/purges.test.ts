@@ -15,7 +15,7 @@ const warned: string[] = [];
 const log = { warn: (_obj: object, msg: string) => void warned.push(msg) };
 
 beforeAll(async () => {
-  database = await testDatabase();
+  database = await testDatabase({ migrated: true });
   db = openDatabase(database.url);
   await migrateToLatest(db);
   accountId = (

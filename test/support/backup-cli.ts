@@ -26,7 +26,7 @@ export function expectRefusal(result: { code: number; stdout: string; stderr: st
 
 /** A database of this run's engine at the newest schema, as a service would leave it. */
 export async function migratedDatabase(): Promise<TestDatabase> {
-  const database = await testDatabase();
+  const database = await testDatabase({ migrated: true });
   const db = openDatabase(database.url);
   await migrateToLatest(db);
   await db.destroy();

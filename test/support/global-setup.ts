@@ -1,6 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { onServer, runPrefix } from "./databases.js";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../../src/db/database.js";
+import { migrateToLatest } from "../../src/db/migrate.js";
+import { onServer, postgresDatabaseUrl, runPrefix, TEMPLATE_POSTGRES_ENV, TEMPLATE_SQLITE_ENV } from "./databases.js";
 
 /**
  * The compiled build, made once per run (as `npm start` makes it) for the tests that start real processes
@@ -64,16 +68,49 @@ function ensureFaketime() {
   }
 }
 
+/** Migrates the database at `url` from empty, then closes it (SQLite's WAL folded into its file). */
+async function migrated(url: string): Promise<void> {
+  const db = openDatabase(url, { poolMax: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+let templateDir: string | undefined;
+
+/**
+ * The run's migrated templates (testDatabase's `migrated`), one per engine: a harness copies one instead of
+ * migrating an empty database anew (on PostgreSQL a second or more each time, a hundred times a run). Handed to the
+ * test workers in the environment, as the run's id is.
+ */
+async function makeTemplates(): Promise<void> {
+  // The setup runs once for each project (they extend the root's), in turn, in one process: the first makes them.
+  if (process.env[TEMPLATE_SQLITE_ENV]) return;
+  templateDir = mkdtempSync(join(tmpdir(), "partner-template-"));
+  const file = join(templateDir, "partner.db");
+  await migrated(file);
+  process.env[TEMPLATE_SQLITE_ENV] = file;
+  if (process.env.TEST_POSTGRES_REACHABLE !== "1") return;
+  const name = `${runPrefix(process.env.TEST_RUN_ID!)}template`;
+  await onServer((client) => client.query(`create database ${name}`));
+  await migrated(postgresDatabaseUrl(name));
+  process.env[TEMPLATE_POSTGRES_ENV] = name;
+}
+
 /** Names this run, so its PostgreSQL databases can be told apart from another run's on the same server. */
-export function setup() {
+export async function setup() {
   process.env.TEST_RUN_ID = String(process.pid);
   ensureChromium();
   ensureFaketime();
   build();
+  await makeTemplates();
 }
 
-/** Drops whatever databases of this run a crashed or killed test file left behind. */
+/** Removes the run's templates, and drops whatever databases of this run a crashed or killed test file left behind. */
 export async function teardown() {
+  if (templateDir) rmSync(templateDir, { recursive: true, force: true });
   if (process.env.TEST_POSTGRES_REACHABLE !== "1") return;
   const prefix = runPrefix(String(process.pid));
   await onServer(async (client) => {

@@ -81,7 +81,7 @@ export const TEST_BOT_TOKEN = "123456:test-token-for-the-emulator";
 
 export async function startHarness(env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const simulator = await startSimulator(0, { timeScale: options.timeScale ?? 0.01 });
-  const database = await testDatabase();
+  const database = await testDatabase({ migrated: true });
   const config = loadConfig({
     DATABASE_URL: database.url,
     ...database.env,

@@ -42,7 +42,7 @@ export function useWebhookProcesses() {
 
 /** A database of the test's own and the instances' settings (`extra` overrides the defaults). */
 export async function setUp(extra: Record<string, string> = {}) {
-  database = await testDatabase();
+  database = await testDatabase({ migrated: true });
   db = openDatabase(database.url);
   await migrateToLatest(db);
   adminCore = await openAdmin({ DATABASE_URL: database.url, ...database.env });
