@@ -17,9 +17,12 @@ export const usd = (amount: MicroUsd) => `${formatUsd(amount)} USD`;
 /** Gift card brands' names by id: an order keeps the brand's id, a person reads its name. */
 export type Brands = ReadonlyMap<string, string>;
 
-/** The brands' names where `orders` hold a gift card order; none when the provider's list cannot be read just now. */
+/**
+ * The brands' names where `orders` hold a gift card order without its brand's name kept; none when the provider's
+ * list cannot be read just now.
+ */
 export async function brandsOf(core: Core, orders: readonly ListedOrder[]): Promise<Brands> {
-  if (!orders.some((order) => order.productType === "giftcard")) return new Map();
+  if (!orders.some((order) => order.productType === "giftcard" && order.details.brand === undefined)) return new Map();
   return core.giftcards.brandNames().catch(() => new Map());
 }
 
@@ -27,7 +30,8 @@ export async function brandsOf(core: Core, orders: readonly ListedOrder[]): Prom
 function forWhom(t: Translate, order: ListedOrder, brands: Brands): string {
   if (order.productType !== "giftcard") return order.recipient;
   const { quantity, denomination: name, category_id: id } = order.details;
-  const brand = brands.get(id);
+  // The name kept on the order; the provider's list for orders placed before names were kept.
+  const brand = order.details.brand ?? brands.get(id);
   return brand ? t("giftcard-cards", { quantity, name, brand }) : t("giftcard-cards-unnamed", { quantity, name });
 }
 
