@@ -46,7 +46,7 @@ describe("admins", () => {
     expect((await en.reply("/credit @walt_w 5", (t) => t.includes("USDT"))).text).toContain("+5.00 USDT, balance 5.00 USDT");
     await h.call("POST", "/v1/stars", { key, body: { username: "alice", stars: 50 } });
     const ru = admin(RU_ADMIN, "ru");
-    expect((await ru.reply("/stats", (t) => t.includes("UTC"))).text).toContain("сегодня (UTC)");
+    expect((await ru.reply("/stats", (t) => t.includes("UTC"))).text).toContain("Сегодня (UTC):\nзвёзды: ");
     // Product, status and account kind in the admin's language, never the ids.
     const stats = (await ru.reply("/stats", (t) => t.includes("UTC"))).text;
     const user = (await ru.reply("/user @walt_w", (t) => t.includes("walt_w"))).text;

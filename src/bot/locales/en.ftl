@@ -252,7 +252,7 @@ kind-standard = standard
 kind-owner = owner key
 kind-wallet = service wallet
 adm-none = none
-adm-stats-title = today (UTC):
+adm-stats-title = Today (UTC):
 adm-stats-line = { $product }: { $orders ->
         [one] { $orders } order
        *[other] { $orders } orders

@@ -252,7 +252,7 @@ kind-owner = ключ владельца
 kind-wallet = кошелёк сервиса
 adm-default = по умолчанию
 adm-none = нет
-adm-stats-title = сегодня (UTC):
+adm-stats-title = Сегодня (UTC):
 adm-stats-line = { $product }: { $status ->
         [completed] { $orders ->
             [one] { $orders } заказ выполнен
