@@ -6,7 +6,7 @@ import { eventually, type Harness } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
 
 // Issue 19's attack, on both engines: keys with no balance feed a hanging and a dropping endpoint at their full
-// rate; a healthy partner's events still arrive within about a second.
+// rate; a healthy partner's events still arrive at once (milliseconds), never behind a hanging attempt.
 
 let h: Harness;
 useHarness({ env: ATTACK_SETTINGS }, (started) => (h = started));
@@ -18,7 +18,7 @@ async function subscribe(usdt: number, url: string) {
 }
 
 describe("webhook delivery under attack", () => {
-  it("delivers a healthy partner's events within about a second while two keys flood endpoints that hang and drop", async () => {
+  it("delivers a healthy partner's events without waiting behind a hanging attempt while two keys flood endpoints that hang and drop", async () => {
     const [healthy, hanging, dropping] = await Promise.all([healthyReceiver(), hangingReceiver(), droppingEndpoint()]);
     try {
       const keys = {
@@ -38,8 +38,9 @@ describe("webhook delivery under attack", () => {
       expect(result.attackCalls).toBeGreaterThan(120);
       expect(result.purchases).toBeGreaterThan(10);
       expect(result.missing).toBe(0);
-      // Within about a second throughout (measured here: p50 under 10 ms, the slowest under 20 ms; the bench prints p50 and p99).
-      expect(result.max, JSON.stringify(result)).toBeLessThan(1000);
+      // Never behind a hanging attempt (its 2 s timeout): measured here p50 under 10 ms and the slowest under 20 ms
+      // (the bench prints p50 and p99), but a machine with 15 runnable processes for 2 cores took 1.1 s once.
+      expect(result.max, JSON.stringify(result)).toBeLessThan(Number(ATTACK_SETTINGS.WEBHOOK_TIMEOUT_MS));
 
       // The hanging endpoint never had more than a turn's attempts open, and no test event was sent twice.
       expect(hanging.mostOpen).toBeLessThanOrEqual(4);
