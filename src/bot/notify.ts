@@ -34,7 +34,7 @@ export function createNotifier(core: Core, api: Api, i18n: I18n, log: NotifyLog,
     const text = (t: Translate) => {
       const body = t(`alert-${alert.details.kind}-${alert.state === "resolved" ? "resolved" : "firing"}`, alertVars(alert.details));
       const still = alert.state === "reminder" ? `${t("alert-still")} ` : "";
-      const held = alert.suppressed ? `\n${t("alert-suppressed", { count: String(alert.suppressed) })}` : "";
+      const held = alert.suppressed ? `\n${t("alert-suppressed", { count: alert.suppressed })}` : "";
       return `${still}${body}${held}`;
     };
     for (const admin of admins) {
@@ -109,29 +109,29 @@ function tellOfCore(core: Core, tell: Tell, log: NotifyLog): void {
 }
 
 /** The variables of an alert's text (the locale files' names); amounts in USDT show as everywhere in the bot. */
-function alertVars(details: AlertDetails): Record<string, string> {
+function alertVars(details: AlertDetails): Record<string, string | number> {
   switch (details.kind) {
     case "provider":
       return { provider: `${details.product} (${details.backend})` };
     case "refunds":
-      return { count: String(details.count), minutes: String(details.minutes), threshold: String(details.threshold) };
+      return { count: details.count, minutes: String(details.minutes), threshold: String(details.threshold) };
     case "wallet":
       return { balance_usdt: usdt(details.balanceMicro), threshold_usdt: usdt(details.thresholdMicro) };
     case "stuck":
     case "held":
       return details.oldest
-        ? { count: String(details.count), order_id: String(details.oldest.orderId), product: details.oldest.product, since: details.oldest.since }
-        : { count: String(details.count) };
+        ? { count: details.count, order_id: String(details.oldest.orderId), product: details.oldest.product, since: details.oldest.since }
+        : { count: details.count };
     case "cryptopay":
       return {};
     case "funds":
       return { source: details.source, amount: String(details.amount), unit: details.unit, threshold: String(details.threshold) };
     case "invoices":
-      return { unpaid: String(details.unpaid), hours: String(details.hours), threshold: String(details.threshold) };
+      return { unpaid: details.unpaid, hours: String(details.hours), threshold: String(details.threshold) };
     case "anomalies":
       return details.latest
-        ? { count: String(details.count), hours: String(details.hours), invoice_id: String(details.latest.invoiceId), anomaly: details.latest.kind }
-        : { count: String(details.count), hours: String(details.hours) };
+        ? { count: details.count, hours: String(details.hours), invoice_id: String(details.latest.invoiceId), anomaly: details.latest.kind }
+        : { count: details.count, hours: String(details.hours) };
     case "starbook":
       return {
         differences: String(details.differences),

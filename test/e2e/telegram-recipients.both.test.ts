@@ -174,7 +174,9 @@ describe("one Star transaction, one order", () => {
     expect(held).toMatchObject({ status: "processing", transaction_id: null });
     expect(await friend.giftsReceived()).toHaveLength(1);
     expect(await h.balance(key)).toBe(4.25);
-    await eventually(async () => (await admin.messages()).find((m) => m.text.includes("orders are held")));
+    await eventually(async () =>
+      (await admin.messages()).find((m) => m.text.includes(`1 order is held`) && m.text.includes(`#${second.body.order_id} (gift)`)),
+    );
     // The administrator decides: it was not delivered, so it is refunded, once.
     const listed = await cli("held");
     expect(listed.stdout).toContain(`#${second.body.order_id} gift to @${name}`);

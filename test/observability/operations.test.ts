@@ -163,8 +163,8 @@ describe("alerts to administrators", () => {
     expect(placed.status).toBe(202);
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
     await h.service.db.updateTable("orders").set({ created_at: hourAgo }).where("id", "=", placed.body.order_id).execute();
-    const stuck = await eventually(async () => (await toAdmin("past their provider's time"))[0]);
-    expect(stuck.text).toContain(`#${placed.body.order_id} (store)`);
+    const stuck = await eventually(async () => (await toAdmin("past its provider's time"))[0]);
+    expect(stuck.text).toContain(`1 order is processing past its provider's time: #${placed.body.order_id} (store)`);
   });
 
   it("tell when the books stop holding, and when they hold again", async () => {

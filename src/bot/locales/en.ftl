@@ -368,16 +368,28 @@ ledger-kind-reversal = top-up refunded
 
 # Operations: administrator alerts and the low-balance notice
 alert-still = Still:
-alert-suppressed = ({ $count } more alerts were held back by the hourly limit: see the service log.)
+alert-suppressed = ({ $count ->
+        [one] { $count } more alert was
+       *[other] { $count } more alerts were
+    } held back by the hourly limit: see the service log.)
 alert-provider-firing = 🔴 Provider { $provider } is down: its health check fails. Its products answer 503 or wait.
 alert-provider-resolved = 🟢 Provider { $provider } is back.
-alert-refunds-firing = 🔴 { $count } refunds in the last { $minutes } minutes (alert at { $threshold }).
+alert-refunds-firing = 🔴 { $count ->
+        [one] { $count } refund
+       *[other] { $count } refunds
+    } in the last { $minutes } minutes (alert at { $threshold }).
 alert-refunds-resolved = 🟢 Refunds are back under { $threshold } in { $minutes } minutes.
 alert-wallet-firing = 🔴 The service wallet holds { $balance_usdt } USDT, under { $threshold_usdt } USDT: owner keys will soon be refused.
 alert-wallet-resolved = 🟢 The service wallet is back at { $balance_usdt } USDT.
-alert-stuck-firing = 🔴 { $count } orders are processing past their provider's time; the oldest is #{ $order_id } ({ $product }) since { $since }.
+alert-stuck-firing = 🔴 { $count ->
+        [one] { $count } order is processing past its provider's time:
+       *[other] { $count } orders are processing past their provider's time; the oldest is
+    } #{ $order_id } ({ $product }) since { $since }.
 alert-stuck-resolved = 🟢 No order is stuck any more.
-alert-held-firing = 🟠 { $count } orders are held: the bot's Star transactions cannot tell which of them were delivered. The oldest is #{ $order_id } ({ $product }) since { $since }. Decide each: npm run admin -- held, then resolve <order> delivered|refund.
+alert-held-firing = 🟠 { $count ->
+        [one] { $count } order is held: the bot's Star transactions cannot tell whether it was delivered:
+       *[other] { $count } orders are held: the bot's Star transactions cannot tell which of them were delivered. The oldest is
+    } #{ $order_id } ({ $product }) since { $since }. Decide each: npm run admin -- held, then resolve <order> delivered|refund.
 alert-held-resolved = 🟢 No order is held any more.
 alert-ledger-firing = 🚨 The books do not hold: { $accounts } balances differ from the sum of their entries (first: account { $account_id }). Investigate before crediting anyone.
 alert-ledger-resolved = 🟢 The books hold again.
@@ -391,8 +403,14 @@ alert-funds-resolved = 🟢 { $source ->
     [stars] The bot's Star balance is back at { $amount } stars.
    *[other] The Reloadly account is back at { $amount } { $unit }.
   }
-alert-invoices-firing = 🟠 { $unpaid } top-up invoices were left unpaid (expired or cancelled) in the last { $hours } hours (alert at { $threshold }): check the pay link works, or who is making them.
-alert-anomalies-firing = 🔴 Crypto Pay reported { $count } payment(s) in the last { $hours } hours that match no top-up as it was made (latest: invoice { $invoice_id }, { $anomaly }). Nothing was credited for them: check the logs ("matches no top-up"), compare with the invoice in @CryptoBot, and rotate the Crypto Pay token if an update was signed but false.
+alert-invoices-firing = 🟠 { $unpaid ->
+        [one] { $unpaid } top-up invoice was
+       *[other] { $unpaid } top-up invoices were
+    } left unpaid (expired or cancelled) in the last { $hours } hours (alert at { $threshold }): check the pay link works, or who is making them.
+alert-anomalies-firing = 🔴 Crypto Pay reported { $count ->
+        [one] { $count } payment in the last { $hours } hours that matches
+       *[other] { $count } payments in the last { $hours } hours that match
+    } no top-up as it was made (latest: invoice { $invoice_id }, { $anomaly }). Nothing was credited for them: check the logs ("matches no top-up"), compare with the invoice in @CryptoBot, and rotate the Crypto Pay token if an update was signed but false.
 alert-anomalies-resolved = 🟢 No payment anomaly in the last 24 hours.
 alert-invoices-resolved = 🟢 Unpaid invoices are back under { $threshold } a day.
 alert-database-firing = 🚨 The database { $fault ->

@@ -378,14 +378,27 @@ ledger-kind-reversal = возврат пополнения
 
 # Operations: administrator alerts and the low-balance notice
 alert-still = По-прежнему:
-alert-suppressed = (Ещё { $count } оповещений задержано часовым лимитом: смотрите журнал сервиса.)
+alert-suppressed = (Ещё { $count ->
+        [one] { $count } оповещение задержано
+        [few] { $count } оповещения задержаны
+       *[other] { $count } оповещений задержано
+    } часовым лимитом: смотрите журнал сервиса.)
 alert-provider-firing = 🔴 Провайдер { $provider } недоступен: проверка его состояния не проходит. Его товары отвечают 503 или ждут.
 alert-provider-resolved = 🟢 Провайдер { $provider } снова доступен.
-alert-refunds-firing = 🔴 { $count } возвратов за последние { $minutes } мин. (порог { $threshold }).
+alert-refunds-firing = 🔴 { $count ->
+        [one] { $count } возврат
+        [few] { $count } возврата
+       *[other] { $count } возвратов
+    } за последние { $minutes } мин. (порог { $threshold }).
 alert-refunds-resolved = 🟢 Возвратов снова меньше { $threshold } за { $minutes } мин.
 alert-wallet-firing = 🔴 На сервисном кошельке { $balance_usdt } USDT, меньше { $threshold_usdt } USDT: ключам владельца скоро начнут отказывать.
 alert-wallet-resolved = 🟢 На сервисном кошельке снова { $balance_usdt } USDT.
-alert-stuck-firing = 🔴 { $count } заказов в обработке дольше обычного для их провайдера; самый старый — №{ $order_id } ({ $product }) с { $since }.
+alert-stuck-firing = 🔴 { $count ->
+        [1] { $count } заказ в обработке дольше обычного для его провайдера:
+        [one] { $count } заказ в обработке дольше обычного для их провайдера; самый старый —
+        [few] { $count } заказа в обработке дольше обычного для их провайдера; самый старый —
+       *[other] { $count } заказов в обработке дольше обычного для их провайдера; самый старый —
+    } №{ $order_id } ({ $product }) с { $since }.
 alert-stuck-resolved = 🟢 Зависших заказов больше нет.
 alert-held-firing = 🟠 Заказов на удержании: { $count }: по звёздным транзакциям бота нельзя понять, какие из них доставлены. Самый старый — №{ $order_id } ({ $product }) с { $since }. Решите по каждому: npm run admin -- held, затем resolve <заказ> delivered|refund.
 alert-held-resolved = 🟢 Заказов на удержании больше нет.
@@ -401,8 +414,15 @@ alert-funds-resolved = 🟢 { $source ->
     [stars] На балансе бота снова { $amount } звёзд.
    *[other] На счёте Reloadly снова { $amount } { $unit }.
   }
-alert-invoices-firing = 🟠 { $unpaid } счетов на пополнение остались неоплаченными (истекли или отменены) за { $hours } ч (порог { $threshold }): проверьте ссылку оплаты или кто их создаёт.
-alert-anomalies-firing = 🔴 Crypto Pay сообщил о { $count } платеж(ах) за { $hours } ч, не совпадающих ни с одним пополнением (последний: счёт { $invoice_id }, { $anomaly }). Ничего не зачислено: проверьте логи («matches no top-up»), сверьте счёт в @CryptoBot и смените токен Crypto Pay, если подписанное обновление оказалось ложным.
+alert-invoices-firing = 🟠 { $unpaid ->
+        [one] { $unpaid } счёт на пополнение остался неоплаченным
+        [few] { $unpaid } счёта на пополнение остались неоплаченными
+       *[other] { $unpaid } счетов на пополнение остались неоплаченными
+    } (истекли или отменены) за { $hours } ч (порог { $threshold }): проверьте ссылку оплаты или кто их создаёт.
+alert-anomalies-firing = 🔴 Crypto Pay сообщил о { $count ->
+        [one] { $count } платеже
+       *[other] { $count } платежах
+    } за { $hours } ч, не совпадающих ни с одним пополнением (последний: счёт { $invoice_id }, { $anomaly }). Ничего не зачислено: проверьте логи («matches no top-up»), сверьте счёт в @CryptoBot и смените токен Crypto Pay, если подписанное обновление оказалось ложным.
 alert-anomalies-resolved = 🟢 За последние сутки аномалий платежей нет.
 alert-invoices-resolved = 🟢 Неоплаченных счетов снова меньше { $threshold } в сутки.
 alert-database-firing = 🚨 База данных { $fault ->
