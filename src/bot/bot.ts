@@ -13,7 +13,7 @@ import { type PaymentHelpTexts, paymentHelpFeatures } from "./features/payment-h
 import { answerCheckout, starPaymentFeatures } from "./features/star-payments.js";
 import { starsRefundFeatures } from "./features/stars-refunds.js";
 import { statementFeatures } from "./features/statement.js";
-import { topupDecisionFeatures } from "./features/topup-decisions.js";
+import { rejectReasonStep, topupDecisionFeatures } from "./features/topup-decisions.js";
 import { type TopupDeps, topupFeatures } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
 import { webhookFeatures } from "./features/webhook.js";
@@ -128,14 +128,6 @@ export function createBot(options: BotOptions) {
     }),
   );
 
-  bot.use(cancelFeature());
-  const deps = { core, menu: mainMenu, support: options.support };
-  for (const flow of FLOWS) bot.use(flow.install(deps));
-  bot.use(keyFeatures(core, publicApi(options.miniAppUrl ?? null, options.webhookUrl ?? null)));
-  bot.use(accountFeatures(core, options.support, admins));
-  bot.use(languageFeature(core));
-  bot.use(webhookFeatures(core));
-  bot.use(statementFeatures(core));
   const topups: TopupDeps = {
     core,
     api: bot.api,
@@ -148,6 +140,15 @@ export function createBot(options: BotOptions) {
     tell: notifier.tell,
     log,
   };
+  bot.use(cancelFeature());
+  const deps = { core, menu: mainMenu, support: options.support };
+  for (const flow of FLOWS) bot.use(flow.install(deps));
+  bot.use(rejectReasonStep(topups));
+  bot.use(keyFeatures(core, publicApi(options.miniAppUrl ?? null, options.webhookUrl ?? null)));
+  bot.use(accountFeatures(core, options.support, admins));
+  bot.use(languageFeature(core));
+  bot.use(webhookFeatures(core));
+  bot.use(statementFeatures(core));
   bot.use(topupFeatures(topups));
   bot.use(topupDecisionFeatures(topups));
   bot.use(starsRefundFeatures(topups));

@@ -108,6 +108,12 @@ describe("top-ups in the bot", () => {
     await admins[1].tap("Cancel");
     await admins[1].next((t) => t.includes("Cancelled"));
     expect((await h.service.core.topups.review(second)).topup.status).toBe("pending");
+    // Another command leaves the step: the text after it is not taken for a reason.
+    await admins[1].tap("Reject");
+    await admins[1].next((t) => t.includes("send the reason"));
+    await admins[1].reply("/help", (t) => t.includes("/credit"));
+    await admins[1].reply("thanks", (t) => t.includes("did not understand"));
+    expect((await h.service.core.topups.review(second)).topup.status).toBe("pending");
     await admins[1].tap("Reject");
     await admins[1].next((t) => t.includes("send the reason"));
     expect((await admins[1].reply("no such payment", (t) => t.includes("rejected"))).text).toBe(`Top-up #${second} rejected; the user was told why.`);

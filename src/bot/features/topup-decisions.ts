@@ -126,12 +126,18 @@ function listenToTopups(deps: TopupDeps) {
  * the reference is another transfer's too; Reject asks for the reason in the next message (or /reject <id> <reason>).
  * The user is told when a top-up is credited or rejected.
  */
+/**
+ * Reject's step, installed with the purchase flows, before the features that answer commands: a command sent while
+ * it waits reaches it first and leaves it (then is answered as usual), never to leave it waiting for the next text.
+ */
+export function rejectReasonStep(deps: TopupDeps) {
+  return new Composer<BotContext>().use(createConversation<BotContext, FlowContext>(askRejectReason(deps), { id: REJECT_CONVERSATION }));
+}
+
 export function topupDecisionFeatures(deps: TopupDeps) {
   const { core } = deps;
   const composer = new Composer<BotContext>();
   listenToTopups(deps);
-  // Registered before anything enters it.
-  composer.use(createConversation<BotContext, FlowContext>(askRejectReason(deps), { id: REJECT_CONVERSATION }));
 
   const onlyAdmins = composer.filter((ctx) => ctx.from !== undefined && deps.admins.includes(ctx.from.id));
   onlyAdmins.callbackQuery(topupApprove.filter(), async (ctx) => {
