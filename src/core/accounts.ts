@@ -176,7 +176,7 @@ export function createAccounts({ db, clock, counting }: { db: Db; clock: Clock; 
     },
 
     /** The language Telegram reports for the user now (the bot's /start): followed until they choose one. */
-    async noteTelegramLanguage(accountId: number, code: string | null): Promise<void> {
+    async noteTelegramLanguage(accountId: number, code: string): Promise<void> {
       await updateAccount(db, accountId, { telegramLanguage: code });
     },
 

@@ -46,13 +46,15 @@ export function keyFeatures(core: Core, api: PublicApi | null) {
 
   composer.command("start", async (ctx) => {
     const telegramId = String(ctx.from!.id);
+    // Telegram's language as it says it now, followed until the user chooses one with /language (kept when unsaid).
+    const language = ctx.from!.language_code;
     if (ctx.caller) {
+      if (language) await core.accounts.noteTelegramLanguage(ctx.caller.account.id, language);
       await ctx.reply(ctx.t("welcome-back", { name: ctx.from!.first_name }), { reply_markup: mainMenu(ctx) });
       return;
     }
     const issued = await core.accounts.issueKey(telegramId, ctx.from!.username ?? null);
-    // Telegram's language, followed until the user chooses one with /language.
-    await core.accounts.noteTelegramLanguage(issued.account.id, ctx.from!.language_code ?? null);
+    if (language) await core.accounts.noteTelegramLanguage(issued.account.id, language);
     await showKey(ctx, api, issued.key, ctx.t("key-new", { name: ctx.from!.first_name }));
   });
 
