@@ -294,14 +294,14 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
         language === "en"
           ? [
               "PUBG Mobile · 60 + Royale Pass",
-              "Store top-up · 5\u00a0USD",
+              "Store top-up · 5.00\u00a0USD",
               "Telegram Stars · 60\u00a0⭐",
               "Telegram Stars · 120\u00a0⭐",
               "Telegram Stars · 50\u00a0⭐",
             ]
           : [
               "PUBG Mobile · 60 + Royale Pass",
-              "Пополнение магазина · 5\u00a0USD",
+              "Пополнение магазина · 5,00\u00a0USD",
               "Звёзды Telegram · 60\u00a0⭐",
               "Звёзды Telegram · 120\u00a0⭐",
               "Звёзды Telegram · 50\u00a0⭐",
@@ -333,7 +333,7 @@ describe("the Mini App's orders, statement, top-up, key and desk screens", () =>
         );
       await expect
         .poll(() => textOf(page.getByTestId("bought")))
-        .toBe(language === "en" ? "Store top-up · 5\u00a0USD" : "Пополнение магазина · 5\u00a0USD");
+        .toBe(language === "en" ? "Store top-up · 5.00\u00a0USD" : "Пополнение магазина · 5,00\u00a0USD");
       expect(await page.getByTestId("for").textContent()).toBe(`pending_${id}`);
       await visit("order");
       await back(page);

@@ -6,10 +6,13 @@ import { creditOf, creditText, starsFor, starsPaymentText, useStarsPayment } fro
 import { Amount, type Ctx, failure, html, MainAction, Outcome, useCheck, usdt } from "./ui.js";
 
 /** Refusals of a purchase that mean "the quote is spent or the price moved": a fresh quote is asked for. */
-const ASK_AGAIN = new Set(["price_changed", "quote_expired", "quote_used", "quote_not_found", "quote_mismatch"]);
+const ASK_AGAIN = new Set(["price_changed", "quote_expired", "quote_used", "quote_not_found"]);
 
-/** `balance`: the balance as a refusal for want of funds found it (newer than the check's). */
-type Quoted = { kind: "quoted"; quote: Quote; idempotencyKey: string; balance?: number; note?: string };
+/**
+ * A quote with the purchase it was made for (`key`: that purchase as the form wrote it): Pay buys that purchase,
+ * never a form changed since. `balance`: the balance as a refusal for want of funds found it (newer than the check's).
+ */
+type Quoted = { kind: "quoted"; purchase: Purchase; key: string; quote: Quote; idempotencyKey: string; balance?: number; note?: string };
 type Step = { kind: "form" } | { kind: "quoting" } | Quoted | { kind: "refused"; message: string };
 
 /**
@@ -56,11 +59,12 @@ export function Checkout({
   }, [check]);
 
   async function quote(forKey: string | null) {
-    if (!purchase) return;
+    if (!purchase || forKey === null) return;
+    const asked = purchase;
     setStep({ kind: "quoting" });
     try {
-      const quoted = await api.post<Quote>("/v1/quotes", purchase);
-      if (current.current === forKey) setStep({ kind: "quoted", quote: quoted, idempotencyKey: crypto.randomUUID() });
+      const quoted = await api.post<Quote>("/v1/quotes", asked);
+      if (current.current === forKey) setStep({ kind: "quoted", purchase: asked, key: forKey, quote: quoted, idempotencyKey: crypto.randomUUID() });
     } catch (error) {
       if (current.current !== forKey) return;
       telegram.haptic("error");
@@ -68,16 +72,19 @@ export function Checkout({
     }
   }
 
-  /** One purchase at a time: a second press while one is under way does nothing. */
-  async function once(work: () => Promise<void>) {
-    if (!purchase || busy.current) return;
+  /**
+   * One purchase at a time: a second press while one is under way does nothing. A refusal is said; no answer at all
+   * keeps the quote and its idempotency key, so Pay again replays the same purchase (it cannot buy twice).
+   */
+  async function once(quoted: Quoted, work: () => Promise<void>) {
+    if (busy.current) return;
     busy.current = true;
     setPaying(true);
     try {
       await work();
     } catch (error) {
       telegram.haptic("error");
-      setStep({ kind: "refused", message: failure(t, error) });
+      setStep(error instanceof ApiError ? { kind: "refused", message: failure(t, error) } : { ...quoted, note: t.payUnanswered });
     } finally {
       busy.current = false;
       setPaying(false);
@@ -85,7 +92,7 @@ export function Checkout({
   }
 
   const confirm = (quoted: Quoted) =>
-    once(async () => {
+    once(quoted, async () => {
       try {
         await placeOrAsk(quoted);
       } catch (error) {
@@ -108,12 +115,14 @@ export function Checkout({
       await place(quoted);
     } catch (error) {
       if (!(error instanceof ApiError && error.code !== null && ASK_AGAIN.has(error.code))) throw error;
-      const fresh = await api.post<Quote>("/v1/quotes", purchase!);
+      const fresh = await api.post<Quote>("/v1/quotes", quoted.purchase);
       if (toMicro(fresh.charge_usdt) === toMicro(quoted.quote.charge_usdt)) return await place({ ...quoted, quote: fresh });
       const now = await api.get<Me>("/miniapp/me").catch(() => null);
       telegram.haptic("warning");
       setStep({
         kind: "quoted",
+        purchase: quoted.purchase,
+        key: quoted.key,
         quote: fresh,
         idempotencyKey: crypto.randomUUID(),
         ...(now ? { balance: now.balance_usdt } : {}),
@@ -122,12 +131,12 @@ export function Checkout({
     }
   }
 
-  /** Buys at the quote with its idempotency key and opens the order. */
-  async function place(quoted: Extract<Step, { kind: "quoted" }>) {
-    const order = await buy(api, purchase!, quoted.quote.quote_id, quoted.idempotencyKey);
+  /** Buys the quote's purchase at the quote with its idempotency key and opens the order as its result. */
+  async function place(quoted: Quoted) {
+    const order = await buy(api, quoted.purchase, quoted.quote.quote_id, quoted.idempotencyKey);
     telegram.haptic(order.status === "failed" ? "error" : "success");
-    await ctx.refresh();
-    ctx.finish({ name: "order", id: order.order_id, product: purchase!.product_type, bought: true });
+    const balanceRead = await ctx.refresh();
+    ctx.finish({ name: "order", id: order.order_id, product: quoted.purchase.product_type, bought: true, balanceRead });
   }
 
   /**
@@ -136,13 +145,13 @@ export function Checkout({
    * on the balance.
    */
   const topUpAndBuy = (quoted: Quoted, count: number) =>
-    once(async () => {
+    once(quoted, async () => {
       // The balance now, not as the form read it: a payment credited late, or spent elsewhere, changes what is short.
       const me = await api.get<Me>("/miniapp/me").catch(() => null);
       const offer = me?.stars_topup;
       if (me && offer) {
         const shortMicro = toMicro(quoted.quote.charge_usdt) - toMicro(me.balance_usdt);
-        if (shortMicro <= 0) return await place(quoted);
+        if (shortMicro <= 0) return await placeOrAsk(quoted);
         if (starsFor(offer, shortMicro) !== count) return setStep({ ...quoted, balance: me.balance_usdt });
       }
       if (!(await stars.pay(count))) return;
@@ -166,7 +175,13 @@ export function Checkout({
   // hidden and shown again): Pay at the quote's charge, or a loading indicator while the price comes.
   let main = { text: t.payLabel, active: false, about: "", onPress: () => undefined as unknown, testId: "confirm" };
   let shown = html`${checked} ${step.kind === "refused" && html`<${Outcome} kind="error" text=${step.message} testId="refusal" />`}`;
-  if (step.kind === "quoted") {
+  // Refused (the service's answer, or none): the same form asked again, by the main action.
+  if (step.kind === "refused" && check.kind === "ok")
+    main = { text: t.tryAgain, active: true, about: "", onPress: () => quote(key), testId: "try-again" };
+  // A quote counts only for the form it was made for: in the render after a change, before it is dropped, it is not Pay.
+  const live = step.kind === "quoted" && step.key === key ? step : null;
+  if (live) {
+    const step = live;
     const { quote: q } = step;
     // The balance as the service read it for this form (an administrator may have moved it since the page loaded).
     const balance = step.balance ?? (check.kind === "ok" ? check.value.balance_usdt : ctx.me.balance_usdt);
@@ -197,7 +212,7 @@ export function Checkout({
       ${said && html`<${Outcome} kind=${said.kind} text=${said.text} testId="stars-status" />`}
     </div>`;
   }
-  const waiting = paying || step.kind === "quoting" || (step.kind === "form" && check.kind === "checking");
+  const waiting = paying || step.kind === "quoting" || (step.kind === "quoted" && !live) || (step.kind === "form" && check.kind === "checking");
   return html`<div>
     ${shown}
     <${MainAction}

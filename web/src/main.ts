@@ -43,7 +43,14 @@ function show(screen: Screen, ctx: Ctx) {
     case "orders":
       return html`<${Orders} ctx=${ctx} />`;
     case "order":
-      return html`<${OrderDetail} ctx=${ctx} id=${screen.id} product=${screen.product} bought=${screen.bought ?? false} key=${screen.id} />`;
+      return html`<${OrderDetail}
+        ctx=${ctx}
+        id=${screen.id}
+        product=${screen.product}
+        bought=${screen.bought ?? false}
+        balanceRead=${screen.balanceRead ?? false}
+        key=${screen.id}
+      />`;
     case "statement":
       return html`<${Statement} ctx=${ctx} />`;
     case "topup":
@@ -131,6 +138,7 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
     async refresh() {
       const me = await state.api.get<Me>("/miniapp/me").catch(() => null);
       if (me) setState({ ...state, me });
+      return me !== null;
     },
     go: (screen) => {
       setStack((s) => [...s, screen]);

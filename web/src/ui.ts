@@ -21,8 +21,8 @@ export type Screen =
   | { name: "home" }
   | { name: "buy"; product: "stars" | "premium" | "store" | "game" | "giftcard" | "gift"; preset?: Preset }
   | { name: "orders" }
-  /** `bought`: the purchase just made, ending in Done (the order's detail otherwise). */
-  | { name: "order"; id: number; product: string; bought?: boolean }
+  /** `bought`: the purchase just made, ending in Done (the order's detail otherwise); `balanceRead`: the balance read after it. */
+  | { name: "order"; id: number; product: string; bought?: boolean; balanceRead?: boolean }
   | { name: "statement" }
   | { name: "topup" }
   | { name: "partner" }
@@ -33,8 +33,8 @@ export interface Ctx {
   api: Api;
   t: Texts;
   me: Me;
-  /** Reads the user and the balance again (after a purchase, a top-up, an admin move). */
-  refresh(): Promise<void>;
+  /** Reads the user and the balance again (after a purchase, a top-up, an admin move); false when it could not. */
+  refresh(): Promise<boolean>;
   go(screen: Screen): void;
   /** Opens a purchase's result straight over the shop: the spent form leaves the stack, so Back returns to the shop. */
   finish(screen: Screen): void;
@@ -188,6 +188,8 @@ export function MainAction({
     telegram.mainButton({ text, active: ready, progress });
   }, [text, ready, progress]);
   useEffect(() => {
+    // Any change starts the moment again, even back to a label read before (after a loading indicator).
+    setRead(null);
     if (!active || progress) return;
     const timer = setTimeout(() => setRead(label), READ_MS);
     return () => clearTimeout(timer);

@@ -29,7 +29,6 @@ function roundTop(highest: number): number {
   return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * power).find((top) => top >= highest - 1e-9) ?? highest;
 }
 
-/** An axis figure: whole when it is, else two decimals at most. */
 /** An axis value in the page's locale, to the cent at most: "0", "2.25"; "2,25" in Russian. */
 const tick = (value: number) => approx(value, Number.isInteger(value) ? 0 : Number.isInteger(value * 10) ? 1 : 2);
 

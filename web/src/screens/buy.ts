@@ -48,8 +48,8 @@ function useRecentRecipients(ctx: Ctx): string[] {
 }
 
 /**
- * Who gets it: "Myself" and the recent recipients as cells (a tap chooses and, for stars, brings the price at once),
- * or a username typed.
+ * Who gets it: "Myself" and the recent recipients as cells (a tap chooses, and the price comes at once), or a
+ * username typed.
  */
 function Recipients({
   ctx,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { type Answer, type Order, type OrderSummary, orderNow } from "../api.js";
 import { Sticker } from "../sticker.js";
+import { amount } from "../money.js";
 import { Amount, CopyButton, type Ctx, failure, html, MainAction, Outcome, useLoad, useWatch, usdt } from "../ui.js";
 
 const PAGE = 20;
@@ -39,7 +40,7 @@ function nameOf(ctx: Ctx, n: Names): string {
     case "premium":
       return t.boughtPremium(n.count);
     case "store":
-      return t.boughtStore(String(n.usd ?? ""));
+      return t.boughtStore(n.usd === null ? "" : amount(n.usd));
     case "game":
       return t.boughtGame(n.brand, n.item);
     case "giftcard":
@@ -251,21 +252,47 @@ export function Orders({ ctx }: { ctx: Ctx }) {
  * codes revealed with a copy button, a gift as its sticker. `bought`: the purchase just made, shown as its result,
  * with the balance after it and Done back to the shop.
  */
-export function OrderDetail({ ctx, id, product, bought = false }: { ctx: Ctx; id: number; product: string; bought?: boolean }) {
+export function OrderDetail({
+  ctx,
+  id,
+  product,
+  bought = false,
+  balanceRead = false,
+}: {
+  ctx: Ctx;
+  id: number;
+  product: string;
+  bought?: boolean;
+  balanceRead?: boolean;
+}) {
   const { t, api } = ctx;
   const first = useLoad(() => orderNow(api, id, product), [id]);
   if (first.kind === "loading") return html`<p class="muted">${t.loading}</p>`;
   if (first.kind === "error") return html`<${Outcome} kind="error" text=${failure(t, first.error)} />`;
-  return html`<${Watched} ctx=${ctx} initial=${first.value} product=${product} bought=${bought} />`;
+  return html`<${Watched} ctx=${ctx} initial=${first.value} product=${product} bought=${bought} balanceRead=${balanceRead} />`;
 }
 
-function Watched({ ctx, initial, product, bought }: { ctx: Ctx; initial: Order; product: string; bought: boolean }) {
+function Watched({
+  ctx,
+  initial,
+  product,
+  bought,
+  balanceRead,
+}: {
+  ctx: Ctx;
+  initial: Order;
+  product: string;
+  bought: boolean;
+  balanceRead: boolean;
+}) {
   const { t, api } = ctx;
+  // The balance after is shown only as read after the purchase (and again after a refund): never an older one.
+  const [balanceKnown, setBalanceKnown] = useState(balanceRead);
   const [order] = useWatch(
     initial,
     () => orderNow(api, initial.order_id, product),
     (o) => o.status !== "processing",
-    () => void ctx.refresh(),
+    () => void ctx.refresh().then(setBalanceKnown),
   );
   const { status } = order;
   const names = orderNames(order, product);
@@ -302,6 +329,7 @@ function Watched({ ctx, initial, product, bought }: { ctx: Ctx; initial: Order; 
       }
       ${
         bought &&
+        balanceKnown &&
         html`<div>
           <dt>${t.resultBalance}</dt>
           <dd><${Amount} text=${usdt(ctx.me.balance_usdt)} testId="balance-after" /></dd>
