@@ -134,16 +134,16 @@ function alertVars(details: AlertDetails): Record<string, string | number> {
         : { count: details.count, hours: String(details.hours) };
     case "starbook":
       return {
-        differences: String(details.differences),
+        differences: details.differences,
         first: details.first ?? "",
         balance: String(details.balance ?? "?"),
         book: String(details.book ?? "?"),
       };
     case "unmatched":
-      return { count: String(details.count), hours: String(details.hours), latest: details.latest ?? "" };
+      return { count: details.count, hours: String(details.hours), latest: details.latest ?? "" };
     case "shortrefunds":
       return {
-        count: String(details.count),
+        count: details.count,
         hours: String(details.hours),
         short_usdt: usdt(details.shortMicro),
         topup_id: String(details.topupId ?? "?"),

@@ -78,7 +78,7 @@ const shown = (micro: Micro | null) => (micro === null ? "none" : formatUsdt(mic
 
 /** A reconciliation in lines: whether the book matches, then each difference. */
 function reconciliationLines(r: StarReconciliation): string[] {
-  const head = `${r.at}: ${r.differenceCount ? `${r.differenceCount} difference(s)` : "the book matches Telegram"} (balance ${r.balance}, book ${r.book}${r.settling ? `, ${r.settling} settling` : ""}, opening ${r.opening}, ${r.transactions} transactions compared)`;
+  const head = `${r.at}: ${r.differenceCount ? `${r.differenceCount} difference${r.differenceCount === 1 ? "" : "s"}` : "the book matches Telegram"} (balance ${r.balance}, book ${r.book}${r.settling ? `, ${r.settling} settling` : ""}, opening ${r.opening}, ${r.transactions} transactions compared)`;
   const more = r.differenceCount > r.differences.length ? [`  … and ${r.differenceCount - r.differences.length} more (see the service log)`] : [];
   return [head, ...r.differences.map((d) => `  ${differenceLine(d)}`), ...more];
 }

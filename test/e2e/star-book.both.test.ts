@@ -251,7 +251,7 @@ describe("the bot's Star book", () => {
         { what: "missing", kind: "payment", transactionId: "never-at-telegram", stars: 40 },
       ]);
       expect(found.book - found.balance).toBe(40 + 25);
-      await eventually(async () => (await admin.messages()).find((m) => m.text.includes("3 difference(s)")));
+      await eventually(async () => (await admin.messages()).find((m) => m.text.includes("3 differences")));
     } finally {
       h.clock.reset();
     }
@@ -270,7 +270,7 @@ describe("the bot's Star book", () => {
       .execute();
     await eventually(async () =>
       (await admin.messages()).find(
-        (m) => m.text.includes("1 Stars payment(s) in the last 24 hours matched no top-up") && m.text.includes("charge-of-nobody"),
+        (m) => m.text.includes("1 Stars payment in the last 24 hours matched no top-up") && m.text.includes("charge-of-nobody"),
       ),
     );
   });

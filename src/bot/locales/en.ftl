@@ -421,11 +421,20 @@ alert-database-firing = 🚨 The database { $fault ->
    *[unreachable] cannot be reached
 } on this instance: { $count } statements failed since the last check (last: { $cause }). Requests that need it answer 503; nothing is half-written.
 alert-database-resolved = 🟢 The database answers again on this instance.
-alert-starbook-firing = 🚨 The bot's Star book differs from Telegram's: { $differences } difference(s); Telegram's balance { $balance }, the book's { $book }. First: { $first }. See npm run admin -- stars reconcile.
+alert-starbook-firing = 🚨 The bot's Star book differs from Telegram's: { $differences ->
+        [one] { $differences } difference
+       *[other] { $differences } differences
+    }; Telegram's balance { $balance }, the book's { $book }. First: { $first }. See npm run admin -- stars reconcile.
 alert-starbook-resolved = 🟢 The bot's Star book matches Telegram's transactions and balance again.
-alert-unmatched-firing = 🔴 { $count } Stars payment(s) in the last { $hours } hours matched no top-up and credited nobody (latest charge { $latest }): look the payer up and refund them (npm run admin -- stars).
+alert-unmatched-firing = 🔴 { $count ->
+        [one] { $count } Stars payment in the last { $hours } hours matched no top-up and credited nobody
+       *[other] { $count } Stars payments in the last { $hours } hours matched no top-up and credited nobody
+    } (latest charge { $latest }): look the payer up and refund them (npm run admin -- stars).
 alert-unmatched-resolved = 🟢 No unmatched Stars payment in the last 24 hours.
-alert-shortrefunds-firing = 🔴 Telegram refunded { $count } Stars top-up(s) in the last { $hours } hours whose credit was already spent: { $short_usdt } USDT could not be taken back (latest: top-up { $topup_id }).
+alert-shortrefunds-firing = 🔴 Telegram refunded { $count ->
+        [one] { $count } Stars top-up
+       *[other] { $count } Stars top-ups
+    } in the last { $hours } hours whose credit was already spent: { $short_usdt } USDT could not be taken back (latest: top-up { $topup_id }).
 alert-shortrefunds-resolved = 🟢 No short Stars refund in the last 24 hours.
 low-balance = ⚠ Your balance is { $balance } USDT, under { $threshold } USDT. Top it up to keep buying. (Turn this notice off under /balance.)
 btn-low-balance-on = 🔔 Low-balance notice: on

@@ -435,9 +435,17 @@ alert-database-firing = 🚨 База данных { $fault ->
 alert-database-resolved = 🟢 База данных снова отвечает на этом экземпляре.
 alert-starbook-firing = 🚨 Книга звёзд бота расходится с Telegram: расхождений { $differences }; баланс в Telegram { $balance }, по книге { $book }. Первое: { $first }. Подробно: npm run admin -- stars reconcile.
 alert-starbook-resolved = 🟢 Книга звёзд бота снова совпадает с транзакциями и балансом в Telegram.
-alert-unmatched-firing = 🔴 { $count } платеж(ей) звёздами за { $hours } ч не совпали ни с одним пополнением и никому не зачислены (последний: { $latest }): найдите плательщика и верните звёзды (npm run admin -- stars).
+alert-unmatched-firing = 🔴 { $count ->
+        [one] { $count } платёж звёздами за { $hours } ч не совпал ни с одним пополнением и никому не зачислен
+        [few] { $count } платежа звёздами за { $hours } ч не совпали ни с одним пополнением и никому не зачислены
+       *[other] { $count } платежей звёздами за { $hours } ч не совпали ни с одним пополнением и никому не зачислены
+    } (последний: { $latest }): найдите плательщика и верните звёзды (npm run admin -- stars).
 alert-unmatched-resolved = 🟢 За последние сутки несовпавших платежей звёздами нет.
-alert-shortrefunds-firing = 🔴 Telegram вернул { $count } пополнени(й) звёздами за { $hours } ч, зачисление по которым уже потрачено: { $short_usdt } USDT списать не удалось (последнее: пополнение { $topup_id }).
+alert-shortrefunds-firing = 🔴 Telegram вернул { $count ->
+        [one] { $count } пополнение
+        [few] { $count } пополнения
+       *[other] { $count } пополнений
+    } звёздами за { $hours } ч, зачисление по которым уже потрачено: { $short_usdt } USDT списать не удалось (последнее: пополнение { $topup_id }).
 alert-shortrefunds-resolved = 🟢 За последние сутки недостающих возвратов звёзд нет.
 low-balance = ⚠ Ваш баланс { $balance } USDT — меньше { $threshold } USDT. Пополните его, чтобы продолжать покупки. (Отключить это уведомление можно в /balance.)
 btn-low-balance-on = 🔔 Уведомление о низком балансе: вкл.
