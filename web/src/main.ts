@@ -161,9 +161,14 @@ function App({ initData, initialLanguage }: { initData: string | null; initialLa
 }
 
 const launch = readLaunch(location.hash);
-applyTheme(launch.theme, document.documentElement);
-// Night mode switched while the page is open: Telegram sends the whole new theme.
-telegram.onTheme((theme) => applyTheme(theme, document.documentElement));
+// The page's colours and Telegram's MainButton's, from the launch's theme; night mode switched while the page is
+// open: Telegram sends the whole new theme.
+const follow = (theme: Record<string, string>) => {
+  applyTheme(theme, document.documentElement);
+  telegram.theme(theme);
+};
+follow(launch.theme);
+telegram.onTheme(follow);
 telegram.followSafeAreas(document.documentElement);
 const initialLanguage: Language = (() => {
   try {

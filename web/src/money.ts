@@ -17,15 +17,18 @@ export const fromMicro = (micro: number): number => micro / MICRO_PER_USDT;
  * language through every call.
  */
 let locale = "en";
-export function setNumberLocale(language: string): void {
-  locale = language;
+/** The locale's number format and its decimal mark, made once per language (every amount on screen uses them). */
+let numbers = formatFor(locale);
+
+function formatFor(language: string) {
+  const format = new Intl.NumberFormat(language);
+  return { format, mark: format.formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? "." };
 }
 
-/** The locale's own grouping of a whole number and its decimal mark, from Intl (a BigInt: exact at any size). */
-function numberParts(whole: number): { grouped: string; mark: string } {
-  const format = new Intl.NumberFormat(locale);
-  const mark = format.formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? ".";
-  return { grouped: format.format(BigInt(whole)), mark };
+export function setNumberLocale(language: string): void {
+  if (language === locale) return;
+  locale = language;
+  numbers = formatFor(language);
 }
 
 /** Whole micro-USDT as the exact decimal in the page's locale: "1.845", "12.50", "1,000.50"; "1 000,50" in Russian. */
@@ -36,8 +39,8 @@ export function exact(micro: number): string {
   const fraction = String(magnitude % MICRO_PER_USDT)
     .padStart(6, "0")
     .replace(/0{1,4}$/, "");
-  const { grouped, mark } = numberParts(whole);
-  return `${sign}${grouped}${mark}${fraction}`;
+  // The whole part grouped as a BigInt: exact at any size.
+  return `${sign}${numbers.format.format(BigInt(whole))}${numbers.mark}${fraction}`;
 }
 
 /** A JSON amount, exactly: "1.845". */
@@ -47,7 +50,7 @@ export const amount = (value: number): string => exact(toMicro(value));
 export const usdt = (value: number): string => `${amount(value)} USDT`;
 
 /** A count (stars, a limit) in the page's locale: "10,000"; "10 000" in Russian. */
-export const count = (value: number): string => new Intl.NumberFormat(locale).format(value);
+export const count = (value: number): string => numbers.format.format(value);
 
 /** An approximate figure (an equivalent in TON) to `digits` decimals in the page's locale: "≈ 4.49". */
 export const approx = (value: number, digits: number): string =>

@@ -1,6 +1,5 @@
 import { hasWebviewProxy, isIframe, on, postEvent } from "@telegram-apps/bridge";
 import { mainButtonColours } from "./contrast.js";
-import { readLaunch } from "./launch.js";
 
 // The Telegram client's own controls through its bridge (@telegram-apps/bridge: no hosted script, so the strict CSP
 // holds). In an ordinary browser there is no client: every call does nothing and links open in a new tab.
@@ -28,8 +27,8 @@ export interface MainButton {
 }
 
 // The MainButton's colours, from Telegram's theme made to read at AA (contrast.ts), sent with every setup: the
-// client's own default pairs fall under 4.5:1 on several palettes. A theme_changed sends them again.
-let colours = mainButtonColours(typeof window === "undefined" ? {} : readLaunch(location.hash).theme);
+// client's own default pairs fall under 4.5:1 on several palettes. The app gives the theme (telegram.theme).
+let colours = mainButtonColours({});
 let shown: MainButton | null = null;
 
 function setupMainButton() {
@@ -39,12 +38,6 @@ function setupMainButton() {
     shown ? { is_visible: true, is_active: shown.active, is_progress_visible: shown.progress, text: shown.text, ...colours } : { is_visible: false },
   );
 }
-
-if (inTelegram)
-  on("theme_changed", ({ theme_params }) => {
-    colours = mainButtonColours(theme_params as Record<string, string>);
-    if (shown) setupMainButton();
-  });
 
 export const telegram = {
   inTelegram,
@@ -66,6 +59,11 @@ export const telegram = {
   },
   onMain(listener: () => void): () => void {
     return on("main_button_pressed", listener);
+  },
+  /** Telegram's theme, at launch and as it changes: the MainButton's colours follow it (sent again if it shows). */
+  theme(theme: Record<string, string>) {
+    colours = mainButtonColours(theme);
+    if (shown) setupMainButton();
   },
   /** Telegram's theme as it changes (night mode switched while the page is open). */
   onTheme(listener: (theme: Record<string, string>) => void): () => void {
