@@ -57,6 +57,12 @@ describe("a crash between the charge and the provider's answer", () => {
     });
     expect(order.status).toBe("processing");
     expect((await http("GET", `${base}/v1/balance`, key)).body.balance_usdt).toBe(4.7605);
+    // The order is listed once its charge commits, a moment before the call reaches the provider: where the provider
+    // takes it, the crash comes once it has (a crash before that is the never-received case, refunded).
+    if (fault === "hang_after_accept") {
+      const { upstream_ref: ref } = await db.selectFrom("orders").select("upstream_ref").where("id", "=", order.order_id).executeTakeFirstOrThrow();
+      await eventually(async () => ((await http("GET", `${simulator.url}/games/orders/${ref}`)).status === 200 ? true : undefined));
+    }
     child.kill("SIGKILL");
     await new Promise((resolve) => child!.once("exit", resolve));
     await pending;
